@@ -1,0 +1,1 @@
+"""One module per subject; each exposes click commands registered in :mod:`cli.main`."""

@@ -1,0 +1,1 @@
+"""memevo's domain: records, store, jobs, consolidation, recall. Imports only stdlib and pydantic."""

@@ -1,0 +1,165 @@
+"""Effective configuration: defaults < ``config.toml`` in the state dir < environment.
+
+Read only at entry points (CLI commands, the worker). Everything below receives a
+:class:`Settings` object, never the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from memory_core.errors import ConfigError
+
+ENV_PREFIX = "MEMEVO_"
+CONFIG_FILE = "config.toml"
+SECRET_FIELDS = frozenset({"model_api_key"})
+
+# What each setting accepts, for error messages that say what is allowed.
+ALLOWED = {
+    "home": "a directory path",
+    "model_url": "an http:// or https:// base URL of an OpenAI-compatible API",
+    "model": "a model name, 1-200 characters",
+    "model_api_key": "an API key (environment only)",
+    "attempt_seconds": "a number of seconds between 1 and 3600",
+    "lease_grace_seconds": "a number of seconds between 0 and 3600",
+    "max_output_tokens": "a whole number between 1 and 8192",
+    "model_output_limit": "a whole number of tokens, at least 1",
+    "daily_model_calls": "a whole number, at least 0",
+    "daily_model_tokens": "a whole number, at least 0",
+}
+
+
+def default_home(env: Mapping[str, str]) -> Path:
+    """``$XDG_DATA_HOME/memevo``, else ``~/.local/share/memevo``."""
+    xdg = env.get("XDG_DATA_HOME")
+    if xdg:
+        return Path(xdg) / "memevo"
+    return Path.home() / ".local" / "share" / "memevo"
+
+
+class Settings(BaseModel):
+    """Every knob memevo has. Durations are seconds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    home: Path
+    model_url: str | None = None
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    model_api_key: SecretStr | None = None
+    attempt_seconds: float = Field(default=120.0, ge=1, le=3600)
+    lease_grace_seconds: float = Field(default=30.0, ge=0, le=3600)
+    max_output_tokens: int = Field(default=8192, ge=1, le=8192)
+    model_output_limit: int | None = Field(default=None, ge=1)
+    daily_model_calls: int = Field(default=500, ge=0)
+    daily_model_tokens: int = Field(default=5_000_000, ge=0)
+
+    @field_validator("model_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        if not value.startswith(("http://", "https://")) or len(value) < 8:
+            raise ValueError("not an http(s) URL")
+        return value.rstrip("/")
+
+    @property
+    def lease_seconds(self) -> float:
+        """A lease covers the whole attempt budget plus a grace period."""
+        return self.attempt_seconds + self.lease_grace_seconds
+
+    @property
+    def output_tokens(self) -> int:
+        """Output cap for one request, clamped to a smaller known model limit."""
+        if self.model_output_limit is not None:
+            return min(self.max_output_tokens, self.model_output_limit)
+        return self.max_output_tokens
+
+    @property
+    def memory_db(self) -> Path:
+        return self.home / "memory.db"
+
+    @property
+    def queue_db(self) -> Path:
+        return self.home / "queue.db"
+
+    @property
+    def backups_dir(self) -> Path:
+        return self.home / "backups"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.home / "logs"
+
+    def describe(self) -> dict[str, Any]:
+        """The effective configuration with secrets masked, ready for printing."""
+        out: dict[str, Any] = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if name in SECRET_FIELDS:
+                out[name] = "********" if value is not None else None
+            elif isinstance(value, Path):
+                out[name] = str(value)
+            else:
+                out[name] = value
+        out["lease_seconds"] = self.lease_seconds
+        return out
+
+
+def _env_name(field: str) -> str:
+    return ENV_PREFIX + field.upper()
+
+
+def _read_config_file(home: Path) -> dict[str, Any]:
+    path = home / CONFIG_FILE
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}; fix or remove the file") from None
+    unknown = sorted(set(data) - set(Settings.model_fields) - {"home"})
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown setting {unknown[0]!r}; allowed: "
+            + ", ".join(sorted(set(Settings.model_fields) - SECRET_FIELDS - {"home"}))
+        )
+    if "home" in data:
+        raise ConfigError(f"{path}: 'home' cannot be set in the file; use MEMEVO_HOME")
+    for secret in SECRET_FIELDS & set(data):
+        raise ConfigError(
+            f"{path}: {secret} must not be stored on disk; set {_env_name(secret)} instead"
+        )
+    return data
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Build the effective settings from the environment and the optional config file."""
+    env = os.environ if env is None else env
+    home_text = env.get(_env_name("home"))
+    home = Path(home_text).expanduser() if home_text else default_home(env)
+    values: dict[str, Any] = _read_config_file(home)
+    origin = {name: f"{home / CONFIG_FILE}: {name}" for name in values}
+    for name in Settings.model_fields:
+        if name == "home":
+            continue
+        raw = env.get(_env_name(name))
+        if raw is not None and raw != "":
+            values[name] = raw
+            origin[name] = _env_name(name)
+    values["home"] = home
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "?"
+        where = origin.get(field, _env_name(field))
+        shown = "<hidden>" if field in SECRET_FIELDS else repr(values.get(field))
+        raise ConfigError(
+            f"invalid setting {where}={shown}: expected {ALLOWED.get(field, 'a valid value')}"
+        ) from None

@@ -1,0 +1,118 @@
+"""SQLite connections with memevo's durability and privacy settings.
+
+Connections run in autocommit mode; writes go through :func:`write_transaction`, which
+uses ``BEGIN IMMEDIATE`` so two writers queue on the busy timeout instead of failing on
+a lock upgrade.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from memory_core.errors import StoreError
+
+BUSY_TIMEOUT_MS = 15_000
+# Beyond the busy timeout, a write retries a few times before giving up with a clear error.
+LOCK_RETRIES = 4
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) and make it readable by the owner only."""
+    path.mkdir(parents=True, exist_ok=True, mode=DIR_MODE)
+    if stat.S_IMODE(path.stat().st_mode) != DIR_MODE:
+        os.chmod(path, DIR_MODE)
+    return path
+
+
+def _touch_private(path: Path) -> None:
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, FILE_MODE)
+    os.close(fd)
+    if stat.S_IMODE(path.stat().st_mode) != FILE_MODE:
+        os.chmod(path, FILE_MODE)
+
+
+def secure_sidecars(db_path: Path) -> None:
+    """Make the database and its ``-wal``/``-shm`` files private (0600)."""
+    for suffix in ("", "-wal", "-shm"):
+        candidate = Path(str(db_path) + suffix)
+        if candidate.exists() and stat.S_IMODE(candidate.stat().st_mode) != FILE_MODE:
+            os.chmod(candidate, FILE_MODE)
+
+
+def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open ``db_path`` with WAL, ``synchronous=FULL`` and a busy timeout.
+
+    A read-only connection never creates or changes the database file.
+    """
+    try:
+        if readonly:
+            if not db_path.exists():
+                raise StoreError(f"no memory database at {db_path}; run `memevo status` first")
+            conn = sqlite3.connect(
+                f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
+                timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+            )
+        else:
+            ensure_private_dir(db_path.parent)
+            _touch_private(db_path)
+            conn = sqlite3.connect(
+                db_path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
+            )
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        if not readonly:
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{db_path}: could not enable WAL mode (got {mode})")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+        if not readonly:
+            secure_sidecars(db_path)
+        return conn
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(
+            f"cannot open {db_path}: {exc}; check the file or restore a copy from backups/"
+        ) from None
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error.
+
+    Lock contention beyond the busy timeout is retried a few times; if it persists the
+    caller gets a :class:`StoreError`, never a bare "database is locked".
+    """
+    for attempt in range(LOCK_RETRIES + 1):
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            break
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or attempt == LOCK_RETRIES:
+                raise StoreError(
+                    f"the memory database stayed busy: {exc}; retry, or stop other writers"
+                ) from None
+            time.sleep(0.05 * (attempt + 1))
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    else:
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            conn.execute("ROLLBACK")
+            raise StoreError(f"commit failed: {exc}; nothing was written, retry") from None

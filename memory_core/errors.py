@@ -1,0 +1,61 @@
+"""Every error memevo raises on purpose. Each message says what to do next.
+
+The CLI turns a :class:`MemevoError` into one line on stderr and its ``exit_code``.
+"""
+
+from __future__ import annotations
+
+
+class MemevoError(Exception):
+    """Base class: a user-facing failure with an exit code."""
+
+    exit_code = 1
+
+
+class ConfigError(MemevoError):
+    """A setting has an invalid value."""
+
+    exit_code = 2
+
+
+class UsageError(MemevoError):
+    """The command was called with input it cannot accept."""
+
+    exit_code = 2
+
+
+class SchemaVersionError(MemevoError):
+    """The database was written by a build this one does not understand."""
+
+    exit_code = 1
+
+
+class StoreError(MemevoError):
+    """The database could not be opened or written."""
+
+
+class CorruptRecordError(MemevoError):
+    """A stored row does not validate. Carries the table and row id."""
+
+    def __init__(self, table: str, row_id: str, detail: str) -> None:
+        self.table = table
+        self.row_id = row_id
+        self.detail = detail
+        super().__init__(
+            f"corrupt {table} row {row_id}: {detail} "
+            "(run `memevo status` for the full list; other rows are unaffected)"
+        )
+
+
+class NotFoundError(MemevoError):
+    """An id names nothing stored."""
+
+
+class ConflictError(MemevoError):
+    """The operation no longer applies to the current records (e.g. undo after a later change)."""
+
+
+class ImportFormatError(MemevoError):
+    """An import file has a bad line; nothing was written."""
+
+    exit_code = 2

@@ -1,0 +1,72 @@
+"""Event history: every change to claims, with the actual records before and after."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pydantic import ValidationError
+
+from memory_core.errors import CorruptRecordError
+from memory_core.memories import short_error
+from memory_core.records import Event, Memory
+
+EVENT_COLUMNS = "id, at, actor, operation, reason, source_id, body"
+
+
+def record_event(
+    conn: sqlite3.Connection,
+    *,
+    at: float,
+    actor: str,
+    operation: str,
+    before: Iterable[Memory] = (),
+    after: Iterable[Memory] = (),
+    reason: str | None = None,
+    source_id: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> int:
+    """Append one event (call inside the transaction that made the change)."""
+    body = {
+        "before": [m.model_dump(mode="json") for m in before],
+        "after": [m.model_dump(mode="json") for m in after],
+        "details": details or {},
+    }
+    cursor = conn.execute(
+        f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?)",
+        (at, actor, operation, reason, source_id,
+         json.dumps(body, ensure_ascii=False, sort_keys=True)),
+    )
+    return int(cursor.lastrowid or 0)
+
+
+def event_from_row(row: sqlite3.Row | tuple) -> Event:
+    """Validate one ``events`` row."""
+    event_id, at, actor, operation, reason, source_id, body = tuple(row)
+    try:
+        data = json.loads(body)
+        return Event.model_validate(
+            {"id": event_id, "at": at, "actor": actor, "operation": operation,
+             "reason": reason, "source_id": source_id, **data}
+        )
+    except (ValidationError, ValueError, TypeError) as exc:
+        raise CorruptRecordError("events", str(event_id), short_error(exc)) from None
+
+
+def get_event(conn: sqlite3.Connection, event_id: int) -> Event | None:
+    row = conn.execute(f"SELECT {EVENT_COLUMNS} FROM events WHERE id=?", (event_id,)).fetchone()
+    return None if row is None else event_from_row(row)
+
+
+def latest_events(conn: sqlite3.Connection, *, limit: int, offset: int = 0) -> list[Event]:
+    """Newest first."""
+    rows = conn.execute(
+        f"SELECT {EVENT_COLUMNS} FROM events ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)
+    ).fetchall()
+    return [event_from_row(row) for row in rows]
+
+
+def iter_event_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
+    yield from conn.execute(f"SELECT {EVENT_COLUMNS} FROM events ORDER BY id")

@@ -1,0 +1,42 @@
+"""Database integrity: SQLite's own check plus validation of every stored record."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from memory_core.errors import CorruptRecordError
+from memory_core.history import event_from_row, iter_event_rows
+from memory_core.memories import iter_memory_rows, memory_from_row
+from memory_core.sources import iter_source_rows, source_from_row
+
+MAX_LISTED = 50
+
+_CHECKS: tuple[tuple[Callable[[sqlite3.Connection], Iterator[tuple]], Callable[[Any], Any]], ...] = (
+    (iter_memory_rows, memory_from_row),
+    (iter_source_rows, source_from_row),
+    (iter_event_rows, event_from_row),
+)
+
+
+def check_integrity(conn: sqlite3.Connection) -> dict[str, Any]:
+    """``PRAGMA quick_check`` and every row validated; corrupt rows listed by table and id."""
+    messages = [str(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
+    quick_ok = messages == ["ok"]
+    corrupt: list[dict[str, str]] = []
+    total = 0
+    for iterate, validate in _CHECKS:
+        for row in iterate(conn):
+            try:
+                validate(row)
+            except CorruptRecordError as exc:
+                total += 1
+                if len(corrupt) < MAX_LISTED:
+                    corrupt.append({"table": exc.table, "id": exc.row_id, "detail": exc.detail})
+    return {
+        "quick_check": "ok" if quick_ok else messages[:10],
+        "corrupt_rows": corrupt,
+        "corrupt_count": total,
+        "ok": quick_ok and total == 0,
+    }

@@ -1,0 +1,87 @@
+"""Reading and writing claim rows. Every write also maintains the recall index."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+
+from pydantic import ValidationError
+
+from memory_core.errors import CorruptRecordError, NotFoundError
+from memory_core.ids import is_memory_id
+from memory_core.recall.index import remove_postings, update_postings
+from memory_core.records import Memory
+
+MEMORY_COLUMNS = "id, origin, kind, status, content_hash, updated_at, body"
+
+
+def short_error(exc: Exception) -> str:
+    """A one-line, bounded description of why a row did not validate."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "body"
+        return f"{where}: {first['msg']}"[:200]
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+
+
+def memory_from_row(row: sqlite3.Row | tuple) -> Memory:
+    """Validate one ``memories`` row; a mismatch raises :class:`CorruptRecordError`."""
+    row_id, origin, kind, status, chash, updated_at, body = tuple(row)
+    try:
+        memory = Memory.model_validate_json(body)
+    except (ValidationError, ValueError) as exc:
+        raise CorruptRecordError("memories", str(row_id), short_error(exc)) from None
+    expected = (memory.id, memory.origin, memory.kind, memory.status, memory.content_hash,
+                memory.updated_at)
+    if expected != (row_id, origin, kind, status, chash, updated_at):
+        raise CorruptRecordError("memories", str(row_id), "indexed columns disagree with body")
+    return memory
+
+
+def get_memory(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
+    """The claim with this id, or ``None``."""
+    row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id=?", (memory_id,)).fetchone()
+    return None if row is None else memory_from_row(row)
+
+
+def require_memory(conn: sqlite3.Connection, memory_id: str) -> Memory:
+    """The claim with this id, or a clear error saying how ids look and where to find them."""
+    if not is_memory_id(memory_id):
+        raise NotFoundError(
+            f"{memory_id!r} is not a memory id (24 lowercase hex characters); "
+            "see `memevo list` or `memevo search`"
+        )
+    memory = get_memory(conn, memory_id)
+    if memory is None:
+        raise NotFoundError(f"no memory with id {memory_id}; see `memevo list`")
+    return memory
+
+
+def put_memory(conn: sqlite3.Connection, memory: Memory) -> None:
+    """Insert or replace a claim row and its postings (call inside a transaction)."""
+    conn.execute(
+        f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, kind=excluded.kind, "
+        "status=excluded.status, content_hash=excluded.content_hash, "
+        "updated_at=excluded.updated_at, body=excluded.body",
+        (memory.id, memory.origin, memory.kind, memory.status, memory.content_hash,
+         memory.updated_at, memory.model_dump_json()),
+    )
+    update_postings(conn, memory)
+
+
+def delete_memory(conn: sqlite3.Connection, memory_id: str) -> None:
+    """Physically remove a row: only undo of a record's creation uses this."""
+    conn.execute("DELETE FROM memories WHERE id=?", (memory_id,))
+    remove_postings(conn, memory_id)
+
+
+def iter_memory_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
+    """Every raw row, oldest update first (for integrity checks and export)."""
+    yield from conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY updated_at, id")
+
+
+def dump_json(memory: Memory) -> str:
+    """Canonical JSON of a record (what export writes and events store)."""
+    return json.dumps(memory.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)

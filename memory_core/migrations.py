@@ -1,0 +1,203 @@
+"""Numbered schema migrations, recorded in ``metadata``.
+
+Opening a database migrates it: versions newer than this build, or layouts it cannot
+identify, are refused before any DDL runs. An existing database is copied with SQLite's
+online backup API into ``backups/`` before its first migration step. Each migration runs
+inside one ``BEGIN IMMEDIATE`` transaction (SQLite DDL is transactional).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from memory_core.db import FILE_MODE, ensure_private_dir, write_transaction
+from memory_core.errors import SchemaVersionError
+
+SCHEMA_VERSION = 1
+VERSION_KEY = "schema_version"
+
+# The pre-release layout ("version 0"): the tables whose rows every later version keeps
+# byte-for-byte. Migration 1 creates them when absent, so a fresh database and an
+# upgraded one take the same path.
+PRE_RELEASE_TABLES = """
+CREATE TABLE IF NOT EXISTS metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    origin TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    status TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sources (
+    id TEXT PRIMARY KEY,
+    origin TEXT NOT NULL,
+    source_type TEXT NOT NULL,
+    dedupe_key TEXT NOT NULL UNIQUE,
+    created_at REAL NOT NULL,
+    body TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    reason TEXT,
+    source_id TEXT,
+    body TEXT NOT NULL
+);
+"""
+
+MIGRATION_1 = PRE_RELEASE_TABLES + """
+ALTER TABLE sources ADD COLUMN state TEXT NOT NULL DEFAULT 'pending';
+ALTER TABLE sources ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sources ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sources ADD COLUMN next_due_at REAL NOT NULL DEFAULT 0;
+ALTER TABLE sources ADD COLUMN lease_owner TEXT;
+ALTER TABLE sources ADD COLUMN lease_expires_at REAL;
+ALTER TABLE sources ADD COLUMN last_error_code TEXT;
+ALTER TABLE sources ADD COLUMN last_failure_at REAL;
+ALTER TABLE sources ADD COLUMN origin_generation INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sources ADD COLUMN completed_at REAL;
+CREATE INDEX sources_due ON sources (state, next_due_at, created_at);
+CREATE INDEX memories_updated ON memories (updated_at, id);
+CREATE INDEX memories_origin ON memories (origin, updated_at);
+CREATE INDEX memories_hash ON memories (origin, content_hash);
+CREATE INDEX events_source ON events (source_id);
+CREATE TABLE blocked_hashes (
+    origin TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    reason TEXT NOT NULL,
+    PRIMARY KEY (origin, content_hash)
+) WITHOUT ROWID;
+CREATE TABLE feedback_receipts (
+    source_id TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    verdict TEXT NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (source_id, memory_id)
+) WITHOUT ROWID;
+CREATE TABLE postings (
+    feature TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    field TEXT NOT NULL,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (feature, memory_id, field)
+) WITHOUT ROWID;
+CREATE INDEX postings_memory ON postings (memory_id);
+CREATE TABLE index_docs (
+    memory_id TEXT PRIMARY KEY,
+    feature_count INTEGER NOT NULL
+);
+CREATE TABLE origin_generations (
+    origin TEXT PRIMARY KEY,
+    generation INTEGER NOT NULL
+);
+CREATE TABLE model_usage (
+    day TEXT PRIMARY KEY,
+    calls INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL
+);
+"""
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    # executescript() would COMMIT first; run statement by statement inside our transaction.
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: lambda conn: _run_script(conn, MIGRATION_1),
+}
+
+
+def _user_tables(conn: sqlite3.Connection) -> set[str]:
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    return {row[0] for row in rows}
+
+
+def read_version(conn: sqlite3.Connection) -> int | None:
+    """The stored schema version; ``None`` for an empty database.
+
+    Raises :class:`SchemaVersionError` for a layout this build cannot identify.
+    """
+    tables = _user_tables(conn)
+    if not tables:
+        return None
+    supported = f"this build supports schema versions 0-{SCHEMA_VERSION}"
+    if "metadata" not in tables:
+        raise SchemaVersionError(
+            f"the memory database has no schema marker ({supported}); "
+            "it was not written by memevo; move it aside or restore a backup"
+        )
+    row = conn.execute("SELECT value FROM metadata WHERE key=?", (VERSION_KEY,)).fetchone()
+    if row is None or not str(row[0]).isdigit():
+        raise SchemaVersionError(
+            f"the memory database has an unreadable schema marker {row[0] if row else None!r} "
+            f"({supported}); restore a backup"
+        )
+    return int(row[0])
+
+
+def check_supported(version: int | None) -> None:
+    """Refuse a database newer than this build, before anything touches it."""
+    if version is not None and version > SCHEMA_VERSION:
+        raise SchemaVersionError(
+            f"the memory database is at schema version {version}, but this build supports "
+            f"up to {SCHEMA_VERSION}; upgrade memevo (do not downgrade the marker)"
+        )
+
+
+def backup_database(conn: sqlite3.Connection, backups_dir: Path, version: int) -> Path:
+    """Copy the live database with the online backup API; the copy is private (0600)."""
+    ensure_private_dir(backups_dir)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    target = backups_dir / f"memory-v{version}-{stamp}.db"
+    n = 1
+    while target.exists():
+        n += 1
+        target = backups_dir / f"memory-v{version}-{stamp}-{n}.db"
+    target.touch(mode=FILE_MODE)
+    dest = sqlite3.connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    target.chmod(FILE_MODE)
+    return target
+
+
+def migrate(conn: sqlite3.Connection, backups_dir: Path) -> Path | None:
+    """Bring the database to :data:`SCHEMA_VERSION`; returns the backup path if one was made."""
+    version = read_version(conn)
+    check_supported(version)
+    if version == SCHEMA_VERSION:
+        return None
+    backup = None
+    if version is not None:
+        backup = backup_database(conn, backups_dir, version)
+    current = version or 0
+    for target in range(current + 1, SCHEMA_VERSION + 1):
+        with write_transaction(conn):
+            # Re-check inside the lock: another process may have migrated meanwhile.
+            inside = read_version(conn)
+            check_supported(inside)
+            if inside is not None and inside >= target:
+                continue
+            MIGRATIONS[target](conn)
+            conn.execute(
+                "INSERT INTO metadata (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (VERSION_KEY, str(target)),
+            )
+    return backup

@@ -1,0 +1,1 @@
+"""Local lexical recall: tokenizer, persisted index, query plan, scoring, digest."""

@@ -1,0 +1,94 @@
+"""The store: one open, migrated connection to ``memory.db`` and its transaction verb."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+from memory_core import migrations
+from memory_core.db import connect, ensure_private_dir, secure_sidecars, write_transaction
+from memory_core.errors import SchemaVersionError
+
+
+class Store:
+    """An open memory database. Use as a context manager or call :meth:`close`."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool = False) -> None:
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        self.backup_path: Path | None = None
+
+    @classmethod
+    def open(cls, home: Path) -> Store:
+        """Open (creating and migrating as needed) the database in state dir ``home``."""
+        ensure_private_dir(home)
+        path = home / "memory.db"
+        if path.exists() and path.stat().st_size > 0:
+            # Identify the version read-only first: a database this build must refuse is
+            # not even switched to WAL.
+            probe = connect(path, readonly=True)
+            try:
+                migrations.check_supported(migrations.read_version(probe))
+            finally:
+                probe.close()
+        conn = connect(path)
+        try:
+            store = cls(conn, path)
+            store.backup_path = migrations.migrate(conn, home / "backups")
+            secure_sidecars(path)
+            return store
+        except BaseException:
+            conn.close()
+            raise
+
+    @classmethod
+    def open_readonly(cls, home: Path) -> Store:
+        """Open for reading only: never creates, migrates or writes anything."""
+        path = home / "memory.db"
+        conn = connect(path, readonly=True)
+        try:
+            version = migrations.read_version(conn)
+            migrations.check_supported(version)
+            if version != migrations.SCHEMA_VERSION:
+                raise SchemaVersionError(
+                    f"the memory database is at schema version {version}; "
+                    "run `memevo status` once to migrate it"
+                )
+        except BaseException:
+            conn.close()
+            raise
+        return cls(conn, path, readonly=True)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` write transaction."""
+        with write_transaction(self.conn) as conn:
+            yield conn
+
+    def schema_version(self) -> int | None:
+        return migrations.read_version(self.conn)
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM metadata WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Write one metadata value in its own transaction."""
+        with self.transaction() as conn:
+            conn.execute(
+                "INSERT INTO metadata (key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                (key, value),
+            )
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,25 @@
+"""Small builders for records used across tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memory_core.ids import content_hash, memory_id
+from memory_core.records import Evidence, Memory
+
+
+def make_memory(content: str = "The project uses SQLite for storage", *, origin: str = "/work/app",
+                kind: str = "fact", at: float = 1_700_000_000.0, **extra: Any) -> Memory:
+    values: dict[str, Any] = {
+        "id": memory_id(origin, kind, content),
+        "origin": origin,
+        "kind": kind,
+        "content": content,
+        "content_hash": content_hash(content),
+        "created_at": at,
+        "updated_at": at,
+        "source_id": "s" * 24,
+        "evidence": Evidence(basis="summary", method="local", source_id="s" * 24, at=at),
+    }
+    values.update(extra)
+    return Memory(**values)

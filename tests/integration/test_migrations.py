@@ -1,0 +1,144 @@
+"""Migration from the pre-release layout, refusal of unknown versions, backups."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memory_core.errors import SchemaVersionError
+from memory_core.store import Store
+from tests.conftest import memevo_process
+from tests.factories import make_memory
+
+# The pre-release layout, written out here independently of the migration code.
+V0_LAYOUT = """
+CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE memories (id TEXT PRIMARY KEY, origin TEXT NOT NULL, kind TEXT NOT NULL,
+    status TEXT NOT NULL, content_hash TEXT NOT NULL, updated_at REAL NOT NULL,
+    body TEXT NOT NULL);
+CREATE TABLE sources (id TEXT PRIMARY KEY, origin TEXT NOT NULL, source_type TEXT NOT NULL,
+    dedupe_key TEXT NOT NULL UNIQUE, created_at REAL NOT NULL, body TEXT NOT NULL);
+CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL,
+    actor TEXT NOT NULL, operation TEXT NOT NULL, reason TEXT, source_id TEXT,
+    body TEXT NOT NULL);
+INSERT INTO metadata VALUES ('schema_version', '0');
+"""
+
+
+def build_v0(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    conn = sqlite3.connect(path)
+    conn.executescript(V0_LAYOUT)
+    for i, text in enumerate(["Uses port 5432 for PostgreSQL", "偏好使用中文回答", "Deploys on Fridays"]):
+        m = make_memory(text, at=1_600_000_000.0 + i)
+        # Key order and spacing as an older writer left them: must survive untouched.
+        body = json.dumps(m.model_dump(mode="json"), indent=1, ensure_ascii=True)
+        conn.execute("INSERT INTO memories VALUES (?,?,?,?,?,?,?)",
+                     (m.id, m.origin, m.kind, m.status, m.content_hash, m.updated_at, body))
+        conn.execute(
+            "INSERT INTO events (at, actor, operation, reason, source_id, body) "
+            "VALUES (?,?,?,?,?,?)",
+            (m.created_at, "local", "add", "pre-release", m.source_id,
+             json.dumps({"before": [], "after": [m.model_dump(mode="json")], "details": {}})),
+        )
+    conn.execute(
+        "INSERT INTO sources VALUES (?,?,?,?,?,?)",
+        ("a" * 24, "/work/app", "summary", "k1", 1_600_000_000.0,
+         json.dumps({"text": "old summary", "agent": "generic", "session_id": None,
+                     "target_ids": []})),
+    )
+    conn.commit()
+    conn.close()
+
+
+def snapshot(path: Path) -> dict[str, list[tuple]]:
+    conn = sqlite3.connect(path)
+    try:
+        return {
+            "memories": conn.execute("SELECT id, body FROM memories ORDER BY id").fetchall(),
+            "events": conn.execute("SELECT * FROM events ORDER BY id").fetchall(),
+            "sources": conn.execute(
+                "SELECT id, origin, source_type, dedupe_key, created_at, body FROM sources"
+            ).fetchall(),
+        }
+    finally:
+        conn.close()
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_pre_release_layout_migrates_without_rewriting_rows(home: Path) -> None:
+    db = home / "memory.db"
+    build_v0(db)
+    before = snapshot(db)
+    with Store.open(home) as store:
+        assert store.schema_version() == 1
+        assert store.backup_path is not None
+        backup = store.backup_path
+        job = store.conn.execute(
+            "SELECT state, attempt, consecutive_failures, next_due_at FROM sources"
+        ).fetchone()
+        assert job == ("pending", 0, 0, 0)
+    after = snapshot(db)
+    assert after == before  # ids, JSON bodies and history byte-for-byte
+    assert backup.parent == home / "backups"
+    assert oct(backup.stat().st_mode & 0o777) == "0o600"
+    copy = sqlite3.connect(backup)
+    assert copy.execute("SELECT value FROM metadata WHERE key='schema_version'").fetchone() == ("0",)
+    assert copy.execute("SELECT COUNT(*) FROM memories").fetchone() == (3,)
+    copy.close()
+    # The migrated records validate: status reports a healthy database.
+    result = memevo_process("status", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["ok"] is True
+
+
+def test_fresh_database_makes_no_backup(home: Path) -> None:
+    with Store.open(home) as store:
+        assert store.backup_path is None
+    assert not (home / "backups").exists() or not any((home / "backups").iterdir())
+
+
+def test_newer_version_is_refused_before_any_change(home: Path) -> None:
+    with Store.open(home) as store:
+        store.set_meta("schema_version", "2")
+    db = home / "memory.db"
+    digest = file_digest(db)
+    with pytest.raises(SchemaVersionError, match="supports up to 1"):
+        Store.open(home)
+    assert file_digest(db) == digest
+    result = memevo_process("status")
+    assert result.returncode == 1
+    assert result.stderr.strip().count("\n") == 0
+    assert "schema version 2" in result.stderr and "Traceback" not in result.stderr
+    assert file_digest(db) == digest
+
+
+def test_rollback_journal_database_refused_untouched(home: Path) -> None:
+    """Even a database not in WAL mode is not converted before the version check."""
+    db = home / "memory.db"
+    build_v0(db)
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE metadata SET value='7' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    digest = file_digest(db)
+    with pytest.raises(SchemaVersionError):
+        Store.open(home)
+    assert file_digest(db) == digest
+
+
+def test_unknown_layout_is_refused(home: Path) -> None:
+    home.mkdir(parents=True)
+    conn = sqlite3.connect(home / "memory.db")
+    conn.execute("CREATE TABLE something_else (x)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaVersionError, match="no schema marker"):
+        Store.open(home)

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from memory_core.memories import get_memory, put_memory
+from memory_core.status import memory_counts
+from memory_core.store import Store
+from tests.conftest import memevo_process
+from tests.factories import make_memory
+
+
+def test_status_on_empty_home(home: Path) -> None:
+    result = memevo_process("status", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["schema_version"] == 1
+    assert report["ok"] is True
+    assert report["state_dir"] == str(home)
+    assert report["memories"]["total"] == 0
+
+
+def test_corrupt_row_reported_by_id_and_others_keep_working(home: Path) -> None:
+    healthy = make_memory("The API listens on port 8080")
+    broken = make_memory("The cache lives in Redis", kind="decision")
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            put_memory(conn, healthy)
+            put_memory(conn, broken)
+            conn.execute("UPDATE memories SET body = substr(body, 1, 40) WHERE id=?", (broken.id,))
+    result = memevo_process("status", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] is False
+    assert report["integrity"]["corrupt_rows"][0]["id"] == broken.id
+    assert report["integrity"]["corrupt_count"] == 1
+    text = memevo_process("status")
+    assert text.returncode == 0 and broken.id in text.stdout and "Traceback" not in text.stderr
+    with Store.open(home) as store:
+        assert get_memory(store.conn, healthy.id) == healthy
+        assert memory_counts(store)["total"] == 2

@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from memory_core.config import default_home, load_settings
+from memory_core.errors import ConfigError
+
+
+def test_default_home_prefers_xdg(tmp_path: Path) -> None:
+    assert default_home({"XDG_DATA_HOME": str(tmp_path)}) == tmp_path / "memevo"
+    assert default_home({}) == Path.home() / ".local" / "share" / "memevo"
+
+
+def test_memevo_home_moves_all_state(home: Path) -> None:
+    s = load_settings()
+    assert s.home == home
+    assert s.memory_db == home / "memory.db"
+    assert s.queue_db == home / "queue.db"
+
+
+def test_environment_wins_over_config_file(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('model = "from-file"\nattempt_seconds = 60\n')
+    monkeypatch.setenv("MEMEVO_MODEL", "from-env")
+    s = load_settings()
+    assert s.model == "from-env"
+    assert s.attempt_seconds == 60
+    assert s.lease_seconds == 90
+
+
+def test_api_key_in_file_is_refused(home: Path) -> None:
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('model_api_key = "sk-abc"\n')
+    with pytest.raises(ConfigError, match="MEMEVO_MODEL_API_KEY"):
+        load_settings()
+
+
+def test_unknown_file_setting_names_allowed(home: Path) -> None:
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('modle = "x"\n')
+    with pytest.raises(ConfigError, match="unknown setting 'modle'"):
+        load_settings()
+
+
+def test_output_tokens_clamped_to_model_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().output_tokens == 8192
+    monkeypatch.setenv("MEMEVO_MODEL_OUTPUT_LIMIT", "4096")
+    assert load_settings().output_tokens == 4096
+
+
+def test_config_command_masks_secret(cli_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_MODEL_API_KEY", "sk-supersecretvalue123")
+    result = cli_run("config", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["model_api_key"] == "********"
+    assert "supersecret" not in result.output
+    text = cli_run("config")
+    assert "supersecret" not in text.output
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "allowed"),
+    [
+        ("MEMEVO_ATTEMPT_SECONDS", "abc", "between 1 and 3600"),
+        ("MEMEVO_MODEL_URL", "ftp://x", "http:// or https://"),
+        ("MEMEVO_MAX_OUTPUT_TOKENS", "9000", "between 1 and 8192"),
+    ],
+)
+def test_invalid_value_is_one_line_exit_2(cli_run, monkeypatch, name, value, allowed) -> None:
+    monkeypatch.setenv(name, value)
+    result = cli_run("config")
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1
+    assert name in lines[0] and allowed in lines[0]
+    assert "Traceback" not in result.output

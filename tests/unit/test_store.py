@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from memory_core.errors import CorruptRecordError
+from memory_core.memories import get_memory, put_memory, require_memory
+from memory_core.store import Store
+from tests.factories import make_memory
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_fresh_state_dir_is_private_and_durable(home: Path) -> None:
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            put_memory(conn, make_memory())
+        assert mode(home) == 0o700
+        for suffix in ("", "-wal", "-shm"):
+            f = Path(str(store.path) + suffix)
+            assert f.exists(), suffix
+            assert mode(f) == 0o600, suffix
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+        assert store.schema_version() == 1
+
+
+def test_reads_return_independent_copies(store: Store) -> None:
+    memory = make_memory(search_terms=["sqlite", "storage"])
+    with store.transaction() as conn:
+        put_memory(conn, memory)
+    first = get_memory(store.conn, memory.id)
+    assert first is not None
+    first.search_terms.append("mutated")
+    assert first.evidence is not None
+    first.evidence.source_id = "changed"
+    again = require_memory(store.conn, memory.id)
+    assert again.search_terms == ["sqlite", "storage"]
+    assert again.evidence is not None and again.evidence.source_id == "s" * 24
+
+
+def test_malformed_row_raises_typed_error_with_id(store: Store) -> None:
+    memory = make_memory()
+    with store.transaction() as conn:
+        put_memory(conn, memory)
+        conn.execute("UPDATE memories SET body='{not json' WHERE id=?", (memory.id,))
+    with pytest.raises(CorruptRecordError) as info:
+        get_memory(store.conn, memory.id)
+    assert info.value.row_id == memory.id
+    assert info.value.table == "memories"
+
+
+def test_body_column_disagreement_is_corruption(store: Store) -> None:
+    memory = make_memory()
+    with store.transaction() as conn:
+        put_memory(conn, memory)
+        conn.execute("UPDATE memories SET status='forgotten' WHERE id=?", (memory.id,))
+    with pytest.raises(CorruptRecordError, match="disagree"):
+        get_memory(store.conn, memory.id)
+
+
+def test_failed_transaction_writes_nothing(store: Store) -> None:
+    memory = make_memory()
+    with pytest.raises(RuntimeError):
+        with store.transaction() as conn:
+            put_memory(conn, memory)
+            raise RuntimeError("boom")
+    assert get_memory(store.conn, memory.id) is None
+    assert store.conn.execute("SELECT COUNT(*) FROM postings").fetchone()[0] == 0
