@@ -35,10 +35,15 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from cli.commands import config_cmd, status_cmd
+    """Add every command of every module in :mod:`cli.commands` (each lists ``COMMANDS``)."""
+    import importlib
+    import pkgutil
 
-    for module in (config_cmd, status_cmd):
-        for command in module.COMMANDS:
+    import cli.commands as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"cli.commands.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
             cli.add_command(command)
 
 

@@ -1,0 +1,25 @@
+"""Origin generations: a counter per origin that manual changes bump.
+
+A job records its origin's generation when it is claimed; model output is applied only if
+the generation is unchanged, so a person's forget/correct/feedback made while the model
+was thinking is never overwritten by a stale answer.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def current_generation(conn: sqlite3.Connection, origin: str) -> int:
+    row = conn.execute("SELECT generation FROM origin_generations WHERE origin=?", (origin,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def bump_generation(conn: sqlite3.Connection, origin: str) -> int:
+    """Invalidate in-flight model output for ``origin`` (call inside the changing transaction)."""
+    conn.execute(
+        "INSERT INTO origin_generations (origin, generation) VALUES (?, 1) "
+        "ON CONFLICT(origin) DO UPDATE SET generation = generation + 1",
+        (origin,),
+    )
+    return current_generation(conn, origin)
