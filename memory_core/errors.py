@@ -59,3 +59,20 @@ class ImportFormatError(MemevoError):
     """An import file has a bad line; nothing was written."""
 
     exit_code = 2
+
+
+class InvalidModelOutput(MemevoError):
+    """The model's answer broke the output contract; the whole batch was rejected.
+
+    ``reason`` is a short description built only from fixed text, field names and
+    counts, never from the model's own words, so it is safe to log and show.
+    """
+
+    REASON_MAX_CHARS = 200
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason[: self.REASON_MAX_CHARS]
+        super().__init__(
+            f"model output rejected: {self.reason} "
+            "(nothing was written; the source is retried later, see `memevo status`)"
+        )

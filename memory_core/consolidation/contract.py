@@ -1,0 +1,204 @@
+"""The model's answer: a strict schema and the one parser that accepts it.
+
+The model may propose only four things per claim: a kind, the text, an optional candidate
+it replaces and optional search aliases. Provenance, confidence and status are assigned by
+the host, so any other field is a defect. One defect rejects the whole batch: a partly
+accepted answer would hide a broken reply behind a plausible subset.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from memory_core.errors import InvalidModelOutput
+from memory_core.ids import is_memory_id
+from memory_core.records import Kind
+
+OUTPUT_MAX_BYTES = 64_000
+CLAIMS_MAX = 16
+CONTENT_MIN_CHARS = 4
+CONTENT_MAX_CHARS = 480
+SEARCH_TERMS_MAX = 8
+SEARCH_TERM_MIN_CHARS = 2
+SEARCH_TERM_MAX_CHARS = 64
+SEARCH_TERMS_MAX_BYTES = 1_024
+
+# Control and invisible formatting characters; tab and newline survive in content.
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\ufeff]")
+# Lone surrogates can come out of JSON escapes but cannot be stored as UTF-8.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# One outer fence, optionally labelled json; anything inside it is the answer.
+_FENCE = re.compile(r"\A```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)\n?[ \t]*```\Z", re.DOTALL | re.IGNORECASE)
+
+
+def _visible(text: str) -> str:
+    if _SURROGATE.search(text):
+        raise ValueError("contains an invalid character")
+    return _INVISIBLE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def clean_search_term(term: str) -> str:
+    """One alias as it is stored: no control characters, whitespace collapsed and trimmed."""
+    return " ".join(_visible(term).split())
+
+
+def search_terms_bytes(terms: list[str]) -> int:
+    """Size of the aliases' compact JSON encoding, the form the limit is measured in."""
+    return len(json.dumps(terms, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+class ProposedClaim(BaseModel):
+    """One claim as the model proposes it, before the host adds provenance."""
+
+    # strict: a number is not a string and a string is not a list, even if coercible.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    kind: Kind
+    content: str
+    replaces: str | None = None
+    search_terms: list[str] = Field(default_factory=list, alias="searchTerms", max_length=SEARCH_TERMS_MAX)
+
+    @field_validator("content")
+    @classmethod
+    def _content(cls, value: str) -> str:
+        value = _visible(value).strip()
+        if len(value) < CONTENT_MIN_CHARS:
+            raise ValueError(f"too short (at least {CONTENT_MIN_CHARS} characters)")
+        if len(value) > CONTENT_MAX_CHARS:
+            raise ValueError(f"too long (at most {CONTENT_MAX_CHARS} characters)")
+        return value
+
+    @field_validator("replaces")
+    @classmethod
+    def _replaces(cls, value: str | None) -> str | None:
+        if value is not None and not is_memory_id(value):
+            raise ValueError("not a claim id (24 lowercase hex characters)")
+        return value
+
+    @field_validator("search_terms", mode="before")
+    @classmethod
+    def _null_terms(cls, value: Any) -> Any:
+        # An explicit null means "no aliases", the same as leaving the field out.
+        return [] if value is None else value
+
+    @field_validator("search_terms")
+    @classmethod
+    def _search_terms(cls, value: list[str]) -> list[str]:
+        cleaned: list[str] = []
+        seen: set[str] = set()
+        for raw in value:
+            term = clean_search_term(raw)
+            if not SEARCH_TERM_MIN_CHARS <= len(term) <= SEARCH_TERM_MAX_CHARS:
+                raise ValueError(
+                    f"each term needs {SEARCH_TERM_MIN_CHARS}-{SEARCH_TERM_MAX_CHARS} characters"
+                )
+            # Repeats carry nothing; dropping them is not a defect in the answer.
+            if term.casefold() not in seen:
+                seen.add(term.casefold())
+                cleaned.append(term)
+        if search_terms_bytes(cleaned) > SEARCH_TERMS_MAX_BYTES:
+            raise ValueError(f"together larger than {SEARCH_TERMS_MAX_BYTES} bytes of JSON")
+        return cleaned
+
+
+class ModelBatch(BaseModel):
+    """The whole answer for one source: zero or more proposed claims."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    claims: list[ProposedClaim] = Field(max_length=CLAIMS_MAX)
+
+
+_FIELDS = {"claims", "kind", "content", "replaces", "searchTerms"}
+# Fields the host owns; naming them in a reason helps spot a model trying to set them.
+_HOST_FIELDS = {"id", "evidence", "confidence", "verification", "utility", "accuracy", "feedback",
+                "status", "origin", "pinned", "source_id", "sourceId", "model_id", "revision"}
+
+# Fixed descriptions per pydantic error type, so a reason never echoes model text.
+_DESCRIPTIONS = {
+    "extra_forbidden": "field not allowed",
+    "missing": "required field missing",
+    "string_type": "not a string",
+    "list_type": "not a list",
+    "model_type": "not an object",
+    "dict_type": "not an object",
+    "literal_error": "kind must be fact, preference, decision or project_state",
+}
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            name = part if part in _FIELDS | _HOST_FIELDS else "<unknown field>"
+            out += f".{name}" if out else name
+    return out or "answer"
+
+
+def _describe(error: Any) -> str:
+    kind = str(error.get("type", "invalid"))
+    loc = tuple(error.get("loc", ()))
+    if kind == "value_error":
+        # Raised by our own validators above, whose messages are fixed text.
+        detail = str(error.get("ctx", {}).get("error", "invalid value"))
+    elif kind == "too_long" and loc == ("claims",):
+        detail = f"too many claims (at most {CLAIMS_MAX})"
+    elif kind == "too_long":
+        detail = f"too many search terms (at most {SEARCH_TERMS_MAX})"
+    elif kind == "extra_forbidden" and loc and loc[-1] in _HOST_FIELDS:
+        detail = "set by the host, never by the model"
+    else:
+        detail = _DESCRIPTIONS.get(kind, kind)
+    return f"{_path(loc)}: {detail}"
+
+
+def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # With duplicate keys the last one would silently win; a second "content" is a defect.
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise InvalidModelOutput("duplicate key in a JSON object")
+        out[key] = value
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise InvalidModelOutput("NaN or Infinity is not JSON")
+
+
+def _unfence(text: str) -> str:
+    stripped = text.strip()
+    match = _FENCE.match(stripped)
+    return match.group("body") if match else stripped
+
+
+def parse_model_output(text: str) -> ModelBatch:
+    """Validate the model's reply text and return the batch, or raise :class:`InvalidModelOutput`.
+
+    Accepts one JSON object, optionally wrapped in a single outer Markdown code fence.
+    """
+    if len(text.encode("utf-8", errors="surrogatepass")) > OUTPUT_MAX_BYTES:
+        raise InvalidModelOutput(f"answer larger than {OUTPUT_MAX_BYTES} bytes")
+    body = _unfence(text)
+    if not body:
+        raise InvalidModelOutput("empty answer")
+    try:
+        data = json.loads(body, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidModelOutput(f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+    except (ValueError, RecursionError):
+        raise InvalidModelOutput("not valid JSON") from None
+    if not isinstance(data, dict):
+        raise InvalidModelOutput("not a JSON object")
+    try:
+        return ModelBatch.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_input=False, include_url=False)
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise InvalidModelOutput(_describe(errors[0]) + more) from None
