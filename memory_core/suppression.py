@@ -1,0 +1,96 @@
+"""Suppression: content that was forgotten or superseded may not come back in its origin.
+
+A block is an origin-qualified content hash. The same text in another origin can mean a
+different fact, so blocks never cross origins. Nothing clears a block: undo restores
+records, not the right of automatic learning to re-add their content.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory_core.errors import CorruptRecordError
+from memory_core.ids import normalize_content
+from memory_core.records import JobState
+from memory_core.sources import SOURCE_COLUMNS, source_from_row
+
+# Queued sources that have not started (or that paused after failing) can still be
+# retired; a leased source is mid-flight and is stopped by the origin generation instead.
+RETIRABLE_STATES = (JobState.PENDING.value, JobState.PAUSED.value)
+
+
+def block(conn: sqlite3.Connection, origin: str, content_hash: str, at: float, reason: str) -> bool:
+    """Block ``content_hash`` in ``origin``; returns False if it was already blocked.
+
+    The first block keeps its time and reason, so history shows when suppression began.
+    """
+    cursor = conn.execute(
+        "INSERT INTO blocked_hashes (origin, content_hash, created_at, reason) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT(origin, content_hash) DO NOTHING",
+        (origin, content_hash, at, reason),
+    )
+    return cursor.rowcount == 1
+
+
+def is_blocked(conn: sqlite3.Connection, origin: str, content_hash: str) -> bool:
+    """True if ``content_hash`` may not be added again in ``origin``."""
+    row = conn.execute(
+        "SELECT 1 FROM blocked_hashes WHERE origin=? AND content_hash=?", (origin, content_hash)
+    ).fetchone()
+    return row is not None
+
+
+def blocked_rows(conn: sqlite3.Connection) -> list[tuple[str, str, float, str]]:
+    """Every block as ``(origin, content_hash, created_at, reason)``, in a stable order."""
+    return [
+        (str(o), str(h), float(t), str(r))
+        for o, h, t, r in conn.execute(
+            "SELECT origin, content_hash, created_at, reason FROM blocked_hashes "
+            "ORDER BY origin, content_hash"
+        )
+    ]
+
+
+def retire_repeating_sources(
+    conn: sqlite3.Connection,
+    origin: str,
+    contents: list[str],
+    at: float,
+    except_source_id: str | None = None,
+) -> list[str]:
+    """Retire queued sources of ``origin`` whose text repeats any of ``contents``.
+
+    A source that still contains suppressed text would hand it to the model (or to local
+    extraction) again, so its whole pending pass is skipped. Texts are compared in
+    normalized form (NFC, collapsed whitespace), the same form content hashes use.
+    ``except_source_id`` spares the source whose own transaction is doing the blocking.
+    A retired job records ``at`` as ``completed_at``: the time it stopped for good.
+    Returns the retired source ids.
+    """
+    needles = [n for n in (normalize_content(c) for c in contents) if n]
+    if not needles:
+        return []
+    placeholders = ", ".join("?" * len(RETIRABLE_STATES))
+    rows = conn.execute(
+        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE origin=? AND state IN ({placeholders}) "
+        "ORDER BY created_at, id",
+        (origin, *RETIRABLE_STATES),
+    ).fetchall()
+    retired: list[str] = []
+    for row in rows:
+        try:
+            source = source_from_row(row)
+        except CorruptRecordError:
+            # `memevo status` reports the corrupt row; it must not stop a person's forget.
+            continue
+        if source.id == except_source_id:
+            continue
+        text = normalize_content(source.text)
+        if any(needle in text for needle in needles):
+            retired.append(source.id)
+    for source_id in retired:
+        conn.execute(
+            "UPDATE sources SET state=?, completed_at=? WHERE id=?",
+            (JobState.RETIRED.value, at, source_id),
+        )
+    return retired
