@@ -32,7 +32,7 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def _touch_private(path: Path) -> None:
+def touch_private(path: Path) -> None:
     fd = os.open(path, os.O_CREAT | os.O_RDWR, FILE_MODE)
     os.close(fd)
     if stat.S_IMODE(path.stat().st_mode) != FILE_MODE:
@@ -62,7 +62,7 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             )
         else:
             ensure_private_dir(db_path.parent)
-            _touch_private(db_path)
+            touch_private(db_path)
             conn = sqlite3.connect(
                 db_path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
                 check_same_thread=False,

@@ -61,6 +61,22 @@ class ImportFormatError(MemevoError):
     exit_code = 2
 
 
+class WriteRejected(MemevoError):
+    """A model batch broke a write guard (unknown or cross-origin target, …); nothing written."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"model output rejected by the store: {reason}")
+
+
+class StaleOutput(MemevoError):
+    """The origin changed (a manual action) while the model was working; nothing written."""
+
+
+class LeaseLost(MemevoError):
+    """The job's lease expired or moved to another worker; a late result changes nothing."""
+
+
 class InvalidModelOutput(MemevoError):
     """The model's answer broke the output contract; the whole batch was rejected.
 

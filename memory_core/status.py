@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from memory_core import migrations
+from memory_core.clock import iso
+from memory_core.config import Settings
 from memory_core.integrity import check_integrity
+from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.records import KINDS, MEMORY_STATUSES
 from memory_core.store import Store
+from memory_core.usage import budget_state
 
 
 def memory_counts(store: Store) -> dict[str, Any]:
@@ -33,15 +38,64 @@ def job_counts(store: Store) -> dict[str, int]:
     return counts
 
 
-def build_status(store: Store, home: str) -> dict[str, Any]:
-    """The base report; other modules add sections to it."""
+FAILED_JOBS_SHOWN = 5
+
+
+def failed_jobs(store: Store) -> list[dict[str, Any]]:
+    """Up to five sources with failures: id, count, last error code, next due time."""
+    rows = store.conn.execute(
+        "SELECT id, state, consecutive_failures, last_error_code, next_due_at, last_failure_at "
+        "FROM sources WHERE consecutive_failures > 0 AND state IN ('pending', 'paused', 'leased') "
+        "ORDER BY consecutive_failures DESC, next_due_at LIMIT ?",
+        (FAILED_JOBS_SHOWN,),
+    ).fetchall()
+    return [
+        {"source_id": r[0], "state": r[1], "failures": r[2], "error_code": r[3],
+         "next_due_at": None if r[1] == "paused" else r[4], "next_due": None if r[1] == "paused" else iso(r[4]),
+         "last_failure": iso(r[5])}
+        for r in rows
+    ]
+
+
+def worker_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:
+    """Heartbeat, today's model usage and the daily budget."""
+    heartbeat = read_heartbeat(store.conn)
+    budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+    return {
+        "last_heartbeat": iso(heartbeat),
+        "heartbeat_age_seconds": None if heartbeat is None else round(max(0.0, now - heartbeat), 1),
+        "model_calls_today": budget.usage.calls,
+        "model_tokens_today": budget.usage.tokens,
+        "daily_call_limit": budget.call_limit,
+        "daily_token_limit": budget.token_limit,
+        "budget_spent": budget.spent,
+        "budget_resets_at": iso(budget.resets_at),
+        "model_configured": bool(settings.model_url and settings.model),
+    }
+
+
+def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]:
+    """Everything `memevo status` reports."""
     integrity = check_integrity(store.conn)
     return {
-        "state_dir": home,
+        "state_dir": str(settings.home),
         "schema_version": store.schema_version(),
         "supported_schema_version": migrations.SCHEMA_VERSION,
         "memories": memory_counts(store),
         "jobs": job_counts(store),
+        "failed_jobs": failed_jobs(store),
+        "worker": worker_section(store, settings, now),
+        "hook_errors": recent_hook_errors(settings.home),
         "integrity": integrity,
         "ok": integrity["ok"],
     }
+
+
+def recent_hook_errors(home: Path, limit: int = 3) -> list[str]:
+    """The last few lines hooks logged (hooks fail open, so this is where errors show)."""
+    path = home / "logs" / "hooks.log"
+    if not path.is_file():
+        return []
+    lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+             if line[:4].isdigit()]
+    return lines[-limit:]

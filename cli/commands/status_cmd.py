@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from cli.context import emit, json_option, open_store, settings
+from memory_core import clock
 from memory_core.status import build_status
 
 
@@ -21,8 +22,20 @@ def render_status(report: dict[str, Any]) -> str:
         "  by status:     " + ", ".join(f"{k} {v}" for k, v in mem["by_status"].items()),
         "jobs:            " + ", ".join(f"{k} {v}" for k, v in report["jobs"].items()),
     ]
-    for section in report.get("sections", []):
-        lines.extend(section)
+    for job in report["failed_jobs"]:
+        due = "paused" if job["state"] == "paused" else f"next {job['next_due']}"
+        lines.append(f"  failing {job['source_id']}: {job['failures']} failures, "
+                     f"{job['error_code']}, {due}")
+    worker = report["worker"]
+    lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}")
+    lines.append(f"model today:     {worker['model_calls_today']} calls, "
+                 f"{worker['model_tokens_today']} tokens"
+                 + (f" (daily budget spent; resets {worker['budget_resets_at']})"
+                    if worker["budget_spent"] else ""))
+    if not worker["model_configured"]:
+        lines.append("model:           not configured (set MEMEVO_MODEL_URL and MEMEVO_MODEL)")
+    for line in report["hook_errors"]:
+        lines.append(f"hook error:      {line}")
     integrity = report["integrity"]
     if integrity["ok"]:
         lines.append("integrity:       ok")
@@ -40,9 +53,8 @@ def render_status(report: dict[str, Any]) -> str:
 @json_option
 def status_command(as_json: bool) -> None:
     """Show the state dir, schema version, memory and job counts, and database integrity."""
-    cfg = settings()
     with open_store() as store:
-        report = build_status(store, str(cfg.home))
+        report = build_status(store, settings(), clock.now())
     emit(report, as_json, render_status)
 
 

@@ -1,0 +1,79 @@
+"""`memevo hook EVENT`: the command an agent runs on each event. It always exits 0."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+
+import click
+
+from cli.hooks.event import EVENT_NAMES
+from memory_core.errors import MemevoError, UsageError
+
+MAX_STDIN_BYTES = 4_000_000
+
+
+def _log_failure(message: str, detail: str | None = None) -> None:
+    """Append to logs/hooks.log in the state dir; never raises."""
+    try:
+        from memory_core import clock
+        from memory_core.config import load_settings
+        from memory_core.db import ensure_private_dir
+
+        logs = ensure_private_dir(load_settings().home / "logs")
+        path = logs / "hooks.log"
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{clock.iso(clock.now())} {message}\n")
+            if detail:
+                handle.write(detail.rstrip() + "\n")
+        path.chmod(0o600)
+    except Exception:
+        pass
+
+
+def _read_payload() -> dict:
+    raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    if len(raw) > MAX_STDIN_BYTES:
+        raise UsageError(f"hook input is larger than {MAX_STDIN_BYTES} bytes")
+    if not raw.strip():
+        raise UsageError("hook input is empty; send one JSON object on stdin (see docs/hooks.md)")
+    try:
+        payload = json.loads(raw.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"hook input is not JSON ({exc.msg} at line {exc.lineno}); see docs/hooks.md") from None
+    if not isinstance(payload, dict):
+        raise UsageError("hook input must be one JSON object (see docs/hooks.md)")
+    return payload
+
+
+@click.command("hook")
+@click.argument("event_name", metavar="EVENT")
+@click.option("--agent", "adapter", default="generic", show_default=True,
+              type=click.Choice(["generic"]),
+              help="Input format: memevo's generic JSON, or an agent's native hook JSON.")
+def hook_command(event_name: str, adapter: str) -> None:
+    """Handle one agent event (JSON on stdin). Fails open: always exits 0."""
+    try:
+        if event_name not in EVENT_NAMES:
+            raise UsageError(f"unknown hook event {event_name!r}; use one of: {', '.join(EVENT_NAMES)}")
+        payload = _read_payload()
+        from cli.hooks.adapters import parse_event
+        from cli.hooks.dispatch import handle_event
+        from memory_core import clock
+        from memory_core.config import load_settings
+
+        event = parse_event(adapter, payload, event_name)
+        output = handle_event(event, load_settings(), clock.now())
+        if output:
+            click.echo(output)
+    except MemevoError as exc:
+        click.echo(f"memevo hook: {exc}", err=True)
+        _log_failure(f"{event_name}: {exc}")
+    except Exception as exc:  # fail open: the agent's turn goes on
+        click.echo(f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log",
+                   err=True)
+        _log_failure(f"{event_name}: internal error", traceback.format_exc())
+
+
+COMMANDS = [hook_command]

@@ -1,0 +1,104 @@
+"""`memevo worker` and `memevo evolve`: run the background worker, force one attempt."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import time
+from typing import Any
+
+import click
+
+from cli.context import emit, json_option, open_store, settings
+from memory_core import clock
+from memory_core.errors import StoreError, UsageError
+from memory_core.jobs.lifecycle import pick_forced_source
+from memory_core.sources import require_source
+
+# Graceful stop on SIGTERM; after 3 s a running attempt is interrupted and its job is
+# handed back as pending (not a failure). Supervisors should wait longer than that.
+CONSUMER_FLAGS = ["-k", "process", "-g", "TERM", "-t", "3"]
+
+
+def consumer_argv(workers: int, periodic: bool) -> list[str]:
+    """The huey_consumer command line memevo runs."""
+    exe = shutil.which("huey_consumer") or os.path.join(os.path.dirname(sys.executable), "huey_consumer")
+    argv = [exe, "workers.app.huey", "-w", str(workers), *CONSUMER_FLAGS]
+    if not periodic:
+        argv.append("-n")
+    return argv
+
+
+@click.command("worker")
+@click.option("-w", "--workers", default=2, show_default=True, type=click.IntRange(1, 16),
+              help="Worker processes.")
+@click.option("--no-periodic", is_flag=True,
+              help="Do not schedule periodic recovery (for every consumer but one).")
+def worker_command(workers: int, no_periodic: bool) -> None:
+    """Start the background worker (huey_consumer with process workers) in the foreground."""
+    cfg = settings()
+    with open_store():
+        pass  # create and migrate the database before workers fork
+    argv = consumer_argv(workers, not no_periodic)
+    click.echo(f"memevo worker: state dir {cfg.home}; running {' '.join(argv[1:])}", err=True)
+    sys.stdout.flush()
+    os.execv(argv[0], argv)
+
+
+def _render_evolve(data: dict[str, Any]) -> str:
+    line = f"source {data['source_id']}: {data['status']}"
+    if data.get("error_code"):
+        line += f" ({data['error_code']})"
+    if data.get("next_due_at"):
+        line += f", next attempt {clock.iso(data['next_due_at'])}"
+    return line
+
+
+@click.command("evolve")
+@click.option("--source", "source_id", help="Source id to attempt (default: the newest eligible).")
+@click.option("--wait", "wait_seconds", type=click.FloatRange(0, 3600), default=0.0,
+              help="Wait up to this many seconds and report the outcome.")
+@json_option
+def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) -> None:
+    """Force one consolidation attempt now, overriding the retry delay and a pause.
+
+    The failure count is not reset; completed or retired sources never run again.
+    """
+    with open_store() as store:
+        chosen = pick_forced_source(store.conn, source_id)
+        if chosen is None:
+            raise UsageError("no pending or paused source to evolve; capture something first")
+        before = require_source(store.conn, chosen)
+    from cli.nudge import nudge_consolidate
+
+    if not nudge_consolidate(chosen, forced=True):
+        raise StoreError("could not enqueue the attempt (queue.db unavailable); check the state dir")
+    data: dict[str, Any] = {"source_id": chosen, "status": "queued"}
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        with open_store() as store:
+            current = require_source(store.conn, chosen)
+        if current.attempt > before.attempt:
+            if current.state.value != "leased":
+                data = _outcome(current)
+                break
+            data["status"] = "running"
+    if wait_seconds and data["status"] == "queued":
+        data["status"] = "queued (not picked up yet: is `memevo worker` running?)"
+    emit(data, as_json, _render_evolve)
+
+
+def _outcome(source: Any) -> dict[str, Any]:
+    status = {"done": "done", "paused": "paused", "retired": "retired"}.get(source.state.value, "failed")
+    return {
+        "source_id": source.id,
+        "status": status,
+        "error_code": source.last_error_code.value if source.last_error_code else None,
+        "consecutive_failures": source.consecutive_failures,
+        "next_due_at": source.next_due_at if status == "failed" else None,
+    }
+
+
+COMMANDS = [worker_command, evolve_command]

@@ -1,0 +1,1 @@
+"""Agent hook adapters: one small module per agent, each producing a :class:`HookEvent`."""

@@ -1,0 +1,91 @@
+"""Capturing sources: sanitized, idempotent, and (for summaries) with local claims.
+
+A source row is both the evidence and its consolidation job. Capturing the same event
+twice (same dedupe key) leaves one source.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from dataclasses import dataclass
+
+from memory_core.claims import add_claim, build_claim
+from memory_core.history import record_event
+from memory_core.ids import source_id as make_source_id
+from memory_core.memories import get_memory
+from memory_core.records import Evidence, Source
+from memory_core.sanitize import sanitize_text
+from memory_core.sources import get_source, insert_source
+from memory_core.summary_claims import extract_local_claims
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    source_id: str
+    created: bool
+    local_claims: int = 0
+
+
+def canonical_origin(cwd: str) -> str:
+    """The capture origin: the real, absolute path of the working directory."""
+    return os.path.realpath(os.path.expanduser(cwd)) if cwd else "unknown"
+
+
+def dedupe_key(agent: str, session_id: str | None, source_type: str, text: str) -> str:
+    """Same agent, session, type and text: the same source."""
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+    return f"{agent}|{session_id or '-'}|{source_type}|{digest}"
+
+
+def capture_source(
+    conn: sqlite3.Connection,
+    *,
+    source_type: str,
+    origin: str,
+    text: str,
+    now: float,
+    agent: str = "generic",
+    session_id: str | None = None,
+    target_ids: tuple[str, ...] = (),
+) -> CaptureResult:
+    """Store one sanitized source as a due job (call inside a write transaction).
+
+    Summaries also yield their self-labelled lines as ``summary/local`` claims in the same
+    transaction, so a failed model pass never loses them.
+    """
+    clean = sanitize_text(text)
+    if not clean:
+        raise ValueError("nothing to capture after sanitizing")
+    key = dedupe_key(agent, session_id, source_type, clean)
+    sid = make_source_id(key)
+    existing = get_source(conn, sid)
+    if existing is not None:
+        return CaptureResult(sid, created=False)
+    source = Source(
+        id=sid, origin=origin, source_type=source_type,  # type: ignore[arg-type]
+        dedupe_key=key, created_at=now, text=clean, agent=agent, session_id=session_id,
+        target_ids=list(target_ids), next_due_at=now,
+    )
+    insert_source(conn, source)
+    added = 0
+    if source_type == "summary":
+        added = _add_local_claims(conn, source, now)
+    return CaptureResult(sid, created=True, local_claims=added)
+
+
+def _add_local_claims(conn: sqlite3.Connection, source: Source, now: float) -> int:
+    evidence = Evidence(basis="summary", method="local", source_id=source.id, at=now)
+    created = []
+    for kind, content in extract_local_claims(source.text):
+        claim = build_claim(origin=source.origin, kind=kind, content=content,
+                            source_id=source.id, evidence=evidence, now=now)
+        if add_claim(conn, claim) == "added":
+            stored = get_memory(conn, claim.id)
+            assert stored is not None
+            created.append(stored)
+    if created:
+        record_event(conn, at=now, actor="local", operation="capture_local", after=created,
+                     source_id=source.id, reason="labelled lines of a compaction summary")
+    return len(created)

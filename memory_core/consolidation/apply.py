@@ -1,0 +1,292 @@
+"""Applying a validated model batch: guards first, then writes, event and completion,
+all in the caller's one ``BEGIN IMMEDIATE`` transaction.
+
+Guards that make the batch unusable (unknown, cross-origin, pinned, stale, duplicate or
+cyclic targets, kind changes, progress rules) reject it whole. A replacement whose
+evidence is weaker than its target's is not a defect: its new variant is quarantined as
+``conflicted``, the target stays, and the job still completes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+
+from memory_core import evidence as policy
+from memory_core.claims import build_claim
+from memory_core.consolidation.contract import ModelBatch, ProposedClaim
+from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
+from memory_core.generations import current_generation
+from memory_core.history import record_event
+from memory_core.ids import memory_id, normalize_content
+from memory_core.jobs.lifecycle import JobClaim, complete_job, holds_lease
+from memory_core.memories import get_memory, put_memory
+from memory_core.records import Evidence, Memory, Source
+from memory_core.suppression import block, is_blocked, retire_repeating_sources
+
+
+@dataclass
+class ApplyReport:
+    """What one batch changed (ids), for status, history and tests."""
+
+    added: list[str] = field(default_factory=list)
+    superseded: list[str] = field(default_factory=list)
+    conflicted: list[str] = field(default_factory=list)
+    withheld: int = 0
+    confirmed: list[str] = field(default_factory=list)
+    refreshed: list[str] = field(default_factory=list)
+    aliased: list[str] = field(default_factory=list)
+    skipped_blocked: int = 0
+    retired_sources: list[str] = field(default_factory=list)
+    event_id: int | None = None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.superseded or self.conflicted or self.confirmed
+                    or self.refreshed or self.aliased)
+
+
+class _Changes:
+    """Before/after records of one transaction, for a single event."""
+
+    def __init__(self) -> None:
+        self.before: dict[str, Memory] = {}
+        self.after: dict[str, Memory] = {}
+
+    def write(self, conn: sqlite3.Connection, old: Memory | None, new: Memory) -> None:
+        if old is not None and new.id not in self.before:
+            self.before[new.id] = old
+        self.after[new.id] = new
+        put_memory(conn, new)
+
+
+def _check_guards(
+    conn: sqlite3.Connection, source: Source, batch: ModelBatch, candidate_ids: set[str],
+    new_evidence: Evidence,
+) -> dict[str, tuple[Memory, policy.Decision]]:
+    """Targets and their decisions by id, or :class:`WriteRejected` for a batch the store
+    must not apply."""
+    targets: dict[str, tuple[Memory, policy.Decision]] = {}
+    new_ids = {build_id(source, c) for c in batch.claims}
+    for proposed in batch.claims:
+        if source.source_type == "progress":
+            if proposed.kind != "project_state" or proposed.replaces is None:
+                raise WriteRejected("a progress source may only update a nominated project state")
+        if proposed.replaces is None:
+            continue
+        target_id = proposed.replaces
+        if target_id in targets:
+            raise WriteRejected("two claims replace the same target")
+        target = get_memory(conn, target_id)
+        if target is None or target_id not in candidate_ids:
+            raise WriteRejected("replacement target was not offered as a candidate")
+        if target.origin != source.origin:
+            raise WriteRejected("replacement target belongs to another origin")
+        if target_id in new_ids:
+            raise WriteRejected("replacement cycle within the batch")
+        decision = policy.replacement_decision(
+            target, new_evidence, proposed.kind, source.created_at, source_origin=source.origin,
+            is_current_user_statement=source.source_type == "user_statement",
+            is_fresh_progress_observation=source.source_type == "progress",
+        )
+        if decision.rejected:
+            raise WriteRejected(f"replacement refused: {decision.value}")
+        targets[target_id] = (target, decision)
+    return targets
+
+
+def build_id(source: Source, proposed: ProposedClaim) -> str:
+    """The id a proposed claim would get in the source's origin."""
+    return memory_id(source.origin, proposed.kind, normalize_content(proposed.content))
+
+
+def apply_batch(
+    conn: sqlite3.Connection,
+    claim: JobClaim,
+    batch: ModelBatch,
+    candidates: list[Memory],
+    model_id: str,
+    now: float,
+) -> ApplyReport:
+    """Apply ``batch`` for the leased ``claim`` and complete the job (inside a transaction)."""
+    if not holds_lease(conn, claim):
+        raise LeaseLost("the lease on this job was lost; the late result was dropped")
+    source = claim.source
+    if current_generation(conn, source.origin) != claim.generation:
+        raise StaleOutput("memories of this origin changed while the model was working")
+    new_evidence = policy.evidence_for(source.source_type, "model", source.id, source.created_at)
+    targets = _check_guards(conn, source, batch, {m.id for m in candidates}, new_evidence)
+    report = ApplyReport()
+    changes = _Changes()
+
+    withheld_ids: set[str] = set()
+    for proposed in batch.claims:
+        if proposed.replaces is not None:
+            target, decision = targets[proposed.replaces]
+            _apply_replacement(conn, source, proposed, target, decision, new_evidence,
+                               model_id, now, changes, report, withheld_ids)
+    for proposed in batch.claims:
+        if proposed.replaces is None:
+            _apply_addition(conn, source, proposed, new_evidence, model_id, now, changes, report,
+                            withheld_ids)
+    _quarantine_local_variants(conn, source, withheld_ids, now, changes, report)
+    _confirm_standing(conn, source, candidates, targets, now, changes, report)
+
+    if changes.after:
+        report.event_id = record_event(
+            conn, at=now, actor="model", operation="consolidate",
+            before=changes.before.values(), after=changes.after.values(), source_id=source.id,
+            reason=f"model {model_id}",
+            details={"added": len(report.added), "superseded": len(report.superseded),
+                     "withheld_replacements": report.withheld,
+                     "conflicted": len(report.conflicted), "confirmed": len(report.confirmed),
+                     "refreshed": len(report.refreshed), "aliased": len(report.aliased),
+                     "skipped_blocked": report.skipped_blocked},
+        )
+    if not complete_job(conn, claim, now):
+        raise LeaseLost("the lease on this job was lost before completion")
+    return report
+
+
+def _new_claim(source: Source, proposed: ProposedClaim, evidence: Evidence, model_id: str,
+               now: float, replaces: str | None = None) -> Memory:
+    return build_claim(origin=source.origin, kind=proposed.kind, content=proposed.content,
+                       source_id=source.id, evidence=evidence, now=now, model_id=model_id,
+                       search_terms=proposed.search_terms, replaces=replaces)
+
+
+def _apply_replacement(
+    conn: sqlite3.Connection, source: Source, proposed: ProposedClaim, target: Memory,
+    decision: policy.Decision, evidence: Evidence, model_id: str, now: float,
+    changes: _Changes, report: ApplyReport, withheld_ids: set[str],
+) -> None:
+    variant = _new_claim(source, proposed, evidence, model_id, now, replaces=target.id)
+    if variant.id == target.id:
+        # The model restated the target: unchanged content, possibly new evidence.
+        _reaffirm(conn, source, target, variant, evidence, now, changes, report)
+        return
+    if decision == policy.Decision.WITHHOLD_WEAKER:
+        report.withheld += 1
+        withheld_ids.add(variant.id)
+        _store_conflicted(conn, variant, now, changes, report)
+        return
+    if is_blocked(conn, variant.origin, variant.content_hash):
+        report.skipped_blocked += 1
+        return
+    existing = get_memory(conn, variant.id)
+    if existing is not None and existing.status == "active":
+        # The new value is already stored: attach the newer evidence to it.
+        refreshed = existing.model_copy(update={"evidence": evidence, "updated_at": now,
+                                                "feedback": type(existing.feedback)()})
+        changes.write(conn, existing, refreshed)
+        report.refreshed.append(existing.id)
+        new_id = existing.id
+    else:
+        changes.write(conn, existing, variant)
+        report.added.append(variant.id)
+        new_id = variant.id
+    retired = target.model_copy(update={"status": "superseded", "replaced_by": new_id, "updated_at": now})
+    changes.write(conn, target, retired)
+    report.superseded.append(target.id)
+    block(conn, target.origin, target.content_hash, now, "superseded")
+    report.retired_sources.extend(
+        retire_repeating_sources(conn, target.origin, [target.content], now, except_source_id=source.id)
+    )
+
+
+def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, changes: _Changes,
+                      report: ApplyReport) -> None:
+    existing = get_memory(conn, variant.id)
+    if is_blocked(conn, variant.origin, variant.content_hash):
+        report.skipped_blocked += 1
+        return
+    if existing is not None and existing.status != "active":
+        return
+    if existing is not None and existing.source_id != variant.source_id:
+        return  # an unrelated existing record is never quarantined
+    quarantined = (existing or variant).model_copy(update={"status": "conflicted", "updated_at": now})
+    changes.write(conn, existing, quarantined)
+    report.conflicted.append(variant.id)
+
+
+def _reaffirm(conn: sqlite3.Connection, source: Source, target: Memory, variant: Memory,
+              evidence: Evidence, now: float, changes: _Changes, report: ApplyReport) -> None:
+    update: dict[str, object] = {}
+    if _refreshes_evidence(source, target):
+        update["evidence"] = evidence
+        report.refreshed.append(target.id)
+    elif target.kind != "project_state" and source.source_type != "progress":
+        update["confirmed_at"] = now
+        report.confirmed.append(target.id)
+    terms = _merged_terms(target.search_terms, variant.search_terms)
+    if terms != target.search_terms:
+        update["search_terms"] = terms
+        report.aliased.append(target.id)
+    if update:
+        changes.write(conn, changes.after.get(target.id, target), target.model_copy(update=update))
+
+
+def _refreshes_evidence(source: Source, target: Memory) -> bool:
+    """Reaffirmation by the user, or a fresh progress observation, renews the evidence date;
+    repeated summaries do not."""
+    return source.source_type in ("user_statement", "progress")
+
+
+def _merged_terms(old: list[str], new: list[str]) -> list[str]:
+    merged = list(old)
+    for term in new:
+        if term.lower() not in {t.lower() for t in merged} and len(merged) < 8:
+            merged.append(term)
+    return merged
+
+
+def _apply_addition(
+    conn: sqlite3.Connection, source: Source, proposed: ProposedClaim, evidence: Evidence,
+    model_id: str, now: float, changes: _Changes, report: ApplyReport, withheld_ids: set[str],
+) -> None:
+    variant = _new_claim(source, proposed, evidence, model_id, now)
+    if variant.id in withheld_ids:
+        return  # a duplicate of a withheld replacement cannot slip in as an addition
+    if is_blocked(conn, variant.origin, variant.content_hash):
+        report.skipped_blocked += 1
+        return
+    existing = changes.after.get(variant.id) or get_memory(conn, variant.id)
+    if existing is None:
+        changes.write(conn, None, variant)
+        report.added.append(variant.id)
+    elif existing.status == "active":
+        _reaffirm(conn, source, existing, variant, evidence, now, changes, report)
+
+
+def _quarantine_local_variants(conn: sqlite3.Connection, source: Source, withheld_ids: set[str],
+                               now: float, changes: _Changes, report: ApplyReport) -> None:
+    """Claims this same source produced locally with withheld content (any kind) are
+    quarantined too, so the weaker evidence cannot stay active by another route."""
+    hashes = {m.content_hash for m in changes.after.values() if m.id in withheld_ids}
+    for content in sorted(hashes):
+        rows = conn.execute(
+            "SELECT id FROM memories WHERE origin=? AND content_hash=? AND status='active'",
+            (source.origin, content),
+        ).fetchall()
+        for (row_id,) in rows:
+            existing = changes.after.get(row_id) or get_memory(conn, row_id)
+            if existing is not None and existing.status == "active" and existing.source_id == source.id:
+                changes.write(conn, existing, existing.model_copy(update={"status": "conflicted",
+                                                                          "updated_at": now}))
+                report.conflicted.append(row_id)
+
+
+def _confirm_standing(conn: sqlite3.Connection, source: Source, candidates: list[Memory],
+                      targets: dict[str, tuple[Memory, policy.Decision]], now: float, changes: _Changes,
+                      report: ApplyReport) -> None:
+    """Mentioned records left standing are not disputed: that feeds their aging clock only."""
+    if source.source_type == "progress":
+        return
+    for candidate in candidates:
+        if candidate.id in targets or candidate.id in changes.after or candidate.kind == "project_state":
+            continue
+        current = get_memory(conn, candidate.id)
+        if current is None or current.status != "active":
+            continue
+        changes.write(conn, current, current.model_copy(update={"confirmed_at": now}))
+        report.confirmed.append(current.id)

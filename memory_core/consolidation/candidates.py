@@ -1,0 +1,87 @@
+"""Which existing claims a source may replace: the ones it mentions.
+
+The host measures mentions with the recall tokenizer's features (shared features between
+the source text and a claim's body and aliases), within the source's own origin only,
+dormant claims included, then keeps the 32 most recently updated. A ``progress`` source
+instead gets the project states nominated when it was captured.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from memory_core.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.recall.tokenize import features
+from memory_core.records import Memory, Source
+
+CANDIDATE_LIMIT = 32
+# A claim counts as mentioned when it shares this many distinct informative features with
+# the source (or all of them, for a claim with fewer).
+MIN_SHARED_FEATURES = 2
+_SQL_CHUNK = 400
+
+
+def _informative(feature: str) -> bool:
+    # Short ASCII tokens ("is", "to", "v2") match almost everything; CJK bigrams carry meaning.
+    return len(feature) >= 3 or not feature.isascii()
+
+
+def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CANDIDATE_LIMIT) -> list[Memory]:
+    """Active claims of the source's origin that the source mentions, newest first."""
+    if source.source_type == "progress":
+        return nominated_claims(conn, source)
+    wanted = sorted(f for f in features(source.text) if _informative(f))
+    shared: dict[str, int] = {}
+    for start in range(0, len(wanted), _SQL_CHUNK):
+        chunk = wanted[start : start + _SQL_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for memory_id, n in conn.execute(
+            f"SELECT p.memory_id, COUNT(DISTINCT p.feature) FROM postings p "
+            f"JOIN memories m ON m.id = p.memory_id "
+            f"WHERE m.origin = ? AND m.status = 'active' AND p.feature IN ({marks}) "
+            f"GROUP BY p.memory_id",
+            (source.origin, *chunk),
+        ):
+            shared[memory_id] = shared.get(memory_id, 0) + int(n)
+    if not shared:
+        return []
+    sizes = _informative_sizes(conn, list(shared))
+    qualified = [mid for mid, n in shared.items() if n >= min(MIN_SHARED_FEATURES, sizes.get(mid, 0) or 1)]
+    return _load_newest(conn, qualified, limit)
+
+
+def _informative_sizes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for start in range(0, len(ids), _SQL_CHUNK):
+        chunk = ids[start : start + _SQL_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for memory_id, feature in conn.execute(
+            f"SELECT DISTINCT memory_id, feature FROM postings WHERE memory_id IN ({marks})", chunk
+        ):
+            if _informative(feature):
+                sizes[memory_id] = sizes.get(memory_id, 0) + 1
+    return sizes
+
+
+def _load_newest(conn: sqlite3.Connection, ids: list[str], limit: int) -> list[Memory]:
+    rows = []
+    for start in range(0, len(ids), _SQL_CHUNK):
+        chunk = ids[start : start + _SQL_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        rows.extend(conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", chunk))
+    rows.sort(key=lambda r: (r[5], r[0]), reverse=True)
+    return [memory_from_row(row) for row in rows[:limit]]
+
+
+def nominated_claims(conn: sqlite3.Connection, source: Source) -> list[Memory]:
+    """The active, unpinned project states nominated for a progress source."""
+    rows = []
+    for target in source.target_ids:
+        row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id=?", (target,)).fetchone()
+        if row is not None:
+            rows.append(row)
+    claims = [memory_from_row(row) for row in rows]
+    return [
+        m for m in claims
+        if m.status == "active" and not m.pinned and m.kind == "project_state" and m.origin == source.origin
+    ]

@@ -1,0 +1,1 @@
+"""The consolidation job state machine: pure policy plus the SQL that applies it."""

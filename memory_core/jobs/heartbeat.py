@@ -1,0 +1,24 @@
+"""The worker's heartbeat: the last time a worker process touched the job table."""
+
+from __future__ import annotations
+
+import sqlite3
+
+HEARTBEAT_KEY = "worker_heartbeat"
+
+
+def write_heartbeat(conn: sqlite3.Connection, now: float) -> None:
+    """Record that a worker is alive (call inside a write transaction)."""
+    conn.execute(
+        "INSERT INTO metadata (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        (HEARTBEAT_KEY, repr(now)),
+    )
+
+
+def read_heartbeat(conn: sqlite3.Connection) -> float | None:
+    row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
+    try:
+        return None if row is None else float(row[0])
+    except ValueError:
+        return None

@@ -1,0 +1,215 @@
+"""Claim, complete, fail, release and recover jobs. Every change is a conditional UPDATE.
+
+The lease owner and attempt number travel with a :class:`JobClaim`; completing or failing
+with a claim that no longer matches the row changes nothing, so a late answer from an
+expired lease can never overwrite the work of the job's next owner.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from memory_core.errors import NotFoundError, UsageError
+from memory_core.generations import current_generation
+from memory_core.jobs import policy
+from memory_core.records import ErrorCode, JobState, Source
+from memory_core.sources import SOURCE_COLUMNS, get_source, source_from_row
+
+
+@dataclass(frozen=True)
+class JobClaim:
+    """Proof of a lease: who holds it, for which attempt, at which origin generation."""
+
+    source: Source
+    owner: str
+    attempt: int
+    generation: int
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class FailureOutcome:
+    source_id: str
+    consecutive_failures: int
+    state: JobState
+    next_due_at: float
+
+
+def _eligible(source: Source, now: float, forced: bool) -> bool:
+    if forced:
+        return source.state in (JobState.PENDING, JobState.PAUSED)
+    return (
+        source.state == JobState.PENDING
+        and source.next_due_at <= now
+        and source.consecutive_failures < policy.FAILURE_CAP
+    )
+
+
+def _next_due_row(conn: sqlite3.Connection, now: float) -> tuple | None:
+    return conn.execute(
+        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE state='pending' AND next_due_at<=? "
+        "AND consecutive_failures<? ORDER BY next_due_at, created_at, id LIMIT 1",
+        (now, policy.FAILURE_CAP),
+    ).fetchone()
+
+
+def claim_job(
+    conn: sqlite3.Connection,
+    *,
+    owner: str,
+    now: float,
+    lease_seconds: float,
+    source_id: str | None = None,
+    forced: bool = False,
+) -> JobClaim | None:
+    """Lease one job (call inside ``BEGIN IMMEDIATE``). ``None`` if nothing is eligible.
+
+    Without ``source_id`` the next due source is taken (earliest retry time, then oldest).
+    ``forced`` overrides the due time and the pause for this one attempt; it never revives
+    a completed or retired source and does not reset the failure count.
+    """
+    if source_id is None:
+        row = _next_due_row(conn, now)
+        if row is None:
+            return None
+        source = source_from_row(row)
+    else:
+        found = get_source(conn, source_id)
+        if found is None:
+            return None
+        source = found
+    if not _eligible(source, now, forced):
+        return None
+    generation = current_generation(conn, source.origin)
+    attempt = source.attempt + 1
+    cursor = conn.execute(
+        "UPDATE sources SET state='leased', attempt=?, lease_owner=?, lease_expires_at=?, "
+        "origin_generation=? WHERE id=? AND state=? AND attempt=?",
+        (attempt, owner, policy.lease_expires_at(now, lease_seconds), generation, source.id,
+         source.state.value, source.attempt),
+    )
+    if cursor.rowcount != 1:
+        return None
+    leased = get_source(conn, source.id)
+    assert leased is not None
+    return JobClaim(leased, owner, attempt, generation, forced)
+
+
+def holds_lease(conn: sqlite3.Connection, claim: JobClaim) -> bool:
+    """True while ``claim`` is still the job's current lease."""
+    row = conn.execute(
+        "SELECT 1 FROM sources WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
+        (claim.source.id, claim.owner, claim.attempt),
+    ).fetchone()
+    return row is not None
+
+
+def complete_job(conn: sqlite3.Connection, claim: JobClaim, now: float) -> bool:
+    """Mark the job done and reset its failure fields; False if the lease was lost."""
+    cursor = conn.execute(
+        "UPDATE sources SET state='done', lease_owner=NULL, lease_expires_at=NULL, "
+        "consecutive_failures=0, last_error_code=NULL, last_failure_at=NULL, completed_at=? "
+        "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
+        (now, claim.source.id, claim.owner, claim.attempt),
+    )
+    return cursor.rowcount == 1
+
+
+def _record_failure(
+    conn: sqlite3.Connection, source_id: str, failures_before: int, code: ErrorCode, now: float,
+    where: str, params: tuple,
+) -> FailureOutcome | None:
+    failures = failures_before + 1
+    paused = policy.should_pause(failures)
+    state = JobState.PAUSED if paused else JobState.PENDING
+    due = policy.next_retry_at(failures, now)
+    cursor = conn.execute(
+        "UPDATE sources SET state=?, consecutive_failures=?, next_due_at=?, lease_owner=NULL, "
+        "lease_expires_at=NULL, last_error_code=?, last_failure_at=? WHERE " + where,
+        (state.value, failures, due, ErrorCode(code).value, now, *params),
+    )
+    if cursor.rowcount != 1:
+        return None
+    return FailureOutcome(source_id, failures, state, due)
+
+
+def fail_job(
+    conn: sqlite3.Connection, claim: JobClaim, code: ErrorCode, now: float
+) -> FailureOutcome | None:
+    """Record one failure with backoff (pausing at the cap); ``None`` if the lease was lost."""
+    row = conn.execute(
+        "SELECT consecutive_failures FROM sources WHERE id=? AND state='leased' "
+        "AND lease_owner=? AND attempt=?",
+        (claim.source.id, claim.owner, claim.attempt),
+    ).fetchone()
+    if row is None:
+        return None
+    return _record_failure(
+        conn, claim.source.id, int(row[0]), code, now,
+        "id=? AND state='leased' AND lease_owner=? AND attempt=?",
+        (claim.source.id, claim.owner, claim.attempt),
+    )
+
+
+def release_job(conn: sqlite3.Connection, claim: JobClaim) -> bool:
+    """Graceful stop: give the job back as pending, not counted as a failure."""
+    cursor = conn.execute(
+        "UPDATE sources SET state=?, lease_owner=NULL, lease_expires_at=NULL "
+        "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
+        (JobState.PAUSED.value if policy.should_pause(claim.source.consecutive_failures)
+         else JobState.PENDING.value, claim.source.id, claim.owner, claim.attempt),
+    )
+    return cursor.rowcount == 1
+
+
+def recover_expired_leases(conn: sqlite3.Connection, now: float) -> list[FailureOutcome]:
+    """Expired leases (a crashed or killed worker) become ``interrupted`` failures."""
+    rows = conn.execute(
+        "SELECT id, consecutive_failures, lease_owner, attempt FROM sources "
+        "WHERE state='leased' AND lease_expires_at<=?",
+        (now,),
+    ).fetchall()
+    outcomes = []
+    for source_id, failures, owner, attempt in rows:
+        outcome = _record_failure(
+            conn, source_id, int(failures), ErrorCode.INTERRUPTED, now,
+            "id=? AND state='leased' AND lease_owner IS ? AND attempt=?",
+            (source_id, owner, attempt),
+        )
+        if outcome is not None:
+            outcomes.append(outcome)
+    return outcomes
+
+
+def due_source_ids(conn: sqlite3.Connection, now: float, limit: int = 50) -> list[str]:
+    """Sources that may be attempted now, in the order they should be."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT id FROM sources WHERE state='pending' AND next_due_at<=? "
+            "AND consecutive_failures<? ORDER BY next_due_at, created_at, id LIMIT ?",
+            (now, policy.FAILURE_CAP, limit),
+        )
+    ]
+
+
+def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str | None:
+    """The source a forced evolve should run: the given one, or the newest eligible."""
+    if source_id is not None:
+        source = get_source(conn, source_id)
+        if source is None:
+            raise NotFoundError(f"no source with id {source_id}; see `memevo status`")
+        if source.state in (JobState.DONE, JobState.RETIRED):
+            raise UsageError(
+                f"source {source_id} is {source.state.value}; completed or retired sources "
+                "are never run again (capture new evidence instead)"
+            )
+        if source.state == JobState.LEASED:
+            raise UsageError(f"source {source_id} is being consolidated right now; wait for it")
+        return source.id
+    row = conn.execute(
+        "SELECT id FROM sources WHERE state IN ('pending', 'paused') "
+        "ORDER BY created_at DESC, id DESC LIMIT 1"
+    ).fetchone()
+    return None if row is None else str(row[0])

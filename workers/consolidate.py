@@ -1,0 +1,117 @@
+"""One consolidation attempt: lease → model call (no transaction open) → validate → apply.
+
+Every way an attempt can end is mapped to a stored, allowlisted error code; exception
+text, response bodies and credentials never reach the database.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory_core import clock
+from memory_core.config import Settings
+from memory_core.consolidation.apply import apply_batch
+from memory_core.consolidation.candidates import mentioned_claims
+from memory_core.consolidation.contract import parse_model_output
+from memory_core.consolidation.prompt import build_messages
+from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, WriteRejected
+from memory_core.ids import random_id
+from memory_core.jobs.heartbeat import write_heartbeat
+from memory_core.jobs.lifecycle import JobClaim, claim_job, fail_job, release_job
+from memory_core.records import ErrorCode
+from memory_core.store import Store
+from memory_core.usage import budget_state, count_call, count_tokens
+from workers import model_client
+from workers.logs import worker_logger
+
+
+@dataclass(frozen=True)
+class AttemptOutcome:
+    """How an attempt ended. ``status``: done, failed, paused, not_eligible, budget_spent,
+    stale (a lost lease: nothing written) or released (graceful stop)."""
+
+    status: str
+    source_id: str | None
+    error_code: str | None = None
+    next_due_at: float | None = None
+    changes: dict[str, Any] = field(default_factory=dict)
+
+
+def worker_identity() -> str:
+    """A lease owner name unique to this process and attempt."""
+    return f"{socket.gethostname()}:{os.getpid()}:{random_id()[:8]}"
+
+
+def consolidate_source(settings: Settings, source_id: str | None, *, forced: bool = False) -> AttemptOutcome:
+    """Run one attempt for ``source_id`` (or the next due source)."""
+    log = worker_logger(settings.home)
+    with Store.open(settings.home) as store:
+        now = clock.now()
+        budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        if budget.spent:
+            log.info("daily model budget spent; %s waits until %s", source_id, clock.iso(budget.resets_at))
+            return AttemptOutcome("budget_spent", source_id, next_due_at=budget.resets_at)
+        with store.transaction() as conn:
+            claim = claim_job(conn, owner=worker_identity(), now=now,
+                              lease_seconds=settings.lease_seconds, source_id=source_id, forced=forced)
+            write_heartbeat(conn, now)
+            if claim is not None:
+                count_call(conn, now)
+        if claim is None:
+            return AttemptOutcome("not_eligible", source_id)
+        try:
+            return _attempt(settings, store, claim, log)
+        except (KeyboardInterrupt, SystemExit):
+            # Graceful stop: hand the job back without counting a failure.
+            with store.transaction() as conn:
+                release_job(conn, claim)
+            log.info("released %s on shutdown", claim.source.id)
+            raise
+
+
+def _attempt(settings: Settings, store: Store, claim: JobClaim, log: Any) -> AttemptOutcome:
+    source = claim.source
+    model_id = settings.model or "unconfigured"  # captured before the call, for provenance
+    code: ErrorCode
+    try:
+        candidates = mentioned_claims(store.conn, source)
+        messages = build_messages(source, candidates)
+        completion = model_client.complete(settings, messages)
+        with store.transaction() as conn:
+            count_tokens(conn, clock.now(), completion.prompt_tokens, completion.completion_tokens)
+        batch = parse_model_output(completion.text)
+        with store.transaction() as conn:
+            report = apply_batch(conn, claim, batch, candidates, model_id, clock.now())
+        log.info("consolidated %s: %d added, %d superseded, %d withheld", source.id,
+                 len(report.added), len(report.superseded), report.withheld)
+        return AttemptOutcome("done", source.id, changes={
+            "added": report.added, "superseded": report.superseded,
+            "conflicted": report.conflicted, "withheld": report.withheld,
+            "event_id": report.event_id})
+    except model_client.ModelCallError as exc:
+        code = exc.code
+    except InvalidModelOutput:
+        code = ErrorCode.INVALID_OUTPUT
+    except WriteRejected:
+        code = ErrorCode.WRITE_REJECTED
+    except StaleOutput:
+        code = ErrorCode.STALE_OUTPUT
+    except LeaseLost:
+        log.warning("stale result for %s (attempt %d): lease lost, nothing written", source.id, claim.attempt)
+        return AttemptOutcome("stale", source.id)
+    except Exception:  # a defect: keep the worker alive, record a fixed code, log the trace
+        log.exception("unexpected error consolidating %s", source.id)
+        code = ErrorCode.INTERRUPTED
+    with store.transaction() as conn:
+        outcome = fail_job(conn, claim, code, clock.now())
+    if outcome is None:
+        log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, claim.attempt)
+        return AttemptOutcome("stale", source.id, error_code=code.value)
+    if outcome.state.value == "paused":
+        log.warning("source %s paused after %d consecutive failures (last: %s)", source.id,
+                    outcome.consecutive_failures, code.value)
+    return AttemptOutcome("paused" if outcome.state.value == "paused" else "failed", source.id,
+                          error_code=code.value, next_due_at=outcome.next_due_at)

@@ -1,0 +1,69 @@
+"""Huey tasks. Messages are only nudges: the job state lives in memory.db, so a lost or
+duplicated message costs nothing but a no-op claim."""
+
+from __future__ import annotations
+
+from huey import crontab
+
+from memory_core import clock
+from memory_core.jobs.heartbeat import write_heartbeat
+from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
+from memory_core.store import Store
+from memory_core.usage import budget_state
+from workers.app import huey, settings
+from workers.logs import worker_logger
+
+# recover() re-nudges due sources only while the queue is short, so a backlog is not
+# multiplied by one copy per minute.
+RENUDGE_QUEUE_LIMIT = 10
+RENUDGE_BATCH = 50
+
+
+@huey.task()
+def consolidate(source_id: str | None, forced: bool = False) -> None:
+    """Attempt one source; a failure schedules a nudge at its next due time."""
+    # Imported here so hooks that only enqueue never load the HTTP client.
+    from workers.consolidate import consolidate_source
+
+    outcome = consolidate_source(settings, source_id, forced=forced)
+    if outcome.status == "failed" and outcome.next_due_at is not None and outcome.source_id:
+        delay = max(0.0, outcome.next_due_at - clock.now())
+        consolidate.schedule(args=(outcome.source_id,), delay=delay)
+
+
+def recover_jobs() -> dict[str, int]:
+    """Expired leases become interrupted failures; due sources get a fresh nudge."""
+    now = clock.now()
+    with Store.open(settings.home) as store:
+        with store.transaction() as conn:
+            failures = recover_expired_leases(conn, now)
+            write_heartbeat(conn, now)
+        for failure in failures:
+            worker_logger(settings.home).warning(
+                "lease expired on %s: interrupted failure %d", failure.source_id,
+                failure.consecutive_failures)
+            if failure.state.value == "pending":
+                consolidate.schedule(args=(failure.source_id,), delay=max(0.0, failure.next_due_at - now))
+        nudged = 0
+        budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        if not budget.spent and huey.pending_count() < RENUDGE_QUEUE_LIMIT:
+            for source_id in due_source_ids(store.conn, now, RENUDGE_BATCH):
+                consolidate(source_id)
+                nudged += 1
+    return {"interrupted": len(failures), "nudged": nudged}
+
+
+@huey.task()
+def recover() -> None:
+    """On demand (hooks at session start nudge this)."""
+    recover_jobs()
+
+
+@huey.periodic_task(crontab(minute="*"))
+def recover_every_minute() -> None:
+    recover_jobs()
+
+
+@huey.on_startup()
+def recover_at_startup() -> None:
+    recover_jobs()
