@@ -9,7 +9,7 @@ from pathlib import Path
 
 from memory_core import migrations
 from memory_core.db import connect, ensure_private_dir, secure_sidecars, write_transaction
-from memory_core.errors import SchemaVersionError
+from memory_core.errors import SchemaVersionError, StoreError
 
 
 class Store:
@@ -24,7 +24,12 @@ class Store:
     @classmethod
     def open(cls, home: Path) -> Store:
         """Open (creating and migrating as needed) the database in state dir ``home``."""
-        ensure_private_dir(home)
+        try:
+            ensure_private_dir(home)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the state dir {home}: {exc.strerror}; set MEMEVO_HOME to a writable directory"
+            ) from None
         path = home / "memory.db"
         if path.exists() and path.stat().st_size > 0:
             # Identify the version read-only first: a database this build must refuse is

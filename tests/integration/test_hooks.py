@@ -1,0 +1,89 @@
+"""Real hook processes reading stdin: capture, fail-open behaviour, clear errors."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.conftest import memevo_process
+
+
+def hook(event: str, payload: object | str, env: dict[str, str] | None = None):
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    return memevo_process("hook", event, input=data, env=env)
+
+
+def base(event: str, **fields) -> dict:
+    return {"schema": "memevo.hook/v1", "agent": "test-agent", "event": event, "session_id": "sess-1",
+            "cwd": "/tmp", **fields}
+
+
+def sources(home: Path) -> list[tuple]:
+    conn = sqlite3.connect(home / "memory.db")
+    try:
+        return conn.execute("SELECT source_type, state, origin FROM sources").fetchall()
+    finally:
+        conn.close()
+
+
+def test_compaction_captures_one_source_even_when_sent_twice(home: Path) -> None:
+    payload = base("compaction", summary="Summary.\n- Decision: ship the CLI first")
+    for _ in range(2):
+        result = hook("compaction", payload)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout == ""
+    assert sources(home) == [("summary", "pending", "/tmp")]
+    conn = sqlite3.connect(home / "memory.db")
+    assert conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1  # the labelled line
+    conn.close()
+    assert (home / "queue.db").exists()  # a nudge was enqueued
+
+
+def test_turn_end_captures_explicit_cues_only(home: Path) -> None:
+    result = hook("turn_end", base("turn_end", user_messages=["fix the tests please",
+                                                              "remember that CI runs on 2 cores"]))
+    assert result.returncode == 0, result.stderr
+    assert sources(home) == [("user_statement", "pending", "/tmp")]
+    hook("turn_end", base("turn_end", user_messages=["do you remember the CI cores?"]))
+    assert len(sources(home)) == 1
+
+
+def test_bad_input_fails_open_with_one_clear_line(home: Path) -> None:
+    cases = [
+        ("compaction", "not json at all", "not JSON"),
+        ("compaction", "[1, 2]", "one JSON object"),
+        ("compaction", json.dumps({"event": "compaction"}), "schema"),
+        ("compaction", json.dumps(base("compaction")), "summary"),
+        ("compaction", json.dumps(base("compaction", summary="x", extra=1)), "unknown field"),
+        ("turn_end", json.dumps(base("compaction", summary="x")), "says event"),
+        ("bogus", json.dumps(base("compaction")), "unknown hook event"),
+        ("compaction", "", "empty"),
+    ]
+    for event, payload, expected in cases:
+        result = hook(event, payload)
+        assert result.returncode == 0, (event, payload)
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and expected in lines[0], (payload, result.stderr)
+        assert "Traceback" not in result.stderr
+    log = (home / "logs" / "hooks.log").read_text()
+    assert "not JSON" in log
+    status = memevo_process("status", "--json")
+    assert json.loads(status.stdout)["hook_errors"]
+
+
+def test_hook_fails_open_on_broken_config_and_unwritable_store(home: Path, tmp_path: Path) -> None:
+    result = hook("compaction", base("compaction", summary="s"), env={"MEMEVO_ATTEMPT_SECONDS": "nope"})
+    assert result.returncode == 0 and "MEMEVO_ATTEMPT_SECONDS" in result.stderr
+    blocker = tmp_path / "file-not-dir"
+    blocker.write_text("x")
+    result = hook("compaction", base("compaction", summary="s"), env={"MEMEVO_HOME": str(blocker / "home")})
+    assert result.returncode == 0
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "cannot create the state dir" in result.stderr
+
+
+def test_session_start_is_quiet(home: Path) -> None:
+    result = hook("session_start", base("session_start"))
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
