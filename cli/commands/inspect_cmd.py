@@ -1,0 +1,140 @@
+"""`memevo list`, `memevo show` and `memevo history`: read-only inspection."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from cli.context import emit, json_option, open_store
+from memory_core.clock import iso
+from memory_core.inspection import (
+    describe_memory,
+    event_summary,
+    history_page,
+    list_memories,
+    memory_summary,
+)
+from memory_core.memories import require_memory
+from memory_core.records import KINDS, MEMORY_STATUSES
+from memory_core.transfer import LEGACY_ORIGIN
+
+EXCERPT_CHARS = 80
+
+
+def _excerpt(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
+
+
+def _origin_filter(choice: str) -> str | None:
+    if choice == "here":
+        # The capture origin of this directory: the canonical working directory.
+        return os.path.realpath(os.getcwd())
+    if choice == "legacy":
+        return LEGACY_ORIGIN
+    return None
+
+
+def _render_list(data: dict[str, Any]) -> str:
+    rows = data["memories"]
+    if not rows:
+        return f"no memories on page {data['page']}"
+    lines = [
+        f"{m['id']}  {m['kind']:<13} {m['status'] + (' pinned' if m['pinned'] else ''):<17} "
+        f"{iso(m['updated_at'])}  {_excerpt(m['content'])}"
+        for m in rows
+    ]
+    lines.append(f"page {data['page']} ({len(rows)} shown); `memevo show ID` for details")
+    return "\n".join(lines)
+
+
+@click.command("list")
+@click.option("--origin", "origin_choice", type=click.Choice(["here", "legacy", "all"]),
+              default="all", show_default=True,
+              help="here: captured in this directory; legacy: imported without an origin.")
+@click.option("--kind", type=click.Choice(KINDS), help="Only this kind.")
+@click.option("--status", type=click.Choice(MEMORY_STATUSES), help="Only this status.")
+@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True,
+              help="20 memories a page, newest first.")
+@json_option
+def list_command(origin_choice: str, kind: str | None, status: str | None, page: int,
+                 as_json: bool) -> None:
+    """List memories, 20 a page, most recently updated first."""
+    with open_store() as store:
+        memories = list_memories(store.conn, origin=_origin_filter(origin_choice), kind=kind,
+                                 status=status, page=page)
+    data = {"page": page, "memories": [memory_summary(m) for m in memories]}
+    emit(data, as_json, _render_list)
+
+
+def _render_show(data: dict[str, Any]) -> str:
+    prov, evidence, quality = data["provenance"], data["evidence"], data["quality"]
+    lines = [
+        f"id:           {data['id']}",
+        f"kind:         {data['kind']}",
+        f"status:       {data['status']}{' (pinned)' if data['pinned'] else ''}",
+        f"content:      {data['content']}",
+        f"aliases:      {', '.join(data['search_terms']) or '-'}",
+        f"origin:       {prov['origin']}",
+        f"source:       {prov['source_id'] or '-'}" + (f" (model {prov['model_id']})" if prov['model_id'] else ""),
+        f"created:      {iso(prov['created_at'])}",
+        f"updated:      {iso(prov['updated_at'])} (revision {prov['revision']})",
+        f"confirmed:    {iso(prov['confirmed_at']) or '-'}",
+    ]
+    if prov["replaces"]:
+        lines.append(f"replaces:     {prov['replaces']}")
+    if prov["replaced_by"]:
+        lines.append(f"replaced by:  {prov['replaced_by']}")
+    if evidence is None:
+        lines.append("evidence:     unknown")
+    else:
+        lines.append(f"evidence:     {evidence['basis']}/{evidence['method']} from "
+                     f"{evidence['source_id']} at {iso(evidence['at'])}")
+    for slot in ("utility", "accuracy"):
+        verdict = data["feedback"][slot]
+        lines.append(f"{slot + ':':<14}" + ("-" if verdict is None else
+                     f"{verdict['verdict']} ({verdict['source_id']}, {iso(verdict['at'])})"))
+    lines.append(f"priority:     {quality['source_priority']} (source appropriateness, not truth)")
+    if quality["content_blocked"]:
+        lines.append("blocked:      this content may not be re-added automatically in its origin")
+    for event in data["events"]:
+        lines.append(f"event {event['id']}:{'':<6}{event['operation']} by {event['actor']} at {iso(event['at'])}")
+    return "\n".join(lines)
+
+
+@click.command("show")
+@click.argument("memory_id")
+@json_option
+def show_command(memory_id: str, as_json: bool) -> None:
+    """Show one memory in full: provenance, evidence, feedback, quality and its events."""
+    with open_store() as store:
+        data = describe_memory(store.conn, require_memory(store.conn, memory_id))
+    emit(data, as_json, _render_show)
+
+
+def _render_history(data: dict[str, Any]) -> str:
+    if not data["events"]:
+        return f"no events on page {data['page']}"
+    lines = []
+    for e in data["events"]:
+        changed = sorted(set(e["before_ids"]) | set(e["after_ids"]))
+        lines.append(f"{e['id']:>6}  {e['at_iso']}  {e['actor']:<6} {e['operation']:<10} "
+                     f"{len(changed)} memories: {' '.join(changed[:3])}{' …' if len(changed) > 3 else ''}")
+    lines.append(f"page {data['page']}; `memevo undo EVENT_ID` reverts one event")
+    return "\n".join(lines)
+
+
+@click.command("history")
+@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True,
+              help="10 events a page, newest first.")
+@json_option
+def history_command(page: int, as_json: bool) -> None:
+    """Show the latest changes to memories, 10 a page, newest first."""
+    with open_store() as store:
+        events = history_page(store.conn, page)
+    emit({"page": page, "events": [event_summary(e) for e in events]}, as_json, _render_history)
+
+
+COMMANDS = [list_command, show_command, history_command]

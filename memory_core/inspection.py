@@ -1,0 +1,125 @@
+"""Read-only views for people: pages of claims, one claim in full, pages of history.
+
+These build plain dicts so the CLI only renders. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from memory_core.clock import iso
+from memory_core.evidence import source_priority
+from memory_core.history import EVENT_COLUMNS, event_from_row, latest_events
+from memory_core.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.records import Event, Memory
+from memory_core.suppression import is_blocked
+
+LIST_PAGE_SIZE = 20
+HISTORY_PAGE_SIZE = 10
+# How many events touching one claim `show` lists.
+SHOWN_EVENTS = 10
+
+
+def list_memories(
+    conn: sqlite3.Connection,
+    *,
+    origin: str | None = None,
+    kind: str | None = None,
+    status: str | None = None,
+    page: int = 1,
+) -> list[Memory]:
+    """One page of claims, newest update first (ties by id); filters are exact matches."""
+    clauses, params = [], []
+    for column, value in (("origin", origin), ("kind", kind), ("status", status)):
+        if value is not None:
+            clauses.append(f"{column}=?")
+            params.append(value)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    rows = conn.execute(
+        f"SELECT {MEMORY_COLUMNS} FROM memories {where} ORDER BY updated_at DESC, id DESC "
+        "LIMIT ? OFFSET ?",
+        (*params, LIST_PAGE_SIZE, (max(page, 1) - 1) * LIST_PAGE_SIZE),
+    ).fetchall()
+    return [memory_from_row(row) for row in rows]
+
+
+def memory_summary(memory: Memory) -> dict[str, Any]:
+    """The short form used in lists and action results."""
+    return {
+        "id": memory.id, "kind": memory.kind, "status": memory.status, "pinned": memory.pinned,
+        "origin": memory.origin, "updated_at": memory.updated_at, "content": memory.content,
+    }
+
+
+def events_touching(conn: sqlite3.Connection, memory_id: str, limit: int = SHOWN_EVENTS) -> list[Event]:
+    """The newest events whose before or after records include ``memory_id``."""
+    # Ids are 24 hex characters, so a substring match on the body cannot be fooled by
+    # wildcards; each hit is confirmed on the parsed event.
+    rows = conn.execute(
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE instr(body, ?) > 0 ORDER BY id DESC",
+        (memory_id,),
+    )
+    found: list[Event] = []
+    for row in rows:
+        event = event_from_row(row)
+        if any(m.id == memory_id for m in event.before + event.after):
+            found.append(event)
+            if len(found) >= limit:
+                break
+    return found
+
+
+def describe_memory(conn: sqlite3.Connection, memory: Memory) -> dict[str, Any]:
+    """Everything ``show`` prints: the record, its provenance, evidence, feedback and quality."""
+    evidence = memory.evidence
+    return {
+        "id": memory.id,
+        "kind": memory.kind,
+        "status": memory.status,
+        "pinned": memory.pinned,
+        "content": memory.content,
+        "search_terms": list(memory.search_terms),
+        "provenance": {
+            "origin": memory.origin,
+            "source_id": memory.source_id,
+            "model_id": memory.model_id,
+            "created_at": memory.created_at,
+            "updated_at": memory.updated_at,
+            "confirmed_at": memory.confirmed_at,
+            "revision": memory.revision,
+            "replaces": memory.replaces,
+            "replaced_by": memory.replaced_by,
+        },
+        "evidence": None if evidence is None else evidence.model_dump(mode="json"),
+        "feedback": memory.feedback.model_dump(mode="json"),
+        "quality": {
+            "source_priority": source_priority(memory),
+            "content_blocked": is_blocked(conn, memory.origin, memory.content_hash),
+        },
+        "events": [
+            {"id": e.id, "at": e.at, "operation": e.operation, "actor": e.actor}
+            for e in events_touching(conn, memory.id)
+        ],
+    }
+
+
+def event_summary(event: Event) -> dict[str, Any]:
+    """One history line: what happened, when, by whom, to which records."""
+    return {
+        "id": event.id,
+        "at": event.at,
+        "at_iso": iso(event.at),
+        "actor": event.actor,
+        "operation": event.operation,
+        "reason": event.reason,
+        "source_id": event.source_id,
+        "before_ids": [m.id for m in event.before],
+        "after_ids": [m.id for m in event.after],
+        "details": event.details,
+    }
+
+
+def history_page(conn: sqlite3.Connection, page: int = 1) -> list[Event]:
+    """One page of events, newest first."""
+    return latest_events(conn, limit=HISTORY_PAGE_SIZE, offset=(max(page, 1) - 1) * HISTORY_PAGE_SIZE)
