@@ -24,11 +24,14 @@ _TOKEN_PATTERNS = (
 )
 _BEARER = re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/\-]{12,}=*")
 _URL_PASSWORD = re.compile(r"([a-z][a-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+(@)", re.IGNORECASE)
-_SECRET_ASSIGNMENT = re.compile(
-    r"(?im)^(\s*(?:export\s+)?[A-Za-z0-9_.\-]*"
-    r"(?:secret|token|passwd|password|pwd|api[_-]?key|access[_-]?key|private[_-]?key|credential)"
-    r"[A-Za-z0-9_.\-]*\s*[:=]\s*)(\S.*)$"
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.\-]*(?:secret|token|passwd|password|pwd|api[_-]?key|access[_-]?key|private[_-]?key|credential)"
+    r"[A-Za-z0-9_.\-]*"
 )
+# `NAME: value` / `NAME=value` at the start of a line: the whole rest of the line.
+_SECRET_ASSIGNMENT = re.compile(r"(?im)^(\s*(?:export\s+)?" + _SECRET_NAME + r"\s*[:=]\s*)(\S.*)$")
+# `NAME=value` inside a line (shell commands, env dumps): the value up to whitespace.
+_INLINE_ASSIGNMENT = re.compile(r"(?i)\b(" + _SECRET_NAME + r"=)(\"[^\"]*\"|'[^']*'|[^\s\"']+)")
 
 
 def strip_controls(text: str) -> str:
@@ -40,6 +43,7 @@ def redact_secrets(text: str) -> str:
     """Replace API keys, tokens, private keys and passwords with a marker."""
     text = _PRIVATE_KEY.sub(REDACTED, text)
     text = _SECRET_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
+    text = _INLINE_ASSIGNMENT.sub(lambda m: m.group(1) + REDACTED, text)
     text = _URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED + m.group(2), text)
     text = _BEARER.sub(lambda m: m.group(1) + " " + REDACTED, text)
     for pattern in _TOKEN_PATTERNS:

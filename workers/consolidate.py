@@ -93,6 +93,9 @@ def _attempt(settings: Settings, store: Store, claim: JobClaim, log: Any) -> Att
             "event_id": report.event_id})
     except model_client.ModelCallError as exc:
         code = exc.code
+        if exc.prompt_tokens or exc.completion_tokens:  # answered but unusable: still spent
+            with store.transaction() as conn:
+                count_tokens(conn, clock.now(), exc.prompt_tokens, exc.completion_tokens)
     except InvalidModelOutput:
         code = ErrorCode.INVALID_OUTPUT
     except WriteRejected:

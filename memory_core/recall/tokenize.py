@@ -1,21 +1,272 @@
-"""Features of a text for the recall index: lowercase words and CJK character bigrams."""
+"""Features of a text for the recall index and for queries.
+
+One scanner serves both sides so that they always agree:
+
+* English words, lowercased, filler dropped, Porter-stemmed when purely alphabetic;
+  hyphenated compounds and words with digits stay whole.
+* Numbers as written (``5432``, ``3.14``).
+* Literals: paths, URLs, filenames and ``snake_case`` identifiers, kept exactly. The words
+  inside a path are *not* features, so ``/work/pi-memory-evolution`` never implies the
+  topic "memory". In the index a path also yields its ancestor directories (two segments
+  or more) and its last segment, so a query naming the directory finds the file.
+* Chinese (and other CJK) text: a small dictionary of concept terms and filler is matched
+  first (longest first); what remains is cut into character bigrams, a lone character
+  becoming a unigram. Bigrams need no dictionary load, which a per-turn hook cannot afford,
+  and scored best on the Chinese evaluation data.
+* Concept-map synonyms in either language become one ``~concept`` feature.
+
+In the index, a quoted question (``“...?”``, ``"...?"``, ``「...？」``) is its own field: a
+note repeating a user's question is not evidence of its answer.
+"""
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
+from dataclasses import dataclass
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
-_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+from memory_core.recall.concepts import BY_FEATURE, CHINESE, ENGLISH
+from memory_core.recall.stem import stem
+from memory_core.recall.vocabulary import (
+    CHINESE_STOP_CHARS,
+    CHINESE_STOP_WORDS,
+    ENGLISH_STOP,
+    FRAMING,
+)
+
+_CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_PATH_CHARS = "a-z0-9_.@%+~-"
+_TOKEN = re.compile(
+    rf"(?P<url>[a-z][a-z0-9+.-]*://[^\s\"'<>()\[\]{{}}{_CJK_CLASS}，。、；！？]+)"
+    rf"|(?P<path>(?<![a-z0-9_.@%+~/-])(?:~|\.{{1,2}})?/[{_PATH_CHARS}]+(?:/[{_PATH_CHARS}]+)*/?"
+    rf"|(?<![a-z0-9_.@%+~/-])[{_PATH_CHARS}]+(?:/[{_PATH_CHARS}]+)+/?)"
+    rf"|(?P<file>(?<![a-z0-9_./-])[a-z0-9_-]*[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{{0,7}}"
+    rf"(?![a-z0-9_/]))"
+    r"|(?P<ident>(?<![a-z0-9_])_*[a-z][a-z0-9]*(?:_+[a-z0-9]+)+_*(?![a-z0-9_]))"
+    r"|(?P<word>[a-z0-9]+(?:'[a-z]+)?(?:\.[0-9]+)*(?:-[a-z0-9]+)*)"
+    rf"|(?P<cjk>[{_CJK_CLASS}]+)"
+)
+_QUOTED_QUESTION = re.compile(
+    r"“[^“”]{1,600}?\?\s*”|\"[^\"\n]{1,600}?\?\s*\"|「[^「」]{1,600}?\?\s*」|『[^『』]{1,600}?\?\s*』"
+)
+_NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+_TRAILING = ".,;:!?)]}'\""
+_NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
+_CJK_DICTIONARY: dict[str, str | None] = {**{w: None for w in CHINESE_STOP_WORDS}, **CHINESE}
+_CJK_LONGEST = max(len(w) for w in _CJK_DICTIONARY)
+
+WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "cjk"
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One query feature and what kind of thing it is.
+
+    Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
+    """
+
+    feature: str
+    unit: int
+    kind: str
+    attribute: bool = False
+    generic: bool = False
+
+    @property
+    def literal(self) -> bool:
+        return self.kind == LITERAL
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind == NUMBER
+
+
+def normalize(text: str) -> str:
+    """NFKC (full-width forms become ASCII), lowercase, one apostrophe form."""
+    return unicodedata.normalize("NFKC", text).lower().replace("’", "'")
+
+
+def _path_is_literal(path: str) -> bool:
+    if path.startswith(("/", "~/", "./", "../")):
+        return path.strip("/") != ""
+    segments = [s for s in path.split("/") if s]
+    return len(segments) >= 3 or any("." in s or "_" in s for s in segments)
+
+
+def _path_features(path: str, *, expand: bool) -> list[tuple[str, str]]:
+    path = path.rstrip("/") or path
+    out = [(path, LITERAL)]
+    if expand:
+        segments = path.split("/")
+        # Ancestors with at least two named segments: "/work/app/src/x.py" also indexes
+        # "/work/app/src" and "/work/app", never bare "/work".
+        for end in range(len(segments) - 1, 0, -1):
+            ancestor = "/".join(segments[:end])
+            if len([s for s in ancestor.split("/") if s and s not in ("~", ".", "..")]) >= 2:
+                out.append((ancestor, LITERAL))
+        base = segments[-1]
+        if base and base not in (".", "..", "~"):
+            out.append((base, LITERAL))
+    return out
+
+
+def _word_feature(word: str) -> tuple[str, str] | None:
+    if word.endswith("'s"):
+        word = word[:-2]
+    if not word or word in ENGLISH_STOP:
+        return None
+    concept = ENGLISH.get(word)
+    if concept is not None:
+        return concept, CONCEPT
+    if _NUMBER.fullmatch(word):
+        return word, NUMBER
+    if "'" in word:
+        word = word.replace("'", "")
+        if word in ENGLISH_STOP:
+            return None
+    return stem(word), WORD
+
+
+def _cjk_pieces(run: str) -> list[list[tuple[str, str]]]:
+    """Split a CJK run into units: dictionary concepts, and bigrams of what remains."""
+    units: list[list[tuple[str, str]]] = []
+    segment: list[str] = []
+
+    def flush() -> None:
+        if len(segment) == 1:
+            units.append([(segment[0], CJK)])
+        elif segment:
+            text = "".join(segment)
+            units.append([(text[i : i + 2], CJK) for i in range(len(text) - 1)])
+        segment.clear()
+
+    i, n = 0, len(run)
+    while i < n:
+        for length in range(min(_CJK_LONGEST, n - i), 1, -1):
+            piece = run[i : i + length]
+            if piece in _CJK_DICTIONARY:
+                flush()
+                concept = _CJK_DICTIONARY[piece]
+                if concept is not None:
+                    units.append([(concept, CONCEPT)])
+                i += length
+                break
+        else:
+            ch = run[i]
+            if ch in CHINESE_STOP_CHARS:
+                flush()
+            else:
+                segment.append(ch)
+            i += 1
+    flush()
+    return units
+
+
+def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
+    """Feature units of already-normalized text, in reading order."""
+    units: list[list[tuple[str, str]]] = []
+    for match in _TOKEN.finditer(text):
+        group = match.lastgroup
+        token = match.group()
+        if group == "cjk":
+            units.extend(_cjk_pieces(token))
+        elif group == "url":
+            url = token.rstrip(_TRAILING)
+            unit = [(url, LITERAL)]
+            host = url.split("://", 1)[1].split("/", 1)[0]
+            if expand and host:
+                unit.append((host, LITERAL))
+            units.append(unit)
+        elif group == "path":
+            path = token.rstrip(".,;:!?)]}'\"")
+            if _path_is_literal(path):
+                units.append(_path_features(path, expand=expand))
+            else:
+                units.extend(_units(path.replace("/", " "), expand=expand))
+        elif group == "file":
+            if token in _NOT_FILENAMES or token.split(".")[0] in ("", "-"):
+                units.extend(_units(token.replace(".", " "), expand=expand))
+            else:
+                units.append([(token, LITERAL)])
+        elif group == "ident":
+            units.append([(token.strip("_") or token, LITERAL)])
+        else:
+            feature = _word_feature(token)
+            if feature is not None:
+                units.append([feature])
+    return units
+
+
+def _counts(text: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for unit in _units(text, expand=True):
+        for feature, _kind in unit:
+            counts[feature] += 1
+    return counts
+
+
+def split_quoted_questions(text: str) -> tuple[str, str]:
+    """(text without quoted questions, the quoted questions), both normalized."""
+    normalized = normalize(text)
+    quoted = _QUOTED_QUESTION.findall(normalized)
+    if not quoted:
+        return normalized, ""
+    return _QUOTED_QUESTION.sub(" ", normalized), " ".join(quoted)
+
+
+def index_fields(content: str, search_terms: list[str] | tuple[str, ...] = ()) -> dict[str, Counter[str]]:
+    """Feature counts of a claim per index field: ``body``, ``quote`` and ``alias``."""
+    body, quoted = split_quoted_questions(content)
+    fields = {"body": _counts(body)}
+    if quoted:
+        fields["quote"] = _counts(quoted)
+    if search_terms:
+        fields["alias"] = _counts(normalize(" ".join(search_terms)))
+    return {name: counts for name, counts in fields.items() if counts}
 
 
 def features(text: str) -> Counter[str]:
-    """Term frequencies of the text's features."""
-    lowered = text.lower()
-    counts: Counter[str] = Counter(_WORD.findall(lowered))
-    for run in _CJK_RUN.findall(lowered):
-        if len(run) == 1:
-            counts[run] += 1
-        for i in range(len(run) - 1):
-            counts[run[i : i + 2]] += 1
-    return counts
+    """Feature counts of any text, as the index sees a claim body (all fields together)."""
+    return _counts(normalize(text))
+
+
+def origin_features(origin: str) -> tuple[str, ...]:
+    """Features an origin identifier offers: its path forms and its raw last segment.
+
+    Concept words are excluded on purpose: an origin such as ``/work/memory`` is a
+    location, not evidence about the topic "memory".
+    """
+    text = normalize(origin).strip()
+    if not text:
+        return ()
+    if "/" not in text:
+        return (text,)
+    return tuple(dict.fromkeys(f for f, _ in _path_features(text, expand=True)))
+
+
+def strip_framing(text: str) -> str:
+    """The query without conversational recall framing ("do you remember", "还记得", "多少")."""
+    return FRAMING.sub(" ", normalize(text))
+
+
+def query_terms(text: str) -> list[Term]:
+    """The distinct features of a query, grouped into units, framing removed."""
+    terms: list[Term] = []
+    seen: set[str] = set()
+    unit_id = 0
+    for unit in _units(strip_framing(text), expand=False):
+        added = False
+        for feature, kind in unit:
+            if feature in seen:
+                continue
+            seen.add(feature)
+            concept = BY_FEATURE.get(feature) if kind == CONCEPT else None
+            terms.append(Term(
+                feature, unit_id, kind,
+                attribute=bool(concept and concept.attribute),
+                generic=bool(concept and concept.generic),
+            ))
+            added = True
+        if added:
+            unit_id += 1
+    return terms

@@ -88,7 +88,11 @@ PRIORITY_ROWS = [
 ]
 
 
-@pytest.mark.parametrize("row", PRIORITY_ROWS, ids=lambda r: f"{r.old_basis}-{r.kind}-acc{r.accurate}-by-{r.source_type}")
+def _row_id(r: PriorityRow) -> str:
+    return f"{r.old_basis}-{r.kind}-acc{r.accurate}-by-{r.source_type}"
+
+
+@pytest.mark.parametrize("row", PRIORITY_ROWS, ids=_row_id)
 def test_priority_pairs(store: Store, row: PriorityRow) -> None:
     target = seed_target(store, row.kind, row.old_basis, accurate=row.accurate)
     new_text = f"The deploy target for the api service is staging-two ({row.kind})"

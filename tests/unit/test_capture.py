@@ -22,11 +22,12 @@ def test_sanitize_removes_controls_and_secrets() -> None:
         "DB_PASSWORD=supersecret\n"
         "export GITHUB_TOKEN=tok123\n"
         "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\n"
+        "ran API_TOKEN=inline123value make deploy\n"
         "normal text stays"
     )
     clean = sanitize_text(text)
     for secret in ("sk-proj-abc", "ghp_abc", "AKIAABCDEFGHIJKLMNOP", "abcdef123456789xyz",
-                   "hunter2pass", "supersecret", "tok123", "MIIEow", "\x00", "\x07", "\r"):
+                   "hunter2pass", "supersecret", "tok123", "MIIEow", "inline123value", "\x00", "\x07", "\r"):
         assert secret not in clean, secret
     assert clean.count(REDACTED) >= 8
     assert "postgres://alice:" in clean and "normal text stays" in clean

@@ -1,0 +1,158 @@
+"""A small Chinese/English concept map: synonyms and translations become one feature.
+
+A concept is written ``~name``. Every surface form below, English or Chinese, is indexed
+and queried as that one feature, so "database", "db" and "数据库" are a single vote, not
+three. The map is deliberately small and general; it is not a translation dictionary.
+
+Two flags shape the recall gates:
+
+* ``attribute``: a property one asks *about* (port, timeout, location, ...). A query made
+  only of attributes is a follow-up that needs a subject from the conversation, and a
+  short "subject + attribute" query must find both.
+* ``generic``: a word so general (config, status, project, ...) that matching it alone
+  never qualifies a record. Generic concepts are attributes too.
+
+Changing this map changes what the index holds: bump ``INDEX_VERSION`` in
+:mod:`memory_core.recall.index` and rebuild.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One concept: its feature name, flags and surface forms."""
+
+    name: str
+    english: tuple[str, ...]
+    chinese: tuple[str, ...] = ()
+    attribute: bool = False
+    generic: bool = False
+
+    @property
+    def feature(self) -> str:
+        return "~" + self.name
+
+
+def _c(name: str, english: str, chinese: str = "", *, attribute: bool = False,
+       generic: bool = False) -> Concept:
+    return Concept(name, tuple(english.split()), tuple(chinese.split()),
+                   attribute=attribute or generic, generic=generic)
+
+
+CONCEPTS: tuple[Concept, ...] = (
+    # Technical subjects.
+    _c("database", "database databases db dbs", "数据库"),
+    _c("test", "test tests testing tested unittest unittests", "测试"),
+    _c("deploy", "deploy deploys deployed deploying deployment deployments", "部署"),
+    _c("build", "build builds building compile compiles compiling compilation", "构建 编译"),
+    _c("error", "error errors exception exceptions", "错误 报错 异常"),
+    _c("log", "log logs logging logger", "日志"),
+    _c("cache", "cache caches caching cached", "缓存"),
+    _c("server", "server servers", "服务器"),
+    _c("memory", "memory memories", "记忆"),
+    _c("ram", "ram", "内存"),
+    _c("dependency", "dependency dependencies deps", "依赖"),
+    _c("library", "library libraries lib libs", "库文件 类库"),
+    _c("commit", "commit commits", "提交"),
+    _c("script", "script scripts", "脚本"),
+    _c("function", "function functions func", "函数"),
+    _c("api", "api apis interface interfaces", "接口"),
+    _c("code", "code", "代码 源码 源代码"),
+    _c("variable", "variable variables", "变量"),
+    _c("performance", "performance perf", "性能"),
+    _c("backup", "backup backups", "备份"),
+    _c("migration", "migration migrations migrate", "迁移"),
+    _c("preference", "prefer prefers preferred preference preferences favorite favourite "
+                     "favorites favourites", "偏好 喜好 最爱"),
+    _c("happy", "happy glad joyful", "开心 高兴 快乐 愉快"),
+    _c("sad", "sad unhappy upset", "难过 伤心 悲伤"),
+    _c("friend", "friend friends", "朋友 好友"),
+    _c("family", "family", "家人 家庭"),
+    _c("job", "job jobs career", "工作 职业"),
+    _c("travel", "travel travels traveled travelled traveling travelling trip trips",
+       "旅行 旅游"),
+    _c("birthday", "birthday birthdays", "生日"),
+    _c("school", "school schools", "学校"),
+    _c("meeting", "meeting meetings", "会议"),
+    # Attributes: what one asks about a subject.
+    _c("auth", "auth authentication authenticate authenticated authorization login logins "
+               "signin credential credentials", "认证 鉴权 身份验证 登录 登陆 授权",
+       attribute=True),
+    _c("password", "password passwords passwd passphrase", "密码 口令", attribute=True),
+    _c("port", "port ports", "端口", attribute=True),
+    _c("host", "host hosts hostname hostnames", "主机", attribute=True),
+    _c("address", "address addresses", "地址", attribute=True),
+    _c("url", "url urls link links endpoint endpoints", "链接 网址", attribute=True),
+    _c("path", "path paths filepath", "路径", attribute=True),
+    _c("directory", "directory directories dir dirs folder folders", "目录 文件夹",
+       attribute=True),
+    _c("file", "file files", "文件", attribute=True),
+    _c("version", "version versions", "版本", attribute=True),
+    _c("timeout", "timeout timeouts", "超时", attribute=True),
+    _c("token", "token tokens", "令牌", attribute=True),
+    _c("key", "key keys apikey", "密钥", attribute=True),
+    _c("username", "username usernames", "用户名", attribute=True),
+    _c("user", "user users", "用户", attribute=True),
+    _c("name", "name names", "名字 名称", attribute=True),
+    _c("language", "language languages", "语言", attribute=True),
+    _c("framework", "framework frameworks", "框架", attribute=True),
+    _c("branch", "branch branches", "分支", attribute=True),
+    _c("command", "command commands cmd", "命令 指令", attribute=True),
+    _c("format", "format formats", "格式", attribute=True),
+    _c("limit", "limit limits maximum max", "限制 上限", attribute=True),
+    _c("size", "size sizes scale", "大小 规模 尺寸", attribute=True),
+    _c("count", "count", "数量 人数", attribute=True),
+    _c("cost", "cost costs price prices fee fees", "费用 价格 成本", attribute=True),
+    _c("time", "time times", "时间", attribute=True),
+    _c("date", "date dates", "日期", attribute=True),
+    _c("duration", "duration", "持续时间 时长", attribute=True),
+    _c("deadline", "deadline deadlines", "截止日期 截止时间 期限", attribute=True),
+    _c("location", "location locations place places venue", "地点 位置 地方 场所",
+       attribute=True),
+    _c("color", "color colors colour colours", "颜色", attribute=True),
+    _c("email", "email emails e-mail", "邮箱 邮件", attribute=True),
+    _c("phone", "phone phones telephone", "电话 手机", attribute=True),
+    _c("content", "content contents", "内容", attribute=True),
+    _c("environment", "environment environments env", "环境", attribute=True),
+    # Generic words: they may score but can never qualify a record on their own.
+    _c("config", "config configs configuration configurations configure configured setting "
+                 "settings setup", "配置 设置", generic=True),
+    _c("option", "option options parameter parameters param params flag flags", "选项 参数",
+       generic=True),
+    _c("default", "default defaults", "默认", generic=True),
+    _c("status", "status progress state states", "状态 进度 进展 情况", generic=True),
+    _c("project", "project projects repo repos repository repositories codebase", "项目 仓库",
+       generic=True),
+    _c("value", "value values", "数值", generic=True),
+    _c("info", "info information detail details", "信息 详情 细节", generic=True),
+)
+
+BY_FEATURE: dict[str, Concept] = {c.feature: c for c in CONCEPTS}
+
+
+def _english_forms() -> dict[str, str]:
+    forms: dict[str, str] = {}
+    for concept in CONCEPTS:
+        for form in concept.english:
+            forms.setdefault(form, concept.feature)
+    return forms
+
+
+def _chinese_forms() -> dict[str, str]:
+    forms: dict[str, str] = {}
+    for concept in CONCEPTS:
+        for form in concept.chinese:
+            forms.setdefault(form, concept.feature)
+    return forms
+
+
+ENGLISH: dict[str, str] = _english_forms()
+CHINESE: dict[str, str] = _chinese_forms()
+
+
+def concept_of(feature: str) -> Concept | None:
+    """The concept a ``~name`` feature stands for, or ``None`` for any other feature."""
+    return BY_FEATURE.get(feature)

@@ -1,0 +1,83 @@
+"""Word lists and phrase patterns the tokenizer and the query plan share.
+
+Filler words are dropped everywhere (index and query alike, so both sides agree).
+Recall framing ("do you remember", "还记得", "多少"), reset phrases, bare continuations
+and pronouns that point back at an earlier subject only matter in queries.
+"""
+
+from __future__ import annotations
+
+import re
+
+# English filler: function words, pronouns, auxiliaries, question words and chat noise.
+ENGLISH_STOP: frozenset[str] = frozenset("""
+a about above after again against all also am an and any anything are aren't as at be
+because been before being below between both but by can can't cannot could couldn't did
+didn't do does doesn't doing don't done down during each either else etc even ever every
+everything few for from further get gets getting got gotten had hadn't has hasn't have
+haven't having he he'd he's her here hers herself him himself his how however i i'd i'll
+i'm i've if in into is isn't it it's its itself just let let's lets me might mine more
+most much must my myself neither no nor not nothing now of off oh ok okay on once one only
+or other others our ours ourselves out over own per please quite rather really same shall
+she she's should shouldn't so some somebody someone something such than thank thanks that
+that's the their theirs them themselves then there there's these they they'd they're
+this those though through thus to too under until up upon us very via was wasn't we we'd
+we'll we're we've well were weren't what what's whatever when whenever where whether which
+while who who's whom whose why will with within without won't would wouldn't yeah yes yet
+you you'd you'll you're you've your yours yourself yourselves hey hi hello hmm uh um
+actually basically maybe perhaps anyway anyone anybody already still lot lots many
+go goes going gone went make makes made use uses used using want wants wanted think
+thinks thought know knows knew tell told say says said ask asked kind sort thing things
+stuff way sure
+""".split())
+
+# Chinese filler that may appear inside a run of Chinese text. Multi-character entries are
+# matched before single characters; a match ends the current segment.
+CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
+什么 怎么 怎样 怎么样 如何 为什么 为何 哪个 哪些 哪里 哪儿 那个 这个 那些 这些 那么 这么
+一下 一个 一些 一点 可以 能够 知道 我们 你们 他们 她们 它们 自己 现在 已经 因为 所以
+但是 而且 还是 或者 如果 就是 不是 没有 时候 之前 以前 之后 以后 上次 那次 这次 请问 帮我
+多少 几个 是否 是不是 有没有 关于 对于 还有 然后 其实 非常 真的 特别 比较 一直 一定 应该
+记得 还记得 记不记得 告诉 提醒 回忆 想起 觉得 感觉 感到 好像 可能 大家 东西 事情
+""".split())
+CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或也就还又把被给吗呢吧啊呀哦嗯很我你他她它么")
+
+# Conversational framing around a recall request. Removed from queries only, so that
+# "memory" or "recall" as a technical subject still counts everywhere else.
+_FRAMING_PATTERNS = (
+    r"\b(?:do|did|can|could|would|will)\s+(?:you|u)\s+(?:still\s+)?(?:remember|recall|know)\b",
+    r"\b(?:you|u)\s+remember\b",
+    r"\bremember\s+(?:when|what|that|how|where|which|who|if|whether)\b",
+    r"^\s*(?:please\s+)?(?:remind\s+me|recall|remember)\b",
+    r"\bremind\s+me\b",
+    r"\bwhat\s+(?:did|do)\s+(?:i|we)\s+(?:say|tell\s+you|mention|decide|agree)\b",
+    r"\bwhat\s+do\s+you\s+know\b",
+    r"\btell\s+me\b",
+    r"\bdo\s+you\s+have\s+(?:any\s+)?(?:notes?|memories|memory)\s+(?:of|on|about)\b",
+    r"(?:你)?(?:还)?记(?:不记)?得",
+    r"你知道",
+    r"告诉我",
+    r"提醒我",
+    r"我(?:之前|以前|上次)?(?:说过|提到过|讲过|提过)",
+    r"多少",
+)
+FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
+
+# Phrases that end the current topic: nothing earlier is inherited after them.
+RESET = re.compile(
+    r"(?i)\b(?:new\s+topic|different\s+topic|change\s+(?:of\s+)?(?:the\s+)?(?:topic|subject)|"
+    r"something\s+else|unrelated|never\s*mind|forget\s+(?:that|it|about\s+that)|"
+    r"start\s+over|switch(?:ing)?\s+topics?|moving\s+on)\b"
+    r"|换(?:一)?个话题|换话题|另(?:一|外一)?个问题|别的问题|另外一件事|不说这个了|说点别的"
+)
+
+# A whole message that only asks to keep going: it names no topic of its own.
+CONTINUATION = re.compile(
+    r"(?i)^\s*(?:(?:ok(?:ay)?|yes|yeah|sure|please|and|so|then|well)[\s,.!]*)*"
+    r"(?:continue|go\s+on|keep\s+going|carry\s+on|proceed|resume|go\s+ahead|next|more|"
+    r"and\s+then|what\s+else|anything\s+else|and|继续|接着|然后呢|然后|还有呢|下一步|接下来)?"
+    r"[\s,.!?。！？…]*(?:please)?[\s,.!?。！？…]*$"
+)
+
+# Pronouns that refer back to the subject under discussion.
+ANAPHORA = re.compile(r"(?i)\b(?:it|its|it's|they|them|their)\b|它(?:们|的)?|其")
