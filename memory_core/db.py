@@ -69,7 +69,7 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             )
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if not readonly:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{db_path}: could not enable WAL mode (got {mode})")
         conn.execute("PRAGMA synchronous=FULL")
@@ -81,6 +81,19 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         raise StoreError(
             f"cannot open {db_path}: {exc}; check the file or restore a copy from backups/"
         ) from None
+
+
+def _enable_wal(conn: sqlite3.Connection) -> str:
+    # Switching a new database to WAL needs an exclusive lock, and SQLite may report "locked"
+    # at once instead of waiting on the busy handler while another process is creating it.
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode=WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _is_locked(exc: sqlite3.OperationalError) -> bool:
