@@ -92,8 +92,19 @@ CREATE TABLE postings (
 CREATE INDEX postings_memory ON postings (memory_id);
 CREATE TABLE index_docs (
     memory_id TEXT PRIMARY KEY,
+    origin TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    clock_at REAL NOT NULL,
+    pinned INTEGER NOT NULL,
+    priority INTEGER NOT NULL,
+    basis TEXT,
+    method TEXT,
+    utility TEXT,
+    accuracy TEXT,
     feature_count INTEGER NOT NULL
-);
+) WITHOUT ROWID;
 CREATE TABLE origin_generations (
     origin TEXT PRIMARY KEY,
     generation INTEGER NOT NULL

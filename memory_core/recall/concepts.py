@@ -66,7 +66,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("backup", "backup backups", "备份"),
     _c("migration", "migration migrations migrate", "迁移"),
     _c("preference", "prefer prefers preferred preference preferences favorite favourite "
-                     "favorites favourites", "偏好 喜好 最爱"),
+                     "favorites favourites", "偏好 喜好 喜欢 喜爱 最爱"),
     _c("happy", "happy glad joyful", "开心 高兴 快乐 愉快"),
     _c("sad", "sad unhappy upset", "难过 伤心 悲伤"),
     _c("friend", "friend friends", "朋友 好友"),

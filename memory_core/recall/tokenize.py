@@ -184,7 +184,9 @@ def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
             else:
                 units.extend(_units(path.replace("/", " "), expand=expand))
         elif group == "file":
-            if token in _NOT_FILENAMES or token.split(".")[0] in ("", "-"):
+            if token in _NOT_FILENAMES:
+                continue
+            if token.split(".")[0] in ("", "-"):
                 units.extend(_units(token.replace(".", " "), expand=expand))
             else:
                 units.append([(token, LITERAL)])

@@ -28,7 +28,7 @@ you you'd you'll you're you've your yours yourself yourselves hey hi hello hmm u
 actually basically maybe perhaps anyway anyone anybody already still lot lots many
 go goes going gone went make makes made use uses used using want wants wanted think
 thinks thought know knows knew tell told say says said ask asked kind sort thing things
-stuff way sure
+stuff way sure see
 """.split())
 
 # Chinese filler that may appear inside a run of Chinese text. Multi-character entries are

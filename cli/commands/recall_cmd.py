@@ -1,0 +1,170 @@
+"""`memevo recall`, `memevo search` and `memevo explain`: read-only lookups."""
+
+from __future__ import annotations
+
+import json
+from typing import IO, Any
+
+import click
+
+from cli.context import emit, json_option, settings
+from memory_core import clock
+from memory_core.errors import UsageError
+from memory_core.recall.service import (
+    open_recall_store,
+    preview,
+    read_last_diagnostics,
+    recall,
+    search,
+    validate_query,
+)
+
+
+def _render_recall(data: dict[str, Any]) -> str:
+    return data["digest"] or "no memory matches this query"
+
+
+def _render_search(data: dict[str, Any]) -> str:
+    if not data["claims"]:
+        return "no memory matches this query"
+    lines = []
+    for c in data["claims"]:
+        flags = " dormant" if c["dormant"] else ""
+        flags += " pinned" if c["pinned"] else ""
+        text = " ".join(c["excerpt"].split())
+        lines.append(f"{c['id']}  {c['kind']:<13} score {c['rank_score']:.3f} "
+                     f"fresh {c['freshness']:.2f}{flags}  {text[:100]}")
+    lines.append("`memevo show ID` for details")
+    return "\n".join(lines)
+
+
+def _render_diagnostics(data: dict[str, Any] | None) -> str:
+    if not data:
+        return "no automatic recall recorded yet; `memevo explain QUERY` previews one"
+    plan = data.get("plan", {})
+    life = data.get("lifecycle", {})
+    digest = data.get("digest", {})
+    lines = [
+        f"trigger:    {data.get('trigger')} at {clock.iso(data.get('at'))}",
+        f"plan:       {plan.get('mode')}; focus: {', '.join(plan.get('focus', [])) or '-'}; "
+        f"context: {', '.join(plan.get('context', [])) or '-'}",
+        "lifecycle:  " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in life.items()),
+        f"digest:     {digest.get('claims', 0)} claims, {digest.get('bytes', 0)} bytes",
+    ]
+    candidates = data.get("candidates", [])
+    if candidates:
+        lines.append("candidates:")
+    for c in candidates:
+        rank = f"{c['rank']:.3f}" if c.get("rank") is not None else "-"
+        verdict = "selected" if c.get("excluded") is None else f"excluded: {c['excluded']}"
+        lines.append(
+            f"  {c['id']} {c['kind']:<13} raw {c['raw']:.3f} rank {rank} "
+            f"{c['basis']}/{c['method']} fresh {c['freshness']:.2f} utility {c['utility']:.2f} "
+            f"accuracy {c['accuracy']:.2f}  {verdict}"
+        )
+        lines.append(f"      matched: {', '.join(c.get('matched', [])) or '-'}"
+                     + (f"; context: {', '.join(c['context_matched'])}" if c.get("context_matched") else ""))
+    for note in data.get("notes", []):
+        lines.append(f"note: {note}")
+    if data.get("truncated"):
+        lines.append("(diagnostics truncated to 8,000 bytes)")
+    return "\n".join(lines)
+
+
+def _batch(handle: IO[str], include_dormant: bool) -> None:
+    """One JSON result per JSON line in, using one read-only connection for the whole file."""
+    now = clock.now()
+    store = open_recall_store(settings().home)
+    try:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            request_id: Any = None
+            try:
+                request = json.loads(line)
+                if not isinstance(request, dict):
+                    raise UsageError("each line must be a JSON object")
+                request_id = request.get("id")
+                query = validate_query(request.get("query"))
+                context = request.get("context") or []
+                if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
+                    raise UsageError("\"context\" must be a list of earlier user texts")
+            except (ValueError, UsageError) as exc:
+                message = str(exc) if isinstance(exc, UsageError) else f"not JSON: {exc}"
+                click.echo(json.dumps({"id": request_id, "line": number, "error": message},
+                                      ensure_ascii=False))
+                continue
+            if store is None:
+                out: dict[str, Any] = {"claims": [], "digest": ""}
+            else:
+                out = recall(store.conn, query, context=context, now=now,
+                             include_dormant=include_dormant).as_dict()
+            click.echo(json.dumps({"id": request_id, **out}, ensure_ascii=False))
+    finally:
+        if store is not None:
+            store.close()
+
+
+@click.command("recall")
+@click.argument("query", required=False)
+@click.option("--include-dormant", is_flag=True, help="Also return claims too old to be offered automatically.")
+@click.option("--batch", "batch_file", type=click.File("r", encoding="utf-8"),
+              help='JSON lines {"id", "query", "context": [earlier user texts]}; one result line each ("-" for stdin).')
+@json_option
+def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str] | None,
+                   as_json: bool) -> None:
+    """Recall the claims that answer QUERY (1-512 characters), read-only."""
+    if batch_file is not None:
+        if query is not None:
+            raise UsageError("give either QUERY or --batch FILE, not both")
+        _batch(batch_file, include_dormant)
+        return
+    text = validate_query(query)
+    store = open_recall_store(settings().home)
+    if store is None:
+        data: dict[str, Any] = {"query": text, "claims": [], "digest": ""}
+    else:
+        with store:
+            result = recall(store.conn, text, now=clock.now(), include_dormant=include_dormant)
+        data = {"query": text, **result.as_dict()}
+    emit(data, as_json, _render_recall)
+
+
+@click.command("search")
+@click.argument("query")
+@click.option("--include-dormant/--no-dormant", default=True, show_default=True,
+              help="List claims too old to be offered automatically (marked dormant).")
+@json_option
+def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
+    """List up to 10 claims that match QUERY, best first, read-only."""
+    text = validate_query(query)
+    store = open_recall_store(settings().home)
+    if store is None:
+        data: dict[str, Any] = {"query": text, "claims": []}
+    else:
+        with store:
+            result = search(store.conn, text, now=clock.now(), include_dormant=include_dormant)
+        data = {"query": text, "claims": [c.as_dict() for c in result.claims]}
+    emit(data, as_json, _render_search)
+
+
+@click.command("explain")
+@click.argument("query", required=False)
+@json_option
+def explain_command(query: str | None, as_json: bool) -> None:
+    """Show why the last automatic recall chose what it chose, or preview QUERY (no bodies)."""
+    home = settings().home
+    if query is None:
+        data = read_last_diagnostics(home)
+    else:
+        text = validate_query(query)
+        store = open_recall_store(home)
+        if store is None:
+            data = preview(None, text, now=clock.now())
+        else:
+            with store:
+                data = preview(store.conn, text, now=clock.now())
+    emit(data, as_json, _render_diagnostics)
+
+
+COMMANDS = [recall_command, search_command, explain_command]

@@ -1,0 +1,161 @@
+"""Bounded diagnostics of one recall, and the small private file holding the last automatic one.
+
+Diagnostics name features, ids, scores and reasons, never a claim's body. They are capped
+at :data:`MAX_DIAGNOSTIC_BYTES` of JSON by dropping the least interesting parts first.
+The last automatic recall is kept in ``last-recall.json`` in the state dir (0600), outside
+``memory.db``: it is a debugging aid, never learning input.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
+
+MAX_DIAGNOSTIC_BYTES = 8000
+MAX_PLAN_FEATURES = 32
+MAX_CANDIDATES = 10
+MAX_MATCHED = 16
+MAX_FEATURE_BYTES = 64
+DIAGNOSTICS_FILE = "last-recall.json"
+
+
+def _feature(text: str) -> str:
+    data = text.encode("utf-8")
+    return text if len(data) <= MAX_FEATURE_BYTES else data[:MAX_FEATURE_BYTES].decode(
+        "utf-8", errors="ignore") + "…"
+
+
+def plan_summary(plan: QueryPlan) -> dict[str, Any]:
+    """The normalized focus and context features of a plan (at most 32 each)."""
+    return {
+        "mode": plan.mode,
+        "focus": [_feature(t.feature) for t in plan.focus[:MAX_PLAN_FEATURES]],
+        "context": [_feature(t.feature) for t in plan.context[:MAX_PLAN_FEATURES]],
+    }
+
+
+def candidate_summary(c: Candidate) -> dict[str, Any]:
+    """One scored candidate: scores, evidence, quality factors and why it was dropped."""
+    doc = c.doc
+    return {
+        "id": doc.memory_id,
+        "kind": doc.kind,
+        "raw": round(c.raw, 4),
+        "rank": round(c.rank, 4) if c.excluded is None else None,
+        "basis": doc.basis or "unknown",
+        "method": doc.method or "unknown",
+        "priority": doc.priority,
+        "evidence_weight": round(evidence_weight(doc.priority), 2),
+        "freshness": round(c.freshness, 4),
+        "dormant": c.dormant,
+        "pinned": doc.pinned,
+        "utility": utility_factor(doc.utility),
+        "accuracy": accuracy_factor(doc.accuracy),
+        "matched": [_feature(f) for f in c.matched[:MAX_MATCHED]],
+        "context_matched": [_feature(f) for f in c.context_matched[:MAX_MATCHED]],
+        "excluded": c.excluded,
+    }
+
+
+def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int,
+                      matched: int, candidates: Sequence[Candidate], chosen: Sequence[Candidate],
+                      digest_claims: int, digest_bytes: int,
+                      notes: Sequence[str] = ()) -> dict[str, Any]:
+    """Everything one recall decided, small enough to keep and to print."""
+    lifecycle = {
+        "indexed": indexed,
+        "matched": matched,
+        "passed_gates": sum(1 for c in candidates if c.excluded not in _GATE_REASONS),
+        "dormant": sum(1 for c in candidates if c.dormant),
+        "aging": sum(1 for c in candidates if c.freshness < 0.85),
+        "selected": len(chosen),
+    }
+    chosen_ids = {c.doc.memory_id for c in chosen}
+    rest = sorted((c for c in candidates if c.doc.memory_id not in chosen_ids),
+                  key=lambda c: (c.excluded in _GATE_REASONS, -c.raw, c.doc.memory_id))
+    shown = [*chosen, *rest][:MAX_CANDIDATES]
+    diagnostics: dict[str, Any] = {
+        "trigger": trigger,
+        "at": now,
+        "plan": plan_summary(plan),
+        "lifecycle": lifecycle,
+        "candidates": [candidate_summary(c) for c in shown],
+        "digest": {"claims": digest_claims, "bytes": digest_bytes},
+    }
+    if notes:
+        diagnostics["notes"] = list(notes)[:10]
+    return cap_diagnostics(diagnostics)
+
+
+# Reasons given by the relevance gates (as opposed to lifecycle and selection).
+_GATE_REASONS = frozenset({
+    "no_focus_match", "quoted_question_only", "generic_or_origin_only", "literal_missing",
+    "focus_coverage", "too_few_matches", "unknown_words", "named_subject_missing",
+    "named_attribute_missing", "context_subject_missing",
+})
+
+
+def _size(data: dict[str, Any]) -> int:
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def cap_diagnostics(data: dict[str, Any], limit: int = MAX_DIAGNOSTIC_BYTES) -> dict[str, Any]:
+    """Drop candidates, then plan features, until the JSON fits in ``limit`` bytes."""
+    data = dict(data)
+    candidates = list(data.get("candidates", []))
+    while _size(data) > limit and candidates:
+        candidates.pop()
+        data["candidates"] = candidates
+        data["truncated"] = True
+    plan = dict(data.get("plan", {}))
+    while _size(data) > limit and (plan.get("focus") or plan.get("context")):
+        key = "context" if plan.get("context") else "focus"
+        plan[key] = plan[key][: len(plan[key]) // 2]
+        data["plan"] = plan
+        data["truncated"] = True
+    if _size(data) > limit:
+        data = {"trigger": data.get("trigger"), "at": data.get("at"), "truncated": True}
+    return data
+
+
+def diagnostics_path(home: Path) -> Path:
+    """Where the last automatic recall's diagnostics live."""
+    return home / DIAGNOSTICS_FILE
+
+
+def write_last_diagnostics(home: Path, diagnostics: dict[str, Any]) -> None:
+    """Replace the stored diagnostics atomically; the file is private (0600).
+
+    Fails silently when the state dir is not writable: diagnostics never break a recall.
+    """
+    text = json.dumps(cap_diagnostics(diagnostics), ensure_ascii=False, separators=(",", ":"))
+    try:
+        home.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=".last-recall-", dir=home)
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, diagnostics_path(home))
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+
+
+def read_last_diagnostics(home: Path) -> dict[str, Any] | None:
+    """The last automatic recall's diagnostics, or ``None`` if there are none (or they are unreadable)."""
+    try:
+        data = json.loads(diagnostics_path(home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None

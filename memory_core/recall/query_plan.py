@@ -1,0 +1,102 @@
+"""What a turn is asking about, read from the user's recent messages.
+
+The last few user texts are replayed oldest first. Each one either names a subject of its
+own (and stands alone), asks only about attributes or points back with a pronoun (and is
+read as a follow-up: its own terms are the *focus*, the last named subject is supporting
+*context*), says nothing topical ("continue": it repeats the last plan), or resets the
+topic. Only the last subject is carried, never a concatenation of every earlier facet:
+after ``SQLite → port? → auth?`` the plan is "auth, in the context of SQLite", so an old
+port match is no answer about authentication.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from memory_core.recall.tokenize import Term, query_terms
+from memory_core.recall.vocabulary import ANAPHORA, CONTINUATION, RESET
+
+MAX_TEXTS = 6
+MAX_TEXT_BYTES = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    """Focus terms that must be answered, and context terms that only support them."""
+
+    focus: tuple[Term, ...]
+    context: tuple[Term, ...] = ()
+    # standalone | follow_up | inherited | empty | reset
+    mode: str = "standalone"
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.focus
+
+
+EMPTY = QueryPlan((), (), "empty")
+
+
+def clip_text(text: str, limit: int = MAX_TEXT_BYTES) -> str:
+    """At most ``limit`` UTF-8 bytes: the head and the tail of a long text, whole characters only.
+
+    The start of a message usually names its topic and the end usually holds the question,
+    so both halves are kept.
+    """
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text
+    half = limit // 2
+    head = data[:half].decode("utf-8", errors="ignore")
+    tail = data[len(data) - (limit - half - 1):].decode("utf-8", errors="ignore")
+    return head + "\n" + tail
+
+
+def is_subject(term: Term) -> bool:
+    """Terms that name what is talked about (not an attribute, generic word or number)."""
+    return not (term.attribute or term.generic or term.numeric)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    terms: tuple[Term, ...]
+    reset: bool
+    anaphoric: bool
+
+
+def _read(text: str) -> _Reading:
+    reset = bool(RESET.search(text))
+    body = RESET.sub(" ", text) if reset else text
+    if CONTINUATION.match(body):
+        return _Reading((), reset, False)
+    return _Reading(tuple(query_terms(body)), reset, bool(ANAPHORA.search(body)))
+
+
+def plan_query(query: str) -> QueryPlan:
+    """The plan of one explicit query, with no conversation to inherit from."""
+    return build_plan([query])
+
+
+def build_plan(texts: Sequence[str]) -> QueryPlan:
+    """Replay up to :data:`MAX_TEXTS` user texts (oldest first) into the plan for the last one."""
+    subject: tuple[Term, ...] = ()
+    plan: QueryPlan = EMPTY
+    for text in [clip_text(t) for t in list(texts)[-MAX_TEXTS:]]:
+        reading = _read(text)
+        if reading.reset:
+            subject, plan = (), QueryPlan((), (), "reset")
+        if not reading.terms:
+            # Nothing topical: keep asking about the last plan (or about nothing).
+            plan = replace(plan, mode="inherited") if not plan.is_empty else plan
+            continue
+        subjects = tuple(t for t in reading.terms if is_subject(t))
+        if subject and (not subjects or reading.anaphoric):
+            own = {t.feature for t in reading.terms}
+            context = tuple(t for t in subject if t.feature not in own)
+            plan = QueryPlan(reading.terms, context, "follow_up" if context else "standalone")
+        else:
+            plan = QueryPlan(reading.terms, (), "standalone")
+            if subjects:
+                subject = subjects
+    return plan

@@ -1,0 +1,118 @@
+"""Ordering the claims that passed the relevance gates, and choosing the few to offer.
+
+Relevance comes first: the relative cutoff compares *raw* relevance, and only the claims
+that survive it are ordered by
+
+    rank = relevance * freshness * (1 + 0.04 * priority) * utility * accuracy
+
+These factors are conservative policy weights, not probabilities that a claim is true.
+Remaining ties go to the pinned claim, then the more recently updated, then the smaller id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_core.recall.aging import freshness, is_dormant
+from memory_core.recall.index import IndexedDoc
+
+RELATIVE_CUTOFF = 0.75
+PRIORITY_STEP = 0.04
+UTILITY_FACTORS = {"useful": 1.05, "unhelpful": 0.90}
+ACCURACY_FACTORS = {"accurate": 1.05, "incorrect": 0.50}
+
+
+def evidence_weight(priority: int) -> float:
+    """``1 + 0.04 * priority``: a stronger source tips a close race, never a relevance gap."""
+    return 1.0 + PRIORITY_STEP * priority
+
+
+def utility_factor(verdict: str | None) -> float:
+    """The explicit usefulness verdict as a factor (1 when there is none)."""
+    return UTILITY_FACTORS.get(verdict or "", 1.0)
+
+
+def accuracy_factor(verdict: str | None) -> float:
+    """The explicit accuracy verdict as a factor; ``incorrect`` claims are never indexed anyway."""
+    return ACCURACY_FACTORS.get(verdict or "", 1.0)
+
+
+def rank_score(raw: float, fresh: float, priority: int, utility: str | None,
+               accuracy: str | None) -> float:
+    """The ordering score of an eligible claim."""
+    return raw * fresh * evidence_weight(priority) * utility_factor(utility) * accuracy_factor(accuracy)
+
+
+@dataclass(slots=True)
+class Candidate:
+    """One claim that matched the query, with its scores and, if dropped, the reason."""
+
+    doc: IndexedDoc
+    raw: float
+    matched: tuple[str, ...]
+    context_matched: tuple[str, ...]
+    excluded: str | None = None
+    freshness: float = 1.0
+    dormant: bool = False
+    rank: float = 0.0
+
+    def sort_key(self) -> tuple[float, int, float, str]:
+        return (-self.rank, -int(self.doc.pinned), -self.doc.updated_at, self.doc.memory_id)
+
+
+def select(candidates: list[Candidate], *, now: float, limit: int, include_dormant: bool = False,
+           relative_cutoff: bool = True, facet_redundancy: bool = True) -> list[Candidate]:
+    """Age, cut, rank and pick at most ``limit`` candidates; every other one gets a reason.
+
+    Candidates that already carry an exclusion reason (a failed relevance gate) are only
+    aged, for diagnostics.
+    """
+    for c in candidates:
+        doc = c.doc
+        c.freshness = freshness(doc.kind, doc.clock_at, now, pinned=doc.pinned)
+        c.dormant = is_dormant(doc.kind, doc.clock_at, now, pinned=doc.pinned)
+        if c.excluded is None and c.dormant and not include_dormant:
+            c.excluded = "dormant"
+    eligible = [c for c in candidates if c.excluded is None]
+    if eligible and relative_cutoff:
+        best = max(c.raw for c in eligible)
+        for c in eligible:
+            if c.raw < RELATIVE_CUTOFF * best:
+                c.excluded = "below_relative_cutoff"
+        eligible = [c for c in eligible if c.excluded is None]
+    for c in eligible:
+        doc = c.doc
+        c.rank = rank_score(c.raw, c.freshness, doc.priority, doc.utility, doc.accuracy)
+    eligible.sort(key=Candidate.sort_key)
+    chosen: list[Candidate] = []
+    seen_content: set[tuple[str, str]] = set()
+    for c in eligible:
+        content_key = (c.doc.origin, c.doc.content_hash)
+        if content_key in seen_content:
+            # The same words in the same origin say nothing new; in another origin they
+            # may be a different fact (the same port number in two projects).
+            c.excluded = "duplicate_content"
+            continue
+        if facet_redundancy and _redundant(c, chosen):
+            c.excluded = "redundant_facet"
+            continue
+        if len(chosen) >= limit:
+            c.excluded = "over_limit"
+            continue
+        seen_content.add(content_key)
+        chosen.append(c)
+    return chosen
+
+
+def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:
+    """Whether a better claim of the same origin *and kind* already covers every matched facet.
+
+    Tracking kind separately keeps a project-state mention from crowding out a fact or a
+    preference that answers the same words.
+    """
+    facets = set(candidate.matched)
+    return any(
+        other.doc.origin == candidate.doc.origin and other.doc.kind == candidate.doc.kind
+        and facets <= set(other.matched) and facets == set(other.matched)
+        for other in chosen
+    )

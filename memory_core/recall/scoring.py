@@ -1,0 +1,190 @@
+"""Lexical relevance and the gates a claim must pass before it may be ranked at all.
+
+Everything here is pure: a plan, feature weights and where each feature was found in one
+claim go in; a raw relevance and the first failed gate (if any) come out.
+
+Weights: a feature seen in ``df`` of ``N`` indexed claims weighs ``1 + log((N+1)/(df+1))``;
+a feature no claim has weighs 1 (not the highest weight, which would let one unknown word
+dominate). Literals (paths, filenames, identifiers) weigh double. Where a feature was found
+scales it: body 1, search-term alias 0.8, inside a quoted question 0.25, in the origin
+identifier 0.2.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.tokenize import Term
+
+BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
+FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
+FIELD_FACTORS = ((BODY, 1.0), (ALIAS, 0.8), (QUOTE, 0.25), (ORIGIN, 0.2))
+EVIDENCE_FIELDS = BODY | ALIAS
+
+LITERAL_FACTOR = 2.0
+CONTEXT_WEIGHT = 0.35
+MIN_FOCUS_COVERAGE = 0.45
+# A concept-only context subject (e.g. "database") must be covered this well.
+MIN_CONCEPT_CONTEXT_COVERAGE = 0.60
+# A multi-bigram Chinese subject counts as present when this share of its weight matched.
+MIN_UNIT_COVERAGE = 0.5
+NAMED_ATTRIBUTE_MAX_UNITS = 4
+LENGTH_PIVOT = 12
+
+
+def feature_weight(document_frequency: int, total: int, *, literal: bool = False) -> float:
+    """The weight of one query feature in a collection of ``total`` indexed claims."""
+    if document_frequency <= 0:
+        weight = 1.0
+    else:
+        weight = 1.0 + math.log((total + 1) / (document_frequency + 1))
+    return weight * (LITERAL_FACTOR if literal else 1.0)
+
+
+def field_strength(mask: int) -> float:
+    """The factor of the strongest field a feature was found in (0 when absent)."""
+    for bit, factor in FIELD_FACTORS:
+        if mask & bit:
+            return factor
+    return 0.0
+
+
+def length_factor(body_feature_count: int) -> float:
+    """Mild preference for short, focused claims: 1 up to 12 body features, towards 0.8 beyond."""
+    return 0.8 + 0.2 * min(1.0, LENGTH_PIVOT / max(1, body_feature_count))
+
+
+@dataclass(frozen=True, slots=True)
+class _Unit:
+    terms: tuple[Term, ...]
+    weight: float
+    unseen: bool
+
+    @property
+    def attribute(self) -> bool:
+        return self.terms[0].attribute
+
+    @property
+    def generic(self) -> bool:
+        return self.terms[0].generic
+
+    @property
+    def numeric(self) -> bool:
+        return self.terms[0].numeric
+
+    @property
+    def concept(self) -> bool:
+        return self.terms[0].kind == "concept"
+
+    @property
+    def named(self) -> bool:
+        """A subject written out (a word, literal or Chinese segment), not a concept."""
+        return not (self.attribute or self.numeric or self.concept)
+
+    def matched(self, masks: Mapping[str, int], weights: Mapping[str, float], allowed: int) -> bool:
+        if len(self.terms) == 1:
+            return bool(masks.get(self.terms[0].feature, 0) & allowed)
+        found = sum(weights[t.feature] for t in self.terms if masks.get(t.feature, 0) & allowed)
+        return found >= MIN_UNIT_COVERAGE * self.weight
+
+
+def _units(terms: tuple[Term, ...], weights: Mapping[str, float],
+           frequency: Mapping[str, int]) -> tuple[_Unit, ...]:
+    grouped: dict[int, list[Term]] = {}
+    for term in terms:
+        grouped.setdefault(term.unit, []).append(term)
+    return tuple(
+        _Unit(tuple(group), sum(weights[t.feature] for t in group),
+              all(frequency.get(t.feature, 0) == 0 for t in group))
+        for group in grouped.values()
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """Raw relevance of one claim, the focus/context features it matched, and why it failed."""
+
+    raw: float
+    matched: tuple[str, ...]
+    context_matched: tuple[str, ...]
+    reason: str | None
+
+
+class PlanScorer:
+    """Scores claims against one plan; built once per recall, applied per candidate."""
+
+    def __init__(self, plan: QueryPlan, frequency: Mapping[str, int], total: int) -> None:
+        self.plan = plan
+        context = tuple(t for t in plan.context if t.feature not in {f.feature for f in plan.focus})
+        self.focus = plan.focus
+        self.context = context
+        self.weights: dict[str, float] = {
+            t.feature: feature_weight(frequency.get(t.feature, 0), total, literal=t.literal)
+            for t in (*plan.focus, *context)
+        }
+        self.focus_total = sum(self.weights[t.feature] for t in self.focus)
+        self.focus_units = _units(self.focus, self.weights, frequency)
+        self.context_units = _units(context, self.weights, frequency)
+        named = [u for u in self.focus_units if u.named]
+        attributes = [u for u in self.focus_units if u.attribute and not u.generic]
+        # The short named-attribute rule: "SQLite auth?" needs SQLite *and* auth.
+        self.named_attribute = (
+            (named[0], tuple(attributes))
+            if len(self.focus_units) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and attributes
+            else None
+        )
+        self.has_unknown_word = any(u.unseen and u.named for u in self.focus_units)
+
+    def evaluate(self, masks: Mapping[str, int], body_feature_count: int) -> Evaluation:
+        """Score one claim from where each query feature was found in it."""
+        weights = self.weights
+        matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
+        context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
+        reason = self._gate(masks, matched)
+        focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
+        context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
+        raw = length_factor(body_feature_count) * (focus_score + CONTEXT_WEIGHT * context_score)
+        return Evaluation(raw, matched, context_matched, reason)
+
+    def _gate(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> str | None:
+        weights = self.weights
+        if not matched:
+            return "no_focus_match"
+        if not any(masks.get(t.feature, 0) & EVIDENCE_FIELDS for t in self.focus if not t.generic):
+            if all((masks[f] & ~QUOTE) == 0 for f in matched):
+                return "quoted_question_only"
+            return "generic_or_origin_only"
+        if any(t.literal and not masks.get(t.feature, 0) for t in self.focus):
+            return "literal_missing"
+        if sum(weights[f] for f in matched) < MIN_FOCUS_COVERAGE * self.focus_total:
+            return "focus_coverage"
+        matched_units = sum(1 for u in self.focus_units if u.matched(masks, weights, ~0))
+        if len(self.focus_units) >= 3 and matched_units < 2:
+            return "too_few_matches"
+        if matched_units == 1 and self.has_unknown_word:
+            return "unknown_words"
+        if self.named_attribute is not None:
+            subject, attributes = self.named_attribute
+            if not subject.matched(masks, weights, EVIDENCE_FIELDS | ORIGIN):
+                return "named_subject_missing"
+            if not all(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
+                return "named_attribute_missing"
+        return self._context_gate(masks)
+
+    def _context_gate(self, masks: Mapping[str, int]) -> str | None:
+        if not self.context_units:
+            return None
+        named = [u for u in self.context_units if u.named]
+        if named:
+            if not all(u.matched(masks, self.weights, ~0) for u in named):
+                return "context_subject_missing"
+            return None
+        subjects = [u for u in self.context_units if not u.attribute and not u.numeric]
+        total = sum(u.weight for u in subjects)
+        found = sum(self.weights[t.feature] for u in subjects for t in u.terms if masks.get(t.feature, 0))
+        if total and found < MIN_CONCEPT_CONTEXT_COVERAGE * total:
+            return "context_subject_missing"
+        return None

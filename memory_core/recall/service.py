@@ -1,0 +1,245 @@
+"""Recall: the read-only lookups the hooks and commands call.
+
+One evaluation does everything: plan the query, read the postings of its features, apply
+the relevance gates, age and rank what passed, load only the chosen claims, and render the
+digest and the diagnostics. Nothing here writes ``memory.db``; callers open it with
+:meth:`memory_core.store.Store.open_readonly`. No model is called.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memory_core.clock import iso
+from memory_core.errors import CorruptRecordError, UsageError
+from memory_core.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.recall.candidates import optimistic, origin_masks, retrieve
+from memory_core.recall.diagnostics import (
+    build_diagnostics,
+    read_last_diagnostics,
+    write_last_diagnostics,
+)
+from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
+from memory_core.recall.index import read_docs
+from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan
+from memory_core.recall.rank import Candidate, accuracy_factor, select, utility_factor
+from memory_core.records import Memory
+from memory_core.sanitize import redact_secrets, strip_controls
+from memory_core.store import Store
+
+__all__ = [
+    "RecallResult", "RecalledClaim", "open_recall_store", "preview", "read_last_diagnostics",
+    "recall", "search", "turn_recall", "validate_query", "write_last_diagnostics",
+]
+
+SEARCH_LIMIT = 10
+MAX_QUERY_CHARS = 512
+# Candidates that failed a gate are kept (for diagnostics) only this many, best first.
+_REJECTS_KEPT = 10
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledClaim:
+    """One selected claim with its provenance and scores."""
+
+    memory_id: str
+    source_id: str | None
+    kind: str
+    status: str
+    origin: str
+    evidence: str
+    updated_at: float
+    pinned: bool
+    dormant: bool
+    raw_score: float
+    rank_score: float
+    freshness: float
+    priority: int
+    utility: float
+    accuracy: float
+    matched: tuple[str, ...]
+    excerpt: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON output."""
+        return {
+            "id": self.memory_id, "source_id": self.source_id, "kind": self.kind,
+            "status": self.status, "origin": self.origin, "evidence": self.evidence,
+            "updated_at": self.updated_at, "pinned": self.pinned, "dormant": self.dormant,
+            "raw_score": round(self.raw_score, 4), "rank_score": round(self.rank_score, 4),
+            "freshness": round(self.freshness, 4), "priority": self.priority,
+            "utility": self.utility, "accuracy": self.accuracy, "matched": list(self.matched),
+            "excerpt": self.excerpt,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """The selected claims, the digest for the agent ('' when nothing) and bounded diagnostics."""
+
+    claims: list[RecalledClaim]
+    digest: str
+    diagnostics: dict[str, Any]
+    plan: QueryPlan = field(repr=False, default_factory=lambda: QueryPlan(()))
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain data for JSON output."""
+        return {"claims": [c.as_dict() for c in self.claims], "digest": self.digest}
+
+
+def validate_query(query: object) -> str:
+    """An explicit query: text of 1 to 512 characters, or a :class:`UsageError` saying so."""
+    if not isinstance(query, str) or not query.strip():
+        raise UsageError("give a query of 1-512 characters, e.g. `memevo recall \"sqlite port\"`")
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(
+            f"the query has {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}"
+        )
+    return query
+
+
+def open_recall_store(home: Path) -> Store | None:
+    """The memory database opened read-only, or ``None`` when none exists yet (nothing to recall)."""
+    if not (home / "memory.db").exists():
+        return None
+    return Store.open_readonly(home)
+
+
+def _clean(texts: Sequence[str]) -> list[str]:
+    # Stored text is redacted on capture, so a secret in a query could never match; keeping
+    # it out of the plan also keeps it out of the diagnostics file.
+    return [redact_secrets(strip_controls(t)) for t in texts]
+
+
+def _score(conn: sqlite3.Connection, plan: QueryPlan) -> tuple[list[Candidate], int, int]:
+    """Every gated candidate (passing ones first-class, a few rejects for diagnostics)."""
+    headers, scorer, masks = retrieve(conn, plan)
+    query_features = [t.feature for t in (*plan.focus, *plan.context)]
+    survivors: list[str] = []
+    rejects: list[tuple[float, str, str]] = []
+    for memory_id, found in masks.items():
+        bound = scorer.evaluate(optimistic(found, headers), 1)
+        if bound.reason is None:
+            survivors.append(memory_id)
+        else:
+            rejects.append((bound.raw, memory_id, bound.reason))
+    rejects.sort(key=lambda r: (-r[0], r[1]))
+    rejects = rejects[:_REJECTS_KEPT]
+    docs = read_docs(conn, survivors + [r[1] for r in rejects])
+    candidates: list[Candidate] = []
+    for memory_id in survivors + [r[1] for r in rejects]:
+        doc = docs.get(memory_id)
+        if doc is None:
+            continue
+        found = dict(masks[memory_id])
+        for feature, bit in origin_masks(doc.origin, headers, query_features).items():
+            found[feature] = found.get(feature, 0) | bit
+        evaluation = scorer.evaluate(found, doc.feature_count)
+        candidates.append(Candidate(doc, evaluation.raw, evaluation.matched,
+                                    evaluation.context_matched, evaluation.reason))
+    return candidates, headers.total, len(masks)
+
+
+def _load(conn: sqlite3.Connection, ids: Sequence[str], notes: list[str]) -> dict[str, Memory]:
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    loaded: dict[str, Memory] = {}
+    for row in conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", list(ids)):
+        try:
+            memory = memory_from_row(row)
+        except CorruptRecordError as exc:
+            notes.append(f"skipped corrupt claim {exc.row_id}")
+            continue
+        if memory.status != "active":
+            notes.append(f"skipped {memory.id}: index out of step (status {memory.status})")
+            continue
+        loaded[memory.id] = memory
+    return loaded
+
+
+def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, include_dormant: bool,
+         trigger: str, narrow: bool, with_digest: bool) -> RecallResult:
+    notes: list[str] = []
+    candidates, indexed, matched = _score(conn, plan) if not plan.is_empty else ([], 0, 0)
+    chosen = select(candidates, now=now, limit=limit, include_dormant=include_dormant,
+                    relative_cutoff=narrow, facet_redundancy=narrow)
+    memories = _load(conn, [c.doc.memory_id for c in chosen], notes)
+    chosen = [c for c in chosen if c.doc.memory_id in memories]
+    claims: list[RecalledClaim] = []
+    rows: list[DigestRow] = []
+    for c in chosen:
+        memory = memories[c.doc.memory_id]
+        evidence = memory.evidence
+        source_id = evidence.source_id if evidence is not None else memory.source_id
+        label = f"{evidence.basis}/{evidence.method}" if evidence is not None else "unknown"
+        accuracy = memory.feedback.accuracy.verdict if memory.feedback.accuracy else None
+        claims.append(RecalledClaim(
+            memory.id, source_id, memory.kind, memory.status, memory.origin, label,
+            memory.updated_at, memory.pinned, c.dormant, c.raw, c.rank, c.freshness,
+            c.doc.priority, utility_factor(c.doc.utility), accuracy_factor(c.doc.accuracy),
+            c.matched, excerpt(memory.content, c.matched),
+        ))
+        rows.append(DigestRow(
+            memory.id, memory.kind, memory.status, memory.origin, source_id,
+            (iso(memory.updated_at) or "")[:10], label, c.freshness, c.dormant, accuracy,
+            memory.content, c.matched,
+        ))
+    digest, shown = render_digest(rows) if with_digest else ("", 0)
+    diagnostics = build_diagnostics(
+        plan=plan, trigger=trigger, now=now, indexed=indexed, matched=matched,
+        candidates=candidates, chosen=chosen, digest_claims=shown,
+        digest_bytes=len(digest.encode("utf-8")), notes=notes,
+    )
+    return RecallResult(claims, digest, diagnostics, plan)
+
+
+def recall(conn: sqlite3.Connection, query: str, *, context: Sequence[str] = (), now: float,
+           include_dormant: bool = False, limit: int = MAX_CLAIMS) -> RecallResult:
+    """Recall for ``query``; ``context`` holds earlier user texts of the conversation, oldest first.
+
+    Dormant claims are only returned when ``include_dormant`` asks for them. The digest
+    holds at most three claims whatever ``limit`` says.
+    """
+    texts = _clean([*list(context)[-(MAX_TEXTS - 1):], query])
+    return _run(conn, build_plan(texts), now=now, limit=limit, include_dormant=include_dormant,
+                trigger="query", narrow=True, with_digest=True)
+
+
+def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float,
+                session_is_fresh: bool) -> RecallResult:
+    """Automatic recall for a user turn: the last text is the question, earlier ones its context.
+
+    In a fresh session there is no earlier subject to inherit, so a bare "continue"
+    recalls nothing.
+    """
+    texts = list(user_texts)[-MAX_TEXTS:]
+    if session_is_fresh:
+        texts = texts[-1:]
+    return _run(conn, build_plan(_clean(texts)), now=now, limit=MAX_CLAIMS, include_dormant=False,
+                trigger="turn", narrow=True, with_digest=True)
+
+
+def search(conn: sqlite3.Connection, query: str, *, now: float, limit: int = SEARCH_LIMIT,
+           include_dormant: bool = True) -> RecallResult:
+    """An explicit listing of up to ``limit`` matches: the same gates, no relative cutoff,
+    no facet thinning, dormant claims included (and marked)."""
+    return _run(conn, build_plan(_clean([query])), now=now, limit=limit,
+                include_dormant=include_dormant, trigger="search", narrow=False, with_digest=False)
+
+
+def preview(conn: sqlite3.Connection | None, query: str, *, now: float) -> dict[str, Any]:
+    """Diagnostics for an explicit query, without any conversation to inherit from.
+
+    ``conn`` may be ``None`` when no database exists yet: the plan is still shown.
+    """
+    plan = build_plan(_clean([query]))
+    if conn is None:
+        return build_diagnostics(plan=plan, trigger="preview", now=now, indexed=0, matched=0,
+                                 candidates=[], chosen=[], digest_claims=0, digest_bytes=0)
+    return _run(conn, plan, now=now, limit=MAX_CLAIMS, include_dormant=False, trigger="preview",
+                narrow=True, with_digest=True).diagnostics
