@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memory_core.config import Settings, load_settings
-from memory_core.store import Store
+if TYPE_CHECKING:
+    from memory_core.config import Settings
+    from memory_core.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -21,12 +22,16 @@ def settings() -> Settings:
     if not isinstance(root.obj, dict):
         root.obj = {}
     if "settings" not in root.obj:
+        from memory_core.config import load_settings
+
         root.obj["settings"] = load_settings()
     return root.obj["settings"]
 
 
 def open_store() -> Store:
     """Open (and migrate) the memory database of the configured state dir."""
+    from memory_core.store import Store
+
     return Store.open(settings().home)
 
 

@@ -1,7 +1,13 @@
-"""`memevo`: the group, error handling in one place, and command registration."""
+"""`memevo`: the group, error handling in one place, and lazy command loading.
+
+Commands are imported only when invoked: a hook or a recall must not pay for importing
+every other command (and the libraries they need) on each agent turn.
+"""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import sqlite3
 import sys
 from typing import Any
@@ -10,9 +16,65 @@ import click
 
 from memory_core.errors import MemevoError
 
+# command name -> module in cli.commands. tests/unit/test_cli_registry.py keeps this in
+# step with the COMMANDS each module declares.
+COMMAND_MODULES: dict[str, str] = {
+    "config": "config_cmd",
+    "status": "status_cmd",
+    "hook": "hook_cmd",
+    "worker": "worker_cmd",
+    "evolve": "worker_cmd",
+    "list": "inspect_cmd",
+    "show": "inspect_cmd",
+    "history": "inspect_cmd",
+    "forget": "manual_cmd",
+    "correct": "manual_cmd",
+    "pin": "manual_cmd",
+    "unpin": "manual_cmd",
+    "resolve": "manual_cmd",
+    "undo": "manual_cmd",
+    "export": "transfer_cmd",
+    "import": "transfer_cmd",
+    "recall": "recall_cmd",
+    "search": "recall_cmd",
+    "explain": "recall_cmd",
+}
+
+
+def _commands_of(module_name: str) -> dict[str, click.Command]:
+    try:
+        module = importlib.import_module(f"cli.commands.{module_name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"cli.commands.{module_name}":
+            return {}
+        raise
+    return {command.name: command for command in getattr(module, "COMMANDS", ()) if command.name}
+
+
+def discover_commands() -> dict[str, click.Command]:
+    """Every command of every module in :mod:`cli.commands` (imports them all)."""
+    import cli.commands as package
+
+    found: dict[str, click.Command] = {}
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        found.update(_commands_of(info.name))
+    return found
+
 
 class MemevoGroup(click.Group):
-    """Turns memevo's errors into one line on stderr and a non-zero exit, never a traceback."""
+    """Loads commands lazily and turns memevo's errors into one line on stderr with a
+    non-zero exit, never a traceback."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(discover_commands())
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is not None:
+            command = _commands_of(module).get(cmd_name)
+            if command is not None:
+                return command
+        return discover_commands().get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -32,22 +94,6 @@ class MemevoGroup(click.Group):
 @click.version_option(package_name="memevo")
 def cli() -> None:
     """memevo: a self-evolving memory for coding agents."""
-
-
-def _register() -> None:
-    """Add every command of every module in :mod:`cli.commands` (each lists ``COMMANDS``)."""
-    import importlib
-    import pkgutil
-
-    import cli.commands as package
-
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"cli.commands.{info.name}")
-        for command in getattr(module, "COMMANDS", ()):
-            cli.add_command(command)
-
-
-_register()
 
 
 def main() -> None:

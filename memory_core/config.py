@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from memory_core.errors import ConfigError
+from memory_core.paths import state_home
 
 ENV_PREFIX = "MEMEVO_"
 CONFIG_FILE = "config.toml"
@@ -33,14 +34,6 @@ ALLOWED = {
     "daily_model_calls": "a whole number, at least 0",
     "daily_model_tokens": "a whole number, at least 0",
 }
-
-
-def default_home(env: Mapping[str, str]) -> Path:
-    """``$XDG_DATA_HOME/memevo``, else ``~/.local/share/memevo``."""
-    xdg = env.get("XDG_DATA_HOME")
-    if xdg:
-        return Path(xdg) / "memevo"
-    return Path.home() / ".local" / "share" / "memevo"
 
 
 class Settings(BaseModel):
@@ -141,8 +134,7 @@ def _read_config_file(home: Path) -> dict[str, Any]:
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Build the effective settings from the environment and the optional config file."""
     env = os.environ if env is None else env
-    home_text = env.get(_env_name("home"))
-    home = Path(home_text).expanduser() if home_text else default_home(env)
+    home = state_home(env)
     values: dict[str, Any] = _read_config_file(home)
     origin = {name: f"{home / CONFIG_FILE}: {name}" for name in values}
     for name in Settings.model_fields:

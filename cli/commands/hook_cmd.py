@@ -18,10 +18,10 @@ def _log_failure(message: str, detail: str | None = None) -> None:
     """Append to logs/hooks.log in the state dir; never raises."""
     try:
         from memory_core import clock
-        from memory_core.config import load_settings
         from memory_core.db import ensure_private_dir
+        from memory_core.paths import state_home
 
-        logs = ensure_private_dir(load_settings().home / "logs")
+        logs = ensure_private_dir(state_home() / "logs")
         path = logs / "hooks.log"
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"{clock.iso(clock.now())} {message}\n")
@@ -61,10 +61,10 @@ def hook_command(event_name: str, adapter: str) -> None:
         from cli.hooks.adapters import parse_event
         from cli.hooks.dispatch import handle_event
         from memory_core import clock
-        from memory_core.config import load_settings
+        from memory_core.paths import state_home
 
         event = parse_event(adapter, payload, event_name)
-        output = handle_event(event, load_settings(), clock.now())
+        output = handle_event(event, state_home(), clock.now())
         if output:
             click.echo(output)
     except MemevoError as exc:

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ValidationError
-
-from cli.hooks.event import HookEvent
+from cli.hooks.event import HookEvent, HookInputError
 from memory_core.errors import UsageError
 
 SCHEMA = "memevo.hook/v1"
@@ -23,13 +21,18 @@ def parse_generic(payload: dict[str, Any], event_arg: str) -> HookEvent:
     event = payload.get("event", event_arg)
     if event != event_arg:
         raise UsageError(f"hook input says event {event!r} but the command was `memevo hook {event_arg}`")
-    data = {k: v for k, v in payload.items() if k != "schema"}
-    data["event"] = event_arg
-    if isinstance(data.get("user_messages"), list):
-        data["user_messages"] = tuple(data["user_messages"])
+    messages = payload.get("user_messages", [])
+    if not isinstance(messages, list):
+        raise UsageError("hook input field user_messages must be a list of strings (see docs/hooks.md)")
     try:
-        return HookEvent.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]) or "input"
-        raise UsageError(f"hook input field {where}: {first['msg']} (see docs/hooks.md)") from None
+        return HookEvent(
+            event=event_arg,
+            agent=payload.get("agent", "generic"),
+            session_id=payload.get("session_id"),
+            cwd=payload.get("cwd", ""),
+            summary=payload.get("summary"),
+            user_messages=tuple(messages),
+            prompt=payload.get("prompt"),
+        )
+    except HookInputError as exc:
+        raise UsageError(f"hook input field {exc} (see docs/hooks.md)") from None

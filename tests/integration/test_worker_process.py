@@ -25,14 +25,14 @@ import sys
 from cli.hooks.dispatch import handle_event
 from cli.hooks.event import HookEvent
 from memory_core import clock
-from memory_core.config import load_settings
+from memory_core.paths import state_home
 
 tag, n = sys.argv[1], int(sys.argv[2])
-settings = load_settings()
+home = state_home()
 for i in range(n):
     event = HookEvent(agent="producer", event="compaction", session_id=f"{tag}-{i}", cwd="/tmp",
                       summary=f"Producer {tag} learned item {i}: service {tag}{i} runs on port {1000 + i}")
-    handle_event(event, settings, clock.now())
+    handle_event(event, home, clock.now())
 print("ok")
 """
 

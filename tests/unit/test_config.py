@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.config import default_home, load_settings
+from memory_core.config import load_settings
 from memory_core.errors import ConfigError
+from memory_core.paths import default_home
 
 
 def test_default_home_prefers_xdg(tmp_path: Path) -> None:
