@@ -16,8 +16,11 @@ from memory_core.records import Memory, Source
 
 CANDIDATE_LIMIT = 32
 # A claim counts as mentioned when it shares this many distinct informative features with
-# the source (or all of them, for a claim with fewer).
+# the source (or all of them, for a claim with fewer) and the shared ones cover at least
+# this share of the claim's own informative features: two common words in passing are
+# not a mention.
 MIN_SHARED_FEATURES = 2
+MIN_COVERAGE = 0.5
 _SQL_CHUNK = 400
 
 
@@ -46,7 +49,10 @@ def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CAND
     if not shared:
         return []
     sizes = _informative_sizes(conn, list(shared))
-    qualified = [mid for mid, n in shared.items() if n >= min(MIN_SHARED_FEATURES, sizes.get(mid, 0) or 1)]
+    qualified = [
+        mid for mid, n in shared.items()
+        if n >= min(MIN_SHARED_FEATURES, sizes.get(mid, 0) or 1) and n >= MIN_COVERAGE * sizes.get(mid, 0)
+    ]
     return _load_newest(conn, qualified, limit)
 
 
