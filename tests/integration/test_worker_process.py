@@ -152,3 +152,20 @@ def test_sigkill_mid_request_then_restart_completes_once(home: Path, tmp_path: P
     assert conn.execute("SELECT COUNT(*) FROM memories WHERE json_extract(body, '$.source_id')=?",
                         (sid,)).fetchone()[0] == 1
     conn.close()
+
+
+def test_graceful_stop_hands_in_flight_job_back_uncounted(home: Path, tmp_path: Path, env_for) -> None:
+    make_env, procs = env_for
+    with FakeModelProcess(tmp_path, [Reply(hang=True)]) as model:
+        env = make_env(model, MEMEVO_ATTEMPT_SECONDS="60")
+        consumer = start_consumer(env, tmp_path / "consumer.log")
+        procs.append(consumer)
+        payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": "/tmp", "session_id": "g",
+                   "summary": "The staging cluster was rebuilt on Monday"}
+        assert memevo_process("hook", "compaction", input=json.dumps(payload), env=env).returncode == 0
+        wait_for(lambda: model.request_count() == 1, 30, "the request to be in flight")
+        started = time.monotonic()
+        kill_group(consumer, signal.SIGTERM)  # graceful: -t 3 then the attempt is interrupted
+        assert time.monotonic() - started < 15
+    [(_, state, failures, code, attempt)] = source_rows(home)
+    assert (state, failures, code, attempt) == ("pending", 0, None, 1)

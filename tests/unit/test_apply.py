@@ -259,3 +259,13 @@ def test_blocked_content_is_not_added_back(store: Store) -> None:
                          text="remember: " + target.content)
     assert again.skipped_blocked == 1
     assert get_memory(store.conn, target.id).status == "superseded"
+
+
+def test_passing_words_are_not_a_mention(store: Store) -> None:
+    long_claim = make_memory("The nightly backup job compresses the analytics warehouse snapshots with zstd level 19",
+                             origin=ORIGIN, at=T_OLD)
+    with store.transaction() as conn:
+        put_memory(conn, long_claim)
+        sid = capture_source(conn, source_type="summary", origin=ORIGIN,
+                             text="The nightly build job failed twice today", now=NOW).source_id
+    assert mentioned_claims(store.conn, require_source(store.conn, sid)) == []
