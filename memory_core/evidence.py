@@ -90,7 +90,7 @@ def evidence_for(source_type: str, method: str, source_id: str, at: float) -> Ev
     if source_type == "summary":
         if method not in ("local", "model"):
             raise ValueError(f"summary claims are extracted locally or by the model, not {method!r}")
-        return Evidence(basis="summary", method=method, source_id=source_id, at=at)
+        return Evidence(basis="summary", method="local" if method == "local" else "model", source_id=source_id, at=at)
     if method != "model":
         raise ValueError(f"{source_type!r} sources become claims only through the model")
     if source_type == "user_statement":

@@ -70,7 +70,7 @@ def _informative_sizes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, in
 
 
 def _load_newest(conn: sqlite3.Connection, ids: list[str], limit: int) -> list[Memory]:
-    rows = []
+    rows: list[tuple] = []
     for start in range(0, len(ids), _SQL_CHUNK):
         chunk = ids[start : start + _SQL_CHUNK]
         marks = ",".join("?" * len(chunk))
@@ -81,7 +81,7 @@ def _load_newest(conn: sqlite3.Connection, ids: list[str], limit: int) -> list[M
 
 def nominated_claims(conn: sqlite3.Connection, source: Source) -> list[Memory]:
     """The active, unpinned project states nominated for a progress source."""
-    rows = []
+    rows: list[tuple] = []
     for target in source.target_ids:
         row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id=?", (target,)).fetchone()
         if row is not None:
