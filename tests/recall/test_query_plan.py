@@ -1,0 +1,54 @@
+"""The conversation-aware query plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.recall.query_plan import MAX_TEXT_BYTES, MAX_TEXTS, build_plan, clip_text
+
+
+def shape(texts: list[str]) -> tuple[str, list[str], list[str]]:
+    plan = build_plan(texts)
+    return plan.mode, [t.feature for t in plan.focus], [t.feature for t in plan.context]
+
+
+@pytest.mark.parametrize(("texts", "expected"), [
+    (["SQLite"], ("standalone", ["sqlite"], [])),
+    (["SQLite", "port?"], ("follow_up", ["~port"], ["sqlite"])),
+    (["SQLite", "port?", "auth?"], ("follow_up", ["~auth"], ["sqlite"])),
+    (["SQLite", "port?", "auth?", "continue"], ("inherited", ["~auth"], ["sqlite"])),
+    (["SQLite", "port?", "auth?", "continue", "继续"], ("inherited", ["~auth"], ["sqlite"])),
+    (["continue"], ("empty", [], [])),
+    (["SQLite", "new topic", "continue"], ("reset", [], [])),
+    (["SQLite", "never mind, Redis port?"], ("standalone", ["redi", "~port"], [])),
+    (["SQLite", "PostgreSQL?"], ("standalone", ["postgresql"], [])),
+    (["SQLite", "does it support WAL?"], ("follow_up", ["support", "wal"], ["sqlite"])),
+    (["SQLite", "5433?"], ("follow_up", ["5433"], ["sqlite"])),
+    (["SQLite", "status?"], ("follow_up", ["~status"], ["sqlite"])),
+    (["SQLite", "猫?", "continue"], ("inherited", ["猫"], [])),
+    (["数据库", "端口呢？"], ("follow_up", ["~port"], ["~database"])),
+    (["Do you remember the memory limit?"], ("standalone", ["~memory", "~limit"], [])),
+    (["你还记得端口是多少吗"], ("standalone", ["~port"], [])),
+])
+def test_plans(texts: list[str], expected: tuple[str, list[str], list[str]]) -> None:
+    assert shape(texts) == expected
+
+
+def test_context_does_not_accumulate_facets() -> None:
+    mode, focus, context = shape(["SQLite", "port?", "timeout?", "auth?"])
+    assert context == ["sqlite"] and focus == ["~auth"]
+
+
+def test_only_the_last_six_texts_count() -> None:
+    texts = ["Redis"] + ["continue"] * MAX_TEXTS
+    assert shape(texts) == ("empty", [], [])
+    assert shape(texts[1:])[0] == "empty"
+    assert shape(["Redis"] + ["continue"] * (MAX_TEXTS - 1))[1] == ["redi"]
+
+
+def test_clip_text_keeps_head_and_tail_whole_characters() -> None:
+    text = "开头" + "字" * 2000 + "结尾问题"
+    clipped = clip_text(text)
+    assert len(clipped.encode("utf-8")) <= MAX_TEXT_BYTES
+    assert clipped.startswith("开头") and clipped.endswith("结尾问题")
+    assert clip_text("short") == "short"

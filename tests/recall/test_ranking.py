@@ -1,0 +1,109 @@
+"""Ranking after the gates: quality factors, ties, cutoff, duplicates and facets."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.recall.index import IndexedDoc
+from memory_core.recall.rank import Candidate, rank_score, select
+from memory_core.recall.service import recall
+from memory_core.records import Evidence, Feedback, VerdictSlot
+from tests.recall.conftest import NOW, T0
+
+
+def doc(memory_id: str, *, origin: str = "/o", kind: str = "fact", content_hash: str | None = None,
+        updated_at: float = T0, clock_at: float | None = None, pinned: bool = False,
+        priority: int = 1, utility: str | None = None, accuracy: str | None = None) -> IndexedDoc:
+    return IndexedDoc(memory_id, origin, kind, content_hash or memory_id, updated_at,
+                      updated_at if clock_at is None else clock_at, pinned, priority, "summary",
+                      "local", utility, accuracy, 5)
+
+
+def cand(d: IndexedDoc, raw: float, matched: tuple[str, ...] = ("a",)) -> Candidate:
+    return Candidate(d, raw, matched, ())
+
+
+def test_rank_formula() -> None:
+    assert rank_score(2.0, 0.5, 4, "useful", "accurate") == pytest.approx(2.0 * 0.5 * 1.16 * 1.05 * 1.05)
+    assert rank_score(2.0, 1.0, 0, "unhelpful", "incorrect") == pytest.approx(2.0 * 0.9 * 0.5)
+    assert rank_score(2.0, 1.0, 0, None, None) == 2.0
+
+
+def test_relative_cutoff_uses_raw_relevance() -> None:
+    strong = cand(doc("a" * 24, priority=0), 4.0, ("x",))
+    # A weaker match cannot climb over the cutoff on evidence, feedback or pins.
+    weak = cand(doc("b" * 24, priority=4, utility="useful", accuracy="accurate", pinned=True), 2.9, ("y",))
+    chosen = select([strong, weak], now=NOW, limit=3)
+    assert chosen == [strong] and weak.excluded == "below_relative_cutoff"
+
+
+def test_quality_orders_close_matches() -> None:
+    plain = cand(doc("a" * 24, priority=1), 4.0, ("x",))
+    corrected = cand(doc("b" * 24, priority=4), 3.9, ("y",))
+    assert select([plain, corrected], now=NOW, limit=3) == [corrected, plain]
+
+
+def test_ties_break_by_pin_then_date_then_id() -> None:
+    # Equal clocks (hence equal freshness) and equal raw scores: only the tie-breakers differ.
+    older = cand(doc("c" * 24, updated_at=T0 - 10, clock_at=NOW), 3.0, ("x",))
+    newer = cand(doc("d" * 24, updated_at=T0, clock_at=NOW), 3.0, ("y",))
+    low_id = cand(doc("a" * 24, updated_at=T0, clock_at=NOW), 3.0, ("z",))
+    pinned = cand(doc("e" * 24, updated_at=T0 - 10, clock_at=NOW, pinned=True), 3.0, ("w",))
+    chosen = select([older, newer, low_id, pinned], now=NOW, limit=4)
+    assert [c.doc.memory_id[0] for c in chosen] == ["e", "a", "d", "c"]
+
+
+def test_exact_duplicates_only_within_one_origin() -> None:
+    first = cand(doc("a" * 24, origin="/one", content_hash="h"), 3.0, ("x",))
+    same = cand(doc("b" * 24, origin="/one", content_hash="h"), 2.9, ("y",))
+    elsewhere = cand(doc("c" * 24, origin="/two", content_hash="h"), 3.0, ("z",))
+    chosen = select([first, same, elsewhere], now=NOW, limit=3)
+    assert {c.doc.memory_id[0] for c in chosen} == {"a", "c"}
+    assert same.excluded == "duplicate_content"
+
+
+def test_facet_redundancy_per_origin_and_kind() -> None:
+    fact = cand(doc("a" * 24, kind="fact"), 3.0, ("sqlite", "~port"))
+    variant = cand(doc("b" * 24, kind="fact"), 2.9, ("sqlite", "~port"))
+    state = cand(doc("c" * 24, kind="project_state"), 2.95, ("sqlite", "~port"))
+    other_origin = cand(doc("d" * 24, kind="fact", origin="/elsewhere"), 2.8, ("sqlite", "~port"))
+    chosen = select([fact, variant, state, other_origin], now=NOW, limit=3)
+    assert {c.doc.memory_id[0] for c in chosen} == {"a", "c", "d"}
+    assert variant.excluded == "redundant_facet"
+
+
+def test_limit() -> None:
+    many = [cand(doc(f"{i:024x}"), 3.0, (f"f{i}",)) for i in range(5)]
+    assert len(select(many, now=NOW, limit=3)) == 3
+    assert sum(c.excluded == "over_limit" for c in many) == 2
+
+
+def test_feedback_and_evidence_through_the_store(add, reader) -> None:
+    summary = add("Logs rotate daily at midnight", kind="fact")
+    corrected = add("Logs rotate daily at noon", kind="fact", origin="/work/other",
+                    evidence=Evidence(basis="manual_correction", method="manual",
+                                      source_id="m" * 24, at=T0))
+    result = recall(reader.conn, "when do logs rotate", now=NOW)
+    assert [c.memory_id for c in result.claims] == [corrected.id, summary.id]
+    assert result.claims[0].priority == 4 and result.claims[1].priority == 1
+
+    unhelpful = Feedback(utility=VerdictSlot(verdict="unhelpful", source_id="u" * 24, at=T0))
+    add("Logs rotate daily at dawn", kind="fact", origin="/work/third", feedback=unhelpful)
+    result = recall(reader.conn, "when do logs rotate", now=NOW)
+    assert result.claims[-1].utility == 0.9
+
+
+def test_incorrect_and_inactive_claims_never_recall(add, reader) -> None:
+    wrong = Feedback(accuracy=VerdictSlot(verdict="incorrect", source_id="u" * 24, at=T0))
+    add("Mailer retries three times", feedback=wrong)
+    add("Mailer retries five times", status="conflicted", origin="/work/b")
+    add("Mailer retries seven times", status="superseded", origin="/work/c")
+    add("Mailer retries nine times", status="forgotten", origin="/work/d")
+    for include_dormant in (False, True):
+        assert recall(reader.conn, "mailer retries", now=NOW, include_dormant=include_dormant).claims == []
+    accurate = Feedback(accuracy=VerdictSlot(verdict="accurate", source_id="u" * 24, at=T0))
+    right = add("Mailer retries twice", origin="/work/e", feedback=accurate)
+    result = recall(reader.conn, "mailer retries", now=NOW)
+    assert [c.memory_id for c in result.claims] == [right.id]
+    assert result.claims[0].accuracy == 1.05 and result.claims[0].priority == 4
+    assert '"accuracy":"accurate"' in result.digest

@@ -1,0 +1,115 @@
+"""Relevance arithmetic and gates on hand-made matches (no database)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from memory_core.recall.query_plan import build_plan, plan_query
+from memory_core.recall.scoring import (
+    ALIAS,
+    BODY,
+    ORIGIN,
+    QUOTE,
+    PlanScorer,
+    feature_weight,
+    field_strength,
+    length_factor,
+)
+
+
+def test_feature_weight() -> None:
+    assert feature_weight(9, 99) == pytest.approx(1 + math.log(100 / 10))
+    assert feature_weight(0, 99) == 1.0  # unseen: 1, not the highest weight
+    assert feature_weight(9, 99, literal=True) == pytest.approx(2 * (1 + math.log(10)))
+    assert feature_weight(0, 99, literal=True) == 2.0
+
+
+def test_field_factors() -> None:
+    assert field_strength(BODY) == 1.0
+    assert field_strength(ALIAS) == 0.8
+    assert field_strength(QUOTE) == 0.25
+    assert field_strength(ORIGIN) == 0.2
+    assert field_strength(ALIAS | QUOTE) == 0.8
+    assert field_strength(0) == 0.0
+
+
+def test_length_factor() -> None:
+    assert length_factor(0) == 1.0
+    assert length_factor(12) == 1.0
+    assert length_factor(24) == pytest.approx(0.9)
+    assert length_factor(10_000) == pytest.approx(0.8, abs=1e-3)
+
+
+def scorer(query: str | list[str], df: dict[str, int], total: int = 100) -> PlanScorer:
+    plan = build_plan(query) if isinstance(query, list) else plan_query(query)
+    return PlanScorer(plan, df, total)
+
+
+def test_raw_relevance_sums_weighted_fields() -> None:
+    s = scorer("sqlite timeout", {"sqlite": 9, "~timeout": 4})
+    w_sqlite, w_timeout = s.weights["sqlite"], s.weights["~timeout"]
+    e = s.evaluate({"sqlite": BODY, "~timeout": ALIAS}, 30)
+    assert e.reason is None
+    assert e.raw == pytest.approx(length_factor(30) * (w_sqlite + 0.8 * w_timeout))
+
+
+def test_context_counts_at_035_and_cannot_replace_focus() -> None:
+    s = scorer(["SQLite", "auth?"], {"sqlite": 9, "~auth": 9})
+    both = s.evaluate({"sqlite": BODY, "~auth": BODY}, 5)
+    assert both.reason is None
+    assert both.raw == pytest.approx(s.weights["~auth"] + 0.35 * s.weights["sqlite"])
+    assert s.evaluate({"sqlite": BODY}, 5).reason == "no_focus_match"
+    assert s.evaluate({"~auth": BODY}, 5).reason == "context_subject_missing"
+
+
+def test_concept_context_needs_sixty_percent() -> None:
+    s = scorer(["database backups", "timeout?"], {"~database": 20, "~backup": 20, "~timeout": 5})
+    assert s.evaluate({"~timeout": BODY, "~database": BODY}, 5).reason == "context_subject_missing"
+    assert s.evaluate({"~timeout": BODY, "~database": BODY, "~backup": BODY}, 5).reason is None
+
+
+def test_coverage_threshold() -> None:
+    s = scorer("alpha beta gamma", {"alpha": 1, "beta": 50, "gamma": 50})
+    # alpha alone carries well over 45% of the weight but is only one of three features.
+    assert s.evaluate({"alpha": BODY}, 5).reason == "too_few_matches"
+    assert s.evaluate({"beta": BODY, "gamma": BODY}, 5).reason == "focus_coverage"
+    assert s.evaluate({"alpha": BODY, "beta": BODY}, 5).reason is None
+
+
+def test_literals_must_all_match_and_weigh_double() -> None:
+    s = scorer("deploy.sh in /srv/app", {"deploy.sh": 3, "/srv/app": 3})
+    assert s.weights["deploy.sh"] == pytest.approx(2 * feature_weight(3, 100))
+    assert s.evaluate({"deploy.sh": BODY}, 5).reason == "literal_missing"
+    assert s.evaluate({"deploy.sh": BODY, "/srv/app": ORIGIN}, 5).reason is None
+
+
+def test_quoted_question_and_origin_cannot_qualify_alone() -> None:
+    s = scorer("redis port", {"redi": 3, "~port": 3})
+    assert s.evaluate({"redi": QUOTE, "~port": QUOTE}, 5).reason == "quoted_question_only"
+    assert s.evaluate({"redi": ORIGIN}, 5).reason == "generic_or_origin_only"
+
+
+def test_generic_words_cannot_qualify() -> None:
+    s = scorer("project config", {"~project": 3, "~config": 3})
+    assert s.evaluate({"~project": BODY, "~config": BODY}, 5).reason == "generic_or_origin_only"
+
+
+def test_short_named_attribute_rule() -> None:
+    s = scorer("SQLite auth?", {"sqlite": 2, "~auth": 40})
+    assert s.named_attribute is not None
+    assert s.evaluate({"sqlite": BODY}, 5).reason == "named_attribute_missing"
+    assert s.evaluate({"~auth": BODY, "sqlite": BODY}, 5).reason is None
+    # The subject may come from the origin name; the attribute may not.
+    assert s.evaluate({"~auth": BODY, "sqlite": ORIGIN}, 5).reason is None
+    assert s.evaluate({"sqlite": BODY, "~auth": ORIGIN}, 5).reason == "named_attribute_missing"
+    # Generic status words are not mandatory attributes; numbers are not subjects.
+    assert scorer("SQLite status?", {"sqlite": 2}).named_attribute is None
+    assert scorer("5433 port?", {"~port": 2}).named_attribute is None
+    assert scorer("sqlite postgres redis kafka port", {}).named_attribute is None
+
+
+def test_unknown_words_block_a_single_match() -> None:
+    s = scorer("zyxwv threads", {"thread": 3})
+    assert s.evaluate({"thread": BODY}, 5).reason == "unknown_words"

@@ -1,0 +1,83 @@
+"""The tokenizer: words, literals, Chinese bigrams, concepts, filler, quoted questions."""
+
+from __future__ import annotations
+
+from memory_core.recall.stem import stem
+from memory_core.recall.tokenize import features, index_fields, origin_features, query_terms
+
+
+def test_english_words_are_stemmed_and_filler_dropped() -> None:
+    found = features("The painter painted paintings while we were waiting")
+    assert set(found) == {"painter", "paint", "wait"}
+    assert found["paint"] == 2
+
+
+def test_porter_reference_points() -> None:
+    pairs = {"caresses": "caress", "ponies": "poni", "relational": "relat", "hopping": "hop",
+             "generalization": "gener", "sensibiliti": "sensibl", "filing": "file", "sky": "sky"}
+    assert {w: stem(w) for w in pairs} == pairs
+
+
+def test_paths_are_exact_literals_without_topic_words() -> None:
+    found = set(features("Output goes to /work/pi-memory-evolution/dist now"))
+    assert "/work/pi-memory-evolution/dist" in found
+    assert "/work/pi-memory-evolution" in found  # the directory finds the file
+    assert "dist" in found  # its last segment, as written
+    assert not {"~memory", "memory", "evolut", "work"} & found
+    terms = query_terms("what is in /work/pi-memory-evolution?")
+    assert [(t.feature, t.kind) for t in terms] == [("/work/pi-memory-evolution", "literal")]
+
+
+def test_filenames_identifiers_urls_and_numbers() -> None:
+    found = set(features("Edit config.toml and memory_core, see https://example.com/a b, port 5432, v1.2.3"))
+    assert {"config.toml", "memory_core", "https://example.com/a", "example.com", "5432", "v1.2.3",
+            "~port"} <= found
+    assert not {"e", "g"} & set(features("e.g. this"))
+    assert set(features("and/or")) == set()  # a slash between two words is not a path
+
+
+def test_chinese_bigrams_concepts_and_filler() -> None:
+    found = features("金融科技精英论坛的主要内容是什么？")
+    assert set(found) == {"金融", "融科", "科技", "技精", "精英", "英论", "论坛", "主要", "~content"}
+    assert set(features("SQLite数据库的端口是多少")) == {"sqlite", "~database", "~port"}
+
+
+def test_concept_map_merges_synonyms_across_languages() -> None:
+    assert set(features("database db 数据库 databases")) == {"~database"}
+    assert features("database db 数据库")["~database"] == 3
+    terms = query_terms("数据库 database")
+    assert [t.feature for t in terms] == ["~database"]  # one feature, one vote
+
+
+def test_query_units_and_flags() -> None:
+    terms = query_terms("Do you remember the SQLite auth setting?")
+    assert [(t.feature, t.attribute, t.generic) for t in terms] == [
+        ("sqlite", False, False), ("~auth", True, False), ("~config", True, True)]
+    units = {t.unit for t in query_terms("户外徒步 端口")}
+    assert len(units) == 2
+
+
+def test_quoted_questions_are_their_own_field() -> None:
+    fields = index_fields('The user asked "what port does Redis use?" and we said 6380')
+    assert set(fields["quote"]) == {"~port", "redi"}
+    assert "~port" not in fields["body"] and "6380" in fields["body"]
+    fields = index_fields("「Redis 的端口是多少？」")
+    assert set(fields) == {"quote"}
+    plain = index_fields('The README says "Redis listens on port 6380".')
+    assert "quote" not in plain and "~port" in plain["body"]
+
+
+def test_search_terms_are_the_alias_field() -> None:
+    fields = index_fields("Use pnpm", ["package manager", "包管理"])
+    assert set(fields["alias"]) >= {"packag", "manag"}
+    assert set(fields["body"]) == {"pnpm"}
+
+
+def test_origin_features_exclude_concept_words() -> None:
+    assert origin_features("/work/pi-memory-evolution") == ("/work/pi-memory-evolution", "pi-memory-evolution")
+    assert "~memory" not in origin_features("/work/memory")
+    assert origin_features("legacy") == ("legacy",)
+
+
+def test_full_width_forms_are_normalized() -> None:
+    assert set(features("ＳＱＬｉｔｅ　ｐｏｒｔ")) == {"sqlite", "~port"}
