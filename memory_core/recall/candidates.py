@@ -30,18 +30,21 @@ def _mandatory(scorer: PlanScorer, headers: Headers) -> list[str]:
     """Features every eligible claim must hold in its own postings."""
     must: list[str] = []
     for term in scorer.focus:
-        if term.literal and term.feature not in headers.origins:
+        if term.literal and not term.group and term.feature not in headers.origins:
             must.append(term.feature)
     if scorer.named_attribute is not None:
         subject, attributes = scorer.named_attribute
         for unit in attributes:
             if len(unit.terms) == 1:
                 must.append(unit.terms[0].feature)
-        if len(subject.terms) == 1 and subject.terms[0].feature not in headers.origins:
-            must.append(subject.terms[0].feature)
+        if len(subject) == 1 and len(subject[0].terms) == 1:
+            feature = subject[0].terms[0].feature
+            if feature not in headers.origins:
+                must.append(feature)
     for unit in scorer.context_units:
-        if unit.named and len(unit.terms) == 1 and unit.terms[0].feature not in headers.origins:
-            must.append(unit.terms[0].feature)
+        single = unit.terms[0].feature
+        if unit.named and not unit.group and len(unit.terms) == 1 and single not in headers.origins:
+            must.append(single)
     return must
 
 
@@ -54,7 +57,7 @@ def _generators(scorer: PlanScorer, headers: Headers) -> list[str]:
     weights = scorer.weights
     focus = sorted(scorer.focus, key=lambda t: (weights[t.feature], t.feature))
     origin_matchable = sum(weights[t.feature] for t in focus if t.feature in headers.origins)
-    threshold = MIN_FOCUS_COVERAGE * scorer.focus_total
+    threshold = MIN_FOCUS_COVERAGE * scorer.min_focus_total
     # Grow the set of light features a claim could match without ever reaching coverage,
     # even if every origin-matchable feature outside it matched through the origin.
     light: set[str] = set()

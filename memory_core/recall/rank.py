@@ -1,7 +1,8 @@
 """Ordering the claims that passed the relevance gates, and choosing the few to offer.
 
-Relevance comes first: the relative cutoff compares *raw* relevance, and only the claims
-that survive it are ordered by
+Relevance comes first: the relative cutoff compares *raw* relevance (among the claims about
+the same alternative, when a question names alternatives such as "SQLite or PostgreSQL"),
+and only the claims that survive it are ordered by
 
     rank = relevance * freshness * (1 + 0.04 * priority) * utility * accuracy
 
@@ -52,6 +53,7 @@ class Candidate:
     matched: tuple[str, ...]
     context_matched: tuple[str, ...]
     excluded: str | None = None
+    alternatives: tuple[int, ...] = ()
     freshness: float = 1.0
     dormant: bool = False
     rank: float = 0.0
@@ -75,9 +77,11 @@ def select(candidates: list[Candidate], *, now: float, limit: int, include_dorma
             c.excluded = "dormant"
     eligible = [c for c in candidates if c.excluded is None]
     if eligible and relative_cutoff:
-        best = max(c.raw for c in eligible)
+        best: dict[tuple[int, ...], float] = {}
         for c in eligible:
-            if c.raw < RELATIVE_CUTOFF * best:
+            best[c.alternatives] = max(best.get(c.alternatives, 0.0), c.raw)
+        for c in eligible:
+            if c.raw < RELATIVE_CUTOFF * best[c.alternatives]:
                 c.excluded = "below_relative_cutoff"
         eligible = [c for c in eligible if c.excluded is None]
     for c in eligible:
@@ -105,7 +109,10 @@ def select(candidates: list[Candidate], *, now: float, limit: int, include_dorma
 
 
 def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:
-    """Whether a better claim of the same origin *and kind* already covers every matched facet.
+    """Whether a better claim of the same origin *and kind* matched every facet this one matched.
+
+    Such a claim adds no new side of the question; another origin may mean another project,
+    so it never counts.
 
     Tracking kind separately keeps a project-state mention from crowding out a fact or a
     preference that answers the same words.
@@ -113,6 +120,6 @@ def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:
     facets = set(candidate.matched)
     return any(
         other.doc.origin == candidate.doc.origin and other.doc.kind == candidate.doc.kind
-        and facets <= set(other.matched) and facets == set(other.matched)
+        and facets <= set(other.matched)
         for other in chosen
     )

@@ -80,6 +80,10 @@ class _Unit:
         return self.terms[0].kind == "concept"
 
     @property
+    def group(self) -> int:
+        return self.terms[0].group
+
+    @property
     def named(self) -> bool:
         """A subject written out (a word, literal or Chinese segment), not a concept."""
         return not (self.attribute or self.numeric or self.concept)
@@ -103,6 +107,25 @@ def _units(terms: tuple[Term, ...], weights: Mapping[str, float],
     )
 
 
+def _slots(units: tuple[_Unit, ...]) -> list[tuple[_Unit, ...]]:
+    """Units as the question counts them: alternatives joined by "or"/"和" fill one slot."""
+    slots: dict[object, list[_Unit]] = {}
+    for n, unit in enumerate(units):
+        slots.setdefault(("group", unit.group) if unit.group else n, []).append(unit)
+    return [tuple(v) for v in slots.values()]
+
+
+def _active(units: tuple[_Unit, ...], masks: Mapping[str, int],
+            weights: Mapping[str, float]) -> tuple[_Unit, ...]:
+    """The units a claim is judged on: of a set of alternatives, those it does not mention
+    are dropped once it mentions one of them ("SQLite or PostgreSQL" asks about either)."""
+    if not any(u.group for u in units):
+        return units
+    hit_groups = {u.group for u in units if u.group and u.matched(masks, weights, ~0)}
+    return tuple(u for u in units
+                 if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
+
+
 @dataclass(frozen=True, slots=True)
 class Evaluation:
     """Raw relevance of one claim, the focus/context features it matched, and why it failed."""
@@ -111,6 +134,9 @@ class Evaluation:
     matched: tuple[str, ...]
     context_matched: tuple[str, ...]
     reason: str | None
+    # Which alternatives ("A or B") the claim speaks to: the relative cutoff compares
+    # claims about the same alternative, so a lighter-named option is not crowded out.
+    alternatives: tuple[int, ...] = ()
 
 
 class PlanScorer:
@@ -125,18 +151,24 @@ class PlanScorer:
             t.feature: feature_weight(frequency.get(t.feature, 0), total, literal=t.literal)
             for t in (*plan.focus, *context)
         }
-        self.focus_total = sum(self.weights[t.feature] for t in self.focus)
         self.focus_units = _units(self.focus, self.weights, frequency)
         self.context_units = _units(context, self.weights, frequency)
-        named = [u for u in self.focus_units if u.named]
+        self.focus_total = sum(self.weights[t.feature] for t in self.focus)
+        # The smallest total a claim can be judged on: all but the lightest alternative of
+        # each group dropped. Candidate pruning must use it to stay complete.
+        self.min_focus_total = self.focus_total - sum(
+            sum(u.weight for u in slot) - min(u.weight for u in slot)
+            for slot in _slots(self.focus_units) if len(slot) > 1
+        )
+        slots = _slots(self.focus_units)
+        named = [slot for slot in slots if any(u.named for u in slot)]
         attributes = [u for u in self.focus_units if u.attribute and not u.generic]
         # The short named-attribute rule: "SQLite auth?" needs SQLite *and* auth.
         self.named_attribute = (
             (named[0], tuple(attributes))
-            if len(self.focus_units) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and attributes
+            if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and attributes
             else None
         )
-        self.has_unknown_word = any(u.unseen and u.named for u in self.focus_units)
 
     def evaluate(self, masks: Mapping[str, int], body_feature_count: int) -> Evaluation:
         """Score one claim from where each query feature was found in it."""
@@ -147,7 +179,9 @@ class PlanScorer:
         focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
         raw = length_factor(body_feature_count) * (focus_score + CONTEXT_WEIGHT * context_score)
-        return Evaluation(raw, matched, context_matched, reason)
+        alternatives = tuple(u.terms[0].unit for u in self.focus_units
+                             if u.group and u.matched(masks, weights, ~0))
+        return Evaluation(raw, matched, context_matched, reason, alternatives)
 
     def _gate(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> str | None:
         weights = self.weights
@@ -157,18 +191,21 @@ class PlanScorer:
             if all((masks[f] & ~QUOTE) == 0 for f in matched):
                 return "quoted_question_only"
             return "generic_or_origin_only"
-        if any(t.literal and not masks.get(t.feature, 0) for t in self.focus):
+        units = _active(self.focus_units, masks, weights)
+        terms = [t for u in units for t in u.terms]
+        if any(t.literal and not masks.get(t.feature, 0) for t in terms):
             return "literal_missing"
-        if sum(weights[f] for f in matched) < MIN_FOCUS_COVERAGE * self.focus_total:
+        total = sum(weights[t.feature] for t in terms)
+        if sum(weights[t.feature] for t in terms if masks.get(t.feature, 0)) < MIN_FOCUS_COVERAGE * total:
             return "focus_coverage"
-        matched_units = sum(1 for u in self.focus_units if u.matched(masks, weights, ~0))
-        if len(self.focus_units) >= 3 and matched_units < 2:
+        matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))
+        if len(units) >= 3 and matched_units < 2:
             return "too_few_matches"
-        if matched_units == 1 and self.has_unknown_word:
+        if matched_units == 1 and any(u.unseen and u.named for u in units):
             return "unknown_words"
         if self.named_attribute is not None:
             subject, attributes = self.named_attribute
-            if not subject.matched(masks, weights, EVIDENCE_FIELDS | ORIGIN):
+            if not any(u.matched(masks, weights, EVIDENCE_FIELDS | ORIGIN) for u in subject):
                 return "named_subject_missing"
             if not all(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
                 return "named_attribute_missing"
@@ -177,9 +214,9 @@ class PlanScorer:
     def _context_gate(self, masks: Mapping[str, int]) -> str | None:
         if not self.context_units:
             return None
-        named = [u for u in self.context_units if u.named]
+        named = [slot for slot in _slots(self.context_units) if any(u.named for u in slot)]
         if named:
-            if not all(u.matched(masks, self.weights, ~0) for u in named):
+            if not all(any(u.matched(masks, self.weights, ~0) for u in slot) for slot in named):
                 return "context_subject_missing"
             return None
         subjects = [u for u in self.context_units if not u.attribute and not u.numeric]

@@ -140,7 +140,8 @@ def _score(conn: sqlite3.Connection, plan: QueryPlan) -> tuple[list[Candidate], 
             found[feature] = found.get(feature, 0) | bit
         evaluation = scorer.evaluate(found, doc.feature_count)
         candidates.append(Candidate(doc, evaluation.raw, evaluation.matched,
-                                    evaluation.context_matched, evaluation.reason))
+                                    evaluation.context_matched, evaluation.reason,
+                                    evaluation.alternatives))
     return candidates, headers.total, len(masks)
 
 

@@ -24,15 +24,19 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memory_core.recall.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.recall.stem import stem
 from memory_core.recall.vocabulary import (
+    CHINESE_CONJUNCTIONS,
+    CHINESE_KEEP_WORDS,
     CHINESE_STOP_CHARS,
     CHINESE_STOP_WORDS,
+    ENGLISH_CONJUNCTIONS,
     ENGLISH_STOP,
     FRAMING,
+    SELF_CORRECTION,
 )
 
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
@@ -53,10 +57,20 @@ _QUOTED_QUESTION = re.compile(
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 _TRAILING = ".,;:!?)]}'\""
 _NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
-_CJK_DICTIONARY: dict[str, str | None] = {**{w: None for w in CHINESE_STOP_WORDS}, **CHINESE}
+# What a dictionary hit in Chinese text means: filler (None), a word to keep whole (""),
+# a conjunction ("&"), or a concept feature ("~name").
+_KEEP, _CONJUNCTION = "", "&"
+_CJK_DICTIONARY: dict[str, str | None] = {
+    **{w: None for w in CHINESE_STOP_WORDS},
+    **{w: _KEEP for w in CHINESE_KEEP_WORDS},
+    **{w: _CONJUNCTION for w in CHINESE_CONJUNCTIONS if len(w) > 1},
+    **CHINESE,
+}
 _CJK_LONGEST = max(len(w) for w in _CJK_DICTIONARY)
 
 WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "cjk"
+# A query-only marker unit: the words on either side are alternatives.
+_MARKER = [(_CONJUNCTION, "conjunction")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +78,7 @@ class Term:
     """One query feature and what kind of thing it is.
 
     Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
+    Subjects joined by a conjunction share a ``group``.
     """
 
     feature: str
@@ -71,6 +86,8 @@ class Term:
     kind: str
     attribute: bool = False
     generic: bool = False
+    # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
+    group: int = 0
 
     @property
     def literal(self) -> bool:
@@ -127,7 +144,7 @@ def _word_feature(word: str) -> tuple[str, str] | None:
     return stem(word), WORD
 
 
-def _cjk_pieces(run: str) -> list[list[tuple[str, str]]]:
+def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
     """Split a CJK run into units: dictionary concepts, and bigrams of what remains."""
     units: list[list[tuple[str, str]]] = []
     segment: list[str] = []
@@ -145,16 +162,24 @@ def _cjk_pieces(run: str) -> list[list[tuple[str, str]]]:
         for length in range(min(_CJK_LONGEST, n - i), 1, -1):
             piece = run[i : i + length]
             if piece in _CJK_DICTIONARY:
-                flush()
-                concept = _CJK_DICTIONARY[piece]
-                if concept is not None:
-                    units.append([(concept, CONCEPT)])
+                meaning = _CJK_DICTIONARY[piece]
+                if meaning == _KEEP:
+                    segment.extend(piece)
+                else:
+                    flush()
+                    if meaning == _CONJUNCTION:
+                        if query:
+                            units.append(_MARKER)
+                    elif meaning is not None:
+                        units.append([(meaning, CONCEPT)])
                 i += length
                 break
         else:
             ch = run[i]
             if ch in CHINESE_STOP_CHARS:
                 flush()
+                if query and ch in CHINESE_CONJUNCTIONS:
+                    units.append(_MARKER)
             else:
                 segment.append(ch)
             i += 1
@@ -163,13 +188,17 @@ def _cjk_pieces(run: str) -> list[list[tuple[str, str]]]:
 
 
 def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
-    """Feature units of already-normalized text, in reading order."""
+    """Feature units of already-normalized text, in reading order.
+
+    ``expand`` is the index side (paths also yield ancestors); the query side instead
+    keeps conjunction markers.
+    """
     units: list[list[tuple[str, str]]] = []
     for match in _TOKEN.finditer(text):
         group = match.lastgroup
         token = match.group()
         if group == "cjk":
-            units.extend(_cjk_pieces(token))
+            units.extend(_cjk_pieces(token, query=not expand))
         elif group == "url":
             url = token.rstrip(_TRAILING)
             unit = [(url, LITERAL)]
@@ -192,6 +221,8 @@ def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
                 units.append([(token, LITERAL)])
         elif group == "ident":
             units.append([(token.strip("_") or token, LITERAL)])
+        elif not expand and token in ENGLISH_CONJUNCTIONS:
+            units.append(_MARKER)
         else:
             feature = _word_feature(token)
             if feature is not None:
@@ -246,9 +277,21 @@ def origin_features(origin: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for f, _ in _path_features(text, expand=True)))
 
 
-def strip_framing(text: str) -> str:
-    """The query without conversational recall framing ("do you remember", "还记得", "多少")."""
-    return FRAMING.sub(" ", normalize(text))
+def query_text(text: str) -> str:
+    """The asking part of a query: normalized, after any "what I actually want to ask is",
+    without recall framing ("do you remember", "还记得", "多少")."""
+    normalized = normalize(text)
+    corrections = list(SELF_CORRECTION.finditer(normalized))
+    if corrections and corrections[-1].end() < len(normalized.rstrip()):
+        normalized = normalized[corrections[-1].end():]
+    return FRAMING.sub(" ", normalized)
+
+
+def _is_alternative(kind: str, feature: str) -> bool:
+    if kind == CONCEPT:
+        concept = BY_FEATURE.get(feature)
+        return concept is not None and not concept.attribute
+    return kind in (WORD, LITERAL, CJK)
 
 
 def query_terms(text: str) -> list[Term]:
@@ -256,7 +299,13 @@ def query_terms(text: str) -> list[Term]:
     terms: list[Term] = []
     seen: set[str] = set()
     unit_id = 0
-    for unit in _units(strip_framing(text), expand=False):
+    groups: dict[int, int] = {}  # unit -> alternative group
+    last_subject: int | None = None
+    joined = False
+    for unit in _units(query_text(text), expand=False):
+        if unit is _MARKER:
+            joined = last_subject is not None
+            continue
         added = False
         for feature, kind in unit:
             if feature in seen:
@@ -269,6 +318,14 @@ def query_terms(text: str) -> list[Term]:
                 generic=bool(concept and concept.generic),
             ))
             added = True
-        if added:
-            unit_id += 1
+        if not added:
+            continue
+        subject = _is_alternative(unit[0][1], unit[0][0])
+        if joined and subject and last_subject is not None:
+            groups[unit_id] = groups.setdefault(last_subject, last_subject + 1)
+        last_subject = unit_id if subject else None
+        joined = False
+        unit_id += 1
+    if groups:
+        terms = [replace(t, group=groups.get(t.unit, 0)) for t in terms]
     return terms

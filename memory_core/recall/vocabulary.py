@@ -36,11 +36,16 @@ stuff way sure see
 CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
 什么 怎么 怎样 怎么样 如何 为什么 为何 哪个 哪些 哪里 哪儿 那个 这个 那些 这些 那么 这么
 一下 一个 一些 一点 可以 能够 知道 我们 你们 他们 她们 它们 自己 现在 已经 因为 所以
-但是 而且 还是 或者 如果 就是 不是 没有 时候 之前 以前 之后 以后 上次 那次 这次 请问 帮我
+但是 而且 如果 就是 不是 没有 时候 之前 以前 之后 以后 上次 那次 这次 请问 帮我
 多少 几个 是否 是不是 有没有 关于 对于 还有 然后 其实 非常 真的 特别 比较 一直 一定 应该
-记得 还记得 记不记得 告诉 提醒 回忆 想起 觉得 感觉 感到 好像 可能 大家 东西 事情
+记得 还记得 记不记得 告诉 提醒 回忆 想起 觉得 感觉 感到 好像 可能 大家 东西 事情 你好
 """.split())
-CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或也就还又把被给吗呢吧啊呀哦嗯很我你他她它么")
+CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么")
+# Common words that contain one of those characters and must not be cut apart.
+CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
+    "参与 给予 与会 和平 和谐 温和 暖和 在线 存在 正在 所在 实在 在于 于是 总是 可是 要是 凡是 "
+    "自我 忘我 其他 他人".split()
+)
 
 # Conversational framing around a recall request. Removed from queries only, so that
 # "memory" or "recall" as a technical subject still counts everywhere else.
@@ -81,3 +86,17 @@ CONTINUATION = re.compile(
 
 # Pronouns that refer back to the subject under discussion.
 ANAPHORA = re.compile(r"(?i)\b(?:it|its|it's|they|them|their)\b|它(?:们|的)?|其")
+
+# "What I actually want to ask is ...": only the words after the last such marker are the
+# question; everything before it is preamble the user has just set aside.
+SELF_CORRECTION = re.compile(
+    r"(?i)\b(?:what\s+i\s+(?:really\s+|actually\s+)?(?:want(?:ed)?|meant|mean)\s+to\s+(?:ask|say)\s+(?:is|was)|"
+    r"my\s+(?:real|actual)\s+question\s+(?:is|was)|(?:sorry,?\s+)?i\s+meant\s+to\s+ask)\b[\s:,]*"
+    r"|(?:我)?(?:真正|其实|实际上?|本来)?(?:想|要)(?:问|说)的(?:问题)?(?:是|其实是)[:：,，]?"
+    r"|我(?:的)?(?:真正|实际)的?问题(?:是|其实是)[:：,，]?"
+)
+
+# Words joining alternatives ("SQLite or PostgreSQL", "A和B哪个更大"): a claim about either
+# side may answer, so the side it does not mention is not held against it.
+ENGLISH_CONJUNCTIONS = frozenset({"and", "or", "vs", "versus"})
+CHINESE_CONJUNCTIONS = frozenset({"和", "与", "跟", "或", "还是", "或者", "以及", "及"})
