@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -195,7 +195,7 @@ def locomo(eval_dir: Path) -> Iterator[Conversation]:
         for key, speakers in sample["observation"].items():
             session = key.removesuffix("_observation")
             stamp = datetime.strptime(conv[f"{session}_date_time"], "%I:%M %p on %d %B, %Y")
-            at = stamp.replace(tzinfo=timezone.utc).timestamp()
+            at = stamp.replace(tzinfo=UTC).timestamp()
             times.append(at)
             for items in speakers.values():
                 for text, dia in items:
@@ -219,7 +219,7 @@ def _zh_time(text: str) -> float | None:
     if not match:
         return None
     y, mo, d, h, mi = (int(g) for g in match.groups())
-    return datetime(y, mo, d, h, mi, tzinfo=timezone.utc).timestamp()
+    return datetime(y, mo, d, h, mi, tzinfo=UTC).timestamp()
 
 
 def memdaily(eval_dir: Path) -> Iterator[tuple[str, Conversation]]:
@@ -245,7 +245,7 @@ def madial(eval_dir: Path, lang: str) -> Conversation:
         if not line.strip():
             continue
         [(key, item)] = json.loads(line).items()
-        at = datetime.strptime(item["time"], "%Y-%m-%d").replace(tzinfo=timezone.utc).timestamp()
+        at = datetime.strptime(item["time"], "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
         kind = "preference" if item.get("scene") in ("喜好类", "Preferences") else "fact"
         claims.append(Claim(item["event"], at, kind, {str(key)}))
     now = max(c.at for c in claims) + DAY
