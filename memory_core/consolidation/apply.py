@@ -10,6 +10,7 @@ evidence is weaker than its target's is not a defect: its new variant is quarant
 from __future__ import annotations
 
 import sqlite3
+from collections import Counter
 from dataclasses import dataclass, field
 
 from memory_core import evidence as policy
@@ -47,14 +48,19 @@ class ApplyReport:
 
 
 class _Changes:
-    """Before/after records of one transaction, for a single event."""
+    """Before/after records of one transaction, for a single event.
+
+    ``before`` holds a record as it was stored before this transaction, so only the first
+    write of an id can set it: a record this batch created and then wrote again (a repeated
+    claim, a quarantined local variant) has no before, and undo tombstones it.
+    """
 
     def __init__(self) -> None:
         self.before: dict[str, Memory] = {}
         self.after: dict[str, Memory] = {}
 
     def write(self, conn: sqlite3.Connection, old: Memory | None, new: Memory) -> None:
-        if old is not None and new.id not in self.before:
+        if old is not None and new.id not in self.after:
             self.before[new.id] = old
         self.after[new.id] = new
         put_memory(conn, new)
@@ -67,7 +73,7 @@ def _check_guards(
     """Targets and their decisions by id, or :class:`WriteRejected` for a batch the store
     must not apply."""
     targets: dict[str, tuple[Memory, policy.Decision]] = {}
-    new_ids = {build_id(source, c) for c in batch.claims}
+    new_ids = Counter(build_id(source, c) for c in batch.claims)
     for proposed in batch.claims:
         if source.source_type == "progress":
             if proposed.kind != "project_state" or proposed.replaces is None:
@@ -82,7 +88,10 @@ def _check_guards(
             raise WriteRejected("replacement target was not offered as a candidate")
         if target.origin != source.origin:
             raise WriteRejected("replacement target belongs to another origin")
-        if target_id in new_ids:
+        # A claim that restates its own target (same origin, kind and content, so the same
+        # id) reaffirms it; another claim producing the target makes a cycle.
+        restates = build_id(source, proposed) == target_id
+        if new_ids[target_id] > int(restates):
             raise WriteRejected("replacement cycle within the batch")
         decision = policy.replacement_decision(
             target, new_evidence, proposed.kind, source.created_at, source_origin=source.origin,

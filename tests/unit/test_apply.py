@@ -19,6 +19,7 @@ from memory_core.records import Evidence, Feedback, JobState, VerdictSlot
 from memory_core.sources import require_source
 from memory_core.store import Store
 from memory_core.suppression import is_blocked
+from memory_core.undo import undo
 from tests.factories import make_memory
 
 ORIGIN = "/work/app"
@@ -269,3 +270,37 @@ def test_passing_words_are_not_a_mention(store: Store) -> None:
         sid = capture_source(conn, source_type="summary", origin=ORIGIN,
                              text="The nightly build job failed twice today", now=NOW).source_id
     assert mentioned_claims(store.conn, require_source(store.conn, sid)) == []
+
+
+@pytest.mark.parametrize("source_type,old_basis,basis", [
+    ("progress", "manual_correction", "tool_observation"),
+    ("user_statement", "user_statement", "user_statement"),
+])
+def test_restating_a_target_reaffirms_it_instead_of_rejecting_the_batch(
+    store: Store, source_type: str, old_basis: str, basis: str,
+) -> None:
+    # A progress report naturally answers a nominated state with `replaces` even when the
+    # state has not changed; that is a reaffirmation, not a replacement cycle.
+    target = seed_target(store, "project_state", old_basis)
+    targets = (target.id,) if source_type == "progress" else ()
+    sid, report = run_batch(store, source_type, [{"kind": "project_state", "content": target.content,
+                                                  "replaces": target.id}], targets=targets)
+    after = require_memory(store.conn, target.id)
+    assert report.refreshed == [target.id] and report.superseded == [] and report.added == []
+    assert after.evidence == Evidence(basis=basis, method="model", source_id=sid, at=NOW)
+    assert (after.status, after.content, after.updated_at) == ("active", target.content, target.updated_at)
+    assert after.confirmed_at is None  # a project state is never "confirmed"
+    assert require_source(store.conn, sid).state == JobState.DONE
+
+
+def test_undo_of_a_batch_that_wrote_a_new_record_twice_leaves_a_tombstone(store: Store) -> None:
+    # A repeated claim writes its new record twice (added, then re-derived with aliases);
+    # the event must still say it was created, or undo would restore the first draft.
+    claim = {"kind": "decision", "content": "Use blue-green deploys for the api service"}
+    _, report = run_batch(store, "summary", [claim, {**claim, "searchTerms": ["blue green"]}])
+    new_id = report.added[0]
+    event = latest_events(store.conn, limit=1)[0]
+    assert [m.id for m in event.before] == [] and [m.id for m in event.after] == [new_id]
+    with store.transaction() as conn:
+        undo(conn, report.event_id, NOW + 10)  # type: ignore[arg-type]
+    assert require_memory(store.conn, new_id).status == "forgotten"
