@@ -19,6 +19,12 @@ LIST_PAGE_SIZE = 20
 HISTORY_PAGE_SIZE = 10
 # How many events touching one claim `show` lists.
 SHOWN_EVENTS = 10
+# Far beyond any real store, and small enough that the row offset stays a 64-bit integer.
+MAX_PAGE = 10**15
+
+
+def _offset(page: int, page_size: int) -> int:
+    return (min(max(page, 1), MAX_PAGE) - 1) * page_size
 
 
 def list_memories(
@@ -39,7 +45,7 @@ def list_memories(
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM memories {where} ORDER BY updated_at DESC, id DESC "
         "LIMIT ? OFFSET ?",
-        (*params, LIST_PAGE_SIZE, (max(page, 1) - 1) * LIST_PAGE_SIZE),
+        (*params, LIST_PAGE_SIZE, _offset(page, LIST_PAGE_SIZE)),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
 
@@ -122,4 +128,4 @@ def event_summary(event: Event) -> dict[str, Any]:
 
 def history_page(conn: sqlite3.Connection, page: int = 1) -> list[Event]:
     """One page of events, newest first."""
-    return latest_events(conn, limit=HISTORY_PAGE_SIZE, offset=(max(page, 1) - 1) * HISTORY_PAGE_SIZE)
+    return latest_events(conn, limit=HISTORY_PAGE_SIZE, offset=_offset(page, HISTORY_PAGE_SIZE))

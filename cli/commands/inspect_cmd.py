@@ -10,6 +10,7 @@ import click
 from cli.context import emit, json_option, open_store
 from memory_core.clock import iso
 from memory_core.inspection import (
+    MAX_PAGE,
     describe_memory,
     event_summary,
     history_page,
@@ -56,7 +57,7 @@ def _render_list(data: dict[str, Any]) -> str:
               help="here: captured in this directory; legacy: imported without an origin.")
 @click.option("--kind", type=click.Choice(KINDS), help="Only this kind.")
 @click.option("--status", type=click.Choice(MEMORY_STATUSES), help="Only this status.")
-@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--page", type=click.IntRange(min=1, max=MAX_PAGE), default=1, show_default=True,
               help="20 memories a page, newest first.")
 @json_option
 def list_command(origin_choice: str, kind: str | None, status: str | None, page: int,
@@ -127,7 +128,7 @@ def _render_history(data: dict[str, Any]) -> str:
 
 
 @click.command("history")
-@click.option("--page", type=click.IntRange(min=1), default=1, show_default=True,
+@click.option("--page", type=click.IntRange(min=1, max=MAX_PAGE), default=1, show_default=True,
               help="10 events a page, newest first.")
 @json_option
 def history_command(page: int, as_json: bool) -> None:

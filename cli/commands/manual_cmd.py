@@ -13,6 +13,9 @@ from memory_core.errors import NotFoundError
 from memory_core.inspection import memory_summary
 from memory_core.undo import undo
 
+# Event ids are SQLite integers (64-bit); a longer number cannot name one.
+_EVENT_ID_MAX_DIGITS = 18
+
 
 def _result_data(action: str, result: manual.ManualResult) -> dict[str, Any]:
     return {
@@ -81,16 +84,24 @@ def resolve_command(memory_id: str, as_json: bool) -> None:
     _run("resolve", manual.resolve, memory_id, as_json=as_json)
 
 
+def _event_number(text: str) -> int:
+    """The event id ``text`` names: ASCII digits only, never wider than SQLite stores."""
+    if not (text.isascii() and text.isdigit()):
+        raise NotFoundError(f"{text!r} is not an event id (a number); see `memevo history`")
+    if len(text.lstrip("0")) > _EVENT_ID_MAX_DIGITS:
+        raise NotFoundError(f"no event with id {text}; see `memevo history`")
+    return int(text)
+
+
 @click.command("undo")
 @click.argument("event_id")
 @json_option
 def undo_command(event_id: str, as_json: bool) -> None:
     """Revert one event, if the memories it changed are still as it left them."""
-    if not event_id.isdigit():
-        raise NotFoundError(f"{event_id!r} is not an event id (a number); see `memevo history`")
+    number = _event_number(event_id)
     with open_store() as store, store.transaction() as conn:
-        undo_id = undo(conn, int(event_id), clock.now())
-    emit({"undone_event": int(event_id), "event_id": undo_id}, as_json,
+        undo_id = undo(conn, number, clock.now())
+    emit({"undone_event": number, "event_id": undo_id}, as_json,
          lambda d: f"undid event {d['undone_event']} (recorded as event {d['event_id']})")
 
 

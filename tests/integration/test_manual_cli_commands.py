@@ -80,7 +80,7 @@ def test_manual_round_trip_from_another_directory(home: Path, cli_run, tmp_path:
 
 @pytest.mark.parametrize("args", [
     ("show", "0" * 24), ("forget", "0" * 24), ("pin", "abc"), ("correct", "f" * 24, "New text here"),
-    ("resolve", "1" * 24), ("undo", "42"), ("undo", "last"),
+    ("resolve", "1" * 24), ("undo", "42"), ("undo", "last"), ("undo", "9" * 20), ("undo", "²"),
 ])
 def test_unknown_ids_fail_with_one_line(cli_run, args: tuple[str, ...]) -> None:
     result = cli_run(*args, "--json")
@@ -115,3 +115,11 @@ def test_export_and_import_files(home: Path, cli_run, tmp_path: Path) -> None:
     result = cli_run("import", str(bad))
     assert result.exit_code == 2 and "line 2" in result.output
     assert len(as_json(cli_run("list", "--json"))["memories"]) == 3
+
+
+@pytest.mark.parametrize("command", ["list", "history"])
+def test_page_numbers_beyond_the_store_are_refused_or_empty(cli_run, command: str) -> None:
+    huge = cli_run(command, "--page", "9" * 20)
+    assert huge.exit_code == 2 and "--page" in huge.output
+    last = as_json(cli_run(command, "--page", str(10**15), "--json"))
+    assert last["page"] == 10**15 and not (last.get("memories") or last.get("events"))
