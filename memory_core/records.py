@@ -115,8 +115,10 @@ class Memory(_Strict):
 
     @property
     def clock_at(self) -> float:
-        """When the record was last confirmed or changed: the aging clock."""
-        return max(self.updated_at, self.confirmed_at or 0.0)
+        """The aging clock: the latest of its last change, its last confirmation and the
+        date of its current evidence (a reaffirmation or fresh observation renews that)."""
+        evidence_at = self.evidence.at if self.evidence is not None else 0.0
+        return max(self.updated_at, self.confirmed_at or 0.0, evidence_at)
 
 
 class Source(_Strict):

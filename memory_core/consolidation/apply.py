@@ -184,9 +184,10 @@ def _apply_replacement(
         return
     existing = get_memory(conn, variant.id)
     if existing is not None and existing.status == "active":
-        # The new value is already stored: attach the newer evidence to it.
-        refreshed = existing.model_copy(update={"evidence": evidence, "updated_at": now,
-                                                "feedback": type(existing.feedback)()})
+        # The new value is already stored: attach the newer evidence to it (never weaker
+        # than what it had). Its content is not new, so its own feedback stays.
+        refreshed = existing.model_copy(update={"evidence": _renewed_evidence(existing, evidence),
+                                                "updated_at": now})
         changes.write(conn, existing, refreshed)
         report.refreshed.append(existing.id)
         new_id = existing.id
@@ -222,7 +223,7 @@ def _reaffirm(conn: sqlite3.Connection, source: Source, target: Memory, variant:
               evidence: Evidence, now: float, changes: _Changes, report: ApplyReport) -> None:
     update: dict[str, object] = {}
     if _refreshes_evidence(source, target):
-        update["evidence"] = evidence
+        update["evidence"] = _renewed_evidence(target, evidence)
         report.refreshed.append(target.id)
     elif target.kind != "project_state" and source.source_type != "progress":
         update["confirmed_at"] = now
@@ -239,6 +240,14 @@ def _refreshes_evidence(source: Source, target: Memory) -> bool:
     """Reaffirmation by the user, or a fresh progress observation, renews the evidence date;
     repeated summaries do not."""
     return source.source_type in ("user_statement", "progress")
+
+
+def _renewed_evidence(record: Memory, newer: Evidence) -> Evidence:
+    """The newer evidence, unless it is weaker than the record's own: then only the date
+    moves, so a reaffirmation never lowers a record's replacement priority."""
+    if record.evidence is None or policy.evidence_priority(newer, record.kind) >= policy.source_priority(record):
+        return newer
+    return record.evidence.model_copy(update={"at": max(record.evidence.at, newer.at)})
 
 
 def _merged_terms(old: list[str], new: list[str]) -> list[str]:

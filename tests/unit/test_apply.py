@@ -273,7 +273,9 @@ def test_passing_words_are_not_a_mention(store: Store) -> None:
 
 
 @pytest.mark.parametrize("source_type,old_basis,basis", [
-    ("progress", "manual_correction", "tool_observation"),
+    # A weaker observation only renews the date of the stronger manual correction.
+    ("progress", "manual_correction", "manual_correction"),
+    ("progress", "summary", "tool_observation"),
     ("user_statement", "user_statement", "user_statement"),
 ])
 def test_restating_a_target_reaffirms_it_instead_of_rejecting_the_batch(
@@ -287,7 +289,11 @@ def test_restating_a_target_reaffirms_it_instead_of_rejecting_the_batch(
                                                   "replaces": target.id}], targets=targets)
     after = require_memory(store.conn, target.id)
     assert report.refreshed == [target.id] and report.superseded == [] and report.added == []
-    assert after.evidence == Evidence(basis=basis, method="model", source_id=sid, at=NOW)
+    if basis == old_basis and basis != source_type:
+        assert target.evidence is not None
+        assert after.evidence == target.evidence.model_copy(update={"at": NOW})
+    else:
+        assert after.evidence == Evidence(basis=basis, method="model", source_id=sid, at=NOW)
     assert (after.status, after.content, after.updated_at) == ("active", target.content, target.updated_at)
     assert after.confirmed_at is None  # a project state is never "confirmed"
     assert require_source(store.conn, sid).state == JobState.DONE
@@ -304,3 +310,28 @@ def test_undo_of_a_batch_that_wrote_a_new_record_twice_leaves_a_tombstone(store:
     with store.transaction() as conn:
         undo(conn, report.event_id, NOW + 10)  # type: ignore[arg-type]
     assert require_memory(store.conn, new_id).status == "forgotten"
+
+
+def test_reaffirmation_refreshes_date_but_never_weakens_evidence(store: Store) -> None:
+    target = seed_target(store, "fact", "manual_correction")
+    sid, report = run_batch(store, "user_statement", [{"kind": "fact", "content": target.content}])
+    after = require_memory(store.conn, target.id)
+    assert report.refreshed == [target.id]
+    assert after.evidence is not None and target.evidence is not None
+    assert after.evidence.basis == "manual_correction" and after.evidence.source_id == target.evidence.source_id
+    assert after.evidence.at == NOW
+
+
+def test_reused_value_keeps_its_own_feedback(store: Store) -> None:
+    target = seed_target(store, "fact", "summary")
+    useful = Feedback(utility=VerdictSlot(verdict="useful", source_id="u" * 24, at=T_OLD))
+    existing = make_memory("The deploy target for the api service is staging-two", origin=ORIGIN, at=T_OLD,
+                           feedback=useful)
+    with store.transaction() as conn:
+        put_memory(conn, existing)
+    _, report = run_batch(store, "user_statement", [{"kind": "fact", "content": existing.content,
+                                                     "replaces": target.id}])
+    assert report.refreshed == [existing.id] and report.superseded == [target.id]
+    after = require_memory(store.conn, existing.id)
+    assert after.feedback == useful
+    assert after.evidence is not None and after.evidence.basis == "user_statement"
