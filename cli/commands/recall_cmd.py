@@ -1,4 +1,9 @@
-"""`memevo recall`, `memevo search` and `memevo explain`: read-only lookups."""
+"""`memevo recall`, `memevo search` and `memevo explain`: read-only lookups.
+
+They resolve the state dir with :func:`memory_core.paths.state_home` rather than the full
+settings: recall needs nothing else, and loading the settings models would cost more than
+the lookup itself.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ from typing import IO, Any
 
 import click
 
-from cli.context import emit, json_option, settings
+from cli.context import emit, json_option
 from memory_core import clock
 from memory_core.errors import UsageError
+from memory_core.paths import state_home
 from memory_core.recall.service import (
     open_recall_store,
     preview,
@@ -74,7 +80,7 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
 def _batch(handle: IO[str], include_dormant: bool) -> None:
     """One JSON result per JSON line in, using one read-only connection for the whole file."""
     now = clock.now()
-    store = open_recall_store(settings().home)
+    store = open_recall_store(state_home())
     try:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -120,7 +126,7 @@ def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str]
         _batch(batch_file, include_dormant)
         return
     text = validate_query(query)
-    store = open_recall_store(settings().home)
+    store = open_recall_store(state_home())
     if store is None:
         data: dict[str, Any] = {"query": text, "claims": [], "digest": ""}
     else:
@@ -138,7 +144,7 @@ def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str]
 def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
     """List up to 10 claims that match QUERY, best first, read-only."""
     text = validate_query(query)
-    store = open_recall_store(settings().home)
+    store = open_recall_store(state_home())
     if store is None:
         data: dict[str, Any] = {"query": text, "claims": []}
     else:
@@ -153,7 +159,7 @@ def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
 @json_option
 def explain_command(query: str | None, as_json: bool) -> None:
     """Show why the last automatic recall chose what it chose, or preview QUERY (no bodies)."""
-    home = settings().home
+    home = state_home()
     if query is None:
         data = read_last_diagnostics(home)
     else:

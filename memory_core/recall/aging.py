@@ -9,15 +9,14 @@ Pinned claims stay at freshness 1 and never go dormant. Age is not evidence of f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 SECONDS_PER_DAY = 86_400.0
 # Below this freshness the digest labels a claim as aging.
 AGING_WARNING_BELOW = 0.85
 
 
-@dataclass(frozen=True, slots=True)
-class AgingPolicy:
+class AgingPolicy(NamedTuple):
     """How one kind of claim ages."""
 
     half_life_days: float

@@ -11,6 +11,10 @@ candidates alone:
   heavier features, and it can only qualify through a non-generic feature; whichever of
   those two groups has the shorter lists is enumerated.
 
+Candidates come back ordered by an upper bound of their relevance, so the caller can
+score the most promising ones first and stop once the bound proves that no unscored
+candidate could pass the relative cutoff.
+
 Origins are matched through the per-origin header rows, never per claim.
 """
 
@@ -18,11 +22,20 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from memory_core.recall import index
 from memory_core.recall.index import Headers
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.scoring import FIELD_BITS, MIN_FOCUS_COVERAGE, ORIGIN, PlanScorer
+from memory_core.recall.scoring import (
+    CONTEXT_WEIGHT,
+    FIELD_BITS,
+    MIN_FOCUS_COVERAGE,
+    ORIGIN,
+    ORIGIN_FACTOR,
+    PlanScorer,
+    field_strength,
+)
 from memory_core.recall.tokenize import origin_features
 
 
@@ -71,47 +84,102 @@ def _generators(scorer: PlanScorer, headers: Headers) -> list[str]:
         origin_matchable = free
         light.add(term.feature)
     heavy = [t.feature for t in focus if t.feature not in light]
-    qualifying = [t.feature for t in focus if not t.generic]
+    qualifying = [t.feature for t in focus if not t.generic and t.feature not in scorer.common]
     heavy_cost = sum(df.get(f, 0) for f in heavy)
     qualifying_cost = sum(df.get(f, 0) for f in qualifying)
     return heavy if heavy_cost <= qualifying_cost else qualifying
 
 
-def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> tuple[Headers, PlanScorer, dict[str, dict[str, int]]]:
-    """Index statistics, the plan's scorer, and where each query feature occurs per candidate."""
-    features = [t.feature for t in (*plan.focus, *plan.context)]
+class Retrieval(NamedTuple):
+    """What the index said about a plan, with candidates ordered best-first by an upper bound.
+
+    ``upper`` bounds a candidate's raw relevance from the postings already read; features
+    too common to read in full (``deferred``) and origin matches are not in it, so
+    ``slack`` is added to any bound about unread candidates.
+    """
+
+    headers: Headers
+    scorer: PlanScorer
+    masks: dict[str, dict[str, int]]
+    order: list[str]
+    upper: dict[str, float]
+    deferred: tuple[str, ...]
+    slack: float
+
+
+def _add(masks: dict[str, dict[str, int]], rows: Iterable[tuple[str, str]], feature: str,
+         *, create: bool) -> None:
+    bits = FIELD_BITS
+    get = masks.get
+    for memory_id, field_name in rows:
+        entry = get(memory_id)
+        if entry is None:
+            if not create:
+                continue
+            entry = masks[memory_id] = {}
+        entry[feature] = entry.get(feature, 0) | bits[field_name]
+
+
+def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
+    """Index statistics, the plan's scorer, and the candidates with what is known of them."""
+    features = list(dict.fromkeys(t.feature for t in (*plan.focus, *plan.context)))
     headers = index.read_headers(conn, features)
     scorer = PlanScorer(plan, headers.document_frequency, headers.total)
+    empty = Retrieval(headers, scorer, {}, [], {}, (), 0.0)
     if plan.is_empty or headers.total == 0:
-        return headers, scorer, {}
+        return empty
     df = headers.document_frequency
     masks: dict[str, dict[str, int]] = {}
     generators = [f for f in _generators(scorer, headers) if df.get(f, 0) > 0]
     for feature in generators:
-        for memory_id, field_name in index.read_posting_list(conn, feature):
-            entry = masks.setdefault(memory_id, {})
-            entry[feature] = entry.get(feature, 0) | FIELD_BITS.get(field_name, 0)
+        _add(masks, index.read_posting_list(conn, feature), feature, create=True)
     if not masks:
-        return headers, scorer, {}
-    ids = list(masks)
-    for feature in dict.fromkeys(features):
+        return empty
+    deferred: list[str] = []
+    for feature in features:
         if feature in generators or df.get(feature, 0) == 0:
             continue
-        if df[feature] <= len(ids):
-            found: Iterable[tuple[str, str]] = index.read_posting_list(conn, feature)
+        if df[feature] <= len(masks):
+            _add(masks, index.read_posting_list(conn, feature), feature, create=False)
         else:
-            found = index.probe_postings(conn, feature, ids)
-        for memory_id, field_name in found:
-            entry = masks.get(memory_id)
-            if entry is not None:
-                entry[feature] = entry.get(feature, 0) | FIELD_BITS.get(field_name, 0)
-    return headers, scorer, masks
+            # Longer than the candidate list: look it up later, for the few candidates
+            # that are actually scored.
+            deferred.append(feature)
+    weights = scorer.weights
+    context = {t.feature for t in scorer.context}
+    factor = {f: (CONTEXT_WEIGHT if f in context else 1.0) * weights[f] for f in features}
+    strength = [field_strength(b) for b in range(16)]
+    upper: dict[str, float] = {}
+    for memory_id, found in masks.items():
+        bound = 0.0
+        for feature, found_bits in found.items():
+            bound += factor[feature] * strength[found_bits]
+        upper[memory_id] = bound
+    slack = sum(factor[f] for f in deferred)
+    slack += sum(factor[f] * ORIGIN_FACTOR for f in headers.origins if f in factor and f not in deferred)
+    order = sorted(upper)  # ties in id order, so results never depend on dict order
+    order.sort(key=upper.__getitem__, reverse=True)
+    return Retrieval(headers, scorer, masks, order, upper, tuple(deferred), slack)
 
 
-def origin_masks(origin: str, headers: Headers, features: Iterable[str]) -> dict[str, int]:
+def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[str]) -> None:
+    """Look up the deferred (very common) features for the candidates about to be scored."""
+    for feature in retrieval.deferred:
+        _add(retrieval.masks, index.probe_postings(conn, feature, memory_ids), feature, create=False)
+
+
+def origin_masks(origin: str, headers: Headers, features: Iterable[str],
+                 cache: dict[str, dict[str, int]] | None = None) -> dict[str, int]:
     """Origin-field bits for the query features that this claim's origin identifier carries."""
+    if not headers.origins:
+        return {}
+    if cache is not None and origin in cache:
+        return cache[origin]
     offered = set(origin_features(origin))
-    return {f: ORIGIN for f in features if f in offered and origin in headers.origins.get(f, ())}
+    found = {f: ORIGIN for f in features if f in offered and origin in headers.origins.get(f, ())}
+    if cache is not None:
+        cache[origin] = found
+    return found
 
 
 def optimistic(masks: dict[str, int], headers: Headers) -> dict[str, int]:

@@ -18,11 +18,10 @@ Changing this map changes what the index holds: bump ``INDEX_VERSION`` in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Concept:
+class Concept(NamedTuple):
     """One concept: its feature name, flags and surface forms."""
 
     name: str

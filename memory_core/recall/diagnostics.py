@@ -8,10 +8,7 @@ The last automatic recall is kept in ``last-recall.json`` in the state dir (0600
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -56,7 +53,7 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
         "evidence_weight": round(evidence_weight(doc.priority), 2),
         "freshness": round(c.freshness, 4),
         "dormant": c.dormant,
-        "pinned": doc.pinned,
+        "pinned": bool(doc.pinned),
         "utility": utility_factor(doc.utility),
         "accuracy": accuracy_factor(doc.accuracy),
         "matched": [_feature(f) for f in c.matched[:MAX_MATCHED]],
@@ -66,13 +63,15 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
 
 
 def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int,
-                      matched: int, candidates: Sequence[Candidate], chosen: Sequence[Candidate],
+                      matched: int, scored: int, candidates: Sequence[Candidate],
+                      chosen: Sequence[Candidate],
                       digest_claims: int, digest_bytes: int,
                       notes: Sequence[str] = ()) -> dict[str, Any]:
     """Everything one recall decided, small enough to keep and to print."""
     lifecycle = {
         "indexed": indexed,
         "matched": matched,
+        "scored": scored,
         "passed_gates": sum(1 for c in candidates if c.excluded not in _GATE_REASONS),
         "dormant": sum(1 for c in candidates if c.dormant),
         "aging": sum(1 for c in candidates if c.freshness < 0.85),
@@ -97,7 +96,7 @@ def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int
 
 # Reasons given by the relevance gates (as opposed to lifecycle and selection).
 _GATE_REASONS = frozenset({
-    "no_focus_match", "quoted_question_only", "generic_or_origin_only", "literal_missing",
+    "no_focus_match", "quoted_question_only", "no_qualifying_match", "literal_missing",
     "focus_coverage", "too_few_matches", "unknown_words", "named_subject_missing",
     "named_attribute_missing", "context_subject_missing",
 })
@@ -136,6 +135,11 @@ def write_last_diagnostics(home: Path, diagnostics: dict[str, Any]) -> None:
 
     Fails silently when the state dir is not writable: diagnostics never break a recall.
     """
+    # Imported here: only the hook writes this file, and recall processes start often.
+    import contextlib
+    import os
+    import tempfile
+
     text = json.dumps(cap_diagnostics(diagnostics), ensure_ascii=False, separators=(",", ":"))
     try:
         home.mkdir(parents=True, exist_ok=True, mode=0o700)

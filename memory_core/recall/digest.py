@@ -9,11 +9,10 @@ any explicit accuracy assessment, and an excerpt of at most 400 bytes around the
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memory_core.recall.aging import AGING_WARNING_BELOW
 from memory_core.recall.tokenize import features
@@ -38,8 +37,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；\n])\s*")
 _FENCE_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
-@dataclass(frozen=True, slots=True)
-class DigestRow:
+class DigestRow(NamedTuple):
     """One recalled claim as the digest shows it."""
 
     memory_id: str
@@ -71,6 +69,8 @@ def clip_label(label: str, limit: int = MAX_LABEL_BYTES) -> str:
     data = label.encode("utf-8")
     if len(data) <= limit:
         return label
+    import hashlib  # rare path; hashlib's OpenSSL load is not free at start-up
+
     suffix = ELLIPSIS + hashlib.sha256(data).hexdigest()[:8]
     room = limit - len(suffix.encode("utf-8"))
     return data[:room].decode("utf-8", errors="ignore") + suffix

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.tokenize import index_fields, origin_features
 
@@ -40,8 +39,7 @@ _DOC_COLUMNS = ("memory_id, origin, kind, content_hash, updated_at, clock_at, pi
                 "basis, method, utility, accuracy, feature_count")
 
 
-@dataclass(frozen=True, slots=True)
-class IndexedDoc:
+class IndexedDoc(NamedTuple):
     """The ranking facts of one indexed claim."""
 
     memory_id: str
@@ -50,7 +48,7 @@ class IndexedDoc:
     content_hash: str
     updated_at: float
     clock_at: float
-    pinned: bool
+    pinned: int  # 0 or 1, as stored
     priority: int
     basis: str | None
     method: str | None
@@ -155,8 +153,7 @@ def index_version(conn: sqlite3.Connection) -> int | None:
     return None if row is None else int(row[0])
 
 
-@dataclass(frozen=True, slots=True)
-class Headers:
+class Headers(NamedTuple):
     """Collection statistics for a set of query features."""
 
     total: int
@@ -212,10 +209,9 @@ def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, 
     for start in range(0, len(memory_ids), _CHUNK):
         chunk = memory_ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
+        make = IndexedDoc._make
         for row in conn.execute(
             f"SELECT {_DOC_COLUMNS} FROM index_docs WHERE memory_id IN ({marks})", chunk
         ):
-            docs[row[0]] = IndexedDoc(row[0], row[1], row[2], row[3], float(row[4]), float(row[5]),
-                                      bool(row[6]), int(row[7]), row[8], row[9], row[10], row[11],
-                                      int(row[12]))
+            docs[row[0]] = make(row)
     return docs

@@ -12,7 +12,7 @@ port match is no answer about authentication.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from memory_core.recall.tokenize import Term, query_terms
 from memory_core.recall.vocabulary import ANAPHORA, CONTINUATION, RESET
@@ -21,8 +21,7 @@ MAX_TEXTS = 6
 MAX_TEXT_BYTES = 2048
 
 
-@dataclass(frozen=True, slots=True)
-class QueryPlan:
+class QueryPlan(NamedTuple):
     """Focus terms that must be answered, and context terms that only support them."""
 
     focus: tuple[Term, ...]
@@ -58,8 +57,7 @@ def is_subject(term: Term) -> bool:
     return not (term.attribute or term.generic or term.numeric)
 
 
-@dataclass(frozen=True, slots=True)
-class _Reading:
+class _Reading(NamedTuple):
     terms: tuple[Term, ...]
     reset: bool
     anaphoric: bool
@@ -88,7 +86,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
             subject, plan = (), QueryPlan((), (), "reset")
         if not reading.terms:
             # Nothing topical: keep asking about the last plan (or about nothing).
-            plan = replace(plan, mode="inherited") if not plan.is_empty else plan
+            plan = plan._replace(mode="inherited") if not plan.is_empty else plan
             continue
         subjects = tuple(t for t in reading.terms if is_subject(t))
         if subject and (not subjects or reading.anaphoric):

@@ -14,14 +14,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.tokenize import Term
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
-FIELD_FACTORS = ((BODY, 1.0), (ALIAS, 0.8), (QUOTE, 0.25), (ORIGIN, 0.2))
+ORIGIN_FACTOR = 0.2
+FIELD_FACTORS = ((BODY, 1.0), (ALIAS, 0.8), (QUOTE, 0.25), (ORIGIN, ORIGIN_FACTOR))
 EVIDENCE_FIELDS = BODY | ALIAS
 
 LITERAL_FACTOR = 2.0
@@ -33,6 +34,10 @@ MIN_CONCEPT_CONTEXT_COVERAGE = 0.60
 MIN_UNIT_COVERAGE = 0.5
 NAMED_ATTRIBUTE_MAX_UNITS = 4
 LENGTH_PIVOT = 12
+# In a store of at least COMMON_MIN_CLAIMS, a feature held by more than this share of all
+# claims says as little as a filler word: it still scores, but cannot qualify a record.
+COMMON_SHARE = 0.10
+COMMON_MIN_CLAIMS = 300
 
 
 def feature_weight(document_frequency: int, total: int, *, literal: bool = False) -> float:
@@ -57,8 +62,7 @@ def length_factor(body_feature_count: int) -> float:
     return 0.8 + 0.2 * min(1.0, LENGTH_PIVOT / max(1, body_feature_count))
 
 
-@dataclass(frozen=True, slots=True)
-class _Unit:
+class _Unit(NamedTuple):
     terms: tuple[Term, ...]
     weight: float
     unseen: bool
@@ -126,8 +130,7 @@ def _active(units: tuple[_Unit, ...], masks: Mapping[str, int],
                  if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
+class Evaluation(NamedTuple):
     """Raw relevance of one claim, the focus/context features it matched, and why it failed."""
 
     raw: float
@@ -144,6 +147,7 @@ class PlanScorer:
 
     def __init__(self, plan: QueryPlan, frequency: Mapping[str, int], total: int) -> None:
         self.plan = plan
+        self._cache: dict[tuple[tuple[str, int], ...], tuple] = {}
         context = tuple(t for t in plan.context if t.feature not in {f.feature for f in plan.focus})
         self.focus = plan.focus
         self.context = context
@@ -151,6 +155,10 @@ class PlanScorer:
             t.feature: feature_weight(frequency.get(t.feature, 0), total, literal=t.literal)
             for t in (*plan.focus, *context)
         }
+        self.common = frozenset(
+            f for f in self.weights
+            if total >= COMMON_MIN_CLAIMS and frequency.get(f, 0) > COMMON_SHARE * total
+        )
         self.focus_units = _units(self.focus, self.weights, frequency)
         self.context_units = _units(context, self.weights, frequency)
         self.focus_total = sum(self.weights[t.feature] for t in self.focus)
@@ -172,25 +180,39 @@ class PlanScorer:
 
     def evaluate(self, masks: Mapping[str, int], body_feature_count: int) -> Evaluation:
         """Score one claim from where each query feature was found in it."""
+        # Everything but the length factor depends only on the masks, and many claims
+        # share a pattern (a common query word alone, say): work each pattern out once.
+        key = tuple(sorted(masks.items()))
+        known = self._cache.get(key)
+        if known is None:
+            known = self._cache[key] = self._judge(masks)
+        reason, score, matched, context_matched, alternatives = known
+        return Evaluation(length_factor(body_feature_count) * score, matched, context_matched,
+                          reason, alternatives)
+
+    def _judge(self, masks: Mapping[str, int]) -> tuple[str | None, float, tuple[str, ...],
+                                                         tuple[str, ...], tuple[int, ...]]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
         reason = self._gate(masks, matched)
         focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
-        raw = length_factor(body_feature_count) * (focus_score + CONTEXT_WEIGHT * context_score)
         alternatives = tuple(u.terms[0].unit for u in self.focus_units
                              if u.group and u.matched(masks, weights, ~0))
-        return Evaluation(raw, matched, context_matched, reason, alternatives)
+        return (reason, focus_score + CONTEXT_WEIGHT * context_score, matched, context_matched,
+                alternatives)
 
     def _gate(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> str | None:
         weights = self.weights
         if not matched:
             return "no_focus_match"
-        if not any(masks.get(t.feature, 0) & EVIDENCE_FIELDS for t in self.focus if not t.generic):
+        common = self.common
+        if not any(masks.get(t.feature, 0) & EVIDENCE_FIELDS for t in self.focus
+                   if not t.generic and t.feature not in common):
             if all((masks[f] & ~QUOTE) == 0 for f in matched):
                 return "quoted_question_only"
-            return "generic_or_origin_only"
+            return "no_qualifying_match"
         units = _active(self.focus_units, masks, weights)
         terms = [t for u in units for t in u.terms]
         if any(t.literal and not masks.get(t.feature, 0) for t in terms):

@@ -15,19 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.clock import iso
-from memory_core.errors import CorruptRecordError, UsageError
-from memory_core.memories import MEMORY_COLUMNS, memory_from_row
-from memory_core.recall.candidates import optimistic, origin_masks, retrieve
+from memory_core.errors import UsageError
 from memory_core.recall.diagnostics import (
     build_diagnostics,
     read_last_diagnostics,
     write_last_diagnostics,
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
-from memory_core.recall.index import read_docs
+from memory_core.recall.engine import evaluate_plan
 from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan
-from memory_core.recall.rank import Candidate, accuracy_factor, select, utility_factor
-from memory_core.records import Memory
+from memory_core.recall.rank import accuracy_factor, utility_factor
+from memory_core.recall.rows import load_claims
 from memory_core.sanitize import redact_secrets, strip_controls
 from memory_core.store import Store
 
@@ -38,8 +36,6 @@ __all__ = [
 
 SEARCH_LIMIT = 10
 MAX_QUERY_CHARS = 512
-# Candidates that failed a gate are kept (for diagnostics) only this many, best first.
-_REJECTS_KEPT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,85 +111,36 @@ def _clean(texts: Sequence[str]) -> list[str]:
     return [redact_secrets(strip_controls(t)) for t in texts]
 
 
-def _score(conn: sqlite3.Connection, plan: QueryPlan) -> tuple[list[Candidate], int, int]:
-    """Every gated candidate (passing ones first-class, a few rejects for diagnostics)."""
-    headers, scorer, masks = retrieve(conn, plan)
-    query_features = [t.feature for t in (*plan.focus, *plan.context)]
-    survivors: list[str] = []
-    rejects: list[tuple[float, str, str]] = []
-    for memory_id, found in masks.items():
-        bound = scorer.evaluate(optimistic(found, headers), 1)
-        if bound.reason is None:
-            survivors.append(memory_id)
-        else:
-            rejects.append((bound.raw, memory_id, bound.reason))
-    rejects.sort(key=lambda r: (-r[0], r[1]))
-    rejects = rejects[:_REJECTS_KEPT]
-    docs = read_docs(conn, survivors + [r[1] for r in rejects])
-    candidates: list[Candidate] = []
-    for memory_id in survivors + [r[1] for r in rejects]:
-        doc = docs.get(memory_id)
-        if doc is None:
-            continue
-        found = dict(masks[memory_id])
-        for feature, bit in origin_masks(doc.origin, headers, query_features).items():
-            found[feature] = found.get(feature, 0) | bit
-        evaluation = scorer.evaluate(found, doc.feature_count)
-        candidates.append(Candidate(doc, evaluation.raw, evaluation.matched,
-                                    evaluation.context_matched, evaluation.reason,
-                                    evaluation.alternatives))
-    return candidates, headers.total, len(masks)
-
-
-def _load(conn: sqlite3.Connection, ids: Sequence[str], notes: list[str]) -> dict[str, Memory]:
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    loaded: dict[str, Memory] = {}
-    for row in conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", list(ids)):
-        try:
-            memory = memory_from_row(row)
-        except CorruptRecordError as exc:
-            notes.append(f"skipped corrupt claim {exc.row_id}")
-            continue
-        if memory.status != "active":
-            notes.append(f"skipped {memory.id}: index out of step (status {memory.status})")
-            continue
-        loaded[memory.id] = memory
-    return loaded
-
-
 def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, include_dormant: bool,
          trigger: str, narrow: bool, with_digest: bool) -> RecallResult:
     notes: list[str] = []
-    candidates, indexed, matched = _score(conn, plan) if not plan.is_empty else ([], 0, 0)
-    chosen = select(candidates, now=now, limit=limit, include_dormant=include_dormant,
-                    relative_cutoff=narrow, facet_redundancy=narrow)
-    memories = _load(conn, [c.doc.memory_id for c in chosen], notes)
-    chosen = [c for c in chosen if c.doc.memory_id in memories]
+    outcome = evaluate_plan(conn, plan, now=now, limit=limit, include_dormant=include_dormant,
+                            narrow=narrow)
+    chosen = outcome.chosen
+    if outcome.truncated:
+        notes.append(f"ambiguous query: scored the best {outcome.scored} of {outcome.matched} candidates")
+    loaded = load_claims(conn, [c.doc.memory_id for c in chosen], notes)
+    chosen = [c for c in chosen if c.doc.memory_id in loaded]
     claims: list[RecalledClaim] = []
     rows: list[DigestRow] = []
     for c in chosen:
-        memory = memories[c.doc.memory_id]
-        evidence = memory.evidence
-        source_id = evidence.source_id if evidence is not None else memory.source_id
-        label = f"{evidence.basis}/{evidence.method}" if evidence is not None else "unknown"
-        accuracy = memory.feedback.accuracy.verdict if memory.feedback.accuracy else None
+        claim = loaded[c.doc.memory_id]
+        source_id = claim.shown_source_id
         claims.append(RecalledClaim(
-            memory.id, source_id, memory.kind, memory.status, memory.origin, label,
-            memory.updated_at, memory.pinned, c.dormant, c.raw, c.rank, c.freshness,
-            c.doc.priority, utility_factor(c.doc.utility), accuracy_factor(c.doc.accuracy),
-            c.matched, excerpt(memory.content, c.matched),
+            claim.memory_id, source_id, claim.kind, claim.status, claim.origin,
+            claim.evidence_label, claim.updated_at, claim.pinned, c.dormant, c.raw, c.rank,
+            c.freshness, c.doc.priority, utility_factor(c.doc.utility),
+            accuracy_factor(c.doc.accuracy), c.matched, excerpt(claim.content, c.matched),
         ))
         rows.append(DigestRow(
-            memory.id, memory.kind, memory.status, memory.origin, source_id,
-            (iso(memory.updated_at) or "")[:10], label, c.freshness, c.dormant, accuracy,
-            memory.content, c.matched,
+            claim.memory_id, claim.kind, claim.status, claim.origin, source_id,
+            (iso(claim.updated_at) or "")[:10], claim.evidence_label, c.freshness, c.dormant,
+            claim.accuracy, claim.content, c.matched,
         ))
     digest, shown = render_digest(rows) if with_digest else ("", 0)
     diagnostics = build_diagnostics(
-        plan=plan, trigger=trigger, now=now, indexed=indexed, matched=matched,
-        candidates=candidates, chosen=chosen, digest_claims=shown,
+        plan=plan, trigger=trigger, now=now, indexed=outcome.indexed, matched=outcome.matched,
+        scored=outcome.scored, candidates=outcome.candidates, chosen=chosen, digest_claims=shown,
         digest_bytes=len(digest.encode("utf-8")), notes=notes,
     )
     return RecallResult(claims, digest, diagnostics, plan)
@@ -241,6 +188,6 @@ def preview(conn: sqlite3.Connection | None, query: str, *, now: float) -> dict[
     plan = build_plan(_clean([query]))
     if conn is None:
         return build_diagnostics(plan=plan, trigger="preview", now=now, indexed=0, matched=0,
-                                 candidates=[], chosen=[], digest_claims=0, digest_bytes=0)
+                                 scored=0, candidates=[], chosen=[], digest_claims=0, digest_bytes=0)
     return _run(conn, plan, now=now, limit=MAX_CLAIMS, include_dormant=False, trigger="preview",
                 narrow=True, with_digest=True).diagnostics

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from memory_core.recall.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.recall.stem import stem
@@ -42,7 +42,7 @@ from memory_core.recall.vocabulary import (
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _PATH_CHARS = "a-z0-9_.@%+~-"
 _TOKEN = re.compile(
-    rf"(?P<url>[a-z][a-z0-9+.-]*://[^\s\"'<>()\[\]{{}}{_CJK_CLASS}，。、；！？]+)"
+    r"(?P<url>[a-z][a-z0-9+.-]*://[a-z0-9._~:/?#@!$&*+,;=%-]+)"
     rf"|(?P<path>(?<![a-z0-9_.@%+~/-])(?:~|\.{{1,2}})?/[{_PATH_CHARS}]+(?:/[{_PATH_CHARS}]+)*/?"
     rf"|(?<![a-z0-9_.@%+~/-])[{_PATH_CHARS}]+(?:/[{_PATH_CHARS}]+)+/?)"
     rf"|(?P<file>(?<![a-z0-9_./-])[a-z0-9_-]*[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{{0,7}}"
@@ -73,8 +73,7 @@ WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "c
 _MARKER = [(_CONJUNCTION, "conjunction")]
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(NamedTuple):
     """One query feature and what kind of thing it is.
 
     Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
@@ -327,5 +326,5 @@ def query_terms(text: str) -> list[Term]:
         joined = False
         unit_id += 1
     if groups:
-        terms = [replace(t, group=groups.get(t.unit, 0)) for t in terms]
+        terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
     return terms

@@ -171,3 +171,26 @@ def test_three_focus_features_need_two_matches(add, reader) -> None:
     add("Grafana dashboards are exported weekly")
     add("Loki retention policy keeps fourteen days")
     assert recall(reader.conn, "grafana loki tempo", now=NOW).claims == []
+
+
+def test_alternatives_each_get_their_answer(add, reader) -> None:
+    sqlite = add("SQLite listens on port 5432 in the test harness")
+    postgres = add("PostgreSQL listens on port 5433 in staging", origin="/work/db")
+    add("Redis listens on port 6380 in development", origin="/work/cache")
+    both = recall(reader.conn, "SQLite or PostgreSQL port?", now=NOW)
+    assert set(ids(both)) == {sqlite.id, postgres.id}
+    zh = recall(reader.conn, "SQLite和PostgreSQL哪个端口更大？", now=NOW)
+    assert set(ids(zh)) == {sqlite.id, postgres.id}
+    # Alternatives still need the attribute: a bare mention of either is no answer.
+    add("PostgreSQL backups run nightly", origin="/work/db2")
+    assert set(ids(recall(reader.conn, "SQLite or PostgreSQL port?", now=NOW))) == {sqlite.id, postgres.id}
+
+
+def test_self_corrected_question(add, reader) -> None:
+    redis = add("Redis listens on port 6380 in development")
+    add("The weather service caches forecasts for an hour")
+    text = ("The weather has been odd and the forecast service keeps timing out. "
+            "Sorry, what I actually want to ask is: which port does Redis use?")
+    assert ids(recall(reader.conn, text, now=NOW)) == [redis.id]
+    zh = "最近天气预报服务总是超时。不好意思，我真正想问的是：Redis 的端口是多少？"
+    assert ids(recall(reader.conn, zh, now=NOW)) == [redis.id]

@@ -88,12 +88,12 @@ def test_literals_must_all_match_and_weigh_double() -> None:
 def test_quoted_question_and_origin_cannot_qualify_alone() -> None:
     s = scorer("redis port", {"redi": 3, "~port": 3})
     assert s.evaluate({"redi": QUOTE, "~port": QUOTE}, 5).reason == "quoted_question_only"
-    assert s.evaluate({"redi": ORIGIN}, 5).reason == "generic_or_origin_only"
+    assert s.evaluate({"redi": ORIGIN}, 5).reason == "no_qualifying_match"
 
 
 def test_generic_words_cannot_qualify() -> None:
     s = scorer("project config", {"~project": 3, "~config": 3})
-    assert s.evaluate({"~project": BODY, "~config": BODY}, 5).reason == "generic_or_origin_only"
+    assert s.evaluate({"~project": BODY, "~config": BODY}, 5).reason == "no_qualifying_match"
 
 
 def test_short_named_attribute_rule() -> None:

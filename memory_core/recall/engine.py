@@ -1,0 +1,143 @@
+"""One evaluation of a plan: score candidates best-first until the rest provably cannot pass.
+
+Scoring a candidate exactly (gates, origin, length, lifecycle) is the costly step, so the
+candidates are taken in order of an upper bound on their relevance, in growing batches.
+After each batch, if even the best unscored candidate's bound is below what the relative
+cutoff demands of it (or, for a listing, below the rank of the last listed claim), no
+unscored candidate could be selected and the evaluation stops: the result is the same as
+scoring everything. Only a query so ambiguous that thousands of claims tie on its words
+stops early without that proof (:data:`MAX_SCORED`); its diagnostics say so.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import NamedTuple
+
+from memory_core.recall.aging import freshness, is_dormant
+from memory_core.recall.candidates import Retrieval, complete, optimistic, origin_masks, retrieve
+from memory_core.recall.index import read_docs
+from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.rank import (
+    ACCURACY_FACTORS,
+    RELATIVE_CUTOFF,
+    UTILITY_FACTORS,
+    Candidate,
+    evidence_weight,
+    rank_score,
+    select,
+)
+
+FIRST_BATCH = 48
+# Past this many exactly scored candidates the query is too ambiguous for more work to
+# change anything that matters (thousands of claims tie on its words): stop, and say so.
+MAX_SCORED = 512
+# Rejected candidates kept (best first) so diagnostics can say why they lost.
+REJECTS_KEPT = 10
+# The most the quality factors can lift a raw score: freshness 1, priority 4, both verdicts.
+MAX_RANK_FACTOR = evidence_weight(4) * max(UTILITY_FACTORS.values()) * max(ACCURACY_FACTORS.values())
+
+
+class Outcome(NamedTuple):
+    """Scored candidates (passing ones and a few rejects), the chosen ones, and counts."""
+
+    candidates: list[Candidate]
+    chosen: list[Candidate]
+    indexed: int
+    matched: int
+    scored: int
+    truncated: bool
+
+
+def _score(conn: sqlite3.Connection, r: Retrieval, batch: list[str],
+           rejected: list[tuple[float, str, str]]) -> list[Candidate]:
+    """Exact evaluation of a batch; cheap rejections are noted in ``rejected``."""
+    scorer, headers = r.scorer, r.headers
+    survivors = []
+    for memory_id in batch:
+        # Origins are not known yet: assume the best, reject only what fails even so.
+        bound = scorer.evaluate(optimistic(r.masks[memory_id], headers), 1)
+        if bound.reason is None:
+            survivors.append(memory_id)
+        else:
+            rejected.append((bound.raw, memory_id, bound.reason))
+    return _exact(conn, r, survivors)
+
+
+def _exact(conn: sqlite3.Connection, r: Retrieval, ids: list[str]) -> list[Candidate]:
+    features = list(r.scorer.weights)
+    docs = read_docs(conn, ids)
+    by_origin: dict[str, dict[str, int]] = {}
+    scored = []
+    for memory_id in ids:
+        doc = docs.get(memory_id)
+        if doc is None:
+            continue
+        found = r.masks[memory_id]
+        origin_bits = origin_masks(doc.origin, r.headers, features, by_origin)
+        if origin_bits:
+            found = dict(found)
+            for feature, bit in origin_bits.items():
+                found[feature] = found.get(feature, 0) | bit
+        e = r.scorer.evaluate(found, doc.feature_count)
+        scored.append(Candidate(doc, e.raw, e.matched, e.context_matched, e.reason, e.alternatives))
+    return scored
+
+
+def _proven(scored: list[Candidate], bound: float, *, now: float, limit: int,
+            include_dormant: bool, narrow: bool, grouped: bool) -> bool:
+    """Whether no candidate whose relevance is at most ``bound`` could still be selected."""
+    awake = [c for c in scored if c.excluded is None and (
+        include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=c.doc.pinned))]
+    if not awake:
+        return False
+    if narrow:
+        # With alternatives the cutoff is per alternative, and an unscored claim may be
+        # about one nothing scored yet speaks to: only the full list is safe.
+        return not grouped and bound < RELATIVE_CUTOFF * max(c.raw for c in awake)
+    ranks = sorted(
+        (rank_score(c.raw, freshness(c.doc.kind, c.doc.clock_at, now, pinned=c.doc.pinned),
+                    c.doc.priority, c.doc.utility, c.doc.accuracy), c.doc.origin, c.doc.content_hash)
+        for c in awake
+    )[::-1]
+    distinct = {(origin, chash) for rank, origin, chash in ranks if rank >= bound * MAX_RANK_FACTOR}
+    return len(distinct) >= limit
+
+
+def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int,
+                  include_dormant: bool, narrow: bool) -> Outcome:
+    """Retrieve, score (best first, only as far as needed) and select for one plan.
+
+    ``narrow`` applies the relative cutoff and facet redundancy (automatic recall); a
+    listing (``search``) skips both.
+    """
+    r = retrieve(conn, plan)
+    grouped = any(t.group for t in plan.focus)
+    passing: list[Candidate] = []
+    failed: list[Candidate] = []
+    rejected: list[tuple[float, str, str]] = []
+    done, size = 0, FIRST_BATCH
+    truncated = False
+    while done < len(r.order):
+        if done >= MAX_SCORED:
+            truncated = True
+            break
+        batch = r.order[done : min(done + size, MAX_SCORED)]
+        complete(conn, r, batch)
+        for c in _score(conn, r, batch, rejected):
+            (passing if c.excluded is None else failed).append(c)
+        done += len(batch)
+        size *= 4
+        if done < len(r.order) and _proven(
+            passing, r.upper[r.order[done]] + r.slack, now=now, limit=limit,
+            include_dormant=include_dormant, narrow=narrow, grouped=grouped,
+        ):
+            break
+    failed.sort(key=lambda c: (-c.raw, c.doc.memory_id))
+    rejected.sort(key=lambda x: (-x[0], x[1]))
+    room = max(0, REJECTS_KEPT - len(failed))
+    extra = _exact(conn, r, [memory_id for _, memory_id, _ in rejected[:room]])
+    candidates = passing + failed[:REJECTS_KEPT] + extra
+    chosen = select(candidates, now=now, limit=limit, include_dormant=include_dormant,
+                    relative_cutoff=narrow, facet_redundancy=narrow)
+    return Outcome(candidates, chosen, r.headers.total, len(r.masks), done, truncated)
