@@ -47,6 +47,14 @@ def _without_incorrect_verdict(feedback: Feedback) -> Feedback:
     return feedback
 
 
+def _require_live(conn: sqlite3.Connection, memory_id: str, what: str) -> Memory:
+    """The record, if it is active or conflicted; otherwise a clear refusal."""
+    target = require_memory(conn, memory_id)
+    if target.status not in _LIVE:
+        raise ConflictError(f"memory {memory_id} is {target.status}; only active or conflicted memories can be {what}")
+    return target
+
+
 def _require_transaction(conn: sqlite3.Connection) -> None:
     # History must never drift from the data: the record write and its event commit together.
     if not conn.in_transaction:
@@ -123,12 +131,7 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
     that same text) is overwritten, and the event keeps its prior state for undo.
     """
     _require_transaction(conn)
-    target = require_memory(conn, memory_id)
-    if target.status not in _LIVE:
-        raise ConflictError(
-            f"memory {memory_id} is {target.status}; only active or conflicted memories can be "
-            "corrected (see `memevo show` for what replaced it)"
-        )
+    target = _require_live(conn, memory_id, "corrected (see `memevo show` for what replaced it)")
     content = _clean_correction(text)
     new_id = ids.memory_id(target.origin, target.kind, content)
     if new_id == target.id:
@@ -169,12 +172,7 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
 
 def _set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, now: float) -> ManualResult:
     _require_transaction(conn)
-    target = require_memory(conn, memory_id)
-    if target.status not in _LIVE:
-        raise ConflictError(
-            f"memory {memory_id} is {target.status}; only active or conflicted memories can be "
-            "pinned or unpinned"
-        )
+    target = _require_live(conn, memory_id, "pinned or unpinned")
     if target.pinned == pinned:
         return ManualResult(event_id=None)
     after = [target.model_copy(update={"pinned": pinned})]

@@ -23,3 +23,12 @@ def make_memory(content: str = "The project uses SQLite for storage", *, origin:
     }
     values.update(extra)
     return Memory(**values)
+
+
+def seed(store, *memories: Memory) -> None:
+    """Write ``memories`` to an open store in one transaction."""
+    from memory_core.memories import put_memory
+
+    with store.transaction() as conn:
+        for memory in memories:
+            put_memory(conn, memory)

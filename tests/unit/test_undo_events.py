@@ -13,23 +13,17 @@ from memory_core import manual
 from memory_core.errors import ConflictError, NotFoundError, UsageError
 from memory_core.history import get_event, record_event
 from memory_core.ids import memory_id, source_id
-from memory_core.memories import get_memory, put_memory
+from memory_core.memories import get_memory
 from memory_core.records import Evidence, Feedback, JobState, Memory, Source, VerdictSlot
 from memory_core.sources import get_source, insert_source
 from memory_core.store import Store
 from memory_core.suppression import blocked_rows, is_blocked
 from memory_core.undo import undo
-from tests.factories import make_memory
+from tests.factories import make_memory, seed
 
 T0 = 1_700_000_000.0
 NOW = T0 + 3_600
 APP = "/work/app"
-
-
-def seed(store: Store, *memories: Memory) -> None:
-    with store.transaction() as conn:
-        for memory in memories:
-            put_memory(conn, memory)
 
 
 def all_records(store: Store) -> dict[str, Memory]:
