@@ -171,8 +171,10 @@ def run(conversations: Iterable[Conversation], name: str, *, include_dormant_row
                 tallies["memevo"].seconds += time.perf_counter() - started
                 tallies["memevo"].add([keys[c.memory_id] for c in result.claims], q.gold)
                 if include_dormant_row:
+                    started = time.perf_counter()
                     explicit = recall(store.conn, q.texts[-1][:2048], context=q.texts[:-1], now=q.now,
                                       include_dormant=True)
+                    tallies["memevo_explicit"].seconds += time.perf_counter() - started
                     tallies["memevo_explicit"].add([keys[c.memory_id] for c in explicit.claims], q.gold)
                 started = time.perf_counter()
                 top = bm25.top(" ".join(q.texts))

@@ -19,6 +19,9 @@ from memory_core.recall.vocabulary import ANAPHORA, CONTINUATION, RESET
 
 MAX_TEXTS = 6
 MAX_TEXT_BYTES = 2048
+# A pronoun only marks a follow-up in a short question ("does it support WAL?"); a longer
+# sentence that happens to say "it" is usually about what it names itself.
+MAX_ANAPHORIC_UNITS = 3
 
 
 class QueryPlan(NamedTuple):
@@ -89,7 +92,8 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
             plan = plan._replace(mode="inherited") if not plan.is_empty else plan
             continue
         subjects = tuple(t for t in reading.terms if is_subject(t))
-        if subject and (not subjects or reading.anaphoric):
+        pointing_back = reading.anaphoric and len({t.unit for t in reading.terms}) <= MAX_ANAPHORIC_UNITS
+        if subject and (not subjects or pointing_back):
             own = {t.feature for t in reading.terms}
             context = tuple(t for t in subject if t.feature not in own)
             plan = QueryPlan(reading.terms, context, "follow_up" if context else "standalone")

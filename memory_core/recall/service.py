@@ -23,6 +23,7 @@ from memory_core.recall.diagnostics import (
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
 from memory_core.recall.engine import evaluate_plan
+from memory_core.recall.index import INDEX_VERSION, index_version
 from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan
 from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
@@ -114,6 +115,10 @@ def _clean(texts: Sequence[str]) -> list[str]:
 def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, include_dormant: bool,
          trigger: str, narrow: bool, with_digest: bool) -> RecallResult:
     notes: list[str] = []
+    built_with = index_version(conn)
+    if built_with not in (None, INDEX_VERSION):
+        notes.append(f"the recall index has version {built_with}, this build reads {INDEX_VERSION}; "
+                     "matches may be missed until it is rebuilt")
     outcome = evaluate_plan(conn, plan, now=now, limit=limit, include_dormant=include_dormant,
                             narrow=narrow)
     chosen = outcome.chosen

@@ -28,7 +28,7 @@ you you'd you'll you're you've your yours yourself yourselves hey hi hello hmm u
 actually basically maybe perhaps anyway anyone anybody already still lot lots many
 go goes going gone went make makes made use uses used using want wants wanted think
 thinks thought know knows knew tell told say says said ask asked kind sort thing things
-stuff way sure see
+stuff way sure see haha hahaha lol alright yep nope wow ah aha oops ugh okey
 """.split())
 
 # Chinese filler that may appear inside a run of Chinese text. Multi-character entries are
@@ -39,6 +39,7 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
 但是 而且 如果 就是 不是 没有 时候 之前 以前 之后 以后 上次 那次 这次 请问 帮我
 多少 几个 是否 是不是 有没有 关于 对于 还有 然后 其实 非常 真的 特别 比较 一直 一定 应该
 记得 还记得 记不记得 告诉 提醒 回忆 想起 觉得 感觉 感到 好像 可能 大家 东西 事情 你好
+有几个 有几 有多少 有哪些 有什么
 """.split())
 CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么")
 # Common words that contain one of those characters and must not be cut apart.

@@ -120,3 +120,15 @@ def test_recall_never_scans_a_table(store: Store, reader) -> None:
     for sql in selects:
         details = [row[-1] for row in reader.conn.execute("EXPLAIN QUERY PLAN " + sql)]
         assert not any(d.startswith("SCAN") for d in details), (sql, details)
+
+
+def test_stale_index_version_is_reported(store: Store, reader) -> None:
+    with store.transaction() as conn:
+        put_memory(conn, make_memory("Builds run on Jenkins"))
+        conn.execute("UPDATE postings SET tf=? WHERE feature='' AND memory_id='' AND field='version'",
+                     (INDEX_VERSION + 1,))
+    notes = recall(reader.conn, "jenkins", now=NOW).diagnostics["notes"]
+    assert any("rebuilt" in note for note in notes)
+    with store.transaction() as conn:
+        rebuild_index(conn)
+    assert "notes" not in recall(reader.conn, "jenkins", now=NOW).diagnostics
