@@ -88,7 +88,7 @@ def _proven(scored: list[Candidate], bound: float, *, now: float, limit: int,
             include_dormant: bool, narrow: bool, grouped: bool) -> bool:
     """Whether no candidate whose relevance is at most ``bound`` could still be selected."""
     awake = [c for c in scored if c.excluded is None and (
-        include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=c.doc.pinned))]
+        include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))]
     if not awake:
         return False
     if narrow:
@@ -96,7 +96,7 @@ def _proven(scored: list[Candidate], bound: float, *, now: float, limit: int,
         # about one nothing scored yet speaks to: only the full list is safe.
         return not grouped and bound < RELATIVE_CUTOFF * max(c.raw for c in awake)
     ranks = sorted(
-        (rank_score(c.raw, freshness(c.doc.kind, c.doc.clock_at, now, pinned=c.doc.pinned),
+        (rank_score(c.raw, freshness(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)),
                     c.doc.priority, c.doc.utility, c.doc.accuracy), c.doc.origin, c.doc.content_hash)
         for c in awake
     )[::-1]

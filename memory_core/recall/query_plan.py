@@ -19,6 +19,8 @@ from memory_core.recall.vocabulary import ANAPHORA, CONTINUATION, RESET
 
 MAX_TEXTS = 6
 MAX_TEXT_BYTES = 2048
+# Only this many trailing texts are even looked at when slots are formed.
+MAX_EXAMINED = 4096
 # A pronoun only marks a follow-up in a short question ("does it support WAL?"); a longer
 # sentence that happens to say "it" is usually about what it names itself.
 MAX_ANAPHORIC_UNITS = 3
@@ -34,6 +36,7 @@ class QueryPlan(NamedTuple):
 
     @property
     def is_empty(self) -> bool:
+        """True when the plan asks about nothing (recall then returns nothing)."""
         return not self.focus
 
 
@@ -74,6 +77,19 @@ def _read(text: str) -> _Reading:
     return _Reading(tuple(query_terms(body)), reset, bool(ANAPHORA.search(body)))
 
 
+def conversation_slots(texts: Sequence[str]) -> list[str]:
+    """The last :data:`MAX_TEXTS` texts, a run of bare continuations sharing one slot.
+
+    "continue, continue, continue" must not push the subject they continue out of reach.
+    """
+    slots: list[str] = []
+    for text in list(texts)[-MAX_EXAMINED:]:
+        if slots and CONTINUATION.match(text) and CONTINUATION.match(slots[-1]):
+            continue
+        slots.append(text)
+    return slots[-MAX_TEXTS:]
+
+
 def plan_query(query: str) -> QueryPlan:
     """The plan of one explicit query, with no conversation to inherit from."""
     return build_plan([query])
@@ -83,7 +99,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
     """Replay up to :data:`MAX_TEXTS` user texts (oldest first) into the plan for the last one."""
     subject: tuple[Term, ...] = ()
     plan: QueryPlan = EMPTY
-    for text in [clip_text(t) for t in list(texts)[-MAX_TEXTS:]]:
+    for text in [clip_text(t) for t in conversation_slots(texts)]:
         reading = _read(text)
         if reading.reset:
             subject, plan = (), QueryPlan((), (), "reset")

@@ -59,6 +59,7 @@ class Candidate:
     rank: float = 0.0
 
     def sort_key(self) -> tuple[float, int, float, str]:
+        """Best rank first; then pinned, more recently updated, smaller id."""
         return (-self.rank, -int(self.doc.pinned), -self.doc.updated_at, self.doc.memory_id)
 
 
@@ -71,8 +72,8 @@ def select(candidates: list[Candidate], *, now: float, limit: int, include_dorma
     """
     for c in candidates:
         doc = c.doc
-        c.freshness = freshness(doc.kind, doc.clock_at, now, pinned=doc.pinned)
-        c.dormant = is_dormant(doc.kind, doc.clock_at, now, pinned=doc.pinned)
+        c.freshness = freshness(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
+        c.dormant = is_dormant(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
         if c.excluded is None and c.dormant and not include_dormant:
             c.excluded = "dormant"
     eligible = [c for c in candidates if c.excluded is None]

@@ -93,6 +93,7 @@ class _Unit(NamedTuple):
         return not (self.attribute or self.numeric or self.concept)
 
     def matched(self, masks: Mapping[str, int], weights: Mapping[str, float], allowed: int) -> bool:
+        """Whether the unit was found in the ``allowed`` fields (a Chinese segment: half its weight)."""
         if len(self.terms) == 1:
             return bool(masks.get(self.terms[0].feature, 0) & allowed)
         found = sum(weights[t.feature] for t in self.terms if masks.get(t.feature, 0) & allowed)

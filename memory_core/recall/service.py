@@ -24,7 +24,7 @@ from memory_core.recall.diagnostics import (
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
 from memory_core.recall.engine import evaluate_plan
 from memory_core.recall.index import INDEX_VERSION, index_version
-from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan
+from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan, conversation_slots
 from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
 from memory_core.sanitize import redact_secrets, strip_controls
@@ -158,7 +158,7 @@ def recall(conn: sqlite3.Connection, query: str, *, context: Sequence[str] = (),
     Dormant claims are only returned when ``include_dormant`` asks for them. The digest
     holds at most three claims whatever ``limit`` says.
     """
-    texts = _clean([*list(context)[-(MAX_TEXTS - 1):], query])
+    texts = _clean([*conversation_slots(context)[-(MAX_TEXTS - 1):], query])
     return _run(conn, build_plan(texts), now=now, limit=limit, include_dormant=include_dormant,
                 trigger="query", narrow=True, with_digest=True)
 
@@ -170,7 +170,7 @@ def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float,
     In a fresh session there is no earlier subject to inherit, so a bare "continue"
     recalls nothing.
     """
-    texts = list(user_texts)[-MAX_TEXTS:]
+    texts = conversation_slots(user_texts)
     if session_is_fresh:
         texts = texts[-1:]
     return _run(conn, build_plan(_clean(texts)), now=now, limit=MAX_CLAIMS, include_dormant=False,

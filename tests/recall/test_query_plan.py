@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from memory_core.recall.query_plan import MAX_TEXT_BYTES, MAX_TEXTS, build_plan, clip_text
+from memory_core.recall.query_plan import (
+    MAX_TEXT_BYTES,
+    MAX_TEXTS,
+    build_plan,
+    clip_text,
+    conversation_slots,
+)
 
 
 def shape(texts: list[str]) -> tuple[str, list[str], list[str]]:
@@ -39,11 +45,16 @@ def test_context_does_not_accumulate_facets() -> None:
     assert context == ["sqlite"] and focus == ["~auth"]
 
 
-def test_only_the_last_six_texts_count() -> None:
-    texts = ["Redis"] + ["continue"] * MAX_TEXTS
-    assert shape(texts) == ("empty", [], [])
-    assert shape(texts[1:])[0] == "empty"
-    assert shape(["Redis"] + ["continue"] * (MAX_TEXTS - 1))[1] == ["redi"]
+def test_only_the_last_six_slots_count() -> None:
+    # Bare continuations in a row share one slot, so they never push the subject out.
+    assert shape(["Redis"] + ["continue"] * 20)[1] == ["redi"]
+    topics = ["Redis", "port?", "kafka", "topics?", "postgres", "timeout?", "continue"]
+    assert shape(topics) == ("inherited", ["~timeout"], ["postgr"])
+    assert shape(["Redis"] + ["and the timeout?", "continue"] * 2) == ("inherited", ["~timeout"], ["redi"])
+    assert shape(["Redis"] + ["and the timeout?", "continue"] * 3)[2] == []  # Redis left the window
+    six_later = ["Redis", "kafka", "postgres", "nginx", "mysql", "sqlite", "port?"]
+    assert shape(six_later) == ("follow_up", ["~port"], ["sqlite"])
+    assert conversation_slots(["a"] * 10) == ["a"] * MAX_TEXTS
 
 
 def test_clip_text_keeps_head_and_tail_whole_characters() -> None:
