@@ -12,6 +12,8 @@ from memory_core.clock import iso
 from memory_core.evidence import source_priority
 from memory_core.history import EVENT_COLUMNS, event_from_row, latest_events
 from memory_core.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.recall.aging import age_days, freshness, is_dormant
+from memory_core.recall.rank import accuracy_factor, evidence_weight, utility_factor
 from memory_core.records import Event, Memory
 from memory_core.suppression import is_blocked
 
@@ -76,7 +78,23 @@ def events_touching(conn: sqlite3.Connection, memory_id: str, limit: int = SHOWN
     return found
 
 
-def describe_memory(conn: sqlite3.Connection, memory: Memory) -> dict[str, Any]:
+def quality_of(memory: Memory, now: float) -> dict[str, Any]:
+    """The factors recall ranks this record by, as of ``now``."""
+    utility = memory.feedback.utility.verdict if memory.feedback.utility else None
+    accuracy = memory.feedback.accuracy.verdict if memory.feedback.accuracy else None
+    priority = source_priority(memory)
+    return {
+        "source_priority": priority,
+        "evidence_weight": round(evidence_weight(priority), 4),
+        "freshness": round(freshness(memory.kind, memory.clock_at, now, pinned=memory.pinned), 4),
+        "dormant": is_dormant(memory.kind, memory.clock_at, now, pinned=memory.pinned),
+        "age_days": round(age_days(memory.clock_at, now), 2),
+        "utility": round(utility_factor(utility), 4),
+        "accuracy": round(accuracy_factor(accuracy), 4),
+    }
+
+
+def describe_memory(conn: sqlite3.Connection, memory: Memory, now: float) -> dict[str, Any]:
     """Everything ``show`` prints: the record, its provenance, evidence, feedback and quality."""
     evidence = memory.evidence
     return {
@@ -100,7 +118,7 @@ def describe_memory(conn: sqlite3.Connection, memory: Memory) -> dict[str, Any]:
         "evidence": None if evidence is None else evidence.model_dump(mode="json"),
         "feedback": memory.feedback.model_dump(mode="json"),
         "quality": {
-            "source_priority": source_priority(memory),
+            **quality_of(memory, now),
             "content_blocked": is_blocked(conn, memory.origin, memory.content_hash),
         },
         "events": [

@@ -43,6 +43,7 @@ class Store:
         try:
             store = cls(conn, path)
             store.backup_path = migrations.migrate(conn, home / "backups")
+            store.refresh_recall_index()
             secure_sidecars(path)
             return store
         except BaseException:
@@ -66,6 +67,28 @@ class Store:
             conn.close()
             raise
         return cls(conn, path, readonly=True)
+
+    def refresh_recall_index(self) -> bool:
+        """Rebuild the recall index once if it was built by another tokenizer version.
+
+        Ordinary writes keep it current; only an upgrade that changes how text is split into
+        features needs this. Returns True when a rebuild ran.
+        """
+        from memory_core.recall.index import INDEX_VERSION, index_version, rebuild_index
+
+        def stale() -> bool:
+            version = index_version(self.conn)
+            if version == INDEX_VERSION:
+                return False
+            return version is not None or self.conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None
+
+        if not stale():
+            return False
+        with self.transaction() as conn:
+            if not stale():  # another process rebuilt it meanwhile
+                return False
+            rebuild_index(conn)
+        return True
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from cli.context import emit, json_option, open_store
+from memory_core import clock
 from memory_core.clock import iso
 from memory_core.inspection import (
     MAX_PAGE,
@@ -98,6 +99,10 @@ def _render_show(data: dict[str, Any]) -> str:
         lines.append(f"{slot + ':':<14}" + ("-" if verdict is None else
                      f"{verdict['verdict']} ({verdict['source_id']}, {iso(verdict['at'])})"))
     lines.append(f"priority:     {quality['source_priority']} (source appropriateness, not truth)")
+    lines.append(f"freshness:    {quality['freshness']:.2f} (age {quality['age_days']:.1f} days"
+                 + (", dormant: not offered automatically" if quality["dormant"] else "") + ")")
+    lines.append(f"ranking:      evidence x{quality['evidence_weight']}, utility x{quality['utility']}, "
+                 f"accuracy x{quality['accuracy']}")
     if quality["content_blocked"]:
         lines.append("blocked:      this content may not be re-added automatically in its origin")
     for event in data["events"]:
@@ -111,7 +116,7 @@ def _render_show(data: dict[str, Any]) -> str:
 def show_command(memory_id: str, as_json: bool) -> None:
     """Show one memory in full: provenance, evidence, feedback, quality and its events."""
     with open_store() as store:
-        data = describe_memory(store.conn, require_memory(store.conn, memory_id))
+        data = describe_memory(store.conn, require_memory(store.conn, memory_id), clock.now())
     emit(data, as_json, _render_show)
 
 

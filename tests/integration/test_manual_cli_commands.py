@@ -123,3 +123,20 @@ def test_page_numbers_beyond_the_store_are_refused_or_empty(cli_run, command: st
     assert huge.exit_code == 2 and "--page" in huge.output
     last = as_json(cli_run(command, "--page", str(10**15), "--json"))
     assert last["page"] == 10**15 and not (last.get("memories") or last.get("events"))
+
+
+def test_show_reports_quality_factors_as_of_now(cli_run, home: Path) -> None:
+    from freezegun import freeze_time
+
+    old_state = make_memory("Deploy of release 4.2 is pending review", kind="project_state", at=1_700_000_000.0)
+    seed(home, old_state)
+    with freeze_time("2023-11-18 22:13:20"):  # 4 days after the record's clock
+        shown = json.loads(cli_run("show", old_state.id, "--json").output)
+    quality = shown["quality"]
+    assert quality["age_days"] == 4.0
+    assert quality["freshness"] == round(0.5 + 0.5 * 2 ** (-4 / 3), 4)
+    assert quality["dormant"] is False
+    assert quality["evidence_weight"] == 1.04  # summary evidence, priority 1
+    with freeze_time("2023-11-23 22:13:20"):  # 9 days: past the 7-day horizon
+        text = cli_run("show", old_state.id).output
+    assert "dormant" in text

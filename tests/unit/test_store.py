@@ -72,3 +72,18 @@ def test_failed_transaction_writes_nothing(store: Store) -> None:
             raise RuntimeError("boom")
     assert get_memory(store.conn, memory.id) is None
     assert store.conn.execute("SELECT COUNT(*) FROM postings").fetchone()[0] == 0
+
+
+def test_stale_recall_index_is_rebuilt_on_open(home: Path) -> None:
+    memory = make_memory("The build cache lives in /var/cache/build")
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            put_memory(conn, memory)
+            conn.execute("UPDATE postings SET tf = 0 WHERE feature='' AND memory_id='' AND field='version'")
+            conn.execute("DELETE FROM postings WHERE memory_id=?", (memory.id,))
+    with Store.open(home) as store:
+        from memory_core.recall.index import INDEX_VERSION, index_version
+
+        assert index_version(store.conn) == INDEX_VERSION
+        assert store.conn.execute("SELECT COUNT(*) FROM postings WHERE memory_id=?", (memory.id,)).fetchone()[0] > 0
+        assert store.refresh_recall_index() is False  # current now: nothing to do
