@@ -87,3 +87,25 @@ def test_hook_fails_open_on_broken_config_and_unwritable_store(home: Path, tmp_p
 def test_session_start_is_quiet(home: Path) -> None:
     result = hook("session_start", base("session_start"))
     assert result.returncode == 0 and result.stdout == "" and result.stderr == ""
+
+
+def test_user_prompt_prints_a_bounded_digest_and_writes_nothing(home: Path) -> None:
+    from memory_core import clock
+    from memory_core.store import Store
+    from tests.factories import make_memory, seed
+
+    claim = make_memory("The staging PostgreSQL database listens on port 5433", origin="/work/app",
+                        at=clock.now() - 3600)
+    with Store.open(home) as store:
+        seed(store, claim)
+    db_before = (home / "memory.db").read_bytes()
+    result = hook("user_prompt", base("user_prompt", user_messages=["which port does the staging database use?"]))
+    assert result.returncode == 0, result.stderr
+    assert claim.id in result.stdout
+    assert len(result.stdout.encode("utf-8")) <= 2048 + 1
+    assert (home / "memory.db").read_bytes() == db_before
+    explain = memevo_process("explain", "--json")
+    assert explain.returncode == 0 and claim.id in explain.stdout
+    assert claim.content not in explain.stdout  # diagnostics never carry memory bodies
+    fresh = hook("user_prompt", base("user_prompt", user_messages=["continue"]))
+    assert fresh.returncode == 0 and fresh.stdout == ""
