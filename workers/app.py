@@ -1,24 +1,24 @@
 """The Huey instance: SQLite queue in ``queue.db`` of the state dir (never memory.db).
 
-This module is the worker's entry point (`huey_consumer workers.app.huey`), so it reads
-the settings. Tasks live in :mod:`workers.tasks`, imported at the bottom so the consumer
-registers them.
+Hooks import this module to enqueue nudges, so it resolves only the state dir here (no
+settings validation on that path); tasks load the full settings when they run. Tasks live
+in :mod:`workers.tasks`, imported at the bottom so the consumer registers them.
 """
 
 from __future__ import annotations
 
 from huey import SqliteHuey
 
-from memory_core.config import load_settings
 from memory_core.db import ensure_private_dir, touch_private
+from memory_core.paths import state_home
 
-settings = load_settings()
-ensure_private_dir(settings.home)
-touch_private(settings.queue_db)
+home = ensure_private_dir(state_home())
+queue_path = home / "queue.db"
+touch_private(queue_path)
 
 huey = SqliteHuey(
     "memevo",
-    filename=str(settings.queue_db),
+    filename=str(queue_path),
     # Results are never read: nudges are fire-and-forget.
     results=False,
     # WAL so hooks enqueueing never wait on the consumer's polling.

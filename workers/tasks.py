@@ -1,17 +1,21 @@
 """Huey tasks. Messages are only nudges: the job state lives in memory.db, so a lost or
-duplicated message costs nothing but a no-op claim."""
+duplicated message costs nothing but a no-op claim.
+
+Hooks import this module to enqueue, so the domain modules a task needs are imported when
+the task runs, not here.
+"""
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 from huey import crontab
 
-from memory_core import clock
-from memory_core.jobs.heartbeat import write_heartbeat
-from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
-from memory_core.store import Store
-from memory_core.usage import budget_state
-from workers.app import huey, settings
-from workers.logs import worker_logger
+from workers.app import huey
+
+if TYPE_CHECKING:
+    from memory_core.config import Settings
 
 # recover() re-nudges due sources only while the queue is short, so a backlog is not
 # multiplied by one copy per minute.
@@ -19,13 +23,21 @@ RENUDGE_QUEUE_LIMIT = 10
 RENUDGE_BATCH = 50
 
 
+@functools.cache
+def settings() -> Settings:
+    """The worker's settings, read once per process when the first task runs."""
+    from memory_core.config import load_settings
+
+    return load_settings()
+
+
 @huey.task()
 def consolidate(source_id: str | None, forced: bool = False) -> None:
     """Attempt one source; a failure schedules a nudge at its next due time."""
-    # Imported here so hooks that only enqueue never load the HTTP client.
+    from memory_core import clock
     from workers.consolidate import consolidate_source
 
-    outcome = consolidate_source(settings, source_id, forced=forced)
+    outcome = consolidate_source(settings(), source_id, forced=forced)
     if outcome.status == "failed" and outcome.next_due_at is not None and outcome.source_id:
         delay = max(0.0, outcome.next_due_at - clock.now())
         consolidate.schedule(args=(outcome.source_id,), delay=delay)
@@ -33,19 +45,26 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
 
 def recover_jobs() -> dict[str, int]:
     """Expired leases become interrupted failures; due sources get a fresh nudge."""
+    from memory_core import clock
+    from memory_core.jobs.heartbeat import write_heartbeat
+    from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
+    from memory_core.store import Store
+    from memory_core.usage import budget_state
+    from workers.logs import worker_logger
+
     now = clock.now()
-    with Store.open(settings.home) as store:
+    cfg = settings()
+    with Store.open(cfg.home) as store:
         with store.transaction() as conn:
             failures = recover_expired_leases(conn, now)
             write_heartbeat(conn, now)
         for failure in failures:
-            worker_logger(settings.home).warning(
-                "lease expired on %s: interrupted failure %d", failure.source_id,
-                failure.consecutive_failures)
+            worker_logger(cfg.home).warning(
+                "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures)
             if failure.state.value == "pending":
                 consolidate.schedule(args=(failure.source_id,), delay=max(0.0, failure.next_due_at - now))
         nudged = 0
-        budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens)
         if not budget.spent and huey.pending_count() < RENUDGE_QUEUE_LIMIT:
             for source_id in due_source_ids(store.conn, now, RENUDGE_BATCH):
                 consolidate(source_id)
