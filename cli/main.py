@@ -7,7 +7,6 @@ every other command (and the libraries they need) on each agent turn.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import sqlite3
 import sys
 from typing import Any
@@ -53,6 +52,8 @@ def _commands_of(module_name: str) -> dict[str, click.Command]:
 
 def discover_commands() -> dict[str, click.Command]:
     """Every command of every module in :mod:`cli.commands` (imports them all)."""
+    import pkgutil
+
     import cli.commands as package
 
     found: dict[str, click.Command] = {}
