@@ -32,6 +32,7 @@ COMMAND_MODULES: dict[str, str] = {
     "unpin": "manual_cmd",
     "resolve": "manual_cmd",
     "undo": "manual_cmd",
+    "feedback": "feedback_cmd",
     "export": "transfer_cmd",
     "import": "transfer_cmd",
     "recall": "recall_cmd",

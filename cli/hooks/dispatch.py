@@ -26,8 +26,12 @@ def handle_event(event: HookEvent, home: Path, now: float) -> str:
         return ""
     if event.event == "turn_end":
         from memory_core.cues import explicit_statements
+        from memory_core.feedback_syntax import parse_feedback_message
 
-        statements = explicit_statements(list(event.user_messages))
+        verdicts = [(text, parsed) for text in event.user_messages if (parsed := parse_feedback_message(text))]
+        if verdicts:
+            _feedback(event, home, verdicts, now)
+        statements = explicit_statements([t for t in event.user_messages if not parse_feedback_message(t)])
         if statements:
             _capture(event, home, "user_statement", "\n\n".join(statements), now)
         return ""
@@ -51,6 +55,28 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
             )
     if result.created:
         nudge_consolidate(result.source_id)
+
+
+def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str, str]]], now: float) -> None:
+    """Apply feedback messages; the receipt key makes a re-sent turn a no-op."""
+    import hashlib
+
+    from memory_core.errors import MemevoError
+    from memory_core.feedback import give_feedback
+    from memory_core.store import Store
+
+    problems = []
+    with Store.open(home) as store:
+        for text, (memory_id, verdict) in verdicts:
+            key = f"{event.agent}|{event.session_id or '-'}|{text}"
+            source_id = "chat-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+            try:
+                with store.transaction() as conn:
+                    give_feedback(conn, memory_id, verdict, now, source_id=source_id)
+            except MemevoError as exc:
+                problems.append(str(exc))
+    if problems:
+        raise UsageError("feedback not applied: " + "; ".join(problems))
 
 
 def _recall(event: HookEvent, home: Path, now: float) -> str:

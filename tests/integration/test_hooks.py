@@ -109,3 +109,23 @@ def test_user_prompt_prints_a_bounded_digest_and_writes_nothing(home: Path) -> N
     assert claim.content not in explain.stdout  # diagnostics never carry memory bodies
     fresh = hook("user_prompt", base("user_prompt", user_messages=["continue"]))
     assert fresh.returncode == 0 and fresh.stdout == ""
+
+
+def test_turn_end_feedback_message_applies_once(home: Path) -> None:
+    from memory_core import clock
+    from memory_core.memories import require_memory
+    from memory_core.store import Store
+    from tests.factories import make_memory, seed
+
+    claim = make_memory("The docs site deploys from the gh-pages branch", at=clock.now() - 60)
+    with Store.open(home) as store:
+        seed(store, claim)
+    payload = base("turn_end", user_messages=[f"memory {claim.id} is incorrect."])
+    for _ in range(2):  # the same turn sent twice
+        assert hook("turn_end", payload).returncode == 0
+    with Store.open(home) as store:
+        assert require_memory(store.conn, claim.id).status == "conflicted"
+        assert store.conn.execute("SELECT COUNT(*) FROM events WHERE operation='feedback'").fetchone()[0] == 1
+        assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0  # not learned as a statement
+    unknown = hook("turn_end", base("turn_end", user_messages=[f"memory {'f' * 24} is useful."]))
+    assert unknown.returncode == 0 and "feedback not applied" in unknown.stderr
