@@ -8,6 +8,7 @@ from typing import Any
 
 from memory_core.errors import CorruptRecordError
 from memory_core.history import event_from_row, iter_event_rows
+from memory_core.ids import is_memory_id
 from memory_core.memories import iter_memory_rows, memory_from_row
 from memory_core.sources import iter_source_rows, source_from_row
 
@@ -20,13 +21,30 @@ _CHECKS: tuple[tuple[Callable[[sqlite3.Connection], Iterator[tuple]], Callable[[
 )
 
 
+_VERDICTS = ("useful", "unhelpful", "accurate", "incorrect")
+
+
+def iter_receipt_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
+    yield from conn.execute("SELECT source_id, memory_id, verdict, at FROM feedback_receipts ORDER BY at")
+
+
+def receipt_from_row(row: tuple) -> tuple:
+    """Check one feedback receipt's shape (they are audit data, so they are checked too)."""
+    source_id, memory_id, verdict, at = row
+    ok = (isinstance(source_id, str) and source_id and is_memory_id(str(memory_id)) and verdict in _VERDICTS
+          and isinstance(at, (int, float)))
+    if not ok:
+        raise CorruptRecordError("feedback_receipts", f"{source_id}/{memory_id}", "malformed receipt")
+    return row
+
+
 def check_integrity(conn: sqlite3.Connection) -> dict[str, Any]:
     """``PRAGMA quick_check`` and every row validated; corrupt rows listed by table and id."""
     messages = [str(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
     quick_ok = messages == ["ok"]
     corrupt: list[dict[str, str]] = []
     total = 0
-    for iterate, validate in _CHECKS:
+    for iterate, validate in (*_CHECKS, (iter_receipt_rows, receipt_from_row)):
         for row in iterate(conn):
             try:
                 validate(row)

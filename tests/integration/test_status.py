@@ -39,3 +39,12 @@ def test_corrupt_row_reported_by_id_and_others_keep_working(home: Path) -> None:
     with Store.open(home) as store:
         assert get_memory(store.conn, healthy.id) == healthy
         assert memory_counts(store)["total"] == 2
+
+
+def test_malformed_feedback_receipt_is_reported(home: Path) -> None:
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            conn.execute("INSERT INTO feedback_receipts VALUES ('src', 'not-an-id', 'meh', 1.0)")
+    report = json.loads(memevo_process("status", "--json").stdout)
+    assert report["ok"] is False
+    assert report["integrity"]["corrupt_rows"][0]["table"] == "feedback_receipts"
