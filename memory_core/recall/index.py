@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from memory_core.records import Memory
 
 # Bump when the tokenizer, the concept map or this layout changes; then rebuild.
-INDEX_VERSION = 1
+INDEX_VERSION = 2
 HEADER = ""
 ORIGIN_FIELD_PREFIX = "o:"
 _CHUNK = 400

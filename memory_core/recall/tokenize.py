@@ -11,7 +11,8 @@ One scanner serves both sides so that they always agree:
   or more) and its last segment, so a query naming the directory finds the file.
 * Chinese (and other CJK) text: a small dictionary of concept terms and filler is matched
   first (longest first); what remains is cut into character bigrams, a lone character
-  becoming a unigram. Bigrams need no dictionary load, which a per-turn hook cannot afford,
+  becoming a unigram unless it is a function character (``对``, ``还``, ``上`` …) left
+  standing alone. Bigrams need no dictionary load, which a per-turn hook cannot afford,
   and scored best on the Chinese evaluation data.
 * Concept-map synonyms in either language become one ``~concept`` feature.
 
@@ -31,6 +32,7 @@ from memory_core.recall.stem import stem
 from memory_core.recall.vocabulary import (
     CHINESE_CONJUNCTIONS,
     CHINESE_KEEP_WORDS,
+    CHINESE_LONE_FILLER,
     CHINESE_STOP_CHARS,
     CHINESE_STOP_WORDS,
     ENGLISH_CONJUNCTIONS,
@@ -150,7 +152,8 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
 
     def flush() -> None:
         if len(segment) == 1:
-            units.append([(segment[0], CJK)])
+            if segment[0] not in CHINESE_LONE_FILLER:
+                units.append([(segment[0], CJK)])
         elif segment:
             text = "".join(segment)
             units.append([(text[i : i + 2], CJK) for i in range(len(text) - 1)])

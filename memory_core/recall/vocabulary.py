@@ -40,8 +40,19 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
 多少 几个 是否 是不是 有没有 关于 对于 还有 然后 其实 非常 真的 特别 比较 一直 一定 应该
 记得 还记得 记不记得 告诉 提醒 回忆 想起 觉得 感觉 感到 好像 可能 大家 东西 事情 你好
 有几个 有几 有多少 有哪些 有什么
+多久 多长 多长时间 多远 多大 多高 多快 何时 何地 何处 几点 几天 几次 几时 几年 几号 几位 几种
+哪一个 哪一 哪天 哪年 哪位 哪种 哪样 哪次 哪台 哪家 哪条 哪款 哪项 哪类 哪边
+很多 也许 尤其 极其 其中 其余 相比 相较 比起 两个 更多 更少 更加 更为
 """.split())
-CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么")
+CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么哪谁也")
+# Function characters that say nothing when they stand alone between filler ("对，…",
+# "我还可以…", "…要多久", "服务器上"): adverbs, auxiliaries, pronouns, locative particles and
+# question words. Inside a longer run they stay part of its bigrams (还原, 就业, 上线), so
+# only a lone one is dropped; a lone content character such as 猫 still counts.
+CHINESE_LONE_FILLER: frozenset[str] = frozenset(
+    "还就都又才再被把让将这那其着过得地啦嘛呗喔哈对好不没要会能想去来说用有给到从向为以而但却所"
+    "因如若则即并且等上下里中内外前后个此该每各某些啥咋哎呃多几"
+)
 # Common words that contain one of those characters and must not be cut apart.
 CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     "参与 给予 与会 和平 和谐 温和 暖和 在线 存在 正在 所在 实在 在于 于是 总是 可是 要是 凡是 "
@@ -62,6 +73,7 @@ _FRAMING_PATTERNS = (
     r"\bdo\s+you\s+have\s+(?:any\s+)?(?:notes?|memories|memory)\s+(?:of|on|about)\b",
     r"(?:你)?(?:还)?记(?:不记)?得",
     r"你知道",
+    r"我?(?:想|想要)(?:问|知道|了解)(?:一下)?",
     r"告诉我",
     r"提醒我",
     r"我(?:之前|以前|上次)?(?:说过|提到过|讲过|提过)",
@@ -90,11 +102,21 @@ ANAPHORA = re.compile(r"(?i)\b(?:it|its|it's|they|them|their)\b|它(?:们|的)?|
 
 # "What I actually want to ask is ...": only the words after the last such marker are the
 # question; everything before it is preamble the user has just set aside.
+# The asking verbs: ask, say, know, find out, understand, make clear, confirm.
+_ASK_EN = r"(?:ask|say|know|find\s+out|understand)"
+_ASK_ZH = r"(?:问|说|知道|了解|弄清楚|搞清楚|弄明白|搞明白|确认)"
 SELF_CORRECTION = re.compile(
-    r"(?i)\b(?:what\s+i\s+(?:really\s+|actually\s+)?(?:want(?:ed)?|meant|mean)\s+to\s+(?:ask|say)\s+(?:is|was)|"
+    rf"(?i)\b(?:what\s+i\s+(?:really\s+|actually\s+)?(?:want(?:ed)?|meant|mean|need(?:ed)?)\s+to\s+{_ASK_EN}\s+(?:is|was)|"
     r"my\s+(?:real|actual)\s+question\s+(?:is|was)|(?:sorry,?\s+)?i\s+meant\s+to\s+ask)\b[\s:,]*"
-    r"|(?:我)?(?:真正|其实|实际上?|本来)?(?:想|要)(?:问|说)的(?:问题)?(?:是|其实是)[:：,，]?"
+    # 我真正想问的是 / 我本来想说的是 / 我真正想要了解的是: "what I (actually) want to ask is".
+    rf"|(?:我)?(?:真正|其实|实际上?|本来)?(?:是)?(?:想要|想|要){_ASK_ZH}的(?:问题)?(?:是|其实是)[:：,，]?"
+    # 我其实是想搞清楚 / 我实际上想问: "actually, I want to ask".
+    rf"|(?:我)?(?:真正|其实|实际上?)是?(?:想要|想){_ASK_ZH}(?:一下)?[:：,，]?"
+    # 我想问一下： with the question after the colon: "I'd like to ask:".
+    r"|我想问(?:一下)?[:：,，]"
+    # 我真正的问题是 / 实际上我那个问题是: "my actual question is".
     r"|我(?:的)?(?:真正|实际)的?问题(?:是|其实是)[:：,，]?"
+    r"|(?:其实|实际上?)我?(?:的|那个)?问题(?:是|其实是)[:：,，]?"
 )
 
 # Words joining alternatives ("SQLite or PostgreSQL", "A和B哪个更大"): a claim about either

@@ -1,0 +1,68 @@
+"""Question framing is not subject matter: Chinese function characters and question words,
+and the ways a user sets chatter aside before the real question."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.recall.query_plan import build_plan
+from memory_core.recall.service import recall
+from memory_core.recall.tokenize import features, query_terms
+from tests.recall.conftest import NOW
+
+
+def focus(text: str) -> list[str]:
+    return [t.feature for t in query_terms(text)]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("构建要多久？", ["~build"]),                    # 多久 "how long", a lone 要
+    ("日志文件在哪？", ["~log", "~file"]),            # 哪 "where"
+    ("部署到哪台服务器上了？", ["~deploy", "~server"]),  # 到, 哪台, a locative 上
+    ("对，那个缓存的超时是多少", ["~cache", "~timeout"]),  # 对 "right,"
+    ("测试用的是哪个数据库？", ["~test", "~database"]),  # a lone 用 "use"
+    ("好的，那Redis呢？", ["redi"]),
+])
+def test_chinese_question_words_and_lone_function_characters_are_filler(query: str,
+                                                                         expected: list[str]) -> None:
+    assert focus(query) == expected
+
+
+def test_function_characters_inside_words_and_lone_content_characters_stay() -> None:
+    assert "还原" in features("还原数据库备份")  # 还 starts a word here: not filler
+    assert "上线" in features("服务上线了")
+    assert focus("猫？") == ["猫"]  # a lone content character is still a subject
+
+
+def test_a_chinese_how_long_question_finds_its_answer(add, reader) -> None:
+    build = add("CI 上构建大约需要四分钟")
+    add("部署脚本在 scripts 目录")
+    # "要多久" used to be an unknown subject beside 构建, so the one claim about the build
+    # was refused as a single match among unknown words.
+    assert [c.memory_id for c in recall(reader.conn, "构建要多久？", now=NOW).claims] == [build.id]
+
+
+@pytest.mark.parametrize("text", [
+    "最近好忙，天气也不好。哦豁，我其实是想搞清楚，数据库的端口是多少？",
+    "最近好忙，天气也不好。不对，我真正想要了解的是：数据库的端口是多少？",
+    "最近好忙，天气也不好。哎，我真正想弄清楚的是，数据库的端口是多少？",
+    "最近好忙，天气也不好。额，实际上我那个问题是这个，数据库的端口是多少？",
+    "最近好忙，天气也不好。对了，我想问，数据库的端口是多少？",
+    "Busy week, the weather is awful. What I really want to know is the database port.",
+])
+def test_chatter_before_the_real_question_is_set_aside(text: str) -> None:
+    plan = build_plan([text])
+    assert [t.feature for t in plan.focus] == ["~database", "~port"]
+
+
+def test_asking_phrases_are_framing() -> None:
+    assert focus("我想问你知道数据库端口吗") == ["~database", "~port"]
+    assert focus("我想知道构建要多久") == ["~build"]
+
+
+def test_a_noisy_question_finds_its_answer(add, reader) -> None:
+    port = add("数据库端口是 5433")
+    add("天气预报说周末有雨")
+    add("最近在忙迁移脚本")
+    text = "最近好忙，周末天气也不好，迁移脚本还没写完。哦豁，我其实是想搞清楚，数据库的端口是多少？"
+    assert [c.memory_id for c in recall(reader.conn, text, now=NOW).claims] == [port.id]
