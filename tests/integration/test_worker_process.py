@@ -75,6 +75,18 @@ def wait_for(predicate, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def capture_until_in_flight(env: dict[str, str], model: FakeModelProcess, tmp_path: Path, summary: str,
+                            procs: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start a consumer, capture one summary through a real hook, wait for its model call."""
+    consumer = start_consumer(env, tmp_path / "consumer.log")
+    procs.append(consumer)  # cleaned up by the fixture even if what follows fails
+    payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": "/tmp", "session_id": summary[:8],
+               "summary": summary}
+    assert memevo_process("hook", "compaction", input=json.dumps(payload), env=env).returncode == 0
+    wait_for(lambda: model.request_count() == 1, 30, "the request to be in flight")
+    return consumer
+
+
 @pytest.fixture
 def env_for(home: Path) -> Iterator:
     procs: list[subprocess.Popen[bytes]] = []
@@ -126,12 +138,7 @@ def test_sigkill_mid_request_then_restart_completes_once(home: Path, tmp_path: P
     with FakeModelProcess(tmp_path, [Reply(hang=True)]) as model:
         # A lease of 2 s + 1 s, so recovery can take it over quickly after the kill.
         env = make_env(model, MEMEVO_ATTEMPT_SECONDS="2", MEMEVO_LEASE_GRACE_SECONDS="1")
-        consumer = start_consumer(env, tmp_path / "consumer.log")
-        procs.append(consumer)
-        payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": "/tmp", "session_id": "k",
-                   "summary": "The release branch is cut every Tuesday"}
-        assert memevo_process("hook", "compaction", input=json.dumps(payload), env=env).returncode == 0
-        wait_for(lambda: model.request_count() == 1, 30, "the request to be in flight")
+        consumer = capture_until_in_flight(env, model, tmp_path, "The release branch is cut every Tuesday", procs)
         kill_group(consumer)  # SIGKILL the whole group mid-request
         [(sid, state, failures, _, attempt)] = source_rows(home)
         assert state == "leased" and failures == 0 and attempt == 1
@@ -158,12 +165,7 @@ def test_graceful_stop_hands_in_flight_job_back_uncounted(home: Path, tmp_path: 
     make_env, procs = env_for
     with FakeModelProcess(tmp_path, [Reply(hang=True)]) as model:
         env = make_env(model, MEMEVO_ATTEMPT_SECONDS="60")
-        consumer = start_consumer(env, tmp_path / "consumer.log")
-        procs.append(consumer)
-        payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": "/tmp", "session_id": "g",
-                   "summary": "The staging cluster was rebuilt on Monday"}
-        assert memevo_process("hook", "compaction", input=json.dumps(payload), env=env).returncode == 0
-        wait_for(lambda: model.request_count() == 1, 30, "the request to be in flight")
+        consumer = capture_until_in_flight(env, model, tmp_path, "The staging cluster was rebuilt on Monday", procs)
         started = time.monotonic()
         kill_group(consumer, signal.SIGTERM)  # graceful: -t 3 then the attempt is interrupted
         assert time.monotonic() - started < 15
