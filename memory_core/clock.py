@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import time
+from typing import TypeGuard
 
 SECONDS_PER_DAY = 86_400.0
+# The last second of year 9999: the latest time ``iso`` can print on every platform.
+MAX_TIMESTAMP = 253_402_300_799.0
 
 
 def now() -> float:
@@ -27,3 +31,10 @@ def iso(at: float | None) -> str | None:
     if at is None:
         return None
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def is_timestamp(value: object) -> TypeGuard[float]:
+    """True for a number ``iso`` can print: finite, from 1970 up to the year 9999."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value) and 0 <= value <= MAX_TIMESTAMP

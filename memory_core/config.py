@@ -140,8 +140,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     for name in Settings.model_fields:
         if name == "home":
             continue
-        raw = env.get(_env_name(name))
-        if raw is not None and raw != "":
+        # Surrounding whitespace is never meant (a stray space in an env file); a blank
+        # value is unset, so "MEMEVO_MODEL= " cannot name a model or send a blank key.
+        raw = (env.get(_env_name(name)) or "").strip()
+        if raw:
             values[name] = raw
             origin[name] = _env_name(name)
     values["home"] = home

@@ -34,6 +34,10 @@ class StoreError(MemevoError):
     """The database could not be opened or written."""
 
 
+class BudgetSpent(MemevoError):
+    """Today's model budget is used up, so no attempt can start before it resets."""
+
+
 class CorruptRecordError(MemevoError):
     """A stored row does not validate. Carries the table and row id."""
 

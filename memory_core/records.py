@@ -8,10 +8,11 @@ metadata with one another or with a cache.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from memory_core.clock import MAX_TIMESTAMP
 from memory_core.ids import ID_PATTERN, content_hash
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
@@ -23,6 +24,11 @@ MEMORY_STATUSES: tuple[str, ...] = ("active", "superseded", "forgotten", "confli
 Basis = Literal["summary", "user_statement", "tool_observation", "manual_correction"]
 Method = Literal["local", "model", "manual"]
 SourceType = Literal["summary", "user_statement", "progress"]
+
+
+# A claim's times are shown and compared everywhere; NaN, infinities or far-off numbers
+# (an import in milliseconds, say) would break every listing of it, so they are refused.
+Timestamp = Annotated[float, Field(ge=0, le=MAX_TIMESTAMP, allow_inf_nan=False)]
 
 
 class JobState(StrEnum):
@@ -58,13 +64,13 @@ class Evidence(_Strict):
     basis: Basis
     method: Method
     source_id: str = Field(min_length=1, max_length=200)
-    at: float
+    at: Timestamp
 
 
 class VerdictSlot(_Strict):
     verdict: str
     source_id: str = Field(min_length=1, max_length=200)
-    at: float
+    at: Timestamp
 
 
 class Feedback(_Strict):
@@ -97,9 +103,9 @@ class Memory(_Strict):
     evidence: Evidence | None = None
     feedback: Feedback = Field(default_factory=Feedback)
     pinned: bool = False
-    created_at: float
-    updated_at: float
-    confirmed_at: float | None = None
+    created_at: Timestamp
+    updated_at: Timestamp
+    confirmed_at: Timestamp | None = None
     revision: int = Field(default=1, ge=1)
     replaces: str | None = None
     replaced_by: str | None = None

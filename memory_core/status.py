@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core import migrations
-from memory_core.clock import iso
+from memory_core.clock import is_timestamp, iso
 from memory_core.config import Settings
 from memory_core.integrity import check_integrity
 from memory_core.jobs.heartbeat import read_heartbeat
@@ -51,10 +51,16 @@ def failed_jobs(store: Store) -> list[dict[str, Any]]:
     ).fetchall()
     return [
         {"source_id": r[0], "state": r[1], "failures": r[2], "error_code": r[3],
-         "next_due_at": None if r[1] == "paused" else r[4], "next_due": None if r[1] == "paused" else iso(r[4]),
-         "last_failure": iso(r[5])}
+         "next_due_at": None if r[1] == "paused" else _time_or_none(r[4]),
+         "next_due": None if r[1] == "paused" else iso(_time_or_none(r[4])),
+         "last_failure": iso(_time_or_none(r[5]))}
         for r in rows
     ]
+
+
+def _time_or_none(value: object) -> float | None:
+    # These are raw columns: a malformed row is listed under integrity, not a crash here.
+    return float(value) if is_timestamp(value) else None
 
 
 def worker_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:

@@ -32,6 +32,24 @@ def _log_failure(message: str, detail: str | None = None) -> None:
         pass
 
 
+class HookCommand(click.Command):
+    """A command whose own command-line mistakes also fail open.
+
+    Agents run the hook line they were configured with on every event, and some treat a
+    non-zero exit as "block this turn" (exit 2 in particular), so a typo in ``--agent`` or a
+    missing EVENT must be one line on stderr and exit 0, like any other bad input.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            message = f"{exc.format_message()} (usage: memevo hook [--agent generic] EVENT)"
+            click.echo(f"memevo hook: {message}", err=True)
+            _log_failure(message)
+            ctx.exit(0)
+
+
 def _read_payload() -> dict:
     raw = sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     if len(raw) > MAX_STDIN_BYTES:
@@ -42,12 +60,14 @@ def _read_payload() -> dict:
         payload = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
         raise UsageError(f"hook input is not JSON ({exc.msg} at line {exc.lineno}); see docs/hooks.md") from None
+    except RecursionError:
+        raise UsageError("hook input is nested too deeply; send one flat JSON object (see docs/hooks.md)") from None
     if not isinstance(payload, dict):
         raise UsageError("hook input must be one JSON object (see docs/hooks.md)")
     return payload
 
 
-@click.command("hook")
+@click.command("hook", cls=HookCommand)
 @click.argument("event_name", metavar="EVENT")
 @click.option("--agent", "adapter", default="generic", show_default=True,
               type=click.Choice(["generic"]),

@@ -12,9 +12,10 @@ import click
 
 from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
-from memory_core.errors import StoreError, UsageError
+from memory_core.errors import BudgetSpent, StoreError, UsageError
 from memory_core.jobs.lifecycle import pick_forced_source
 from memory_core.sources import require_source
+from memory_core.usage import budget_state
 
 # Graceful stop on SIGTERM; after 3 s a running attempt is interrupted and its job is
 # handed back as pending (not a failure). Supervisors should wait longer than that.
@@ -65,11 +66,21 @@ def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) ->
 
     The failure count is not reset; completed or retired sources never run again.
     """
+    cfg = settings()
     with open_store() as store:
         chosen = pick_forced_source(store.conn, source_id)
         if chosen is None:
             raise UsageError("no pending or paused source to evolve; capture something first")
         before = require_source(store.conn, chosen)
+        # The worker starts no attempt on a spent budget, so a nudge now would be dropped
+        # while this command reported it as queued.
+        budget = budget_state(store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens)
+    if budget.spent:
+        raise BudgetSpent(
+            f"the daily model budget is spent ({budget.usage.calls} calls, {budget.usage.tokens} tokens "
+            f"today); it resets at {clock.iso(budget.resets_at)}, or raise MEMEVO_DAILY_MODEL_CALLS "
+            "/ MEMEVO_DAILY_MODEL_TOKENS"
+        )
     from cli.nudge import nudge_consolidate
 
     if not nudge_consolidate(chosen, forced=True):
@@ -82,7 +93,7 @@ def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) ->
             current = require_source(store.conn, chosen)
         if current.attempt > before.attempt:
             if current.state.value != "leased":
-                data = _outcome(current)
+                data = _outcome(current, before)
                 break
             data["status"] = "running"
     if wait_seconds and data["status"] == "queued":
@@ -90,12 +101,15 @@ def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) ->
     emit(data, as_json, _render_evolve)
 
 
-def _outcome(source: Any) -> dict[str, Any]:
+def _outcome(source: Any, before: Any) -> dict[str, Any]:
     status = {"done": "done", "paused": "paused", "retired": "retired"}.get(source.state.value, "failed")
+    if status == "failed" and source.last_failure_at == before.last_failure_at:
+        # Back to pending with no new failure: a stopping worker handed the attempt back.
+        status = "released"
     return {
         "source_id": source.id,
         "status": status,
-        "error_code": source.last_error_code.value if source.last_error_code else None,
+        "error_code": source.last_error_code.value if source.last_error_code and status != "released" else None,
         "consecutive_failures": source.consecutive_failures,
         "next_due_at": source.next_due_at if status == "failed" else None,
     }

@@ -20,7 +20,10 @@ def handle_event(event: HookEvent, home: Path, now: float) -> str:
         nudge_recover()
         return ""
     if event.event == "compaction":
-        if not event.summary or not event.summary.strip():
+        from memory_core.sanitize import strip_controls
+
+        # Judged as capture will store it: a summary of control characters alone is empty.
+        if not event.summary or not strip_controls(event.summary).strip():
             raise UsageError('a compaction event needs a non-empty "summary"')
         _capture(event, home, "summary", event.summary, now)
         return ""

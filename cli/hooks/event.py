@@ -38,6 +38,8 @@ class HookEvent:
         _check_text("agent", self.agent, 64, required=True)
         _check_text("session_id", self.session_id, MAX_LABEL)
         _check_text("cwd", self.cwd, MAX_CWD)
+        if "\x00" in self.cwd:
+            raise HookInputError("cwd must be a path without NUL characters")
         _check_text("summary", self.summary, MAX_TEXT)
         _check_text("prompt", self.prompt, MAX_TEXT)
         if not isinstance(self.user_messages, tuple):

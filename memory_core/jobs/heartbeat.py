@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from memory_core.clock import is_timestamp
+
 HEARTBEAT_KEY = "worker_heartbeat"
 
 
@@ -17,8 +19,11 @@ def write_heartbeat(conn: sqlite3.Connection, now: float) -> None:
 
 
 def read_heartbeat(conn: sqlite3.Connection) -> float | None:
+    """The last heartbeat, or ``None`` if there is none or it is not a usable time."""
     row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
     try:
-        return None if row is None else float(row[0])
-    except ValueError:
+        value = None if row is None else float(row[0])
+    except (TypeError, ValueError):
         return None
+    # "nan", "inf" or a far-off number parse as floats but are no time anyone can show.
+    return value if is_timestamp(value) else None

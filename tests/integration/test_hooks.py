@@ -129,3 +129,30 @@ def test_turn_end_feedback_message_applies_once(home: Path) -> None:
         assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0  # not learned as a statement
     unknown = hook("turn_end", base("turn_end", user_messages=[f"memory {'f' * 24} is useful."]))
     assert unknown.returncode == 0 and "feedback not applied" in unknown.stderr
+
+
+def test_hook_command_line_mistakes_fail_open(home: Path) -> None:
+    # Some agents read exit 2 as "block this turn": a bad hook line must not stop the agent.
+    payload = json.dumps(base("compaction", summary="Decision: keep SQLite"))
+    for args in (("hook",), ("hook", "--agent", "claude", "compaction"), ("hook", "compaction", "extra"),
+                 ("hook", "--bogus", "compaction")):
+        result = memevo_process(*args, input=payload)
+        assert result.returncode == 0, (args, result.stderr)
+        assert result.stdout == ""
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("memevo hook:"), (args, result.stderr)
+    assert "No such option" in (home / "logs" / "hooks.log").read_text()
+
+
+def test_hook_odd_input_is_bad_input_not_an_internal_error(home: Path) -> None:
+    cases = [
+        ("turn_end", "[" * 100_000, "nested too deeply"),
+        ("compaction", json.dumps(base("compaction", summary="Fact: x is y", cwd="/tmp/\u0000x")), "NUL"),
+        ("compaction", json.dumps(base("compaction", summary="\u200b\u0001 \u200b")), "summary"),
+    ]
+    for event, payload, expected in cases:
+        result = hook(event, payload)
+        assert result.returncode == 0
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and expected in lines[0] and "internal error" not in lines[0], result.stderr
+    assert "Traceback" not in (home / "logs" / "hooks.log").read_text()

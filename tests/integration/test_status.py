@@ -48,3 +48,24 @@ def test_malformed_feedback_receipt_is_reported(home: Path) -> None:
     report = json.loads(memevo_process("status", "--json").stdout)
     assert report["ok"] is False
     assert report["integrity"]["corrupt_rows"][0]["table"] == "feedback_receipts"
+
+
+def test_status_survives_odd_heartbeat_and_job_columns(home: Path) -> None:
+    from memory_core.capture import capture_source
+
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            sid = capture_source(conn, source_type="summary", origin="/tmp", text="we use Redis", now=1.7e9).source_id
+            conn.execute("UPDATE sources SET consecutive_failures=2, next_due_at='soon', last_failure_at=1e300 "
+                         "WHERE id=?", (sid,))
+    for heartbeat in ("nan", "inf", "1e400", "-1e20", "not a number"):
+        with Store.open(home) as store:
+            store.set_meta("worker_heartbeat", heartbeat)
+        for args in (("status", "--json"), ("status",)):
+            result = memevo_process(*args)
+            assert result.returncode == 0 and "Traceback" not in result.stderr, (heartbeat, result.stderr)
+        report = json.loads(memevo_process("status", "--json").stdout)
+        assert report["worker"]["last_heartbeat"] is None
+        assert report["failed_jobs"][0]["source_id"] == sid
+        assert report["failed_jobs"][0]["next_due"] is None and report["failed_jobs"][0]["last_failure"] is None
+        assert report["integrity"]["corrupt_rows"][0]["id"] == sid

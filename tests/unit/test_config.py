@@ -79,3 +79,26 @@ def test_invalid_value_is_one_line_exit_2(cli_run, monkeypatch, name, value, all
     assert len(lines) == 1
     assert name in lines[0] and allowed in lines[0]
     assert "Traceback" not in result.output
+
+
+def test_blank_home_is_unset_and_relative_xdg_is_ignored(tmp_path: Path) -> None:
+    from memory_core.paths import state_home
+
+    xdg = str(tmp_path / "xdg")
+    assert state_home({"MEMEVO_HOME": "   ", "XDG_DATA_HOME": xdg}) == Path(xdg) / "memevo"
+    assert state_home({"MEMEVO_HOME": "", "XDG_DATA_HOME": xdg}) == Path(xdg) / "memevo"
+    assert default_home({"XDG_DATA_HOME": "relative/data"}) == Path.home() / ".local" / "share" / "memevo"
+    assert default_home({"XDG_DATA_HOME": " "}) == Path.home() / ".local" / "share" / "memevo"
+
+
+def test_blank_or_padded_environment_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_MODEL", "   ")
+    monkeypatch.setenv("MEMEVO_MODEL_API_KEY", " ")
+    monkeypatch.setenv("MEMEVO_MODEL_URL", "  ")
+    s = load_settings()
+    assert s.model is None and s.model_api_key is None and s.model_url is None
+    monkeypatch.setenv("MEMEVO_MODEL", " qwen2.5-coder\n")
+    monkeypatch.setenv("MEMEVO_MODEL_API_KEY", "sk-abc123 ")
+    s = load_settings()
+    assert s.model == "qwen2.5-coder"
+    assert s.model_api_key is not None and s.model_api_key.get_secret_value() == "sk-abc123"

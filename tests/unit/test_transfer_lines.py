@@ -129,3 +129,20 @@ def test_import_can_be_undone(store: Store) -> None:
         undo(conn, report.event_id, NOW + 1)  # type: ignore[arg-type]
     memory = get_memory(store.conn, report.added_ids[0])
     assert memory is not None and memory.status == "forgotten"
+
+
+@pytest.mark.parametrize("when", ["NaN", "Infinity", "1e300", "-1e12", "1.7e15"])
+def test_import_refuses_times_no_listing_could_show(store: Store, when: str) -> None:
+    with store.transaction() as conn:
+        put_memory(conn, make_memory("Already here"))
+    lines = ['{"kind": "fact", "content": "fine line"}',
+             '{"kind": "fact", "content": "The port is 8080", "created_at": ' + when + "}"]
+    with pytest.raises(ImportFormatError, match="line 2: created_at"):
+        with store.transaction() as conn:
+            import_file(conn, lines, NOW)
+    assert count(store, "memories") == 1
+    exported = {"type": "memory", "record": json.loads(memory_lines(store)[0])["record"]}
+    exported["record"]["confirmed_at"] = 1e300
+    with pytest.raises(ImportFormatError, match="line 1: confirmed_at"):
+        with store.transaction() as conn:
+            import_file(conn, [json.dumps(exported)], NOW)

@@ -1,0 +1,53 @@
+"""`memevo evolve`: what it reports when no attempt can run or an attempt is handed back."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.commands.worker_cmd import _outcome
+from memory_core import clock
+from memory_core.capture import capture_source
+from memory_core.jobs.lifecycle import claim_job, fail_job, release_job
+from memory_core.records import ErrorCode
+from memory_core.sources import require_source
+from memory_core.store import Store
+from memory_core.usage import count_call
+
+
+def capture(store: Store) -> str:
+    with store.transaction() as conn:
+        return capture_source(conn, source_type="user_statement", origin="/work/app",
+                              text="remember that releases are cut on Tuesdays", now=clock.now()).source_id
+
+
+def test_evolve_on_a_spent_budget_says_so_instead_of_queueing(store: Store, cli_run, monkeypatch) -> None:
+    sid = capture(store)
+    with store.transaction() as conn:
+        count_call(conn, clock.now())
+    monkeypatch.setenv("MEMEVO_DAILY_MODEL_CALLS", "1")
+    result = cli_run("evolve", "--source", sid, "--wait", "5")
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "budget is spent" in lines[0] and "resets at" in lines[0]
+    assert "queued" not in result.output
+    assert require_source(store.conn, sid).attempt == 0
+
+
+@pytest.mark.parametrize("ending", ["released", "failed"])
+def test_wait_outcome_tells_a_handed_back_attempt_from_a_failure(store: Store, ending: str) -> None:
+    sid = capture(store)
+    with store.transaction() as conn:
+        job = claim_job(conn, owner="w1", now=clock.now(), lease_seconds=150, source_id=sid)
+        assert job is not None
+        fail_job(conn, job, ErrorCode.TIMEOUT, clock.now())
+    before = require_source(store.conn, sid)
+    with store.transaction() as conn:
+        job = claim_job(conn, owner="w2", now=clock.now(), lease_seconds=150, source_id=sid, forced=True)
+        assert job is not None
+        if ending == "released":
+            release_job(conn, job)
+        else:
+            fail_job(conn, job, ErrorCode.PROVIDER, clock.now() + 1)
+    data = _outcome(require_source(store.conn, sid), before)
+    assert data["status"] == ending
+    assert data["error_code"] == (None if ending == "released" else "provider")
