@@ -95,8 +95,9 @@ def _batch(handle: IO[str], include_dormant: bool) -> None:
                 context = request.get("context") or []
                 if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
                     raise UsageError("\"context\" must be a list of earlier user texts")
-            except (ValueError, UsageError) as exc:
-                message = str(exc) if isinstance(exc, UsageError) else f"not JSON: {exc}"
+            except (ValueError, RecursionError, UsageError) as exc:
+                detail = str(exc)[:200] or "nested too deeply"
+                message = str(exc) if isinstance(exc, UsageError) else f"not JSON: {detail}"
                 click.echo(json.dumps({"id": request_id, "line": number, "error": message},
                                       ensure_ascii=False))
                 continue

@@ -74,15 +74,16 @@ def test_batch(home: Path, cli_run, tmp_path: Path) -> None:
         {"id": "q3", "query": "continue"},
         {"id": "q4", "query": ""},
         "not json",
+        "[" * 100_000,  # nested too deep for the JSON parser: an error line, not a crash
     ]
     batch = tmp_path / "batch.jsonl"
     batch.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n")
     out = [json.loads(line) for line in cli_run("recall", "--batch", str(batch)).output.splitlines()]
-    assert [o["id"] for o in out] == ["q1", "q2", "q3", "q4", None]
+    assert [o["id"] for o in out] == ["q1", "q2", "q3", "q4", None, None]
     assert [c["id"] for c in out[0]["claims"]] == [port]
     assert [c["id"] for c in out[1]["claims"]] == [auth]
     assert out[2]["claims"] == [] and out[2]["digest"] == ""
-    assert "error" in out[3] and out[4]["line"] == 5
+    assert "error" in out[3] and out[4]["line"] == 5 and out[5]["line"] == 6 and "error" in out[5]
     assert cli_run("recall", "x", "--batch", str(batch)).exit_code == 2
 
 
