@@ -12,7 +12,7 @@ from cli.main import cli, discover_commands
 HEADER = """# Command reference
 
 Generated from `memevo --help` and each command's `--help` by `python -m cli.reference`;
-a test fails when this file and the commands disagree.
+a test fails when a command, option or summary is missing here.
 """
 
 
