@@ -1,7 +1,7 @@
 """Gradual aging, computed when recall reads: nothing is ever rewritten or deleted by time.
 
-The clock of a claim is ``Memory.clock_at``: the later of its last content change and its
-last confirmation. Freshness decays from 1 towards a floor with a per-kind half-life of
+The clock of a claim is ``Memory.clock_at``: the latest of its last content change, its last
+confirmation and its current evidence date. Freshness decays from 1 towards a floor with a per-kind half-life of
 the decaying part; past its dormancy horizon an unpinned claim is no longer offered
 automatically, though an explicit lookup that asks for dormant claims still finds it.
 Pinned claims stay at freshness 1 and never go dormant. Age is not evidence of falsity.
