@@ -33,6 +33,7 @@ COMMAND_MODULES: dict[str, str] = {
     "resolve": "manual_cmd",
     "undo": "manual_cmd",
     "feedback": "feedback_cmd",
+    "tool-definition": "tool_cmd",
     "export": "transfer_cmd",
     "import": "transfer_cmd",
     "recall": "recall_cmd",

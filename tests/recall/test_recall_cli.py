@@ -112,3 +112,14 @@ def test_explain_last_and_preview(home: Path, cli_run) -> None:
     assert "proxy" not in preview and len(preview.encode("utf-8")) <= 8000 + 2000  # indented JSON
     text = cli_run("explain", "SQLite port?").output
     assert "selected" in text and "raw" in text and "proxy" not in text
+
+
+def test_tool_definition_matches_the_recall_command(home: Path, cli_run) -> None:
+    port, _ = seed(home, "SQLite listens on port 5432", "Deploys happen on Fridays")
+    tool = json.loads(cli_run("tool-definition").output)
+    assert tool["name"] == "memory_recall"
+    assert tool["input_schema"]["properties"]["query"]["maxLength"] == 512
+    argv = [part.replace("{query}", "SQLite port?") for part in tool["command"]]
+    assert argv[0] == "memevo"
+    out = json.loads(cli_run(*argv[1:]).output)
+    assert [c["id"] for c in out["claims"]] == [port]
