@@ -52,11 +52,15 @@ def redact_secrets(text: str) -> str:
 
 
 def clip_utf8(text: str, max_bytes: int) -> str:
-    """At most ``max_bytes`` of UTF-8, never cutting a character in half."""
-    raw = text.encode("utf-8")
+    """At most ``max_bytes`` of UTF-8, cut only between characters."""
+    raw = text.encode("utf-8", errors="surrogatepass")
     if len(raw) <= max_bytes:
         return text
-    return raw[:max_bytes].decode("utf-8", errors="ignore")
+    cut = max(max_bytes, 0)
+    # A byte of the form 10xxxxxx continues a character begun before the cut.
+    while cut > 0 and raw[cut] & 0xC0 == 0x80:
+        cut -= 1
+    return raw[:cut].decode("utf-8", errors="surrogatepass")
 
 
 def sanitize_text(text: str, max_bytes: int = SOURCE_MAX_BYTES) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 from memory_core.clock import iso
 from memory_core.records import Memory, Source
+from memory_core.sanitize import clip_utf8
 
 CANDIDATE_LIMIT = 32
 CANDIDATE_BYTES = 1_440
@@ -66,18 +67,6 @@ _SOURCE_TYPES = {
     "user_statement": "words the user asked to have remembered",
     "progress": "a progress report about specific remembered claims",
 }
-
-
-def clip_utf8(text: str, max_bytes: int) -> str:
-    """At most ``max_bytes`` of UTF-8, cut only between characters."""
-    raw = text.encode("utf-8", errors="surrogatepass")
-    if len(raw) <= max_bytes:
-        return text
-    cut = max(max_bytes, 0)
-    # A byte of the form 10xxxxxx continues a character begun before the cut.
-    while cut > 0 and raw[cut] & 0xC0 == 0x80:
-        cut -= 1
-    return raw[:cut].decode("utf-8", errors="surrogatepass")
 
 
 def _clip_content(text: str) -> str:

@@ -13,10 +13,10 @@ from memory_core.consolidation.prompt import (
     ELLIPSIS,
     build_messages,
     candidate_line,
-    clip_utf8,
 )
 from memory_core.ids import source_id
 from memory_core.records import Evidence, Feedback, Source, VerdictSlot
+from memory_core.sanitize import clip_utf8
 from tests.factories import make_memory
 
 ORIGIN = "/work/app"
