@@ -10,15 +10,18 @@ import hashlib
 import os
 import sqlite3
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from memory_core.claims import add_claim, build_claim
-from memory_core.history import record_event
 from memory_core.ids import source_id as make_source_id
-from memory_core.memories import get_memory
-from memory_core.records import Evidence, Source
 from memory_core.sanitize import sanitize_text
-from memory_core.sources import get_source, insert_source
+from memory_core.source_rows import insert_source_row, new_job, source_exists
 from memory_core.summary_claims import extract_local_claims
+
+if TYPE_CHECKING:
+    from memory_core.records import Memory
+
+
+SOURCE_TYPES = ("summary", "user_statement", "progress")
 
 
 @dataclass(frozen=True)
@@ -53,39 +56,47 @@ def capture_source(
     """Store one sanitized source as a due job (call inside a write transaction).
 
     Summaries also yield their self-labelled lines as ``summary/local`` claims in the same
-    transaction, so a failed model pass never loses them.
+    transaction, so a failed model pass never loses them. The source row is written without
+    loading the record models (the hook path stays cheap); reads validate it as a record.
     """
+    if source_type not in SOURCE_TYPES:
+        raise ValueError(f"unknown source type {source_type!r}")
     clean = sanitize_text(text)
     if not clean:
         raise ValueError("nothing to capture after sanitizing")
     key = dedupe_key(agent, session_id, source_type, clean)
     sid = make_source_id(key)
-    existing = get_source(conn, sid)
-    if existing is not None:
+    if source_exists(conn, sid):
         return CaptureResult(sid, created=False)
-    source = Source(
-        id=sid, origin=origin, source_type=source_type,  # type: ignore[arg-type]
-        dedupe_key=key, created_at=now, text=clean, agent=agent, session_id=session_id,
-        target_ids=list(target_ids), next_due_at=now,
+    insert_source_row(
+        conn, source_id=sid, origin=origin, source_type=source_type, dedupe_key=key, created_at=now,
+        text=clean, agent=agent, session_id=session_id, target_ids=list(target_ids)[:8], job=new_job(now),
     )
-    insert_source(conn, source)
     added = 0
     if source_type == "summary":
-        added = _add_local_claims(conn, source, now)
+        lines = extract_local_claims(clean)
+        if lines:
+            added = _add_local_claims(conn, sid, origin, lines, now)
     return CaptureResult(sid, created=True, local_claims=added)
 
 
-def _add_local_claims(conn: sqlite3.Connection, source: Source, now: float) -> int:
-    evidence = Evidence(basis="summary", method="local", source_id=source.id, at=now)
-    created = []
-    for kind, content in extract_local_claims(source.text):
-        claim = build_claim(origin=source.origin, kind=kind, content=content,
-                            source_id=source.id, evidence=evidence, now=now)
+def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: list[tuple[str, str]],
+                      now: float) -> int:
+    # Only summaries with labelled lines need the record models.
+    from memory_core.claims import add_claim, build_claim
+    from memory_core.history import record_event
+    from memory_core.memories import get_memory
+    from memory_core.records import Evidence
+
+    evidence = Evidence(basis="summary", method="local", source_id=sid, at=now)
+    created: list[Memory] = []
+    for kind, content in lines:
+        claim = build_claim(origin=origin, kind=kind, content=content, source_id=sid, evidence=evidence, now=now)
         if add_claim(conn, claim) == "added":
             stored = get_memory(conn, claim.id)
             assert stored is not None
             created.append(stored)
     if created:
         record_event(conn, at=now, actor="local", operation="capture_local", after=created,
-                     source_id=source.id, reason="labelled lines of a compaction summary")
+                     source_id=sid, reason="labelled lines of a compaction summary")
     return len(created)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memory_core.clock import MAX_TIMESTAMP
 from memory_core.ids import ID_PATTERN, content_hash
+from memory_core.source_rows import SOURCE_JOB_FIELDS as SOURCE_JOB_FIELDS
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
 KINDS: tuple[str, ...] = ("fact", "preference", "decision", "project_state")
@@ -152,11 +153,6 @@ class Source(_Strict):
     completed_at: float | None = None
 
 
-SOURCE_JOB_FIELDS: tuple[str, ...] = (
-    "state", "attempt", "consecutive_failures", "next_due_at", "lease_owner",
-    "lease_expires_at", "last_error_code", "last_failure_at", "origin_generation",
-    "completed_at",
-)
 
 
 class Event(_Strict):

@@ -10,12 +10,9 @@ from pydantic import ValidationError
 
 from memory_core.errors import CorruptRecordError, NotFoundError
 from memory_core.memories import short_error
-from memory_core.records import SOURCE_JOB_FIELDS, Source
-
-_BODY_FIELDS = ("text", "agent", "session_id", "target_ids")
-SOURCE_COLUMNS = "id, origin, source_type, dedupe_key, created_at, body, " + ", ".join(
-    SOURCE_JOB_FIELDS
-)
+from memory_core.records import Source
+from memory_core.source_rows import SOURCE_BODY_FIELDS as _BODY_FIELDS
+from memory_core.source_rows import SOURCE_COLUMNS, SOURCE_JOB_FIELDS, insert_source_row
 
 
 def source_from_row(row: sqlite3.Row | tuple) -> Source:
@@ -35,10 +32,6 @@ def source_from_row(row: sqlite3.Row | tuple) -> Source:
         raise CorruptRecordError("sources", str(row_id), short_error(exc)) from None
 
 
-def source_body_json(source: Source) -> str:
-    return json.dumps({f: getattr(source, f) for f in _BODY_FIELDS}, ensure_ascii=False)
-
-
 def get_source(conn: sqlite3.Connection, source_id: str) -> Source | None:
     row = conn.execute(f"SELECT {SOURCE_COLUMNS} FROM sources WHERE id=?", (source_id,)).fetchone()
     return None if row is None else source_from_row(row)
@@ -52,17 +45,13 @@ def require_source(conn: sqlite3.Connection, source_id: str) -> Source:
 
 
 def insert_source(conn: sqlite3.Connection, source: Source) -> bool:
-    """Insert a new source; returns False if its dedupe key was already captured."""
-    cursor = conn.execute(
-        f"INSERT INTO sources ({SOURCE_COLUMNS}) VALUES ({', '.join('?' * 16)}) "
-        "ON CONFLICT DO NOTHING",
-        (source.id, source.origin, source.source_type, source.dedupe_key, source.created_at,
-         source_body_json(source), *(
-             getattr(source, f).value if hasattr(getattr(source, f), "value")
-             else getattr(source, f) for f in SOURCE_JOB_FIELDS
-         )),
+    """Insert a new source record; returns False if its dedupe key was already captured."""
+    job = source.model_dump(mode="json", include=set(SOURCE_JOB_FIELDS))
+    return insert_source_row(
+        conn, source_id=source.id, origin=source.origin, source_type=source.source_type,
+        dedupe_key=source.dedupe_key, created_at=source.created_at, text=source.text, agent=source.agent,
+        session_id=source.session_id, target_ids=source.target_ids, job=job,
     )
-    return cursor.rowcount == 1
 
 
 def iter_source_rows(conn: sqlite3.Connection) -> Iterator[tuple]:

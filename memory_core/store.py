@@ -74,7 +74,7 @@ class Store:
         Ordinary writes keep it current; only an upgrade that changes how text is split into
         features needs this. Returns True when a rebuild ran.
         """
-        from memory_core.recall.index import INDEX_VERSION, index_version, rebuild_index
+        from memory_core.recall.version import INDEX_VERSION, index_version
 
         def stale() -> bool:
             version = index_version(self.conn)
@@ -87,6 +87,8 @@ class Store:
         with self.transaction() as conn:
             if not stale():  # another process rebuilt it meanwhile
                 return False
+            from memory_core.recall.index import rebuild_index
+
             rebuild_index(conn)
         return True
 

@@ -46,10 +46,9 @@ def handle_event(event: HookEvent, home: Path, now: float) -> str:
 def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: float) -> None:
     from cli.nudge import nudge_consolidate
     from memory_core.capture import canonical_origin, capture_source
-    from memory_core.config import load_settings
     from memory_core.store import Store
 
-    load_settings()  # a broken configuration is reported before anything is written
+    # Only the state dir matters here; worker settings are checked by the worker and status.
     with Store.open(home) as store:
         with store.transaction() as conn:
             result = capture_source(

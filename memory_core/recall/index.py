@@ -26,12 +26,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.tokenize import index_fields, origin_features
+from memory_core.recall.version import INDEX_VERSION as INDEX_VERSION
+from memory_core.recall.version import index_version as index_version
 
 if TYPE_CHECKING:
     from memory_core.records import Memory
 
 # Bump when the tokenizer, the concept map or this layout changes; then rebuild.
-INDEX_VERSION = 2
 HEADER = ""
 ORIGIN_FIELD_PREFIX = "o:"
 _CHUNK = 400
@@ -143,14 +144,6 @@ def rebuild_index(conn: sqlite3.Connection) -> int:
         update_postings(conn, memory)
         count += is_recallable(memory)
     return count
-
-
-def index_version(conn: sqlite3.Connection) -> int | None:
-    """The tokenizer version the index was built with (``None`` before the first claim)."""
-    row = conn.execute(
-        "SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field='version'"
-    ).fetchone()
-    return None if row is None else int(row[0])
 
 
 class Headers(NamedTuple):

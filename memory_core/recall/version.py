@@ -1,0 +1,17 @@
+"""Which tokenizer version the persisted index was built with, readable without loading
+the tokenizer (every store open checks it)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+# Bump when the features a text yields change; stores rebuild their index once on open.
+INDEX_VERSION = 2
+
+
+def index_version(conn: sqlite3.Connection) -> int | None:
+    """The tokenizer version the index was built with (``None`` before the first claim)."""
+    row = conn.execute(
+        "SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field='version'"
+    ).fetchone()
+    return None if row is None else int(row[0])
