@@ -85,10 +85,6 @@ class Settings(BaseModel):
     def backups_dir(self) -> Path:
         return self.home / "backups"
 
-    @property
-    def logs_dir(self) -> Path:
-        return self.home / "logs"
-
     def describe(self) -> dict[str, Any]:
         """The effective configuration with secrets masked, ready for printing."""
         out: dict[str, Any] = {}

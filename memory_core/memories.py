@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 
@@ -80,8 +79,3 @@ def delete_memory(conn: sqlite3.Connection, memory_id: str) -> None:
 def iter_memory_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
     """Every raw row, oldest update first (for integrity checks and export)."""
     yield from conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY updated_at, id")
-
-
-def dump_json(memory: Memory) -> str:
-    """Canonical JSON of a record (what export writes and events store)."""
-    return json.dumps(memory.model_dump(mode="json"), ensure_ascii=False, sort_keys=True)

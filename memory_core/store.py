@@ -101,10 +101,6 @@ class Store:
     def schema_version(self) -> int | None:
         return migrations.read_version(self.conn)
 
-    def get_meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM metadata WHERE key=?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
     def set_meta(self, key: str, value: str) -> None:
         """Write one metadata value in its own transaction."""
         with self.transaction() as conn:

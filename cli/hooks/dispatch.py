@@ -88,10 +88,7 @@ def _recall(event: HookEvent, home: Path, now: float) -> str:
         texts.append(event.prompt)
     if not texts or not (home / "memory.db").exists():
         return ""
-    try:
-        from memory_core.recall.service import turn_recall, write_last_diagnostics
-    except ImportError:
-        return ""
+    from memory_core.recall.service import turn_recall, write_last_diagnostics
     from memory_core.store import Store
 
     with Store.open_readonly(home) as store:

@@ -28,8 +28,3 @@ def should_pause(consecutive_failures: int) -> bool:
 def lease_expires_at(now: float, lease_seconds: float) -> float:
     """A lease covers the attempt budget plus grace (150 s by default)."""
     return now + lease_seconds
-
-
-def lease_expired(expires_at: float | None, now: float) -> bool:
-    """Expired at exactly the expiry time."""
-    return expires_at is not None and now >= expires_at

@@ -150,8 +150,3 @@ def _chinese_forms() -> dict[str, str]:
 
 ENGLISH: dict[str, str] = _english_forms()
 CHINESE: dict[str, str] = _chinese_forms()
-
-
-def concept_of(feature: str) -> Concept | None:
-    """The concept a ``~name`` feature stands for, or ``None`` for any other feature."""
-    return BY_FEATURE.get(feature)
