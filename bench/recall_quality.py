@@ -39,11 +39,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory_core.ids import content_hash, memory_id  # noqa: E402
-from memory_core.memories import put_memory  # noqa: E402
 from memory_core.recall.service import recall, turn_recall  # noqa: E402
-from memory_core.recall.tokenize import features, query_terms  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
-from memory_core.store import Store  # noqa: E402
+from memory_core.store.database import Store  # noqa: E402
+from memory_core.store.memories import put_memory  # noqa: E402
+from memory_core.text.tokenize import features, query_terms  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_EVAL = REPO.parent / "shared" / "eval"

@@ -25,10 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._util import bench_env, memevo_exe, summary, time_command  # noqa: E402
 from memory_core.ids import content_hash, memory_id  # noqa: E402
-from memory_core.memories import put_memory  # noqa: E402
 from memory_core.recall.service import recall  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
-from memory_core.store import Store  # noqa: E402
+from memory_core.store.database import Store  # noqa: E402
+from memory_core.store.memories import put_memory  # noqa: E402
 
 VOCABULARY = 40_000
 ZIPF = 1.05

@@ -27,8 +27,8 @@ from bench._util import REPO, bench_env  # noqa: E402
 
 def capture_many(home: Path, n: int, tag: str) -> list[str]:
     from memory_core import clock
-    from memory_core.capture import capture_source
-    from memory_core.store import Store
+    from memory_core.capture.intake import capture_source
+    from memory_core.store.database import Store
 
     ids = []
     with Store.open(home) as store:

@@ -6,9 +6,9 @@ import sqlite3
 from collections.abc import Sequence
 
 from memory_core.ids import content_hash, memory_id, normalize_content
-from memory_core.memories import get_memory, put_memory
 from memory_core.records import Evidence, Memory
-from memory_core.suppression import is_blocked
+from memory_core.store.memories import get_memory, put_memory
+from memory_core.store.suppression import is_blocked
 
 
 def build_claim(

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from memory_core.config import Settings, load_settings
-from memory_core.store import Store
+from memory_core.store.database import Store
 
 REPO = Path(__file__).resolve().parent.parent
 

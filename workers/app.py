@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from huey import SqliteHuey
 
-from memory_core.db import ensure_private_dir, touch_private
 from memory_core.paths import state_home
+from memory_core.store.connection import ensure_private_dir, touch_private
 
 home = ensure_private_dir(state_home())
 queue_path = home / "queue.db"

@@ -14,16 +14,16 @@ from typing import Any
 from memory_core import clock
 from memory_core.config import Settings
 from memory_core.consolidation.apply import apply_batch
-from memory_core.consolidation.candidates import mentioned_claims
 from memory_core.consolidation.contract import parse_model_output
 from memory_core.consolidation.prompt import build_messages
+from memory_core.consolidation.targets import mentioned_claims
 from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, WriteRejected
 from memory_core.ids import random_id
+from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
 from memory_core.jobs.lifecycle import JobClaim, claim_job, fail_job, release_job
 from memory_core.records import ErrorCode
-from memory_core.store import Store
-from memory_core.usage import budget_state, count_call, count_tokens
+from memory_core.store.database import Store
 from workers import model_client
 from workers.logs import worker_logger
 

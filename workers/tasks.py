@@ -46,10 +46,10 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
 def recover_jobs() -> dict[str, int]:
     """Expired leases become interrupted failures; due sources get a fresh nudge."""
     from memory_core import clock
+    from memory_core.jobs.budget import budget_state
     from memory_core.jobs.heartbeat import write_heartbeat
     from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
-    from memory_core.store import Store
-    from memory_core.usage import budget_state
+    from memory_core.store.database import Store
     from workers.logs import worker_logger
 
     now = clock.now()

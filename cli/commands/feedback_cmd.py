@@ -8,8 +8,8 @@ import click
 
 from cli.context import emit, json_option, open_store
 from memory_core import clock
-from memory_core.feedback import VERDICTS, give_feedback
-from memory_core.inspection import memory_summary
+from memory_core.controls.feedback import VERDICTS, give_feedback
+from memory_core.reports.inspection import memory_summary
 
 _OUTCOME_TEXT = {
     "applied": "recorded",

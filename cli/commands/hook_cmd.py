@@ -18,8 +18,8 @@ def _log_failure(message: str, detail: str | None = None) -> None:
     """Append to logs/hooks.log in the state dir; never raises."""
     try:
         from memory_core import clock
-        from memory_core.db import ensure_private_dir
         from memory_core.paths import state_home
+        from memory_core.store.connection import ensure_private_dir
 
         logs = ensure_private_dir(state_home() / "logs")
         path = logs / "hooks.log"

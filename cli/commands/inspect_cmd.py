@@ -10,7 +10,9 @@ import click
 from cli.context import emit, json_option, open_store
 from memory_core import clock
 from memory_core.clock import iso
-from memory_core.inspection import (
+from memory_core.controls.transfer import LEGACY_ORIGIN
+from memory_core.records import KINDS, MEMORY_STATUSES
+from memory_core.reports.inspection import (
     MAX_PAGE,
     describe_memory,
     event_summary,
@@ -18,9 +20,7 @@ from memory_core.inspection import (
     list_memories,
     memory_summary,
 )
-from memory_core.memories import require_memory
-from memory_core.records import KINDS, MEMORY_STATUSES
-from memory_core.transfer import LEGACY_ORIGIN
+from memory_core.store.memories import require_memory
 
 EXCERPT_CHARS = 80
 

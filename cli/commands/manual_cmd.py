@@ -8,10 +8,11 @@ from typing import Any
 import click
 
 from cli.context import emit, json_option, open_store
-from memory_core import clock, manual
+from memory_core import clock
+from memory_core.controls import manual
+from memory_core.controls.undo import undo
 from memory_core.errors import NotFoundError
-from memory_core.inspection import memory_summary
-from memory_core.undo import undo
+from memory_core.reports.inspection import memory_summary
 
 # Event ids are SQLite integers (64-bit); a longer number cannot name one.
 _EVENT_ID_MAX_DIGITS = 18

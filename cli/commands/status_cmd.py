@@ -8,7 +8,7 @@ import click
 
 from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
-from memory_core.status import build_status
+from memory_core.reports.status import build_status
 
 
 def render_status(report: dict[str, Any]) -> str:

@@ -9,8 +9,8 @@ import click
 
 from cli.context import emit, json_option, open_store
 from memory_core import clock
+from memory_core.controls.transfer import export_lines, import_file
 from memory_core.errors import UsageError
-from memory_core.transfer import export_lines, import_file
 
 # An export holds every memory, so a file written by memevo is private like the database.
 EXPORT_FILE_MODE = 0o600

@@ -13,9 +13,9 @@ import click
 from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
 from memory_core.errors import BudgetSpent, StoreError, UsageError
+from memory_core.jobs.budget import budget_state
 from memory_core.jobs.lifecycle import pick_forced_source
-from memory_core.sources import require_source
-from memory_core.usage import budget_state
+from memory_core.store.sources import require_source
 
 # Graceful stop on SIGTERM; after 3 s a running attempt is interrupted and its job is
 # handed back as pending (not a failure). Supervisors should wait longer than that.

@@ -28,8 +28,8 @@ def handle_event(event: HookEvent, home: Path, now: float) -> str:
         _capture(event, home, "summary", event.summary, now)
         return ""
     if event.event == "turn_end":
-        from memory_core.cues import explicit_statements
-        from memory_core.feedback_syntax import parse_feedback_message
+        from memory_core.capture.cues import explicit_statements
+        from memory_core.capture.feedback_syntax import parse_feedback_message
 
         verdicts = [(text, parsed) for text in event.user_messages if (parsed := parse_feedback_message(text))]
         if verdicts:
@@ -45,8 +45,8 @@ def handle_event(event: HookEvent, home: Path, now: float) -> str:
 
 def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: float) -> None:
     from cli.nudge import nudge_consolidate
-    from memory_core.capture import canonical_origin, capture_source
-    from memory_core.store import Store
+    from memory_core.capture.intake import canonical_origin, capture_source
+    from memory_core.store.database import Store
 
     # Only the state dir matters here; worker settings are checked by the worker and status.
     with Store.open(home) as store:
@@ -63,9 +63,9 @@ def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str,
     """Apply feedback messages; the receipt key makes a re-sent turn a no-op."""
     import hashlib
 
+    from memory_core.controls.feedback import give_feedback
     from memory_core.errors import MemevoError
-    from memory_core.feedback import give_feedback
-    from memory_core.store import Store
+    from memory_core.store.database import Store
 
     problems = []
     with Store.open(home) as store:
@@ -89,7 +89,7 @@ def _recall(event: HookEvent, home: Path, now: float) -> str:
     if not texts or not (home / "memory.db").exists():
         return ""
     from memory_core.recall.service import turn_recall, write_last_diagnostics
-    from memory_core.store import Store
+    from memory_core.store.database import Store
 
     with Store.open_readonly(home) as store:
         result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)

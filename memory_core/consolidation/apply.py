@@ -17,13 +17,13 @@ from memory_core import evidence as policy
 from memory_core.claims import build_claim
 from memory_core.consolidation.contract import ModelBatch, ProposedClaim
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
-from memory_core.generations import current_generation
-from memory_core.history import record_event
 from memory_core.ids import memory_id, normalize_content
 from memory_core.jobs.lifecycle import JobClaim, complete_job, holds_lease
-from memory_core.memories import get_memory, put_memory
 from memory_core.records import Evidence, Memory, Source
-from memory_core.suppression import block, is_blocked, retire_repeating_sources
+from memory_core.store.events import record_event
+from memory_core.store.generations import current_generation
+from memory_core.store.memories import get_memory, put_memory
+from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
 
 
 @dataclass

@@ -11,10 +11,10 @@ import sqlite3
 from dataclasses import dataclass
 
 from memory_core.errors import NotFoundError, UsageError
-from memory_core.generations import current_generation
 from memory_core.jobs import policy
 from memory_core.records import ErrorCode, JobState, Source
-from memory_core.sources import SOURCE_COLUMNS, get_source, source_from_row
+from memory_core.store.generations import current_generation
+from memory_core.store.sources import SOURCE_COLUMNS, get_source, source_from_row
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from memory_core.recall.scoring import (
     PlanScorer,
     field_strength,
 )
-from memory_core.recall.tokenize import origin_features
+from memory_core.text.tokenize import origin_features
 
 
 def _mandatory(scorer: PlanScorer, headers: Headers) -> list[str]:

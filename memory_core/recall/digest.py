@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from memory_core.recall.aging import AGING_WARNING_BELOW
-from memory_core.recall.tokenize import features
+from memory_core.text.tokenize import features
 
 MAX_CLAIMS = 3
 MAX_DIGEST_BYTES = 2048

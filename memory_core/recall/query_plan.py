@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from memory_core.recall.tokenize import Term, query_terms
-from memory_core.recall.vocabulary import ANAPHORA, CONTINUATION, RESET
+from memory_core.text.tokenize import Term, query_terms
+from memory_core.text.vocabulary import ANAPHORA, CONTINUATION, RESET
 
 MAX_TEXTS = 6
 MAX_TEXT_BYTES = 2048

@@ -2,7 +2,7 @@
 
 Recall runs in a short-lived process on every user turn; importing the record models costs
 more than the whole lookup. So the (at most ten) chosen rows are read as JSON and checked
-here with the checks of :func:`memory_core.memories.memory_from_row` that matter for
+here with the checks of :func:`memory_core.store.memories.memory_from_row` that matter for
 showing a claim: the indexed columns must agree with the body and every field the digest
 prints must have its type (``memevo status`` runs the full validation). A row that fails
 is skipped and named in the diagnostics, never shown and never fatal.

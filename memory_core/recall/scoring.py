@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.tokenize import Term
+from memory_core.text.tokenize import Term
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}

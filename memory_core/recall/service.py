@@ -3,7 +3,7 @@
 One evaluation does everything: plan the query, read the postings of its features, apply
 the relevance gates, age and rank what passed, load only the chosen claims, and render the
 digest and the diagnostics. Nothing here writes ``memory.db``; callers open it with
-:meth:`memory_core.store.Store.open_readonly`. No model is called.
+:meth:`memory_core.store.database.Store.open_readonly`. No model is called.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from memory_core.recall.diagnostics import (
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
 from memory_core.recall.engine import evaluate_plan
-from memory_core.recall.index import INDEX_VERSION, index_version
 from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan, conversation_slots
 from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
 from memory_core.sanitize import redact_secrets, strip_controls
-from memory_core.store import Store
+from memory_core.store.database import Store
+from memory_core.store.index_version import INDEX_VERSION, index_version
 
 __all__ = [
     "RecallResult", "RecalledClaim", "open_recall_store", "preview", "read_last_diagnostics",

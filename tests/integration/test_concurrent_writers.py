@@ -6,14 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memory_core.store import Store
+from memory_core.store.database import Store
 from tests.conftest import REPO
 
 WRITER = r"""
 import sys
 from pathlib import Path
-from memory_core.memories import put_memory
-from memory_core.store import Store
+from memory_core.store.memories import put_memory
+from memory_core.store.database import Store
 from tests.factories import make_memory
 
 home, tag, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

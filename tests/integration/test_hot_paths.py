@@ -38,7 +38,7 @@ def loaded_heavy_modules(home: Path, argv: list[str], stdin: str = "") -> list[s
 
 @pytest.fixture
 def ready_home(home: Path) -> Path:
-    from memory_core.store import Store
+    from memory_core.store.database import Store
 
     Store.open(home).close()
     return home
@@ -51,7 +51,7 @@ def event(name: str, **fields) -> str:
 def test_statement_capture_hook_stays_light(ready_home: Path) -> None:
     payload = event("turn_end", user_messages=["remember that the build needs node 20"])
     assert loaded_heavy_modules(ready_home, ["hook", "turn_end"], payload) == []
-    from memory_core.store import Store
+    from memory_core.store.database import Store
 
     with Store.open(ready_home) as store:  # and it really captured
         assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import SchemaVersionError
-from memory_core.store import Store
+from memory_core.store.database import Store
 from tests.conftest import memevo_process
 from tests.factories import make_memory
 

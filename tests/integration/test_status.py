@@ -3,9 +3,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_core.memories import get_memory, put_memory
-from memory_core.status import memory_counts
-from memory_core.store import Store
+from memory_core.reports.status import memory_counts
+from memory_core.store.database import Store
+from memory_core.store.memories import get_memory, put_memory
 from tests.conftest import memevo_process
 from tests.factories import make_memory
 
@@ -51,7 +51,7 @@ def test_malformed_feedback_receipt_is_reported(home: Path) -> None:
 
 
 def test_status_survives_odd_heartbeat_and_job_columns(home: Path) -> None:
-    from memory_core.capture import capture_source
+    from memory_core.capture.intake import capture_source
 
     with Store.open(home) as store:
         with store.transaction() as conn:

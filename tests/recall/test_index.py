@@ -7,11 +7,13 @@ import sqlite3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.memories import delete_memory, put_memory
-from memory_core.recall.index import INDEX_VERSION, index_version, read_headers, rebuild_index
+from memory_core.recall.index import read_headers
 from memory_core.recall.service import recall, search
 from memory_core.records import Feedback, VerdictSlot
-from memory_core.store import Store
+from memory_core.store.database import Store
+from memory_core.store.index_version import INDEX_VERSION, index_version
+from memory_core.store.memories import delete_memory, iter_memory_rows, memory_from_row, put_memory
+from memory_core.store.postings import rebuild_index
 from tests.factories import make_memory
 from tests.recall.conftest import NOW, T0
 
@@ -25,7 +27,7 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
 def assert_in_step(store: Store) -> None:
     before = snapshot(store.conn)
     with store.transaction() as conn:
-        rebuild_index(conn)
+        rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
     assert snapshot(store.conn) == before
 
 
@@ -130,5 +132,5 @@ def test_stale_index_version_is_reported(store: Store, reader) -> None:
     notes = recall(reader.conn, "jenkins", now=NOW).diagnostics["notes"]
     assert any("rebuilt" in note for note in notes)
     with store.transaction() as conn:
-        rebuild_index(conn)
+        rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
     assert "notes" not in recall(reader.conn, "jenkins", now=NOW).diagnostics

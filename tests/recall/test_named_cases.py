@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memory_core.memories import put_memory
 from memory_core.recall.service import recall, search, turn_recall
+from memory_core.store.memories import put_memory
 from tests.recall.conftest import NOW
 
 

@@ -7,9 +7,9 @@ import json
 import time
 from pathlib import Path
 
-from memory_core.memories import put_memory
 from memory_core.recall.service import write_last_diagnostics
-from memory_core.store import Store
+from memory_core.store.database import Store
+from memory_core.store.memories import put_memory
 from tests.conftest import memevo_process
 from tests.factories import make_memory
 

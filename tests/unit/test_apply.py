@@ -6,20 +6,20 @@ from dataclasses import dataclass
 
 import pytest
 
-from memory_core.capture import capture_source
+from memory_core.capture.intake import capture_source
 from memory_core.consolidation.apply import apply_batch
-from memory_core.consolidation.candidates import mentioned_claims
 from memory_core.consolidation.contract import ModelBatch
+from memory_core.consolidation.targets import mentioned_claims
+from memory_core.controls.undo import undo
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
-from memory_core.generations import bump_generation
-from memory_core.history import latest_events
 from memory_core.jobs.lifecycle import claim_job
-from memory_core.memories import get_memory, put_memory, require_memory
 from memory_core.records import Evidence, Feedback, JobState, VerdictSlot
-from memory_core.sources import require_source
-from memory_core.store import Store
-from memory_core.suppression import is_blocked
-from memory_core.undo import undo
+from memory_core.store.database import Store
+from memory_core.store.events import latest_events
+from memory_core.store.generations import bump_generation
+from memory_core.store.memories import get_memory, put_memory, require_memory
+from memory_core.store.sources import require_source
+from memory_core.store.suppression import is_blocked
 from tests.factories import make_memory
 
 ORIGIN = "/work/app"

@@ -6,12 +6,12 @@ import pytest
 
 from cli.commands.worker_cmd import _outcome
 from memory_core import clock
-from memory_core.capture import capture_source
+from memory_core.capture.intake import capture_source
+from memory_core.jobs.budget import count_call
 from memory_core.jobs.lifecycle import claim_job, fail_job, release_job
 from memory_core.records import ErrorCode
-from memory_core.sources import require_source
-from memory_core.store import Store
-from memory_core.usage import count_call
+from memory_core.store.database import Store
+from memory_core.store.sources import require_source
 
 
 def capture(store: Store) -> str:

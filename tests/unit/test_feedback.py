@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from memory_core.controls.feedback import give_feedback
+from memory_core.controls.undo import undo
 from memory_core.errors import ConflictError, UsageError
 from memory_core.evidence import source_priority
-from memory_core.feedback import give_feedback
-from memory_core.memories import require_memory
-from memory_core.store import Store
-from memory_core.undo import undo
+from memory_core.store.database import Store
+from memory_core.store.memories import require_memory
 from tests.factories import make_memory, seed
 
 T0 = 1_700_000_000.0
@@ -106,6 +106,6 @@ def test_feedback_command(cli_run, home) -> None:
     ("memory 0123456789abcdef01234567 is useful. Also fix the build.", None),
 ])
 def test_feedback_message_syntax_is_narrow(text: str, expected) -> None:
-    from memory_core.feedback_syntax import parse_feedback_message
+    from memory_core.capture.feedback_syntax import parse_feedback_message
 
     assert parse_feedback_message(text) == expected

@@ -21,19 +21,19 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core import manual
-from memory_core.capture import capture_source
+from memory_core.capture.intake import capture_source
 from memory_core.consolidation.apply import apply_batch
-from memory_core.consolidation.candidates import mentioned_claims
 from memory_core.consolidation.contract import ModelBatch
+from memory_core.consolidation.targets import mentioned_claims
+from memory_core.controls import manual
+from memory_core.controls.undo import undo
 from memory_core.errors import ConflictError, UsageError, WriteRejected
-from memory_core.history import get_event
 from memory_core.jobs.lifecycle import claim_job
-from memory_core.memories import MEMORY_COLUMNS, get_memory, put_memory
 from memory_core.records import Evidence, Feedback, Memory, Source, VerdictSlot
-from memory_core.store import Store
-from memory_core.suppression import blocked_rows
-from memory_core.undo import undo
+from memory_core.store.database import Store
+from memory_core.store.events import get_event
+from memory_core.store.memories import MEMORY_COLUMNS, get_memory, put_memory
+from memory_core.store.suppression import blocked_rows
 from tests.factories import make_memory
 
 APP = "/work/app"

@@ -6,7 +6,7 @@ import pytest
 from freezegun import freeze_time
 
 from memory_core import clock
-from memory_core.capture import capture_source
+from memory_core.capture.intake import capture_source
 from memory_core.errors import UsageError
 from memory_core.jobs import policy
 from memory_core.jobs.lifecycle import (
@@ -19,8 +19,8 @@ from memory_core.jobs.lifecycle import (
     release_job,
 )
 from memory_core.records import ErrorCode, JobState
-from memory_core.sources import require_source
-from memory_core.store import Store
+from memory_core.store.database import Store
+from memory_core.store.sources import require_source
 
 LEASE = 150.0
 START = "2026-03-01 12:00:00"

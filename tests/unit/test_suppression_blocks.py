@@ -3,17 +3,17 @@ queued sources that repeat blocked content."""
 
 from __future__ import annotations
 
-from memory_core import manual
-from memory_core.capture import capture_source
+from memory_core.capture.intake import capture_source
 from memory_core.consolidation.apply import apply_batch
 from memory_core.consolidation.contract import ModelBatch
+from memory_core.controls import manual
 from memory_core.ids import content_hash, source_id
 from memory_core.jobs.lifecycle import claim_job
-from memory_core.memories import put_memory
 from memory_core.records import JobState, Source
-from memory_core.sources import get_source, insert_source
-from memory_core.store import Store
-from memory_core.suppression import block, is_blocked, retire_repeating_sources
+from memory_core.store.database import Store
+from memory_core.store.memories import put_memory
+from memory_core.store.sources import get_source, insert_source
+from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
 from tests.factories import make_memory
 
 T0 = 1_700_000_000.0

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from memory_core import manual
+from memory_core.controls import manual
+from memory_core.controls.transfer import export_lines, import_file
+from memory_core.controls.undo import undo
 from memory_core.errors import ImportFormatError
 from memory_core.ids import memory_id
-from memory_core.memories import get_memory, put_memory
 from memory_core.records import Feedback, VerdictSlot
-from memory_core.store import Store
-from memory_core.suppression import block, is_blocked
-from memory_core.transfer import export_lines, import_file
-from memory_core.undo import undo
+from memory_core.store.database import Store
+from memory_core.store.memories import get_memory, put_memory
+from memory_core.store.suppression import block, is_blocked
 from tests.factories import make_memory
 
 T0 = 1_700_000_000.0

@@ -9,16 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core import manual
+from memory_core.controls import manual
+from memory_core.controls.undo import undo
 from memory_core.errors import ConflictError, NotFoundError, UsageError
-from memory_core.history import get_event, record_event
 from memory_core.ids import memory_id, source_id
-from memory_core.memories import get_memory
 from memory_core.records import Evidence, Feedback, JobState, Memory, Source, VerdictSlot
-from memory_core.sources import get_source, insert_source
-from memory_core.store import Store
-from memory_core.suppression import blocked_rows, is_blocked
-from memory_core.undo import undo
+from memory_core.store.database import Store
+from memory_core.store.events import get_event, record_event
+from memory_core.store.memories import get_memory
+from memory_core.store.sources import get_source, insert_source
+from memory_core.store.suppression import blocked_rows, is_blocked
 from tests.factories import make_memory, seed
 
 T0 = 1_700_000_000.0

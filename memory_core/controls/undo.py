@@ -16,10 +16,10 @@ import sqlite3
 
 from memory_core import ids
 from memory_core.errors import ConflictError, CorruptRecordError, NotFoundError
-from memory_core.generations import bump_generation
-from memory_core.history import get_event, record_event
-from memory_core.memories import get_memory, put_memory
 from memory_core.records import Event, Memory
+from memory_core.store.events import get_event, record_event
+from memory_core.store.generations import bump_generation
+from memory_core.store.memories import get_memory, put_memory
 
 
 def _paired(event: Event) -> tuple[dict[str, Memory], dict[str, Memory]]:

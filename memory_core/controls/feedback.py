@@ -19,11 +19,11 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from memory_core import ids
+from memory_core.controls.manual import _commit_change, _require_transaction, live_duplicates
 from memory_core.errors import ConflictError, UsageError
-from memory_core.manual import _commit_change, _require_transaction, live_duplicates
-from memory_core.memories import require_memory
 from memory_core.records import Memory, VerdictSlot
-from memory_core.suppression import retire_repeating_sources
+from memory_core.store.memories import require_memory
+from memory_core.store.suppression import retire_repeating_sources
 
 UTILITY_VERDICTS = ("useful", "unhelpful")
 ACCURACY_VERDICTS = ("accurate", "incorrect")

@@ -12,10 +12,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from memory_core.capture.summary_lines import extract_local_claims
 from memory_core.ids import source_id as make_source_id
 from memory_core.sanitize import sanitize_text
-from memory_core.source_rows import insert_source_row, new_job, source_exists
-from memory_core.summary_claims import extract_local_claims
+from memory_core.store.source_rows import insert_source_row, new_job, source_exists
 
 if TYPE_CHECKING:
     from memory_core.records import Memory
@@ -84,9 +84,9 @@ def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: li
                       now: float) -> int:
     # Only summaries with labelled lines need the record models.
     from memory_core.claims import add_claim, build_claim
-    from memory_core.history import record_event
-    from memory_core.memories import get_memory
     from memory_core.records import Evidence
+    from memory_core.store.events import record_event
+    from memory_core.store.memories import get_memory
 
     evidence = Evidence(basis="summary", method="local", source_id=sid, at=now)
     created: list[Memory] = []

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from memory_core import ids
 from memory_core.errors import ConflictError, UsageError
 from memory_core.evidence import manual_evidence
-from memory_core.generations import bump_generation
-from memory_core.history import record_event
-from memory_core.memories import MEMORY_COLUMNS, get_memory, memory_from_row, put_memory, require_memory
 from memory_core.records import Feedback, Memory
 from memory_core.sanitize import sanitize_text
-from memory_core.suppression import block, retire_repeating_sources
+from memory_core.store.events import record_event
+from memory_core.store.generations import bump_generation
+from memory_core.store.memories import MEMORY_COLUMNS, get_memory, memory_from_row, put_memory, require_memory
+from memory_core.store.suppression import block, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000
 # Statuses a duplicate can have and still be live enough to follow its twin.

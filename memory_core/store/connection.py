@@ -12,10 +12,13 @@ import os
 import sqlite3
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from memory_core.errors import StoreError
+
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 15_000
 # Beyond the busy timeout, a write retries a few times before giving up with a clear error.
@@ -129,3 +132,15 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         except sqlite3.OperationalError as exc:
             conn.execute("ROLLBACK")
             raise StoreError(f"commit failed: {exc}; nothing was written, retry") from None
+
+
+# SQLite's default limit on host parameters is far above this; chunks keep statements small.
+IN_CHUNK = 400
+
+
+def in_chunks(values: Sequence[T]) -> Iterator[tuple[str, Sequence[T]]]:
+    """Split ``values`` for ``… IN (marks)`` queries: yields ``(marks, chunk)`` pairs where
+    ``marks`` is the comma-joined placeholders for ``chunk``."""
+    for start in range(0, len(values), IN_CHUNK):
+        chunk = values[start : start + IN_CHUNK]
+        yield ",".join("?" * len(chunk)), chunk

@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from memory_core.db import FILE_MODE, ensure_private_dir, write_transaction
 from memory_core.errors import SchemaVersionError
+from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_transaction
 
 SCHEMA_VERSION = 1
 VERSION_KEY = "schema_version"

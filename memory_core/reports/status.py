@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory_core import migrations
 from memory_core.clock import is_timestamp, iso
 from memory_core.config import Settings
-from memory_core.integrity import check_integrity
+from memory_core.jobs.budget import budget_state
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.records import KINDS, MEMORY_STATUSES
-from memory_core.store import Store
-from memory_core.usage import budget_state
+from memory_core.store import migrations
+from memory_core.store.database import Store
+from memory_core.store.integrity import check_integrity
 
 
 def memory_counts(store: Store) -> dict[str, Any]:

@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from memory_core.errors import CorruptRecordError
-from memory_core.history import event_from_row, iter_event_rows
 from memory_core.ids import is_memory_id
-from memory_core.memories import iter_memory_rows, memory_from_row
-from memory_core.sources import iter_source_rows, source_from_row
+from memory_core.store.events import event_from_row, iter_event_rows
+from memory_core.store.memories import iter_memory_rows, memory_from_row
+from memory_core.store.sources import iter_source_rows, source_from_row
 
 MAX_LISTED = 50
 

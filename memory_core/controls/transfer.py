@@ -31,12 +31,12 @@ from pydantic import ValidationError
 
 from memory_core import ids
 from memory_core.errors import ImportFormatError
-from memory_core.generations import bump_generation
-from memory_core.history import event_from_row, iter_event_rows, record_event
-from memory_core.memories import get_memory, iter_memory_rows, memory_from_row, put_memory, short_error
 from memory_core.records import KINDS, Memory
 from memory_core.sanitize import sanitize_text
-from memory_core.suppression import block, blocked_rows, is_blocked
+from memory_core.store.events import event_from_row, iter_event_rows, record_event
+from memory_core.store.generations import bump_generation
+from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row, put_memory, short_error
+from memory_core.store.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"
 CLAIM_FIELDS = frozenset({"kind", "content", "origin", "source_id", "created_at", "search_terms"})

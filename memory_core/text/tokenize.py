@@ -27,9 +27,9 @@ import unicodedata
 from collections import Counter
 from typing import NamedTuple
 
-from memory_core.recall.concepts import BY_FEATURE, CHINESE, ENGLISH
-from memory_core.recall.stem import stem
-from memory_core.recall.vocabulary import (
+from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
+from memory_core.text.stem import stem
+from memory_core.text.vocabulary import (
     CHINESE_CONJUNCTIONS,
     CHINESE_KEEP_WORDS,
     CHINESE_LONE_FILLER,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import sqlite3
 
-from memory_core.memories import MEMORY_COLUMNS, memory_from_row
-from memory_core.recall.tokenize import features
 from memory_core.records import Memory, Source
+from memory_core.store.connection import in_chunks
+from memory_core.store.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.text.tokenize import features
 
 CANDIDATE_LIMIT = 32
 # A claim counts as mentioned when it shares this many distinct informative features with
@@ -21,7 +22,6 @@ CANDIDATE_LIMIT = 32
 # not a mention.
 MIN_SHARED_FEATURES = 2
 MIN_COVERAGE = 0.5
-_SQL_CHUNK = 400
 
 
 def _informative(feature: str) -> bool:
@@ -35,9 +35,7 @@ def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CAND
         return nominated_claims(conn, source)
     wanted = sorted(f for f in features(source.text) if _informative(f))
     shared: dict[str, int] = {}
-    for start in range(0, len(wanted), _SQL_CHUNK):
-        chunk = wanted[start : start + _SQL_CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for marks, chunk in in_chunks(wanted):
         for memory_id, n in conn.execute(
             f"SELECT p.memory_id, COUNT(DISTINCT p.feature) FROM postings p "
             f"JOIN memories m ON m.id = p.memory_id "
@@ -58,9 +56,7 @@ def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CAND
 
 def _informative_sizes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, int]:
     sizes: dict[str, int] = {}
-    for start in range(0, len(ids), _SQL_CHUNK):
-        chunk = ids[start : start + _SQL_CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for marks, chunk in in_chunks(ids):
         for memory_id, feature in conn.execute(
             f"SELECT DISTINCT memory_id, feature FROM postings WHERE memory_id IN ({marks})", chunk
         ):
@@ -71,9 +67,7 @@ def _informative_sizes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, in
 
 def _load_newest(conn: sqlite3.Connection, ids: list[str], limit: int) -> list[Memory]:
     rows: list[tuple] = []
-    for start in range(0, len(ids), _SQL_CHUNK):
-        chunk = ids[start : start + _SQL_CHUNK]
-        marks = ",".join("?" * len(chunk))
+    for marks, chunk in in_chunks(ids):
         rows.extend(conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", chunk))
     rows.sort(key=lambda r: (r[5], r[0]), reverse=True)
     return [memory_from_row(row) for row in rows[:limit]]

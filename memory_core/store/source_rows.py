@@ -2,7 +2,7 @@
 
 Capture writes through here without loading the record models, so a hook that captures a
 user statement stays cheap; every read still validates the row as a ``Source`` record
-(:mod:`memory_core.sources`).
+(:mod:`memory_core.store.sources`).
 """
 
 from __future__ import annotations

@@ -10,12 +10,12 @@ from typing import Any
 
 from memory_core.clock import iso
 from memory_core.evidence import source_priority
-from memory_core.history import EVENT_COLUMNS, event_from_row, latest_events
-from memory_core.memories import MEMORY_COLUMNS, memory_from_row
 from memory_core.recall.aging import age_days, freshness, is_dormant
 from memory_core.recall.rank import accuracy_factor, evidence_weight, utility_factor
 from memory_core.records import Event, Memory
-from memory_core.suppression import is_blocked
+from memory_core.store.events import EVENT_COLUMNS, event_from_row, latest_events
+from memory_core.store.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.store.suppression import is_blocked
 
 LIST_PAGE_SIZE = 20
 HISTORY_PAGE_SIZE = 10

@@ -9,8 +9,8 @@ from pydantic import ValidationError
 
 from memory_core.errors import CorruptRecordError, NotFoundError
 from memory_core.ids import is_memory_id
-from memory_core.recall.index import remove_postings, update_postings
 from memory_core.records import Memory
+from memory_core.store.postings import remove_postings, update_postings
 
 MEMORY_COLUMNS = "id, origin, kind, status, content_hash, updated_at, body"
 

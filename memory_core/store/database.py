@@ -7,9 +7,9 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory_core import migrations
-from memory_core.db import connect, ensure_private_dir, secure_sidecars, write_transaction
 from memory_core.errors import SchemaVersionError, StoreError
+from memory_core.store import migrations
+from memory_core.store.connection import connect, ensure_private_dir, secure_sidecars, write_transaction
 
 
 class Store:
@@ -74,7 +74,7 @@ class Store:
         Ordinary writes keep it current; only an upgrade that changes how text is split into
         features needs this. Returns True when a rebuild ran.
         """
-        from memory_core.recall.version import INDEX_VERSION, index_version
+        from memory_core.store.index_version import INDEX_VERSION, index_version
 
         def stale() -> bool:
             version = index_version(self.conn)
@@ -87,9 +87,10 @@ class Store:
         with self.transaction() as conn:
             if not stale():  # another process rebuilt it meanwhile
                 return False
-            from memory_core.recall.index import rebuild_index
+            from memory_core.store.memories import iter_memory_rows, memory_from_row
+            from memory_core.store.postings import rebuild_index
 
-            rebuild_index(conn)
+            rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
         return True
 
     @contextlib.contextmanager

@@ -1,0 +1,2 @@
+"""Read-only views for people: ``status`` (health, counts, jobs) and ``inspection``
+(listing and showing claims, history). Nothing here writes."""
