@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from cli.hooks.event import HookEvent
-from memory_core.errors import UsageError
+from memory_core.errors import MemevoError, UsageError
 
 
 def handle_event(event: HookEvent, home: Path, now: float) -> str:
@@ -61,17 +61,13 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
 
 def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str, str]]], now: float) -> None:
     """Apply feedback messages; the receipt key makes a re-sent turn a no-op."""
-    import hashlib
-
-    from memory_core.controls.feedback import give_feedback
-    from memory_core.errors import MemevoError
+    from memory_core.controls.feedback import chat_receipt_id, give_feedback
     from memory_core.store.database import Store
 
     problems = []
     with Store.open(home) as store:
         for text, (memory_id, verdict) in verdicts:
-            key = f"{event.agent}|{event.session_id or '-'}|{text}"
-            source_id = "chat-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+            source_id = chat_receipt_id(event.agent, event.session_id, text)
             try:
                 with store.transaction() as conn:
                     give_feedback(conn, memory_id, verdict, now, source_id=source_id)

@@ -15,6 +15,7 @@ received for that slot, or older than the claim's current evidence, changes noth
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -42,6 +43,13 @@ class FeedbackResult:
     event_id: int | None = None
     after: list[Memory] = field(default_factory=list)
     retired_sources: list[str] = field(default_factory=list)
+
+
+def chat_receipt_id(agent: str, session_id: str | None, message: str) -> str:
+    """The feedback source id of a whole chat message: an agent re-sending the same message
+    in the same session gives the same id, so its receipt makes the repeat a no-op."""
+    key = f"{agent}|{session_id or '-'}|{message}"
+    return "chat-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
 
 
 def _slot(verdict: str) -> str:
