@@ -68,7 +68,7 @@ def with_consumer(n: int, base_url: str, workers: int) -> float:
         subprocess.run([sys.executable, "-c", code, *ids], env=env, cwd=REPO, check=True)
         exe = str(Path(sys.executable).with_name("huey_consumer"))
         started = time.perf_counter()
-        proc = subprocess.Popen([exe, "workers.app.huey", "-k", "process", "-w", str(workers), "-n", "-m", "0.2"],
+        proc = subprocess.Popen([exe, "workers.main.huey", "-k", "process", "-w", str(workers), "-n", "-m", "0.2"],
                                 env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         try:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +10,7 @@ from click.testing import CliRunner
 
 from memory_core.config import Settings, load_settings
 from memory_core.store.database import Store
-
-REPO = Path(__file__).resolve().parent.parent
+from tests.support.processes import REPO, memevo_process  # noqa: F401  (re-exported for older imports)
 
 
 @pytest.fixture(autouse=True)
@@ -51,14 +48,3 @@ def cli_run():
         return runner.invoke(cli, list(args), input=input, catch_exceptions=False)
 
     return run
-
-
-def memevo_process(*args: str, env: dict[str, str] | None = None, input: str | None = None,
-                   timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run memevo as a real process (entry point via ``python -m cli``)."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *args], input=input, capture_output=True, text=True,
-        env=full_env, timeout=timeout, cwd=str(REPO),
-    )

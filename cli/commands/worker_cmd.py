@@ -25,7 +25,7 @@ CONSUMER_FLAGS = ["-k", "process", "-g", "TERM", "-t", "3"]
 def consumer_argv(workers: int, periodic: bool) -> list[str]:
     """The huey_consumer command line memevo runs."""
     exe = shutil.which("huey_consumer") or os.path.join(os.path.dirname(sys.executable), "huey_consumer")
-    argv = [exe, "workers.app.huey", "-w", str(workers), *CONSUMER_FLAGS]
+    argv = [exe, "workers.main.huey", "-w", str(workers), *CONSUMER_FLAGS]
     if not periodic:
         argv.append("-n")
     return argv

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from memory_core.store.database import Store
-from tests.conftest import REPO
+from tests.support.processes import REPO
 
 WRITER = r"""
 import sys

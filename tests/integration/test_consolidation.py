@@ -120,7 +120,7 @@ def test_budget_spent_waits_without_failure(home: Path, model: FakeModelServer, 
     source = source_state(home, second)
     assert source.state == JobState.PENDING and source.consecutive_failures == 0 and source.attempt == 0
     assert model.request_count == 1
-    from tests.conftest import memevo_process
+    from tests.support.processes import memevo_process
 
     status = json.loads(memevo_process("status", "--json").stdout)
     assert status["worker"]["budget_spent"] is True and status["worker"]["budget_resets_at"]
@@ -137,7 +137,7 @@ def test_failed_job_is_listed_by_status(home: Path, model: FakeModelServer) -> N
     sid = capture(home)
     model.enqueue(Reply(content="{}"))
     consolidate_source(load_settings(), sid)
-    from tests.conftest import memevo_process
+    from tests.support.processes import memevo_process
 
     report = json.loads(memevo_process("status", "--json").stdout)
     assert report["jobs"]["retrying"] == 1
@@ -150,7 +150,7 @@ def test_failed_job_is_listed_by_status(home: Path, model: FakeModelServer) -> N
 
 def test_planted_secret_never_reaches_any_state_file(home: Path, model: FakeModelServer) -> None:
     secret = "sk-live0123456789abcdefghijklmnop"
-    from tests.conftest import memevo_process
+    from tests.support.processes import memevo_process
 
     payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": ORIGIN,
                "summary": f"We configured the client with key {secret} and DB_PASSWORD=hunter2hunter2"}

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from pathlib import Path
 
-from tests.conftest import memevo_process
+from tests.support.processes import memevo_process
 
 
 def hook(event: str, payload: object | str, env: dict[str, str] | None = None):

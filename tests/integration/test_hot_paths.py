@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.processes import REPO
 
 PROBE = r"""
 import io, json, sys

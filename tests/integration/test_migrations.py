@@ -11,8 +11,8 @@ import pytest
 
 from memory_core.errors import SchemaVersionError
 from memory_core.store.database import Store
-from tests.conftest import memevo_process
 from tests.factories import make_memory
+from tests.support.processes import memevo_process
 
 # The pre-release layout, written out here independently of the migration code.
 V0_LAYOUT = """

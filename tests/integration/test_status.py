@@ -6,8 +6,8 @@ from pathlib import Path
 from memory_core.reports.status import memory_counts
 from memory_core.store.database import Store
 from memory_core.store.memories import get_memory, put_memory
-from tests.conftest import memevo_process
 from tests.factories import make_memory
+from tests.support.processes import memevo_process
 
 
 def test_status_on_empty_home(home: Path) -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, memevo_process
 from tests.support.fake_model import FakeModelProcess, Reply
+from tests.support.processes import REPO, memevo_process
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ print("ok")
 def consumer_cmd() -> list[str]:
     exe = Path(sys.executable).with_name("huey_consumer")
     # -m 0.5: poll at least twice a second so the test does not wait on idle back-off.
-    return [str(exe), "workers.app.huey", "-k", "process", "-w", "2", "-g", "TERM", "-t", "3", "-m", "0.5"]
+    return [str(exe), "workers.main.huey", "-k", "process", "-w", "2", "-g", "TERM", "-t", "3", "-m", "0.5"]
 
 
 def start_consumer(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:

@@ -13,10 +13,6 @@ from memory_core.store.database import Store
 from memory_core.store.memories import put_memory
 from tests.factories import make_memory
 
-T0 = 1_700_000_000.0
-DAY = 86_400.0
-NOW = T0 + DAY
-
 
 @pytest.fixture
 def add(store: Store) -> Callable[..., Memory]:

@@ -9,7 +9,7 @@ from freezegun import freeze_time
 
 from memory_core.recall.aging import POLICIES, age_days, freshness, is_dormant
 from memory_core.recall.service import recall
-from tests.recall.conftest import DAY, T0
+from tests.support.times import DAY, T0
 
 TABLE = [
     # kind, half-life days, floor, dormant after days

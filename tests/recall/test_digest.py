@@ -25,7 +25,7 @@ from memory_core.recall.digest import (
 )
 from memory_core.recall.service import recall, turn_recall
 from memory_core.records import Evidence
-from tests.recall.conftest import NOW, T0
+from tests.support.times import NOW, T0
 
 
 def row(n: int, content: str, **extra) -> DigestRow:

@@ -12,7 +12,7 @@ from memory_core.recall.service import recall
 from memory_core.store.database import Store
 from memory_core.store.memories import put_memory
 from tests.factories import make_memory
-from tests.recall.conftest import DAY, NOW, T0
+from tests.support.times import DAY, NOW, T0
 
 WORDS = [f"w{n}" for n in range(60)]
 

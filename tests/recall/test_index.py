@@ -15,7 +15,7 @@ from memory_core.store.index_version import INDEX_VERSION, index_version
 from memory_core.store.memories import delete_memory, iter_memory_rows, memory_from_row, put_memory
 from memory_core.store.postings import rebuild_index
 from tests.factories import make_memory
-from tests.recall.conftest import NOW, T0
+from tests.support.times import NOW, T0
 
 
 def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memory_core.recall.service import recall, search, turn_recall
 from memory_core.store.memories import put_memory
-from tests.recall.conftest import NOW
+from tests.support.times import NOW
 
 
 def ids(result) -> list[str]:

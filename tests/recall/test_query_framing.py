@@ -8,7 +8,7 @@ import pytest
 from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import recall
 from memory_core.text.tokenize import features, query_terms
-from tests.recall.conftest import NOW
+from tests.support.times import NOW
 
 
 def focus(text: str) -> list[str]:

@@ -8,7 +8,7 @@ from memory_core.recall.index import IndexedDoc
 from memory_core.recall.rank import Candidate, rank_score, select
 from memory_core.recall.service import recall
 from memory_core.records import Evidence, Feedback, VerdictSlot
-from tests.recall.conftest import NOW, T0
+from tests.support.times import NOW, T0
 
 
 def doc(memory_id: str, *, origin: str = "/o", kind: str = "fact", content_hash: str | None = None,

@@ -10,8 +10,8 @@ from pathlib import Path
 from memory_core.recall.service import write_last_diagnostics
 from memory_core.store.database import Store
 from memory_core.store.memories import put_memory
-from tests.conftest import memevo_process
 from tests.factories import make_memory
+from tests.support.processes import memevo_process
 
 
 def seed(home: Path, *contents: str, **extra) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from cli.main import discover_commands
-from tests.conftest import REPO
+from tests.support.processes import REPO
 
 
 def sections() -> dict[str, str]:

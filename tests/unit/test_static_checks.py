@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.conftest import REPO
+from tests.support.processes import REPO
 
 
 def run(*argv: str) -> subprocess.CompletedProcess[str]:

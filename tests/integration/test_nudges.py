@@ -1,0 +1,63 @@
+"""Hooks really enqueue their nudges, read back from the test's own queue file; importing
+the Huey app writes nothing."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+from tests.support.processes import memevo_process, python_process
+
+# Lists the queued task names and arguments of the queue in MEMEVO_HOME.
+_PENDING = (
+    "import json; from workers.main import huey; "
+    "print(json.dumps([[t.name, list(t.args)] for t in huey.pending()]))"
+)
+
+
+def pending(home: Path) -> list[list]:
+    result = python_process(_PENDING, env={"MEMEVO_HOME": str(home)})
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def generic(event: str, **fields: object) -> str:
+    return json.dumps({"schema": "memevo.hook/v1", "agent": "test-agent", "event": event, "session_id": "s1",
+                       "cwd": "/tmp/project", **fields})
+
+
+def test_importing_the_worker_modules_writes_nothing(tmp_path: Path) -> None:
+    state = tmp_path / "not-yet"
+    result = python_process("import workers.main, workers.tasks, workers.app", env={"MEMEVO_HOME": str(state)})
+    assert result.returncode == 0, result.stderr
+    assert not state.exists()
+
+
+def test_queue_file_is_private_once_used(home: Path) -> None:
+    assert pending(home) == []
+    assert oct((home / "queue.db").stat().st_mode & 0o777) == "0o600"
+    assert oct(home.stat().st_mode & 0o777) == "0o700"
+
+
+def test_session_start_enqueues_recovery(home: Path) -> None:
+    result = memevo_process("hook", "session_start", input=generic("session_start"))
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    assert [name for name, _ in pending(home)] == ["recover"]
+
+
+def test_capture_enqueues_consolidation_of_the_new_source(home: Path) -> None:
+    payload = generic("turn_end", user_messages=["Remember that the staging database is on port 5433."])
+    result = memevo_process("hook", "turn_end", input=payload)
+    assert result.returncode == 0 and result.stdout == "", result.stderr
+    conn = sqlite3.connect(home / "memory.db")
+    (source_id,) = conn.execute("SELECT id FROM sources").fetchone()
+    conn.close()
+    assert pending(home) == [["consolidate", [source_id]]]
+
+
+def test_a_repeated_capture_enqueues_nothing_more(home: Path) -> None:
+    payload = generic("compaction", summary="We agreed to ship the CLI first.")
+    for _ in range(2):
+        assert memevo_process("hook", "compaction", input=payload).returncode == 0
+    assert [name for name, _ in pending(home)] == ["consolidate"]
