@@ -7,13 +7,14 @@ metadata with one another or with a cache.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memory_core.clock import MAX_TIMESTAMP
-from memory_core.ids import ID_PATTERN, content_hash
+from memory_core.ids import ID_PATTERN, content_hash, memory_id, normalize_content
 from memory_core.store.source_rows import SOURCE_JOB_FIELDS as SOURCE_JOB_FIELDS
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
@@ -167,3 +168,33 @@ class Event(_Strict):
     before: list[Memory] = Field(default_factory=list)
     after: list[Memory] = Field(default_factory=list)
     details: dict[str, Any] = Field(default_factory=dict)
+
+
+def new_memory(
+    *,
+    origin: str,
+    kind: str,
+    content: str,
+    source_id: str | None,
+    evidence: Evidence | None,
+    now: float,
+    model_id: str | None = None,
+    search_terms: Sequence[str] = (),
+    replaces: str | None = None,
+) -> Memory:
+    """A new active claim with host-assigned provenance (its id derives from origin, kind and content)."""
+    text = normalize_content(content)
+    return Memory(
+        id=memory_id(origin, kind, text),
+        origin=origin,
+        kind=kind,  # type: ignore[arg-type]
+        content=text,
+        content_hash=content_hash(text),
+        search_terms=list(search_terms),
+        source_id=source_id,
+        model_id=model_id,
+        evidence=evidence,
+        created_at=now,
+        updated_at=now,
+        replaces=replaces,
+    )

@@ -18,7 +18,7 @@ from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
 
 if TYPE_CHECKING:
-    from memory_core.records import Memory
+    pass
 
 
 SOURCE_TYPES = ("summary", "user_statement", "progress")
@@ -83,20 +83,20 @@ def capture_source(
 def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: list[tuple[str, str]],
                       now: float) -> int:
     # Only summaries with labelled lines need the record models.
-    from memory_core.claims import add_claim, build_claim
-    from memory_core.records import Evidence
-    from memory_core.store.events import record_event
+    from memory_core.records import Evidence, new_memory
+    from memory_core.store.changes import ChangeSet
     from memory_core.store.memories import get_memory
+    from memory_core.store.suppression import is_blocked
 
     evidence = Evidence(basis="summary", method="local", source_id=sid, at=now)
-    created: list[Memory] = []
+    changes = ChangeSet(conn, "capture")
     for kind, content in lines:
-        claim = build_claim(origin=origin, kind=kind, content=content, source_id=sid, evidence=evidence, now=now)
-        if add_claim(conn, claim) == "added":
-            stored = get_memory(conn, claim.id)
-            assert stored is not None
-            created.append(stored)
-    if created:
-        record_event(conn, at=now, actor="local", operation="capture_local", after=created,
-                     source_id=sid, reason="labelled lines of a compaction summary")
-    return len(created)
+        claim = new_memory(origin=origin, kind=kind, content=content, source_id=sid, evidence=evidence, now=now)
+        # Content the user forgot stays forgotten; a claim already stored is left as it is.
+        if claim.id in changes.after or is_blocked(conn, claim.origin, claim.content_hash):
+            continue
+        if get_memory(conn, claim.id) is None:
+            changes.write(None, claim)
+    changes.commit(at=now, actor="local", operation="capture_local", source_id=sid, manual=False,
+                   reason="labelled lines of a compaction summary")
+    return len(changes.after)

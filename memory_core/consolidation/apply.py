@@ -14,15 +14,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from memory_core import evidence as policy
-from memory_core.claims import build_claim
 from memory_core.consolidation.contract import ModelBatch, ProposedClaim
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
 from memory_core.ids import memory_id, normalize_content
 from memory_core.jobs.lifecycle import JobClaim, complete_job, holds_lease
-from memory_core.records import Evidence, Memory, Source
-from memory_core.store.events import record_event
+from memory_core.records import Evidence, Memory, Source, new_memory
+from memory_core.store.changes import ChangeSet
 from memory_core.store.generations import current_generation
-from memory_core.store.memories import get_memory, put_memory
+from memory_core.store.memories import get_memory
 from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
 
 
@@ -45,25 +44,6 @@ class ApplyReport:
     def changed(self) -> bool:
         return bool(self.added or self.superseded or self.conflicted or self.confirmed
                     or self.refreshed or self.aliased)
-
-
-class _Changes:
-    """Before/after records of one transaction, for a single event.
-
-    ``before`` holds a record as it was stored before this transaction, so only the first
-    write of an id can set it: a record this batch created and then wrote again (a repeated
-    claim, a quarantined local variant) has no before, and undo tombstones it.
-    """
-
-    def __init__(self) -> None:
-        self.before: dict[str, Memory] = {}
-        self.after: dict[str, Memory] = {}
-
-    def write(self, conn: sqlite3.Connection, old: Memory | None, new: Memory) -> None:
-        if old is not None and new.id not in self.after:
-            self.before[new.id] = old
-        self.after[new.id] = new
-        put_memory(conn, new)
 
 
 def _check_guards(
@@ -126,7 +106,7 @@ def apply_batch(
     new_evidence = policy.evidence_for(source.source_type, "model", source.id, source.created_at)
     targets = _check_guards(conn, source, batch, {m.id for m in candidates}, new_evidence)
     report = ApplyReport()
-    changes = _Changes()
+    changes = ChangeSet(conn, "applying a model batch")
 
     withheld_ids: set[str] = set()
     for proposed in batch.claims:
@@ -141,17 +121,15 @@ def apply_batch(
     _quarantine_local_variants(conn, source, withheld_ids, now, changes, report)
     _confirm_standing(conn, source, candidates, targets, now, changes, report)
 
-    if changes.after:
-        report.event_id = record_event(
-            conn, at=now, actor="model", operation="consolidate",
-            before=changes.before.values(), after=changes.after.values(), source_id=source.id,
-            reason=f"model {model_id}",
-            details={"added": len(report.added), "superseded": len(report.superseded),
-                     "withheld_replacements": report.withheld,
-                     "conflicted": len(report.conflicted), "confirmed": len(report.confirmed),
-                     "refreshed": len(report.refreshed), "aliased": len(report.aliased),
-                     "skipped_blocked": report.skipped_blocked},
-        )
+    report.event_id = changes.commit(
+        at=now, actor="model", operation="consolidate", source_id=source.id, manual=False,
+        reason=f"model {model_id}",
+        details={"added": len(report.added), "superseded": len(report.superseded),
+                 "withheld_replacements": report.withheld,
+                 "conflicted": len(report.conflicted), "confirmed": len(report.confirmed),
+                 "refreshed": len(report.refreshed), "aliased": len(report.aliased),
+                 "skipped_blocked": report.skipped_blocked},
+    )
     if not complete_job(conn, claim, now):
         raise LeaseLost("the lease on this job was lost before completion")
     return report
@@ -159,7 +137,7 @@ def apply_batch(
 
 def _new_claim(source: Source, proposed: ProposedClaim, evidence: Evidence, model_id: str,
                now: float, replaces: str | None = None) -> Memory:
-    return build_claim(origin=source.origin, kind=proposed.kind, content=proposed.content,
+    return new_memory(origin=source.origin, kind=proposed.kind, content=proposed.content,
                        source_id=source.id, evidence=evidence, now=now, model_id=model_id,
                        search_terms=proposed.search_terms, replaces=replaces)
 
@@ -167,7 +145,7 @@ def _new_claim(source: Source, proposed: ProposedClaim, evidence: Evidence, mode
 def _apply_replacement(
     conn: sqlite3.Connection, source: Source, proposed: ProposedClaim, target: Memory,
     decision: policy.Decision, evidence: Evidence, model_id: str, now: float,
-    changes: _Changes, report: ApplyReport, withheld_ids: set[str],
+    changes: ChangeSet, report: ApplyReport, withheld_ids: set[str],
 ) -> None:
     variant = _new_claim(source, proposed, evidence, model_id, now, replaces=target.id)
     if variant.id == target.id:
@@ -188,15 +166,15 @@ def _apply_replacement(
         # than what it had). Its content is not new, so its own feedback stays.
         refreshed = existing.model_copy(update={"evidence": _renewed_evidence(existing, evidence),
                                                 "updated_at": now})
-        changes.write(conn, existing, refreshed)
+        changes.write(existing, refreshed)
         report.refreshed.append(existing.id)
         new_id = existing.id
     else:
-        changes.write(conn, existing, variant)
+        changes.write(existing, variant)
         report.added.append(variant.id)
         new_id = variant.id
     retired = target.model_copy(update={"status": "superseded", "replaced_by": new_id, "updated_at": now})
-    changes.write(conn, target, retired)
+    changes.write(target, retired)
     report.superseded.append(target.id)
     block(conn, target.origin, target.content_hash, now, "superseded")
     report.retired_sources.extend(
@@ -204,7 +182,7 @@ def _apply_replacement(
     )
 
 
-def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, changes: _Changes,
+def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, changes: ChangeSet,
                       report: ApplyReport) -> None:
     existing = get_memory(conn, variant.id)
     if is_blocked(conn, variant.origin, variant.content_hash):
@@ -215,12 +193,12 @@ def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, cha
     if existing is not None and existing.source_id != variant.source_id:
         return  # an unrelated existing record is never quarantined
     quarantined = (existing or variant).model_copy(update={"status": "conflicted", "updated_at": now})
-    changes.write(conn, existing, quarantined)
+    changes.write(existing, quarantined)
     report.conflicted.append(variant.id)
 
 
 def _reaffirm(conn: sqlite3.Connection, source: Source, target: Memory, variant: Memory,
-              evidence: Evidence, now: float, changes: _Changes, report: ApplyReport) -> None:
+              evidence: Evidence, now: float, changes: ChangeSet, report: ApplyReport) -> None:
     update: dict[str, object] = {}
     if _refreshes_evidence(source, target):
         update["evidence"] = _renewed_evidence(target, evidence)
@@ -233,7 +211,7 @@ def _reaffirm(conn: sqlite3.Connection, source: Source, target: Memory, variant:
         update["search_terms"] = terms
         report.aliased.append(target.id)
     if update:
-        changes.write(conn, changes.after.get(target.id, target), target.model_copy(update=update))
+        changes.write(changes.after.get(target.id, target), target.model_copy(update=update))
 
 
 def _refreshes_evidence(source: Source, target: Memory) -> bool:
@@ -260,7 +238,7 @@ def _merged_terms(old: list[str], new: list[str]) -> list[str]:
 
 def _apply_addition(
     conn: sqlite3.Connection, source: Source, proposed: ProposedClaim, evidence: Evidence,
-    model_id: str, now: float, changes: _Changes, report: ApplyReport, withheld_ids: set[str],
+    model_id: str, now: float, changes: ChangeSet, report: ApplyReport, withheld_ids: set[str],
 ) -> None:
     variant = _new_claim(source, proposed, evidence, model_id, now)
     if variant.id in withheld_ids:
@@ -270,14 +248,14 @@ def _apply_addition(
         return
     existing = changes.after.get(variant.id) or get_memory(conn, variant.id)
     if existing is None:
-        changes.write(conn, None, variant)
+        changes.write(None, variant)
         report.added.append(variant.id)
     elif existing.status == "active":
         _reaffirm(conn, source, existing, variant, evidence, now, changes, report)
 
 
 def _quarantine_local_variants(conn: sqlite3.Connection, source: Source, withheld_ids: set[str],
-                               now: float, changes: _Changes, report: ApplyReport) -> None:
+                               now: float, changes: ChangeSet, report: ApplyReport) -> None:
     """Claims this same source produced locally with withheld content (any kind) are
     quarantined too, so the weaker evidence cannot stay active by another route."""
     hashes = {m.content_hash for m in changes.after.values() if m.id in withheld_ids}
@@ -289,13 +267,13 @@ def _quarantine_local_variants(conn: sqlite3.Connection, source: Source, withhel
         for (row_id,) in rows:
             existing = changes.after.get(row_id) or get_memory(conn, row_id)
             if existing is not None and existing.status == "active" and existing.source_id == source.id:
-                changes.write(conn, existing, existing.model_copy(update={"status": "conflicted",
+                changes.write(existing, existing.model_copy(update={"status": "conflicted",
                                                                           "updated_at": now}))
                 report.conflicted.append(row_id)
 
 
 def _confirm_standing(conn: sqlite3.Connection, source: Source, candidates: list[Memory],
-                      targets: dict[str, tuple[Memory, policy.Decision]], now: float, changes: _Changes,
+                      targets: dict[str, tuple[Memory, policy.Decision]], now: float, changes: ChangeSet,
                       report: ApplyReport) -> None:
     """Mentioned records left standing are not disputed: that feeds their aging clock only."""
     if source.source_type == "progress":
@@ -306,5 +284,5 @@ def _confirm_standing(conn: sqlite3.Connection, source: Source, candidates: list
         current = get_memory(conn, candidate.id)
         if current is None or current.status != "active":
             continue
-        changes.write(conn, current, current.model_copy(update={"confirmed_at": now}))
+        changes.write(current, current.model_copy(update={"confirmed_at": now}))
         report.confirmed.append(current.id)

@@ -20,9 +20,10 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from memory_core import ids
-from memory_core.controls.manual import _commit_change, _require_transaction, live_duplicates
+from memory_core.controls.manual import commit_manual_change, live_duplicates
 from memory_core.errors import ConflictError, UsageError
 from memory_core.records import Memory, VerdictSlot
+from memory_core.store.connection import require_transaction
 from memory_core.store.memories import require_memory
 from memory_core.store.suppression import retire_repeating_sources
 
@@ -73,7 +74,7 @@ def give_feedback(
     ``source_id`` identifies where the feedback came from (a fresh action id when a person
     runs the command); ``at`` is when it was given (default ``now``).
     """
-    _require_transaction(conn)
+    require_transaction(conn, "feedback")
     if verdict not in VERDICTS:
         raise UsageError(f"unknown verdict {verdict!r}; use one of: {', '.join(VERDICTS)}")
     target = require_memory(conn, memory_id)
@@ -107,6 +108,6 @@ def give_feedback(
         after = [after[0].model_copy(update={"status": "conflicted"})]
         after += [m.model_copy(update={"status": "conflicted"}) for m in twins]
         retired = retire_repeating_sources(conn, target.origin, [target.content], now)
-    event_id = _commit_change(conn, "feedback", before, after, now, source,
+    event_id = commit_manual_change(conn, "feedback", before, after, now, source,
                               {"verdict": verdict, "retired_sources": retired})
     return FeedbackResult("applied", memory_id, verdict, source, event_id, after, retired)

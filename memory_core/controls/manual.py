@@ -21,9 +21,9 @@ from memory_core.errors import ConflictError, UsageError
 from memory_core.evidence import manual_evidence
 from memory_core.records import Feedback, Memory
 from memory_core.sanitize import sanitize_text
-from memory_core.store.events import record_event
-from memory_core.store.generations import bump_generation
-from memory_core.store.memories import MEMORY_COLUMNS, get_memory, memory_from_row, put_memory, require_memory
+from memory_core.store.changes import ChangeSet
+from memory_core.store.connection import require_transaction
+from memory_core.store.memories import MEMORY_COLUMNS, get_memory, memory_from_row, require_memory
 from memory_core.store.suppression import block, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000
@@ -55,12 +55,6 @@ def _require_live(conn: sqlite3.Connection, memory_id: str, what: str) -> Memory
     return target
 
 
-def _require_transaction(conn: sqlite3.Connection) -> None:
-    # History must never drift from the data: the record write and its event commit together.
-    if not conn.in_transaction:
-        raise RuntimeError("manual actions must run inside store.transaction()")
-
-
 def live_duplicates(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
     """Active or conflicted records of the same origin with exactly the same content."""
     rows = conn.execute(
@@ -71,7 +65,7 @@ def live_duplicates(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
     return [m for m in (memory_from_row(r) for r in rows) if m.status in _LIVE]
 
 
-def _commit_change(
+def commit_manual_change(
     conn: sqlite3.Connection,
     operation: str,
     before: list[Memory],
@@ -80,14 +74,13 @@ def _commit_change(
     action_id: str,
     details: dict[str, object] | None = None,
 ) -> int:
-    for memory in after:
-        put_memory(conn, memory)
-    for origin in sorted({m.origin for m in before + after}):
-        bump_generation(conn, origin)
-    return record_event(
-        conn, at=now, actor="user", operation=operation, before=before, after=after,
-        source_id=action_id, details=details,
-    )
+    """Write a person's change and its event; the origin generation moves."""
+    changes = ChangeSet(conn, f"{operation}")
+    changes.write_all(before, after)
+    event_id = changes.commit(at=now, actor="user", operation=operation, source_id=action_id, manual=True,
+                              details=details)
+    assert event_id is not None  # a manual change always writes its records
+    return event_id
 
 
 def forget(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult:
@@ -96,7 +89,7 @@ def forget(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult
     Nothing is erased: the records stay as ``forgotten``. Queued sources of that origin
     that repeat the content are retired. Forgetting a tombstone again changes nothing.
     """
-    _require_transaction(conn)
+    require_transaction(conn, "manual actions")
     target = require_memory(conn, memory_id)
     if target.status == "forgotten":
         return ManualResult(event_id=None)
@@ -105,7 +98,7 @@ def forget(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult
     block(conn, target.origin, target.content_hash, now, "forgotten")
     retired = retire_repeating_sources(conn, target.origin, [target.content], now)
     action_id = ids.random_id()
-    event_id = _commit_change(conn, "forget", before, after, now, action_id,
+    event_id = commit_manual_change(conn, "forget", before, after, now, action_id,
                               {"retired_sources": retired})
     return ManualResult(event_id, before, after, retired)
 
@@ -130,7 +123,7 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
     blocked in the origin. A record already stored under the new id (say, a tombstone of
     that same text) is overwritten, and the event keeps its prior state for undo.
     """
-    _require_transaction(conn)
+    require_transaction(conn, "manual actions")
     target = _require_live(conn, memory_id, "corrected (see `memevo show` for what replaced it)")
     content = _clean_correction(text)
     new_id = ids.memory_id(target.origin, target.kind, content)
@@ -165,19 +158,19 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
     after.append(corrected)
     block(conn, target.origin, target.content_hash, now, "corrected")
     retired = retire_repeating_sources(conn, target.origin, [target.content], now)
-    event_id = _commit_change(conn, "correct", before, after, now, action_id,
+    event_id = commit_manual_change(conn, "correct", before, after, now, action_id,
                               {"retired_sources": retired, "corrected_to": new_id})
     return ManualResult(event_id, before, after, retired)
 
 
 def _set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, now: float) -> ManualResult:
-    _require_transaction(conn)
+    require_transaction(conn, "manual actions")
     target = _require_live(conn, memory_id, "pinned or unpinned")
     if target.pinned == pinned:
         return ManualResult(event_id=None)
     after = [target.model_copy(update={"pinned": pinned})]
     operation = "pin" if pinned else "unpin"
-    event_id = _commit_change(conn, operation, [target], after, now, ids.random_id())
+    event_id = commit_manual_change(conn, operation, [target], after, now, ids.random_id())
     return ManualResult(event_id, [target], after)
 
 
@@ -202,7 +195,7 @@ def resolve(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResul
     quarantined the claim and resolving is the person overruling it; other feedback stays.
     The claim it once proposed to replace is not touched.
     """
-    _require_transaction(conn)
+    require_transaction(conn, "manual actions")
     target = require_memory(conn, memory_id)
     if target.status != "conflicted":
         raise ConflictError(
@@ -210,5 +203,5 @@ def resolve(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResul
         )
     after = [target.model_copy(update={"status": "active",
                                        "feedback": _without_incorrect_verdict(target.feedback)})]
-    event_id = _commit_change(conn, "resolve", [target], after, now, ids.random_id())
+    event_id = commit_manual_change(conn, "resolve", [target], after, now, ids.random_id())
     return ManualResult(event_id, [target], after)

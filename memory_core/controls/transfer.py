@@ -33,9 +33,9 @@ from memory_core import ids
 from memory_core.errors import ImportFormatError
 from memory_core.records import KINDS, Memory
 from memory_core.sanitize import sanitize_text
-from memory_core.store.events import event_from_row, iter_event_rows, record_event
-from memory_core.store.generations import bump_generation
-from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row, put_memory, short_error
+from memory_core.store.changes import ChangeSet
+from memory_core.store.events import event_from_row, iter_event_rows
+from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row, short_error
 from memory_core.store.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"
@@ -202,8 +202,7 @@ def import_file(conn: sqlite3.Connection, lines: Iterable[str], now: float) -> I
     Content blocked in its origin *before* this import is skipped and counted; blocks in
     the file apply from this import on. Nothing is ever overwritten.
     """
-    if not conn.in_transaction:
-        raise RuntimeError("import must run inside store.transaction()")
+    changes = ChangeSet(conn, "import")
     memories, blocks, events = parse_lines(lines, now)
     report = ImportReport(events_skipped=events)
     added: list[Memory] = []
@@ -219,17 +218,13 @@ def import_file(conn: sqlite3.Connection, lines: Iterable[str], now: float) -> I
             continue
         added.append(memory)
     for memory in added:
-        put_memory(conn, memory)
+        changes.write(None, memory)
     for item in blocks:
         report.blocks_added += block(conn, item.origin, item.content_hash, item.created_at, item.reason)
     report.added = len(added)
     report.added_ids = [m.id for m in added]
-    if added:
-        for origin in sorted({m.origin for m in added}):
-            bump_generation(conn, origin)
-        report.event_id = record_event(
-            conn, at=now, actor="import", operation="import", after=added,
-            source_id=ids.random_id(),
-            details={key: value for key, value in report.as_dict().items() if key != "event_id"},
-        )
+    report.event_id = changes.commit(
+        at=now, actor="import", operation="import", source_id=ids.random_id(), manual=True,
+        details={key: value for key, value in report.as_dict().items() if key != "event_id"},
+    )
     return report

@@ -17,9 +17,9 @@ import sqlite3
 from memory_core import ids
 from memory_core.errors import ConflictError, CorruptRecordError, NotFoundError
 from memory_core.records import Event, Memory
-from memory_core.store.events import get_event, record_event
-from memory_core.store.generations import bump_generation
-from memory_core.store.memories import get_memory, put_memory
+from memory_core.store.changes import ChangeSet
+from memory_core.store.events import get_event
+from memory_core.store.memories import get_memory
 
 
 def _paired(event: Event) -> tuple[dict[str, Memory], dict[str, Memory]]:
@@ -38,8 +38,7 @@ def undo(conn: sqlite3.Connection, event_id: int, now: float) -> int:
     Raises :class:`NotFoundError` for an unknown event and :class:`ConflictError` when the
     event changed no records or any of them has changed since.
     """
-    if not conn.in_transaction:
-        raise RuntimeError("undo must run inside store.transaction()")
+    changes = ChangeSet(conn, "undo")
     event = get_event(conn, event_id)
     if event is None:
         raise NotFoundError(f"no event with id {event_id}; see `memevo history`")
@@ -63,12 +62,11 @@ def undo(conn: sqlite3.Connection, event_id: int, now: float) -> int:
         else:
             created.append(memory_id)
             restored.append(later.model_copy(update={"status": "forgotten"}))
-    for memory in restored:
-        put_memory(conn, memory)
-    for origin in sorted({m.origin for m in restored}):
-        bump_generation(conn, origin)
-    return record_event(
-        conn, at=now, actor="user", operation="undo", before=current, after=restored,
-        reason=f"undo of event {event_id} ({event.operation})", source_id=ids.random_id(),
+    changes.write_all(current, restored)
+    undo_id = changes.commit(
+        at=now, actor="user", operation="undo", source_id=ids.random_id(), manual=True,
+        reason=f"undo of event {event_id} ({event.operation})",
         details={"undone_event": event_id, "tombstoned": created},
     )
+    assert undo_id is not None  # an undo always restores at least one record
+    return undo_id

@@ -134,6 +134,12 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             raise StoreError(f"commit failed: {exc}; nothing was written, retry") from None
 
 
+def require_transaction(conn: sqlite3.Connection, what: str) -> None:
+    """Refuse to write ``what`` outside a transaction: history must commit with the data."""
+    if not conn.in_transaction:
+        raise RuntimeError(f"{what} must run inside store.transaction()")
+
+
 # SQLite's default limit on host parameters is far above this; chunks keep statements small.
 IN_CHUNK = 400
 
