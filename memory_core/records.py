@@ -1,7 +1,7 @@
 """Stored records as pydantic models, validated every time they are read.
 
-Rows keep a few indexed columns beside a JSON body; :mod:`memory_core.rows` checks that
-the two agree. Every read builds new model instances, so callers never share nested
+Rows keep a few indexed columns beside a JSON body; the ``*_from_row`` readers in
+:mod:`memory_core.store` check that the two agree. Every read builds new model instances, so callers never share nested
 metadata with one another or with a cache.
 """
 

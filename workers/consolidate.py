@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from memory_core import clock
@@ -21,19 +22,29 @@ from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, Write
 from memory_core.ids import random_id
 from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
-from memory_core.jobs.lifecycle import JobClaim, claim_job, fail_job, release_job
-from memory_core.records import ErrorCode
+from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, release_job
+from memory_core.records import ErrorCode, JobState
 from memory_core.store.database import Store
 from workers import model_client
 from workers.logs import worker_logger
 
 
+class AttemptStatus(StrEnum):
+    """How an attempt ended."""
+
+    DONE = "done"
+    FAILED = "failed"
+    PAUSED = "paused"
+    NOT_ELIGIBLE = "not_eligible"
+    BUDGET_SPENT = "budget_spent"
+    STALE = "stale"  # the lease was lost: nothing written
+
+
 @dataclass(frozen=True)
 class AttemptOutcome:
-    """How an attempt ended. ``status``: done, failed, paused, not_eligible, budget_spent,
-    stale (a lost lease: nothing written) or released (graceful stop)."""
+    """How an attempt ended, with the source it concerned."""
 
-    status: str
+    status: AttemptStatus
     source_id: str | None
     error_code: str | None = None
     next_due_at: float | None = None
@@ -53,27 +64,27 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
         budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
         if budget.spent:
             log.info("daily model budget spent; %s waits until %s", source_id, clock.iso(budget.resets_at))
-            return AttemptOutcome("budget_spent", source_id, next_due_at=budget.resets_at)
+            return AttemptOutcome(AttemptStatus.BUDGET_SPENT, source_id, next_due_at=budget.resets_at)
         with store.transaction() as conn:
-            claim = claim_job(conn, owner=worker_identity(), now=now,
+            lease = lease_job(conn, owner=worker_identity(), now=now,
                               lease_seconds=settings.lease_seconds, source_id=source_id, forced=forced)
             write_heartbeat(conn, now)
-            if claim is not None:
+            if lease is not None:
                 count_call(conn, now)
-        if claim is None:
-            return AttemptOutcome("not_eligible", source_id)
+        if lease is None:
+            return AttemptOutcome(AttemptStatus.NOT_ELIGIBLE, source_id)
         try:
-            return _attempt(settings, store, claim, log)
+            return _attempt(settings, store, lease, log)
         except (KeyboardInterrupt, SystemExit):
             # Graceful stop: hand the job back without counting a failure.
             with store.transaction() as conn:
-                release_job(conn, claim)
-            log.info("released %s on shutdown", claim.source.id)
+                release_job(conn, lease)
+            log.info("released %s on shutdown", lease.source.id)
             raise
 
 
-def _attempt(settings: Settings, store: Store, claim: JobClaim, log: Any) -> AttemptOutcome:
-    source = claim.source
+def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> AttemptOutcome:
+    source = lease.source
     model_id = settings.model or "unconfigured"  # captured before the call, for provenance
     code: ErrorCode
     try:
@@ -84,10 +95,10 @@ def _attempt(settings: Settings, store: Store, claim: JobClaim, log: Any) -> Att
             count_tokens(conn, clock.now(), completion.prompt_tokens, completion.completion_tokens)
         batch = parse_model_output(completion.text)
         with store.transaction() as conn:
-            report = apply_batch(conn, claim, batch, candidates, model_id, clock.now())
+            report = apply_batch(conn, lease, batch, candidates, model_id, clock.now())
         log.info("consolidated %s: %d added, %d superseded, %d withheld", source.id,
                  len(report.added), len(report.superseded), report.withheld)
-        return AttemptOutcome("done", source.id, changes={
+        return AttemptOutcome(AttemptStatus.DONE, source.id, changes={
             "added": report.added, "superseded": report.superseded,
             "conflicted": report.conflicted, "withheld": report.withheld,
             "event_id": report.event_id})
@@ -103,18 +114,19 @@ def _attempt(settings: Settings, store: Store, claim: JobClaim, log: Any) -> Att
     except StaleOutput:
         code = ErrorCode.STALE_OUTPUT
     except LeaseLost:
-        log.warning("stale result for %s (attempt %d): lease lost, nothing written", source.id, claim.attempt)
-        return AttemptOutcome("stale", source.id)
+        log.warning("stale result for %s (attempt %d): lease lost, nothing written", source.id, lease.attempt)
+        return AttemptOutcome(AttemptStatus.STALE, source.id)
     except Exception:  # a defect: keep the worker alive, record a fixed code, log the trace
         log.exception("unexpected error consolidating %s", source.id)
         code = ErrorCode.INTERRUPTED
     with store.transaction() as conn:
-        outcome = fail_job(conn, claim, code, clock.now())
+        outcome = fail_job(conn, lease, code, clock.now())
     if outcome is None:
-        log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, claim.attempt)
-        return AttemptOutcome("stale", source.id, error_code=code.value)
-    if outcome.state.value == "paused":
+        log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, lease.attempt)
+        return AttemptOutcome(AttemptStatus.STALE, source.id, error_code=code.value)
+    if outcome.state == JobState.PAUSED:
         log.warning("source %s paused after %d consecutive failures (last: %s)", source.id,
                     outcome.consecutive_failures, code.value)
-    return AttemptOutcome("paused" if outcome.state.value == "paused" else "failed", source.id,
+    status = AttemptStatus.PAUSED if outcome.state == JobState.PAUSED else AttemptStatus.FAILED
+    return AttemptOutcome(status, source.id,
                           error_code=code.value, next_due_at=outcome.next_due_at)

@@ -193,6 +193,7 @@ def read_completion(raw: bytes, *, fallback_model: str) -> Completion:
     if message.get("tool_calls") or not isinstance(content, str):
         raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text", **tokens)
     reported = body.get("model")
-    # The served model is the more exact provenance (a dated snapshot of an alias, say).
+    # What the server says it ran, for the worker's log; claims record the configured name
+    # (captured before the call), never this.
     model = reported if isinstance(reported, str) and 0 < len(reported) <= MODEL_NAME_MAX_CHARS else fallback_model
     return Completion(text=content, finish_reason=finish_reason, model=model, **tokens)

@@ -35,10 +35,10 @@ def settings() -> Settings:
 def consolidate(source_id: str | None, forced: bool = False) -> None:
     """Attempt one source; a failure schedules a nudge at its next due time."""
     from memory_core import clock
-    from workers.consolidate import consolidate_source
+    from workers.consolidate import AttemptStatus, consolidate_source
 
     outcome = consolidate_source(settings(), source_id, forced=forced)
-    if outcome.status == "failed" and outcome.next_due_at is not None and outcome.source_id:
+    if outcome.status == AttemptStatus.FAILED and outcome.next_due_at is not None and outcome.source_id:
         delay = max(0.0, outcome.next_due_at - clock.now())
         consolidate.schedule(args=(outcome.source_id,), delay=delay)
 
@@ -49,6 +49,7 @@ def recover_jobs() -> dict[str, int]:
     from memory_core.jobs.budget import budget_state
     from memory_core.jobs.heartbeat import write_heartbeat
     from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
+    from memory_core.records import JobState
     from memory_core.store.database import Store
     from workers.logs import worker_logger
 
@@ -61,7 +62,7 @@ def recover_jobs() -> dict[str, int]:
         for failure in failures:
             worker_logger(cfg.home).warning(
                 "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures)
-            if failure.state.value == "pending":
+            if failure.state == JobState.PENDING:
                 consolidate.schedule(args=(failure.source_id,), delay=max(0.0, failure.next_due_at - now))
         nudged = 0
         budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens)

@@ -14,7 +14,8 @@ from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
 from memory_core.errors import BudgetSpent, StoreError, UsageError
 from memory_core.jobs.budget import budget_state
-from memory_core.jobs.lifecycle import pick_forced_source
+from memory_core.jobs.lifecycle import attempt_outcome, pick_forced_source
+from memory_core.records import JobState
 from memory_core.store.sources import require_source
 
 # Graceful stop on SIGTERM; after 3 s a running attempt is interrupted and its job is
@@ -92,27 +93,13 @@ def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) ->
         with open_store() as store:
             current = require_source(store.conn, chosen)
         if current.attempt > before.attempt:
-            if current.state.value != "leased":
-                data = _outcome(current, before)
+            if current.state != JobState.LEASED:
+                data = attempt_outcome(before, current)
                 break
             data["status"] = "running"
     if wait_seconds and data["status"] == "queued":
         data["status"] = "queued (not picked up yet: is `memevo worker` running?)"
     emit(data, as_json, _render_evolve)
-
-
-def _outcome(source: Any, before: Any) -> dict[str, Any]:
-    status = {"done": "done", "paused": "paused", "retired": "retired"}.get(source.state.value, "failed")
-    if status == "failed" and source.last_failure_at == before.last_failure_at:
-        # Back to pending with no new failure: a stopping worker handed the attempt back.
-        status = "released"
-    return {
-        "source_id": source.id,
-        "status": status,
-        "error_code": source.last_error_code.value if source.last_error_code and status != "released" else None,
-        "consecutive_failures": source.consecutive_failures,
-        "next_due_at": source.next_due_at if status == "failed" else None,
-    }
 
 
 COMMANDS = [worker_command, evolve_command]

@@ -14,10 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from memory_core import evidence as policy
-from memory_core.consolidation.contract import ModelBatch, ProposedClaim
+from memory_core.consolidation.contract import ModelBatch, Proposal
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
 from memory_core.ids import memory_id, normalize_content
-from memory_core.jobs.lifecycle import JobClaim, complete_job, holds_lease
+from memory_core.jobs.lifecycle import Lease, complete_job, holds_lease
 from memory_core.records import Evidence, Memory, Source, new_memory
 from memory_core.store.changes import ChangeSet
 from memory_core.store.generations import current_generation
@@ -68,8 +68,8 @@ def _check_guards(
             raise WriteRejected("replacement target was not offered as a candidate")
         if target.origin != source.origin:
             raise WriteRejected("replacement target belongs to another origin")
-        # A claim that restates its own target (same origin, kind and content, so the same
-        # id) reaffirms it; another claim producing the target makes a cycle.
+        # A proposal that restates its own target (same origin, kind and content, so the same
+        # id) reaffirms it; another proposal producing the target makes a cycle.
         restates = build_id(source, proposed) == target_id
         if new_ids[target_id] > int(restates):
             raise WriteRejected("replacement cycle within the batch")
@@ -84,24 +84,24 @@ def _check_guards(
     return targets
 
 
-def build_id(source: Source, proposed: ProposedClaim) -> str:
-    """The id a proposed claim would get in the source's origin."""
+def build_id(source: Source, proposed: Proposal) -> str:
+    """The id a proposal would get in the source's origin."""
     return memory_id(source.origin, proposed.kind, normalize_content(proposed.content))
 
 
 def apply_batch(
     conn: sqlite3.Connection,
-    claim: JobClaim,
+    lease: Lease,
     batch: ModelBatch,
     candidates: list[Memory],
     model_id: str,
     now: float,
 ) -> ApplyReport:
-    """Apply ``batch`` for the leased ``claim`` and complete the job (inside a transaction)."""
-    if not holds_lease(conn, claim):
+    """Apply ``batch`` under ``lease`` and complete the job (inside a transaction)."""
+    if not holds_lease(conn, lease):
         raise LeaseLost("the lease on this job was lost; the late result was dropped")
-    source = claim.source
-    if current_generation(conn, source.origin) != claim.generation:
+    source = lease.source
+    if current_generation(conn, source.origin) != lease.generation:
         raise StaleOutput("memories of this origin changed while the model was working")
     new_evidence = policy.evidence_for(source.source_type, "model", source.id, source.created_at)
     targets = _check_guards(conn, source, batch, {m.id for m in candidates}, new_evidence)
@@ -130,12 +130,12 @@ def apply_batch(
                  "refreshed": len(report.refreshed), "aliased": len(report.aliased),
                  "skipped_blocked": report.skipped_blocked},
     )
-    if not complete_job(conn, claim, now):
+    if not complete_job(conn, lease, now):
         raise LeaseLost("the lease on this job was lost before completion")
     return report
 
 
-def _new_claim(source: Source, proposed: ProposedClaim, evidence: Evidence, model_id: str,
+def _new_claim(source: Source, proposed: Proposal, evidence: Evidence, model_id: str,
                now: float, replaces: str | None = None) -> Memory:
     return new_memory(origin=source.origin, kind=proposed.kind, content=proposed.content,
                        source_id=source.id, evidence=evidence, now=now, model_id=model_id,
@@ -143,7 +143,7 @@ def _new_claim(source: Source, proposed: ProposedClaim, evidence: Evidence, mode
 
 
 def _apply_replacement(
-    conn: sqlite3.Connection, source: Source, proposed: ProposedClaim, target: Memory,
+    conn: sqlite3.Connection, source: Source, proposed: Proposal, target: Memory,
     decision: policy.Decision, evidence: Evidence, model_id: str, now: float,
     changes: ChangeSet, report: ApplyReport, withheld_ids: set[str],
 ) -> None:
@@ -237,7 +237,7 @@ def _merged_terms(old: list[str], new: list[str]) -> list[str]:
 
 
 def _apply_addition(
-    conn: sqlite3.Connection, source: Source, proposed: ProposedClaim, evidence: Evidence,
+    conn: sqlite3.Connection, source: Source, proposed: Proposal, evidence: Evidence,
     model_id: str, now: float, changes: ChangeSet, report: ApplyReport, withheld_ids: set[str],
 ) -> None:
     variant = _new_claim(source, proposed, evidence, model_id, now)

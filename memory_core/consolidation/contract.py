@@ -51,7 +51,7 @@ def search_terms_bytes(terms: list[str]) -> int:
     return len(json.dumps(terms, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-class ProposedClaim(BaseModel):
+class Proposal(BaseModel):
     """One claim as the model proposes it, before the host adds provenance."""
 
     # strict: a number is not a string and a string is not a list, even if coercible.
@@ -110,7 +110,7 @@ class ModelBatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    claims: list[ProposedClaim] = Field(max_length=CLAIMS_MAX)
+    claims: list[Proposal] = Field(max_length=CLAIMS_MAX)
 
 
 _FIELDS = {"claims", "kind", "content", "replaces", "searchTerms"}

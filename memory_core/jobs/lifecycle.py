@@ -1,7 +1,7 @@
-"""Claim, complete, fail, release and recover jobs. Every change is a conditional UPDATE.
+"""Lease, complete, fail, release and recover jobs. Every change is a conditional UPDATE.
 
-The lease owner and attempt number travel with a :class:`JobClaim`; completing or failing
-with a claim that no longer matches the row changes nothing, so a late answer from an
+The lease owner and attempt number travel with a :class:`Lease`; completing or failing
+with a lease that no longer matches the row changes nothing, so a late answer from an
 expired lease can never overwrite the work of the job's next owner.
 """
 
@@ -18,7 +18,7 @@ from memory_core.store.sources import SOURCE_COLUMNS, get_source, source_from_ro
 
 
 @dataclass(frozen=True)
-class JobClaim:
+class Lease:
     """Proof of a lease: who holds it, for which attempt, at which origin generation."""
 
     source: Source
@@ -54,7 +54,7 @@ def _next_due_row(conn: sqlite3.Connection, now: float) -> tuple | None:
     ).fetchone()
 
 
-def claim_job(
+def lease_job(
     conn: sqlite3.Connection,
     *,
     owner: str,
@@ -62,7 +62,7 @@ def claim_job(
     lease_seconds: float,
     source_id: str | None = None,
     forced: bool = False,
-) -> JobClaim | None:
+) -> Lease | None:
     """Lease one job (call inside ``BEGIN IMMEDIATE``). ``None`` if nothing is eligible.
 
     Without ``source_id`` the next due source is taken (earliest retry time, then oldest).
@@ -93,25 +93,25 @@ def claim_job(
         return None
     leased = get_source(conn, source.id)
     assert leased is not None
-    return JobClaim(leased, owner, attempt, generation, forced)
+    return Lease(leased, owner, attempt, generation, forced)
 
 
-def holds_lease(conn: sqlite3.Connection, claim: JobClaim) -> bool:
-    """True while ``claim`` is still the job's current lease."""
+def holds_lease(conn: sqlite3.Connection, lease: Lease) -> bool:
+    """True while ``lease`` is still the job's current lease."""
     row = conn.execute(
         "SELECT 1 FROM sources WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (claim.source.id, claim.owner, claim.attempt),
+        (lease.source.id, lease.owner, lease.attempt),
     ).fetchone()
     return row is not None
 
 
-def complete_job(conn: sqlite3.Connection, claim: JobClaim, now: float) -> bool:
+def complete_job(conn: sqlite3.Connection, lease: Lease, now: float) -> bool:
     """Mark the job done and reset its failure fields; False if the lease was lost."""
     cursor = conn.execute(
         "UPDATE sources SET state='done', lease_owner=NULL, lease_expires_at=NULL, "
         "consecutive_failures=0, last_error_code=NULL, last_failure_at=NULL, completed_at=? "
         "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (now, claim.source.id, claim.owner, claim.attempt),
+        (now, lease.source.id, lease.owner, lease.attempt),
     )
     return cursor.rowcount == 1
 
@@ -135,30 +135,30 @@ def _record_failure(
 
 
 def fail_job(
-    conn: sqlite3.Connection, claim: JobClaim, code: ErrorCode, now: float
+    conn: sqlite3.Connection, lease: Lease, code: ErrorCode, now: float
 ) -> FailureOutcome | None:
     """Record one failure with backoff (pausing at the cap); ``None`` if the lease was lost."""
     row = conn.execute(
         "SELECT consecutive_failures FROM sources WHERE id=? AND state='leased' "
         "AND lease_owner=? AND attempt=?",
-        (claim.source.id, claim.owner, claim.attempt),
+        (lease.source.id, lease.owner, lease.attempt),
     ).fetchone()
     if row is None:
         return None
     return _record_failure(
-        conn, claim.source.id, int(row[0]), code, now,
+        conn, lease.source.id, int(row[0]), code, now,
         "id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (claim.source.id, claim.owner, claim.attempt),
+        (lease.source.id, lease.owner, lease.attempt),
     )
 
 
-def release_job(conn: sqlite3.Connection, claim: JobClaim) -> bool:
+def release_job(conn: sqlite3.Connection, lease: Lease) -> bool:
     """Graceful stop: give the job back as pending, not counted as a failure."""
     cursor = conn.execute(
         "UPDATE sources SET state=?, lease_owner=NULL, lease_expires_at=NULL "
         "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (JobState.PAUSED.value if policy.should_pause(claim.source.consecutive_failures)
-         else JobState.PENDING.value, claim.source.id, claim.owner, claim.attempt),
+        (JobState.PAUSED.value if policy.should_pause(lease.source.consecutive_failures)
+         else JobState.PENDING.value, lease.source.id, lease.owner, lease.attempt),
     )
     return cursor.rowcount == 1
 
@@ -213,3 +213,20 @@ def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str |
         "ORDER BY created_at DESC, id DESC LIMIT 1"
     ).fetchone()
     return None if row is None else str(row[0])
+
+
+def attempt_outcome(before: Source, after: Source) -> dict[str, object]:
+    """How a forced attempt ended, from the job row before it was queued and after it ran:
+    ``done``, ``paused``, ``retired``, ``failed`` or ``released`` (back to pending with no
+    new failure: a stopping worker handed the attempt back uncounted)."""
+    endings = {JobState.DONE: "done", JobState.PAUSED: "paused", JobState.RETIRED: "retired"}
+    status = endings.get(after.state, "failed")
+    if status == "failed" and after.last_failure_at == before.last_failure_at:
+        status = "released"
+    return {
+        "source_id": after.id,
+        "status": status,
+        "error_code": after.last_error_code.value if after.last_error_code and status != "released" else None,
+        "consecutive_failures": after.consecutive_failures,
+        "next_due_at": after.next_due_at if status == "failed" else None,
+    }

@@ -12,7 +12,7 @@ from memory_core.consolidation.contract import ModelBatch
 from memory_core.consolidation.targets import mentioned_claims
 from memory_core.controls.undo import undo
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
-from memory_core.jobs.lifecycle import claim_job
+from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import Evidence, Feedback, JobState, VerdictSlot
 from memory_core.store.database import Store
 from memory_core.store.events import latest_events
@@ -50,7 +50,7 @@ def run_batch(store: Store, source_type: str, claims: list[dict], *, text: str |
     with store.transaction() as conn:
         sid = capture_source(conn, source_type=source_type, origin=ORIGIN, text=text, now=at,
                              target_ids=targets).source_id
-        job = claim_job(conn, owner="w", now=at, lease_seconds=150, source_id=sid)
+        job = lease_job(conn, owner="w", now=at, lease_seconds=150, source_id=sid)
     assert job is not None
     offered = mentioned_claims(store.conn, job.source) if candidates is None else candidates
     batch = ModelBatch.model_validate({"claims": claims})
@@ -237,7 +237,7 @@ def test_candidates_are_mentioned_same_origin_only(store: Store) -> None:
 def test_generation_bump_makes_output_stale_and_lost_lease_writes_nothing(store: Store) -> None:
     with store.transaction() as conn:
         sid = capture_source(conn, source_type="summary", origin=ORIGIN, text="some summary text", now=NOW).source_id
-        job = claim_job(conn, owner="w", now=NOW, lease_seconds=150, source_id=sid)
+        job = lease_job(conn, owner="w", now=NOW, lease_seconds=150, source_id=sid)
         bump_generation(conn, ORIGIN)
     batch = ModelBatch.model_validate({"claims": [{"kind": "fact", "content": "A new fact to store"}]})
     with pytest.raises(StaleOutput):

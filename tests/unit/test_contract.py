@@ -11,7 +11,7 @@ from memory_core.consolidation.contract import (
     CLAIMS_MAX,
     OUTPUT_MAX_BYTES,
     ModelBatch,
-    ProposedClaim,
+    Proposal,
     parse_model_output,
 )
 from memory_core.errors import InvalidModelOutput, MemevoError
@@ -156,7 +156,7 @@ def test_reason_never_echoes_model_text() -> None:
 
 
 def test_python_callers_use_the_json_alias() -> None:
-    proposed = ProposedClaim.model_validate({"kind": "fact", "content": "abcd", "searchTerms": ["ab"]})
+    proposed = Proposal.model_validate({"kind": "fact", "content": "abcd", "searchTerms": ["ab"]})
     assert proposed.search_terms == ["ab"]
     with pytest.raises(ValueError):
-        ProposedClaim.model_validate({"kind": "fact", "content": "abcd", "search_terms": ["ab"]})
+        Proposal.model_validate({"kind": "fact", "content": "abcd", "search_terms": ["ab"]})

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from cli.commands.worker_cmd import _outcome
 from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.jobs.budget import count_call
-from memory_core.jobs.lifecycle import claim_job, fail_job, release_job
+from memory_core.jobs.lifecycle import attempt_outcome, fail_job, lease_job, release_job
 from memory_core.records import ErrorCode
 from memory_core.store.database import Store
 from memory_core.store.sources import require_source
@@ -37,17 +36,17 @@ def test_evolve_on_a_spent_budget_says_so_instead_of_queueing(store: Store, cli_
 def test_wait_outcome_tells_a_handed_back_attempt_from_a_failure(store: Store, ending: str) -> None:
     sid = capture(store)
     with store.transaction() as conn:
-        job = claim_job(conn, owner="w1", now=clock.now(), lease_seconds=150, source_id=sid)
+        job = lease_job(conn, owner="w1", now=clock.now(), lease_seconds=150, source_id=sid)
         assert job is not None
         fail_job(conn, job, ErrorCode.TIMEOUT, clock.now())
     before = require_source(store.conn, sid)
     with store.transaction() as conn:
-        job = claim_job(conn, owner="w2", now=clock.now(), lease_seconds=150, source_id=sid, forced=True)
+        job = lease_job(conn, owner="w2", now=clock.now(), lease_seconds=150, source_id=sid, forced=True)
         assert job is not None
         if ending == "released":
             release_job(conn, job)
         else:
             fail_job(conn, job, ErrorCode.PROVIDER, clock.now() + 1)
-    data = _outcome(require_source(store.conn, sid), before)
+    data = attempt_outcome(before, require_source(store.conn, sid))
     assert data["status"] == ending
     assert data["error_code"] == (None if ending == "released" else "provider")

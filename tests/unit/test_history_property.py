@@ -28,7 +28,7 @@ from memory_core.consolidation.targets import mentioned_claims
 from memory_core.controls import manual
 from memory_core.controls.undo import undo
 from memory_core.errors import ConflictError, UsageError, WriteRejected
-from memory_core.jobs.lifecycle import claim_job
+from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import Evidence, Feedback, Memory, Source, VerdictSlot
 from memory_core.store.database import Store
 from memory_core.store.events import get_event
@@ -160,7 +160,7 @@ def model_apply(store: Store, data: st.DataObject, step: int, now: float) -> Non
     else:
         sid = capture(store, data, step, now)
     with store.transaction() as conn:
-        job = claim_job(conn, owner="w", now=now, lease_seconds=150, source_id=sid)
+        job = lease_job(conn, owner="w", now=now, lease_seconds=150, source_id=sid)
     assert job is not None
     candidates = mentioned_claims(store.conn, job.source)
     everything = sorted(m.id for m in _all(store))

@@ -10,10 +10,10 @@ from memory_core.capture.intake import capture_source
 from memory_core.errors import UsageError
 from memory_core.jobs import policy
 from memory_core.jobs.lifecycle import (
-    claim_job,
     complete_job,
     due_source_ids,
     fail_job,
+    lease_job,
     pick_forced_source,
     recover_expired_leases,
     release_job,
@@ -34,7 +34,7 @@ def capture(store: Store, text: str = "We decided to use SQLite for the queue") 
 
 def claim(store: Store, source_id: str | None = None, forced: bool = False, owner: str = "w1"):
     with store.transaction() as conn:
-        return claim_job(conn, owner=owner, now=clock.now(), lease_seconds=LEASE,
+        return lease_job(conn, owner=owner, now=clock.now(), lease_seconds=LEASE,
                          source_id=source_id, forced=forced)
 
 

@@ -8,7 +8,7 @@ from memory_core.consolidation.apply import apply_batch
 from memory_core.consolidation.contract import ModelBatch
 from memory_core.controls import manual
 from memory_core.ids import content_hash, source_id
-from memory_core.jobs.lifecycle import claim_job
+from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import JobState, Source
 from memory_core.store.database import Store
 from memory_core.store.memories import put_memory
@@ -99,7 +99,7 @@ def test_automatic_supersession_retires_queued_sources_that_repeat_the_old_conte
         repeating = add_source(conn, "old", "notes: The API listens on port 8080")
         sid = capture_source(conn, source_type="user_statement", origin="/work/app", now=T0 + 5,
                              text="The API listens on port 9090 now, not 8080").source_id
-        job = claim_job(conn, owner="w", now=T0 + 5, lease_seconds=60, source_id=sid)
+        job = lease_job(conn, owner="w", now=T0 + 5, lease_seconds=60, source_id=sid)
     assert job is not None
     batch = ModelBatch.model_validate({"claims": [{"kind": "fact", "content": "The API listens on port 9090",
                                                    "replaces": old.id}]})
