@@ -1,0 +1,1 @@
+"""End-to-end tests that drive real coding-agent CLIs against loopback fakes."""
