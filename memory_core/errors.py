@@ -96,3 +96,14 @@ class InvalidModelOutput(MemevoError):
             f"model output rejected: {self.reason} "
             "(nothing was written; the source is retried later, see `memevo status`)"
         )
+
+
+def short_error(exc: Exception) -> str:
+    """A one-line, bounded description of why a stored row did not validate (for any
+    pydantic ``ValidationError`` or plain exception, without importing pydantic)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors) and type(exc).__name__ == "ValidationError":
+        first = errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "body"
+        return f"{where}: {first['msg']}"[:200]
+    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__

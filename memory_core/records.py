@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memory_core.clock import MAX_TIMESTAMP
 from memory_core.ids import ID_PATTERN, content_hash, memory_id, normalize_content
-from memory_core.store.source_rows import SOURCE_JOB_FIELDS as SOURCE_JOB_FIELDS
+from memory_core.store.columns import SOURCE_JOB_FIELDS as SOURCE_JOB_FIELDS
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
 KINDS: tuple[str, ...] = ("fact", "preference", "decision", "project_state")

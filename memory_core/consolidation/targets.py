@@ -11,8 +11,9 @@ from __future__ import annotations
 import sqlite3
 
 from memory_core.records import Memory, Source
+from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import in_chunks
-from memory_core.store.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.store.memories import memory_from_row
 from memory_core.text.tokenize import features
 
 CANDIDATE_LIMIT = 32

@@ -22,8 +22,9 @@ from memory_core.evidence import manual_evidence
 from memory_core.records import Feedback, Memory
 from memory_core.sanitize import sanitize_text
 from memory_core.store.changes import ChangeSet
+from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import require_transaction
-from memory_core.store.memories import MEMORY_COLUMNS, get_memory, memory_from_row, require_memory
+from memory_core.store.memories import get_memory, memory_from_row, require_memory
 from memory_core.store.suppression import block, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000

@@ -30,12 +30,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from memory_core import ids
-from memory_core.errors import ImportFormatError
+from memory_core.errors import ImportFormatError, short_error
 from memory_core.records import KINDS, Memory
 from memory_core.sanitize import sanitize_text
 from memory_core.store.changes import ChangeSet
 from memory_core.store.events import event_from_row, iter_event_rows
-from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row, short_error
+from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
 from memory_core.store.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from memory_core.errors import NotFoundError, UsageError
 from memory_core.jobs import policy
 from memory_core.records import ErrorCode, JobState, Source
+from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.generations import current_generation
-from memory_core.store.sources import SOURCE_COLUMNS, get_source, source_from_row
+from memory_core.store.sources import get_source, source_from_row
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import NamedTuple
 
-_COLUMNS = "id, origin, kind, status, content_hash, updated_at, body"
+from memory_core.store.columns import MEMORY_COLUMNS
 
 
 class ClaimRow(NamedTuple):
@@ -82,7 +82,7 @@ def load_claims(conn: sqlite3.Connection, ids: Sequence[str], notes: list[str]) 
         return {}
     marks = ",".join("?" * len(ids))
     loaded: dict[str, ClaimRow] = {}
-    for row in conn.execute(f"SELECT {_COLUMNS} FROM memories WHERE id IN ({marks})", list(ids)):
+    for row in conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", list(ids)):
         try:
             claim = _claim(tuple(row))
         except (ValueError, TypeError, AttributeError):

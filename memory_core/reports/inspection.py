@@ -13,8 +13,9 @@ from memory_core.evidence import source_priority
 from memory_core.recall.aging import age_days, freshness, is_dormant
 from memory_core.recall.rank import accuracy_factor, evidence_weight, utility_factor
 from memory_core.records import Event, Memory
-from memory_core.store.events import EVENT_COLUMNS, event_from_row, latest_events
-from memory_core.store.memories import MEMORY_COLUMNS, memory_from_row
+from memory_core.store.columns import EVENT_COLUMNS, MEMORY_COLUMNS
+from memory_core.store.events import event_from_row, latest_events
+from memory_core.store.memories import memory_from_row
 from memory_core.store.suppression import is_blocked
 
 LIST_PAGE_SIZE = 20

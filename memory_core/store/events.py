@@ -9,11 +9,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memory_core.errors import CorruptRecordError
+from memory_core.errors import CorruptRecordError, short_error
 from memory_core.records import Event, Memory
-from memory_core.store.memories import short_error
-
-EVENT_COLUMNS = "id, at, actor, operation, reason, source_id, body"
+from memory_core.store.columns import EVENT_COLUMNS
 
 
 def record_event(

@@ -7,21 +7,11 @@ from collections.abc import Iterator
 
 from pydantic import ValidationError
 
-from memory_core.errors import CorruptRecordError, NotFoundError
+from memory_core.errors import CorruptRecordError, NotFoundError, short_error
 from memory_core.ids import is_memory_id
 from memory_core.records import Memory
+from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.postings import remove_postings, update_postings
-
-MEMORY_COLUMNS = "id, origin, kind, status, content_hash, updated_at, body"
-
-
-def short_error(exc: Exception) -> str:
-    """A one-line, bounded description of why a row did not validate."""
-    if isinstance(exc, ValidationError):
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "body"
-        return f"{where}: {first['msg']}"[:200]
-    return str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
 
 
 def memory_from_row(row: sqlite3.Row | tuple) -> Memory:

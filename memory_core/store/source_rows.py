@@ -12,13 +12,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-SOURCE_JOB_FIELDS: tuple[str, ...] = (
-    "state", "attempt", "consecutive_failures", "next_due_at", "lease_owner",
-    "lease_expires_at", "last_error_code", "last_failure_at", "origin_generation",
-    "completed_at",
-)
-SOURCE_BODY_FIELDS: tuple[str, ...] = ("text", "agent", "session_id", "target_ids")
-SOURCE_COLUMNS = "id, origin, source_type, dedupe_key, created_at, body, " + ", ".join(SOURCE_JOB_FIELDS)
+from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
 
 
 def new_job(next_due_at: float) -> dict[str, Any]:

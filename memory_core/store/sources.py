@@ -8,11 +8,11 @@ from collections.abc import Iterator
 
 from pydantic import ValidationError
 
-from memory_core.errors import CorruptRecordError, NotFoundError
+from memory_core.errors import CorruptRecordError, NotFoundError, short_error
 from memory_core.records import Source
-from memory_core.store.memories import short_error
-from memory_core.store.source_rows import SOURCE_BODY_FIELDS as _BODY_FIELDS
-from memory_core.store.source_rows import SOURCE_COLUMNS, SOURCE_JOB_FIELDS, insert_source_row
+from memory_core.store.columns import SOURCE_BODY_FIELDS as _BODY_FIELDS
+from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
+from memory_core.store.source_rows import insert_source_row
 
 
 def source_from_row(row: sqlite3.Row | tuple) -> Source:

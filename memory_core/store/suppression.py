@@ -12,7 +12,8 @@ import sqlite3
 from memory_core.errors import CorruptRecordError
 from memory_core.ids import normalize_content
 from memory_core.records import JobState
-from memory_core.store.sources import SOURCE_COLUMNS, source_from_row
+from memory_core.store.columns import SOURCE_COLUMNS
+from memory_core.store.sources import source_from_row
 
 # Queued sources that have not started (or that paused after failing) can still be
 # retired; a leased source is mid-flight and is stopped by the origin generation instead.

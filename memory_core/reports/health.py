@@ -1,0 +1,172 @@
+"""What `memevo doctor` checks in the state dir: database, worker heartbeat, model settings,
+hook errors. Read-only: nothing here creates or changes a file.
+
+Each check is a plain dict ``{"name", "status", "summary", "fix", "details"}``; ``status``
+is ``ok``, ``warn`` (works, but not as intended) or ``error`` (broken), and ``fix`` is the
+command that repairs it. Checks that cross processes (the queue, a model request) live in
+:mod:`workers.health`; agent hooks in :mod:`cli.install.check`.
+"""
+
+from __future__ import annotations
+
+import calendar
+import shlex
+import sqlite3
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from memory_core.clock import iso
+from memory_core.config import Settings
+from memory_core.errors import MemevoError
+from memory_core.jobs.heartbeat import read_heartbeat
+from memory_core.reports.status import memory_counts, recent_hook_errors
+from memory_core.store.database import Store
+from memory_core.store.integrity import check_integrity
+
+OK, WARN, ERROR = "ok", "warn", "error"
+_RANK = {OK: 0, WARN: 1, ERROR: 2}
+
+# The worker writes its heartbeat at least once a minute (the periodic recovery task).
+HEARTBEAT_STALE_SECONDS = 300.0
+HOOK_ERROR_WINDOW_SECONDS = 86_400.0
+HOOK_ERRORS_SHOWN = 5
+
+
+def make_check(name: str, status: str, summary: str, fix: str | None = None, **details: Any) -> dict[str, Any]:
+    return {"name": name, "status": status, "summary": summary, "fix": fix, "details": details}
+
+
+def summarize(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Overall status; exit code 1 when anything is broken, 0 otherwise (warnings included)."""
+    statuses = [check["status"] for check in checks]
+    errors, warnings = statuses.count(ERROR), statuses.count(WARN)
+    overall = max(statuses, key=_RANK.__getitem__, default=OK)
+    return {"status": overall, "ok": errors == 0, "errors": errors, "warnings": warnings,
+            "exit_code": 1 if errors else 0}
+
+
+def ago(seconds: float) -> str:
+    """A short "how long ago" for people: 42 s, 7 min, 3 h, 2 d."""
+    seconds = max(0.0, seconds)
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172_800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86_400:.0f} d"
+
+
+def inspect_database(home: Path) -> dict[str, Any]:
+    """Open ``memory.db`` read-only (never creating it) and report its state.
+
+    ``state`` is ``absent`` (no memory yet), ``ok``, ``damaged`` (opens, but the integrity
+    checks `memevo status` runs find problems) or ``unreadable``; ``heartbeat`` is the
+    worker's last heartbeat when the database could be read.
+    """
+    path = home / "memory.db"
+    base: dict[str, Any] = {"path": str(path), "heartbeat": None}
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return {**base, "state": "absent"}
+    except OSError as exc:
+        return {**base, "state": "unreadable", "error": f"cannot read {path}: {exc.strerror}"}
+    try:
+        store = Store.open_readonly(home)
+    except (MemevoError, sqlite3.DatabaseError) as exc:
+        return {**base, "state": "unreadable", "error": str(exc)}
+    try:
+        integrity = check_integrity(store.conn)
+        return {
+            **base,
+            "state": "ok" if integrity["ok"] else "damaged",
+            "schema_version": store.schema_version(),
+            "memories": memory_counts(store)["total"],
+            "integrity": integrity,
+            "heartbeat": read_heartbeat(store.conn),
+        }
+    except sqlite3.DatabaseError as exc:
+        return {**base, "state": "unreadable", "error": f"{path}: {exc}"}
+    finally:
+        store.close()
+
+
+def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
+    state = db["state"]
+    path = db["path"]
+    if state == "absent":
+        return make_check("database", OK, "no memory yet (memory.db is created by the first hook)", path=path)
+    if state == "ok":
+        return make_check("database", OK, f"{db['memories']} memories, integrity ok", path=path,
+                          schema_version=db["schema_version"])
+    backups = shlex.quote(str(home / "backups"))
+    if state == "damaged":
+        integrity = db["integrity"]
+        problem = ("SQLite quick_check failed" if integrity["quick_check"] != "ok"
+                   else f"{integrity['corrupt_count']} corrupt rows")
+        return make_check("database", ERROR, f"integrity problems: {problem}",
+                          f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
+                          path=path, integrity=integrity)
+    moved = shlex.quote(path + ".broken")
+    return make_check("database", ERROR, f"cannot be read: {db['error']}",
+                      f"mv {shlex.quote(path)} {moved}  # then restore a copy from {backups}, or start afresh",
+                      path=path)
+
+
+def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
+    """Alive when its heartbeat is younger than :data:`HEARTBEAT_STALE_SECONDS`."""
+    if db["state"] == "unreadable":
+        return make_check("worker", WARN, "unknown: the database could not be read", None)
+    heartbeat = db.get("heartbeat")
+    if heartbeat is None:
+        return make_check("worker", ERROR, "has never run, so nothing is learned from captured sources",
+                          "memevo worker", last_heartbeat=None, age_seconds=None)
+    age = max(0.0, now - heartbeat)
+    details = {"last_heartbeat": iso(heartbeat), "age_seconds": round(age, 1)}
+    if age > HEARTBEAT_STALE_SECONDS:
+        return make_check("worker", ERROR, f"not running: last heartbeat {ago(age)} ago ({iso(heartbeat)})",
+                          "memevo worker", **details)
+    return make_check("worker", OK, f"running (heartbeat {ago(age)} ago)", **details)
+
+
+def model_config_check(settings: Settings | None, config_error: str | None) -> dict[str, Any]:
+    """Whether the worker has a model to call (no request is made here)."""
+    if settings is None:
+        return make_check("model", ERROR, f"settings are invalid: {config_error}",
+                          "memevo config  # after fixing the setting named above")
+    missing = [name for name, value in (("MEMEVO_MODEL_URL", settings.model_url), ("MEMEVO_MODEL", settings.model))
+               if not value]
+    if missing:
+        example = {"MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
+                   "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>"}
+        return make_check("model", ERROR, f"not configured ({' and '.join(missing)} unset)",
+                          "export " + " ".join(example[name] for name in missing),
+                          model_url=settings.model_url, model=settings.model)
+    return make_check("model", OK, f"{settings.model} at {settings.model_url}",
+                      model_url=settings.model_url, model=settings.model)
+
+
+def _logged_at(line: str) -> float | None:
+    try:
+        return float(calendar.timegm(time.strptime(line[:20], "%Y-%m-%dT%H:%M:%SZ")))
+    except ValueError:
+        return None
+
+
+def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_SECONDS) -> dict[str, Any]:
+    """Hook failures logged in the last ``window`` seconds (hooks fail open: this is where
+    their errors show). A warning: the agent's turns went on."""
+    log = home / "logs" / "hooks.log"
+    try:
+        lines = recent_hook_errors(home, limit=HOOK_ERRORS_SHOWN)
+    except OSError as exc:
+        return make_check("hook log", WARN, f"cannot read {log}: {exc.strerror}", None, path=str(log))
+    recent = [line for line in lines
+              if (at := _logged_at(line)) is not None and now - window <= at <= now + 60]
+    hours = f"{window / 3600:.0f} h"
+    if not recent:
+        return make_check("hook log", OK, f"no hook errors in the last {hours}", path=str(log), lines=[])
+    return make_check("hook log", WARN, f"hooks failed in the last {hours}; latest: {recent[-1]}",
+                      f"tail -n 40 {shlex.quote(str(log))}", path=str(log), lines=recent)
