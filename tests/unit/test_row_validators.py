@@ -31,7 +31,8 @@ VALID = [
     make_memory(),
     make_memory("Deploys go out on Tuesdays", kind="preference", pinned=True),
     make_memory("The API listens on port 8080", evidence=None, source_id=None),
-    make_memory("Use pnpm, not npm", feedback=Feedback(accuracy=VerdictSlot(verdict="accurate", at=1.0, source_id="b" * 24))),
+    make_memory("Use pnpm, not npm",
+                feedback=Feedback(accuracy=VerdictSlot(verdict="accurate", at=1.0, source_id="b" * 24))),
     make_memory("Staging runs on port 5433",
                 evidence=Evidence(basis="user_statement", method="model", source_id="a" * 24, at=5.0)),
 ]
