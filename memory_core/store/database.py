@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memory_core.errors import SchemaVersionError, StoreError
+from memory_core import clock
 from memory_core.store import migrations
 from memory_core.store.connection import connect, ensure_private_dir, secure_sidecars, write_transaction
 
@@ -42,7 +43,7 @@ class Store:
         conn = connect(path)
         try:
             store = cls(conn, path)
-            store.backup_path = migrations.migrate(conn, home / "backups")
+            store.backup_path = migrations.migrate(conn, home / "backups", clock.now())
             store.refresh_recall_index()
             secure_sidecars(path)
             return store

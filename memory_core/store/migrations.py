@@ -169,10 +169,10 @@ def check_supported(version: int | None) -> None:
         )
 
 
-def backup_database(conn: sqlite3.Connection, backups_dir: Path, version: int) -> Path:
+def backup_database(conn: sqlite3.Connection, backups_dir: Path, version: int, now: float) -> Path:
     """Copy the live database with the online backup API; the copy is private (0600)."""
     ensure_private_dir(backups_dir)
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
     target = backups_dir / f"memory-v{version}-{stamp}.db"
     n = 1
     while target.exists():
@@ -188,15 +188,16 @@ def backup_database(conn: sqlite3.Connection, backups_dir: Path, version: int) -
     return target
 
 
-def migrate(conn: sqlite3.Connection, backups_dir: Path) -> Path | None:
-    """Bring the database to :data:`SCHEMA_VERSION`; returns the backup path if one was made."""
+def migrate(conn: sqlite3.Connection, backups_dir: Path, now: float) -> Path | None:
+    """Bring the database to :data:`SCHEMA_VERSION`; returns the backup path if one was made
+    (named after ``now``)."""
     version = read_version(conn)
     check_supported(version)
     if version == SCHEMA_VERSION:
         return None
     backup = None
     if version is not None:
-        backup = backup_database(conn, backups_dir, version)
+        backup = backup_database(conn, backups_dir, version, now)
     current = version or 0
     for target in range(current + 1, SCHEMA_VERSION + 1):
         with write_transaction(conn):
