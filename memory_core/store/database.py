@@ -7,8 +7,8 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from memory_core.errors import SchemaVersionError, StoreError
 from memory_core import clock
+from memory_core.errors import SchemaVersionError, StoreError
 from memory_core.store import migrations
 from memory_core.store.connection import connect, ensure_private_dir, secure_sidecars, write_transaction
 
