@@ -180,20 +180,23 @@ def read_completion(raw: bytes, *, fallback_model: str) -> Completion:
     if not isinstance(choice, dict) or not isinstance(message, dict):
         raise ModelCallError(ErrorCode.PROVIDER, "the model server's response has no answer in it")
     usage = body.get("usage")
-    tokens = {"prompt_tokens": _token_count(usage, "prompt_tokens"),
-              "completion_tokens": _token_count(usage, "completion_tokens")}
+    prompt_tokens = _token_count(usage, "prompt_tokens")
+    completion_tokens = _token_count(usage, "completion_tokens")
     finish_reason = choice.get("finish_reason")
     if finish_reason == "length":
-        raise ModelCallError(ErrorCode.OUTPUT_LIMIT, **tokens)
+        raise ModelCallError(ErrorCode.OUTPUT_LIMIT, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     if finish_reason != "stop":
         raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT, "the model stopped for a reason other than finishing its answer", **tokens
+            ErrorCode.INVALID_OUTPUT, "the model stopped for a reason other than finishing its answer", prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
         )
     content = message.get("content")
     if message.get("tool_calls") or not isinstance(content, str):
-        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text", **tokens)
+        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text", prompt_tokens=prompt_tokens,
+                             completion_tokens=completion_tokens)
     reported = body.get("model")
     # What the server says it ran, for the worker's log; claims record the configured name
     # (captured before the call), never this.
     model = reported if isinstance(reported, str) and 0 < len(reported) <= MODEL_NAME_MAX_CHARS else fallback_model
-    return Completion(text=content, finish_reason=finish_reason, model=model, **tokens)
+    return Completion(text=content, finish_reason=finish_reason, model=model, prompt_tokens=prompt_tokens,
+                      completion_tokens=completion_tokens)

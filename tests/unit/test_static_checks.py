@@ -1,4 +1,4 @@
-"""The domain package type-checks and the whole tree passes the linter."""
+"""The three packages type-check, and the whole tree passes the linter and the formatter."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ def run(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", *argv], cwd=REPO, capture_output=True, text=True, timeout=300)
 
 
-def test_memory_core_type_checks() -> None:
+def test_packages_type_check() -> None:
     pytest.importorskip("mypy", reason="mypy comes with the test extra")
-    result = run("mypy", "memory_core")
+    result = run("mypy")  # memory_core, workers and cli (pyproject.toml)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
