@@ -54,6 +54,8 @@ def _render_evolve(data: dict[str, Any]) -> str:
         line += f" ({data['error_code']})"
     if data.get("next_due_at"):
         line += f", next attempt {clock.iso(data['next_due_at'])}"
+    if data.get("hint"):
+        line += f" ({data['hint']})"
     return line
 
 
@@ -98,7 +100,8 @@ def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) ->
                 break
             data["status"] = "running"
     if wait_seconds and data["status"] == "queued":
-        data["status"] = "queued (not picked up yet: is `memevo worker` running?)"
+        # JSON fields hold values; the hint is for people and scripts alike, in its own field.
+        data["hint"] = "not picked up yet: is `memevo worker` running?"
     emit(data, as_json, _render_evolve)
 
 

@@ -50,3 +50,16 @@ def test_wait_outcome_tells_a_handed_back_attempt_from_a_failure(store: Store, e
     data = attempt_outcome(before, require_source(store.conn, sid))
     assert data["status"] == ending
     assert data["error_code"] == (None if ending == "released" else "provider")
+
+
+def test_evolve_without_a_worker_keeps_status_a_value_and_hints_separately(store: Store, cli_run) -> None:
+    import json
+
+    capture(store)
+    result = cli_run("evolve", "--wait", "0.3", "--json")
+    assert result.exit_code == 0
+    data = json.loads(result.output)
+    assert data["status"] == "queued"
+    assert "memevo worker" in data["hint"]
+    text = cli_run("evolve", "--wait", "0.3").output
+    assert "queued (not picked up yet: is `memevo worker` running?)" in text
