@@ -187,13 +187,13 @@ def read_completion(raw: bytes, *, fallback_model: str) -> Completion:
         raise ModelCallError(ErrorCode.OUTPUT_LIMIT, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     if finish_reason != "stop":
         raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT, "the model stopped for a reason other than finishing its answer", prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
+            ErrorCode.INVALID_OUTPUT, "the model stopped for a reason other than finishing its answer",
+            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
         )
     content = message.get("content")
     if message.get("tool_calls") or not isinstance(content, str):
-        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text", prompt_tokens=prompt_tokens,
-                             completion_tokens=completion_tokens)
+        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text",
+                             prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
     reported = body.get("model")
     # What the server says it ran, for the worker's log; claims record the configured name
     # (captured before the call), never this.
