@@ -1,4 +1,4 @@
-"""`memevo hook EVENT`: the command an agent runs on each event. It always exits 0."""
+"""`memevo hook [EVENT]`: the command an agent runs on each event. It always exits 0."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import traceback
 
 import click
 
-from cli.hooks.event import EVENT_NAMES
+from cli.hooks.adapters import ADAPTER_NAMES, parse_event
 from memory_core.errors import MemevoError, UsageError
 
 MAX_STDIN_BYTES = 4_000_000
@@ -44,7 +44,7 @@ class HookCommand(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
-            message = f"{exc.format_message()} (usage: memevo hook [--agent generic] EVENT)"
+            message = f"{exc.format_message()} (usage: memevo hook [--agent {'|'.join(ADAPTER_NAMES)}] [EVENT])"
             click.echo(f"memevo hook: {message}", err=True)
             _log_failure(message)
             ctx.exit(0)
@@ -68,32 +68,37 @@ def _read_payload() -> dict:
 
 
 @click.command("hook", cls=HookCommand)
-@click.argument("event_name", metavar="EVENT")
-@click.option("--agent", "adapter", default="generic", show_default=True,
-              type=click.Choice(["generic"]),
-              help="Input format: memevo's generic JSON, or an agent's native hook JSON.")
-def hook_command(event_name: str, adapter: str) -> None:
-    """Handle one agent event (JSON on stdin). Fails open: always exits 0."""
+@click.argument("event", required=False)
+@click.option("--agent", "adapter", type=click.Choice(ADAPTER_NAMES),
+              help="Input format: detected when omitted (memevo's generic JSON has \"schema\", "
+                   "Claude Code's native hook JSON has \"hook_event_name\").")
+def hook_command(event: str | None, adapter: str | None) -> None:
+    """Handle one agent event (JSON on stdin). Fails open: always exits 0.
+
+    EVENT is required for the generic protocol; a native payload names its own event.
+    """
+    label = event or "hook"
     try:
-        if event_name not in EVENT_NAMES:
-            raise UsageError(f"unknown hook event {event_name!r}; use one of: {', '.join(EVENT_NAMES)}")
         payload = _read_payload()
-        from cli.hooks.adapters import parse_event
+        if event is None and isinstance(payload.get("hook_event_name"), str):
+            label = payload["hook_event_name"][:64]
         from cli.hooks.dispatch import handle_event
         from memory_core import clock
         from memory_core.paths import state_home
 
-        event = parse_event(adapter, payload, event_name)
-        output = handle_event(event, state_home(), clock.now())
-        if output:
-            click.echo(output)
+        home, now = state_home(), clock.now()
+        parsed = parse_event(adapter, payload, event, home=home, now=now)
+        for normalized in parsed.events:
+            output = parsed.render(normalized, handle_event(normalized, home, now))
+            if output:
+                click.echo(output)
     except MemevoError as exc:
         click.echo(f"memevo hook: {exc}", err=True)
-        _log_failure(f"{event_name}: {exc}")
+        _log_failure(f"{label}: {exc}")
     except Exception as exc:  # fail open: the agent's turn goes on
         click.echo(f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log",
                    err=True)
-        _log_failure(f"{event_name}: internal error", traceback.format_exc())
+        _log_failure(f"{label}: internal error", traceback.format_exc())
 
 
 COMMANDS = [hook_command]

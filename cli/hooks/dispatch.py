@@ -6,41 +6,84 @@ stays on the standard library so it is cheap on every user message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from cli.hooks.event import HookEvent
 from memory_core.errors import MemevoError, UsageError
 
+Handler = Callable[[HookEvent, Path, float], str]
+
 
 def handle_event(event: HookEvent, home: Path, now: float) -> str:
     """Carry out ``event`` for the state dir ``home``; returns text for the agent's context."""
-    if event.event == "session_start":
-        from cli.nudge import nudge_recover
+    return HANDLERS[event.event](event, home, now)
 
-        nudge_recover()
-        return ""
-    if event.event == "compaction":
-        from memory_core.sanitize import strip_controls
 
-        # Judged as capture will store it: a summary of control characters alone is empty.
-        if not event.summary or not strip_controls(event.summary).strip():
-            raise UsageError('a compaction event needs a non-empty "summary"')
-        _capture(event, home, "summary", event.summary, now)
-        return ""
-    if event.event == "turn_end":
-        from memory_core.capture.cues import explicit_statements
-        from memory_core.capture.feedback_syntax import parse_feedback_message
+def _session_start(event: HookEvent, home: Path, now: float) -> str:
+    from cli.nudge import nudge_recover
 
-        verdicts = [(text, parsed) for text in event.user_messages if (parsed := parse_feedback_message(text))]
-        if verdicts:
-            _feedback(event, home, verdicts, now)
-        statements = explicit_statements([t for t in event.user_messages if not parse_feedback_message(t)])
-        if statements:
-            _capture(event, home, "user_statement", "\n\n".join(statements), now)
-        return ""
-    if event.event == "user_prompt":
-        return _recall(event, home, now)
+    nudge_recover()
     return ""
+
+
+def _compaction(event: HookEvent, home: Path, now: float) -> str:
+    from memory_core.sanitize import strip_controls
+
+    # Judged as capture will store it: a summary of control characters alone is empty.
+    if not event.summary or not strip_controls(event.summary).strip():
+        raise UsageError('a compaction event needs a non-empty "summary"')
+    _capture(event, home, "summary", event.summary, now)
+    return ""
+
+
+def _turn_end(event: HookEvent, home: Path, now: float) -> str:
+    from memory_core.capture.cues import explicit_statements
+    from memory_core.capture.feedback_syntax import parse_feedback_message
+
+    verdicts: list[tuple[str, tuple[str, str]]] = []
+    statements: list[str] = []
+    for text in event.user_messages:
+        parsed = parse_feedback_message(text)
+        if parsed:
+            verdicts.append((text, parsed))
+        else:
+            statements.append(text)
+    if verdicts:
+        _feedback(event, home, verdicts, now)
+    explicit = explicit_statements(statements)
+    if explicit:
+        _capture(event, home, "user_statement", "\n\n".join(explicit), now)
+    return ""
+
+
+def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
+    """Per-turn recall digest (read-only)."""
+    texts = list(event.user_messages)
+    if event.prompt:
+        texts.append(event.prompt)
+    if not texts or not (home / "memory.db").exists():
+        return ""
+    from memory_core.recall.service import turn_recall, write_last_diagnostics
+    from memory_core.store.database import Store
+
+    with Store.open_readonly(home) as store:
+        result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
+    write_last_diagnostics(home, result.diagnostics)
+    return result.digest
+
+
+def _session_end(event: HookEvent, home: Path, now: float) -> str:
+    return ""
+
+
+HANDLERS: dict[str, Handler] = {
+    "session_start": _session_start,
+    "compaction": _compaction,
+    "turn_end": _turn_end,
+    "user_prompt": _user_prompt,
+    "session_end": _session_end,
+}
 
 
 def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: float) -> None:
@@ -75,19 +118,3 @@ def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str,
                 problems.append(str(exc))
     if problems:
         raise UsageError("feedback not applied: " + "; ".join(problems))
-
-
-def _recall(event: HookEvent, home: Path, now: float) -> str:
-    """Per-turn recall digest (read-only)."""
-    texts = list(event.user_messages)
-    if event.prompt:
-        texts.append(event.prompt)
-    if not texts or not (home / "memory.db").exists():
-        return ""
-    from memory_core.recall.service import turn_recall, write_last_diagnostics
-    from memory_core.store.database import Store
-
-    with Store.open_readonly(home) as store:
-        result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
-    write_last_diagnostics(home, result.diagnostics)
-    return result.digest

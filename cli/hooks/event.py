@@ -1,7 +1,9 @@
 """The one normalized hook event every adapter produces.
 
-A plain frozen dataclass checked by hand: the per-turn recall hook must not pay for
-loading a validation library on every user message.
+Plain frozen dataclasses checked by hand: the per-turn recall hook must not pay for
+loading a validation library on every user message. Adapters shape what an agent sends
+into these bounds (see :func:`clip_middle` and :meth:`Operation.bounded`); the checks
+here only refuse what no adapter should have let through.
 """
 
 from __future__ import annotations
@@ -9,20 +11,83 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 EVENT_NAMES: tuple[str, ...] = ("session_start", "compaction", "turn_end", "user_prompt", "session_end")
+OPERATION_STATUSES: tuple[str, ...] = ("ok", "error", "interrupted")
 
 MAX_USER_MESSAGES = 64
 MAX_TEXT = 200_000  # raw input bound before sanitizing and capping
 MAX_LABEL = 256
 MAX_CWD = 4096
+MAX_OPERATIONS = 64  # the last ones of a turn are kept
+MAX_TOOL_NAME = 128
+MAX_OPERATION_INPUT = 2_000
+MAX_OPERATION_OUTPUT = 4_000
+MAX_FINAL_MESSAGE = 8_000
 
 
 class HookInputError(ValueError):
     """A field of the hook input is invalid; the message names it."""
 
 
+def clip_middle(text: str, limit: int) -> str:
+    """At most ``limit`` characters: the head and the tail of a long text, with a marker between.
+
+    Tool output and long messages say what happened at the start and how it ended at the
+    end, so both are kept.
+    """
+    if len(text) <= limit:
+        return text
+    marker = f"\n[… {len(text) - limit} characters omitted …]\n"
+    room = max(limit - len(marker), 0)
+    head = (room + 1) // 2
+    tail = room - head
+    return (text[:head] + marker + (text[len(text) - tail:] if tail else ""))[:limit]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One tool call of the turn and what came back, in the order the agent made them.
+
+    ``call_id`` is the id the agent gave the call and ``result_id`` the call id its result
+    names (``None`` when no result arrived), so a reader can check the pair.
+    """
+
+    tool: str
+    input: str = ""
+    output: str = ""
+    status: str = "ok"
+    call_id: str | None = None
+    result_id: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_text("operation tool", self.tool, MAX_TOOL_NAME, required=True)
+        _check_text("operation input", self.input, MAX_OPERATION_INPUT)
+        _check_text("operation output", self.output, MAX_OPERATION_OUTPUT)
+        if self.status not in OPERATION_STATUSES:
+            raise HookInputError(f"operation status must be one of {', '.join(OPERATION_STATUSES)}")
+        _check_text("operation call_id", self.call_id, MAX_LABEL)
+        _check_text("operation result_id", self.result_id, MAX_LABEL)
+
+    @classmethod
+    def bounded(cls, tool: str, input: str = "", output: str = "", status: str = "ok",
+                call_id: str | None = None, result_id: str | None = None) -> Operation:
+        """An operation with every text field clipped to its bound (output keeps head and tail)."""
+        return cls(
+            tool=tool[:MAX_TOOL_NAME] or "unknown",
+            input=clip_middle(input, MAX_OPERATION_INPUT),
+            output=clip_middle(output, MAX_OPERATION_OUTPUT),
+            status=status,
+            call_id=call_id[:MAX_LABEL] if call_id else None,
+            result_id=result_id[:MAX_LABEL] if result_id else None,
+        )
+
+
 @dataclass(frozen=True)
 class HookEvent:
-    """What happened in the agent, in memevo's terms."""
+    """What happened in the agent, in memevo's terms.
+
+    For ``turn_end``, ``user_messages`` are the user's own messages of the turn and
+    ``operations``, ``final_message`` and ``ended_in_error`` describe what the agent did.
+    """
 
     event: str
     agent: str = "generic"
@@ -31,15 +96,17 @@ class HookEvent:
     summary: str | None = None
     user_messages: tuple[str, ...] = ()
     prompt: str | None = None
+    operations: tuple[Operation, ...] = ()
+    final_message: str | None = None
+    ended_in_error: bool = False
+    transcript_path: str | None = None
 
     def __post_init__(self) -> None:
         if self.event not in EVENT_NAMES:
             raise HookInputError(f"event must be one of {', '.join(EVENT_NAMES)}")
         _check_text("agent", self.agent, 64, required=True)
         _check_text("session_id", self.session_id, MAX_LABEL)
-        _check_text("cwd", self.cwd, MAX_CWD)
-        if "\x00" in self.cwd:
-            raise HookInputError("cwd must be a path without NUL characters")
+        _check_path("cwd", self.cwd)
         _check_text("summary", self.summary, MAX_TEXT)
         _check_text("prompt", self.prompt, MAX_TEXT)
         if not isinstance(self.user_messages, tuple):
@@ -48,6 +115,21 @@ class HookEvent:
             raise HookInputError(f"user_messages holds at most {MAX_USER_MESSAGES} messages")
         for i, message in enumerate(self.user_messages):
             _check_text(f"user_messages[{i}]", message, MAX_TEXT, required=True)
+        if not isinstance(self.operations, tuple) or not all(isinstance(o, Operation) for o in self.operations):
+            raise HookInputError("operations must be a list of operations")
+        if len(self.operations) > MAX_OPERATIONS:
+            raise HookInputError(f"operations holds at most {MAX_OPERATIONS} operations")
+        _check_text("final_message", self.final_message, MAX_FINAL_MESSAGE)
+        if not isinstance(self.ended_in_error, bool):
+            raise HookInputError("ended_in_error must be true or false")
+        if self.transcript_path is not None:
+            _check_path("transcript_path", self.transcript_path)
+
+
+def _check_path(name: str, value: object) -> None:
+    _check_text(name, value, MAX_CWD)
+    if isinstance(value, str) and "\x00" in value:
+        raise HookInputError(f"{name} must be a path without NUL characters")
 
 
 def _check_text(name: str, value: object, max_chars: int, *, required: bool = False) -> None:

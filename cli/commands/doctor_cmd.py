@@ -1,0 +1,91 @@
+"""`memevo doctor`: is everything memevo needs in place? Each problem comes with its fix.
+
+Read-only: it never creates the state dir, the database or the queue. Exit code 1 when a
+check failed (``error``), else 0, warnings included (see docs/doctor.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from cli.context import emit, json_option
+from memory_core import clock
+
+if TYPE_CHECKING:
+    from memory_core.config import Settings
+
+_LABELS = {"ok": "ok", "warn": "WARN", "error": "ERROR"}
+
+
+def build_doctor_report(*, home: Path, settings: Settings | None, config_error: str | None, project_dir: Path,
+                        check_model: bool, now: float, env: Mapping[str, str]) -> dict[str, Any]:
+    """Every check, in the order a person would fix them."""
+    from cli.install.check import agent_checks
+    from cli.install.registry import TARGETS
+    from memory_core.reports import health
+    from workers.health import model_check, queue_check
+
+    checks: list[dict[str, Any]] = []
+    for target in TARGETS.values():
+        checks.extend(agent_checks(target, project_dir, env))
+    db = health.inspect_database(home)
+    checks.append(health.worker_check(db, now))
+    model = health.model_config_check(settings, config_error)
+    checks.append(model)
+    if check_model and settings is not None and model["status"] == health.OK:
+        checks.append(model_check(settings))
+    elif model["status"] == health.OK:
+        model["summary"] += " (not contacted; `memevo doctor --check-model` sends one tiny request)"
+    checks.append(health.database_check(db, home))
+    checks.append(queue_check(home / "queue.db"))
+    checks.append(health.hook_errors_check(home, now))
+    return {"state_dir": str(home), **health.summarize(checks), "checks": checks}
+
+
+def render_doctor(report: dict[str, Any]) -> str:
+    width = max((len(check["name"]) for check in report["checks"]), default=0)
+    lines = [f"memevo doctor: state dir {report['state_dir']}"]
+    for check in report["checks"]:
+        lines.append(f"{_LABELS[check['status']]:<5}  {check['name']:<{width}}  {check['summary']}")
+        if check["fix"]:
+            lines.append(f"{'':<5}  {'':<{width}}  fix: {check['fix']}")
+    errors, warnings = report["errors"], report["warnings"]
+    if errors:
+        lines.append(f"{errors} problem(s), {warnings} warning(s): memevo is not fully working; run the fixes above")
+    elif warnings:
+        lines.append(f"no problems, {warnings} warning(s)")
+    else:
+        lines.append("everything looks right")
+    return "\n".join(lines)
+
+
+@click.command("doctor")
+@click.option("--check-model", is_flag=True, help="Also send the model one tiny request (10 s deadline).")
+@click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Project whose agent settings to check (default: the current directory).")
+@json_option
+def doctor_command(check_model: bool, project_dir: Path | None, as_json: bool) -> None:
+    """Check agent hooks, worker, model, database, queue and hook errors; print a fix for each problem."""
+    from memory_core.config import load_settings
+    from memory_core.errors import ConfigError
+    from memory_core.paths import state_home
+
+    settings: Settings | None
+    try:
+        settings, config_error = load_settings(), None
+    except ConfigError as exc:
+        settings, config_error = None, str(exc)
+    home = settings.home if settings is not None else state_home()
+    report = build_doctor_report(home=home, settings=settings, config_error=config_error,
+                                 project_dir=project_dir or Path.cwd(), check_model=check_model,
+                                 now=clock.now(), env=os.environ)
+    emit(report, as_json, render_doctor)
+    click.get_current_context().exit(report["exit_code"])
+
+
+COMMANDS = [doctor_command]

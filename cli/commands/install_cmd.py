@@ -1,0 +1,89 @@
+"""`memevo install AGENT` and `memevo uninstall AGENT`: memevo's hooks in an agent's settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli.context import emit, json_option
+from cli.install.registry import agent_names, all_scopes
+from memory_core import clock
+
+
+def _common_options(func: Any) -> Any:
+    func = click.option("--dry-run", is_flag=True, help="Print the change as a unified diff and write nothing.")(func)
+    func = click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+                        default=None,
+                        help="Project whose settings the project and local scopes mean (default: current dir).")(func)
+    func = click.option("--scope", type=click.Choice(all_scopes()), default=None,
+                        help="Settings file: user (the default: ~/.claude/settings.json, or in $CLAUDE_CONFIG_DIR), "
+                             "project (.claude/settings.json) or local (.claude/settings.local.json).")(func)
+    return click.argument("agent", type=click.Choice(agent_names()))(func)
+
+
+def _dry_run_text(data: dict[str, Any]) -> str:
+    body = data["diff"] or f"{data['path']}: nothing to change"
+    return f"{body}\n(dry run: nothing was written)"
+
+
+def render_install(data: dict[str, Any]) -> str:
+    if data["dry_run"]:
+        return _dry_run_text(data)
+    if not data["changed"]:
+        return (f"memevo's {data['title']} hooks are already installed in {data['path']} ({data['scope']} scope); "
+                "nothing changed.\nCheck everything with: memevo doctor")
+    verb = "Updated" if data["action"] == "updated" else "Installed"
+    lines = [f"{verb} memevo's {data['title']} hooks in {data['path']} ({data['scope']} scope)."]
+    if data["backup"]:
+        lines.append(f"Backup of the previous file: {data['backup']}")
+    lines.append(f"Each event runs: {data['command']}")
+    for event, timeout in data["events"].items():
+        limit = f"timeout {timeout} s" if timeout is not None else data["timeout_notes"].get(event, "no timeout")
+        lines.append(f"  {event:<18} {limit}")
+    lines.append("Next: start the worker with `memevo worker`, then check everything with `memevo doctor`.")
+    return "\n".join(lines)
+
+
+def render_uninstall(data: dict[str, Any]) -> str:
+    if data["dry_run"]:
+        return _dry_run_text(data)
+    if not data["changed"]:
+        return f"no memevo hooks in {data['path']} ({data['scope']} scope); nothing changed"
+    lines = [f"Removed memevo's {data['title']} hooks ({data['removed']} entries: {', '.join(data['events'])}) "
+             f"from {data['path']}."]
+    if data["backup"]:
+        lines.append(f"Backup of the previous file: {data['backup']}")
+    return "\n".join(lines)
+
+
+@click.command("install")
+@_common_options
+@json_option
+def install_command(agent: str, scope: str | None, project_dir: Path | None, dry_run: bool, as_json: bool) -> None:
+    """Add memevo's hooks to an agent's settings file (idempotent; backs the file up first)."""
+    from cli.install.actions import install
+    from cli.install.registry import check_scope, get_target
+
+    target = get_target(agent)
+    data = install(target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run,
+                   now=clock.now())
+    emit(data, as_json, render_install)
+
+
+@click.command("uninstall")
+@_common_options
+@json_option
+def uninstall_command(agent: str, scope: str | None, project_dir: Path | None, dry_run: bool, as_json: bool) -> None:
+    """Remove exactly memevo's hooks from an agent's settings file (backs the file up first)."""
+    from cli.install.actions import uninstall
+    from cli.install.registry import check_scope, get_target
+
+    target = get_target(agent)
+    data = uninstall(target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run,
+                     now=clock.now())
+    emit(data, as_json, render_uninstall)
+
+
+COMMANDS = [install_command, uninstall_command]

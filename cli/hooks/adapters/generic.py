@@ -1,0 +1,104 @@
+"""The documented generic protocol: ``{"schema": "memevo.hook/v1", …}`` (see docs/hooks.md).
+
+Strict on purpose: a field memevo does not know is an error, so a typo never silently
+drops what an integration meant to send.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from cli.hooks.event import (
+    EVENT_NAMES,
+    MAX_FINAL_MESSAGE,
+    MAX_OPERATIONS,
+    HookEvent,
+    HookInputError,
+    Operation,
+    clip_middle,
+)
+from memory_core.errors import UsageError
+
+SCHEMA = "memevo.hook/v1"
+_FIELDS = {"schema", "agent", "event", "session_id", "cwd", "summary", "user_messages", "prompt",
+           "operations", "final_message", "ended_in_error"}
+_OPERATION_FIELDS = {"tool", "input", "output", "status", "call_id", "result_id"}
+
+
+def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float) -> tuple[HookEvent, ...]:
+    """Validate a generic hook payload; ``event_arg`` is the event named on the command line."""
+    if payload.get("schema") != SCHEMA:
+        raise UsageError(f'hook input must have "schema": "{SCHEMA}" (or be a Claude Code hook payload with '
+                         '"hook_event_name"; see docs/hooks.md)')
+    if event_arg is None:
+        raise UsageError(f"missing EVENT: run `memevo hook EVENT` with one of {', '.join(EVENT_NAMES)}")
+    if event_arg not in EVENT_NAMES:
+        raise UsageError(f"unknown hook event {event_arg!r}; use one of: {', '.join(EVENT_NAMES)}")
+    unknown = sorted(set(payload) - _FIELDS)
+    if unknown:
+        raise UsageError(f"hook input has unknown field {unknown[0]!r}; allowed: {', '.join(sorted(_FIELDS))}")
+    event = payload.get("event", event_arg)
+    if event != event_arg:
+        raise UsageError(f"hook input says event {event!r} but the command was `memevo hook {event_arg}`")
+    messages = payload.get("user_messages", [])
+    if not isinstance(messages, list):
+        raise UsageError("hook input field user_messages must be a list of strings (see docs/hooks.md)")
+    try:
+        final_message = payload.get("final_message")
+        if isinstance(final_message, str):
+            final_message = clip_middle(final_message, MAX_FINAL_MESSAGE)
+        return (HookEvent(
+            event=event_arg,
+            agent=payload.get("agent", "generic"),
+            session_id=payload.get("session_id"),
+            cwd=payload.get("cwd", ""),
+            summary=payload.get("summary"),
+            user_messages=tuple(messages),
+            prompt=payload.get("prompt"),
+            operations=_operations(payload.get("operations", [])),
+            final_message=final_message,
+            ended_in_error=payload.get("ended_in_error", False),
+        ),)
+    except HookInputError as exc:
+        raise UsageError(f"hook input field {exc} (see docs/hooks.md)") from None
+
+
+def render(event: HookEvent, output: str) -> str:
+    """The generic protocol prints the recall digest as plain text."""
+    return output
+
+
+def _operations(value: object) -> tuple[Operation, ...]:
+    """The last :data:`MAX_OPERATIONS` operations, each field clipped to its bound."""
+    if not isinstance(value, list):
+        raise HookInputError("operations must be a list of objects")
+    operations = []
+    for i, item in enumerate(value[-MAX_OPERATIONS:]):
+        if not isinstance(item, dict):
+            raise HookInputError(f"operations[{i}] must be an object")
+        unknown = sorted(set(item) - _OPERATION_FIELDS)
+        if unknown:
+            raise HookInputError(f"operations[{i}] has unknown key {unknown[0]!r}; "
+                                 f"allowed: {', '.join(sorted(_OPERATION_FIELDS))}")
+        tool = item.get("tool")
+        if not isinstance(tool, str) or not tool:
+            raise HookInputError(f"operations[{i}].tool must be a non-empty string")
+        for key in ("status", "call_id", "result_id"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise HookInputError(f"operations[{i}].{key} must be a string")
+        operations.append(Operation.bounded(
+            tool, _as_text(item.get("input")), _as_text(item.get("output")), item.get("status") or "ok",
+            item.get("call_id"), item.get("result_id"),
+        ))
+    return tuple(operations)
+
+
+def _as_text(value: object) -> str:
+    """Strings as they are; any other JSON value as compact JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

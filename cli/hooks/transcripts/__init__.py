@@ -1,0 +1,1 @@
+"""Reading agents' transcripts: a bounded tail reader shared by all, one module per agent format."""

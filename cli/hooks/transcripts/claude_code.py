@@ -1,0 +1,279 @@
+"""What memevo reads from a Claude Code transcript (``transcript_path``, JSON lines).
+
+Observed with Claude Code 2.1.x: each line is one record with a ``type``. ``user`` records
+hold what the user typed (``message.content`` a string or a list of blocks), but also tool
+results (``tool_result`` blocks, ``toolUseResult``), meta text the CLI injects (``isMeta``),
+slash-command echoes (``<command-name>``, ``<local-command-stdout>``), the compaction
+summary (``isCompactSummary``) and system reminders. ``assistant`` records hold ``text``
+and ``tool_use`` blocks; an API failure is an assistant record with ``isApiErrorMessage``.
+Hook context and listings are ``attachment`` records. Subagent records are sidechains
+(``isSidechain``). Records of the current turn carry the ``promptId`` the hooks get as
+``prompt_id``. Unknown record types are skipped.
+
+Only the user's own words are ever returned as user turns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
+
+# Text the CLI writes into user records on the user's behalf: slash commands and their
+# output, shell-mode echoes, hook output of older versions.
+_NOT_TYPED = re.compile(
+    r"^<(?:command-name|command-message|command-args|command-contents|local-command-[a-z-]+|bash-input|bash-stdout"
+    r"|bash-stderr|user-memory-input|user-prompt-submit-hook|task-notification)>"
+)
+# Injected context, wherever a CLI version puts it: system reminders and memevo's own recall
+# fence (memory_core.recall.digest.OPEN/CLOSE), so recalled text is never learned back.
+_INJECTED = re.compile(r"<(system-reminder|memevo-recall)>.*?(?:</\1>|\Z)", re.DOTALL)
+_INTERRUPTED = "[Request interrupted by user"
+
+# How Claude Code wraps a compaction summary in the transcript (see summary_from_compact_message).
+_PREAMBLE = "This session is being continued from a previous conversation"
+_TRAILERS = (
+    "\n\nIf you need specific details from before compaction",
+    "\nContinue the conversation from where it left off",
+    "\n\nRecent messages are preserved verbatim",
+)
+_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
+_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
+_BLANK_LINES = re.compile(r"\n\n+")
+_SUMMARY_LABEL = "Summary:\n"
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """One message the user typed, with the ``promptId`` of its turn when the CLI wrote one."""
+
+    text: str
+    prompt_id: str | None
+
+
+@dataclass(frozen=True)
+class Turn:
+    """The current turn: the user's messages, the tool calls in order and how it ended."""
+
+    user_messages: tuple[str, ...]
+    operations: tuple[Operation, ...]
+    final_message: str | None
+    ended_in_error: bool
+
+
+class Transcript:
+    """The main-chain records at the end of one transcript, oldest first."""
+
+    def __init__(self, records: Iterable[dict[str, Any]], *, found: bool = True, clipped: bool = False) -> None:
+        self.records = [r for r in records if r.get("isSidechain") is not True]
+        self.found = found
+        self.clipped = clipped
+
+    def user_turns(self) -> list[UserTurn]:
+        """Every message the user typed, oldest first."""
+        return [UserTurn(text, _prompt_id(r)) for r in self.records if (text := user_text(r)) is not None]
+
+    def earlier_user_texts(self, prompt_id: str | None, prompt: str | None, limit: int) -> list[str]:
+        """The last ``limit`` user messages before the current prompt (which may not be written yet)."""
+        turns = self.user_turns()
+        if prompt_id is not None and any(t.prompt_id for t in turns):
+            turns = [t for t in turns if t.prompt_id != prompt_id]
+        elif turns and prompt is not None and turns[-1].text == prompt.strip():
+            turns = turns[:-1]
+        return [t.text for t in turns[-limit:]] if limit > 0 else []
+
+    def current_turn(self, prompt_id: str | None, is_prompt: Callable[[str], bool] | None = None) -> Turn | None:
+        """The turn that starts at the first user record of ``prompt_id``; without prompt ids, at
+        the last message the user typed, which ``is_prompt`` must accept when given. ``None`` while
+        the turn is not written yet."""
+        start = self._turn_start(prompt_id, is_prompt)
+        if start is None:
+            return None
+        end = len(self.records)
+        if prompt_id is not None:  # a later turn's records (a re-read transcript) are not this turn's
+            end = next((i for i in range(start, end) if self.records[i].get("type") == "user"
+                        and _prompt_id(self.records[i]) not in (None, prompt_id)), end)
+        return _read_turn(self.records[start:end])
+
+    def latest_compact_summary(self, session_id: str | None = None) -> str | None:
+        """The newest compaction summary, in the form :func:`canonical_summary` gives the raw one."""
+        for record in reversed(self.records):
+            if record.get("type") != "user" or record.get("isCompactSummary") is not True:
+                continue
+            if session_id and record.get("sessionId") not in (None, session_id):
+                continue
+            text = "\n".join(_texts(_content(record)))
+            return summary_from_compact_message(text) or None
+        return None
+
+    def _turn_start(self, prompt_id: str | None, is_prompt: Callable[[str], bool] | None) -> int | None:
+        if prompt_id is not None and any("promptId" in r for r in self.records):
+            for i, record in enumerate(self.records):
+                if record.get("type") == "user" and record.get("promptId") == prompt_id:
+                    return i
+            return None
+        for i in range(len(self.records) - 1, -1, -1):
+            text = user_text(self.records[i])
+            if text is not None:
+                return i if is_prompt is None or is_prompt(text) else None
+        return None
+
+
+def read_transcript(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+    """The bounded tail of ``path`` (missing or unreadable: an empty transcript)."""
+    tail = read_tail(path, max_bytes=max_bytes)
+    return Transcript(tail.records, found=tail.found, clipped=tail.clipped)
+
+
+def user_text(record: dict[str, Any]) -> str | None:
+    """What the user typed in ``record``, or ``None`` if the record is anything else."""
+    if record.get("type") != "user" or record.get("isSidechain") is True:
+        return None
+    if record.get("isMeta") or record.get("isCompactSummary") or record.get("isVisibleInTranscriptOnly"):
+        return None
+    if "toolUseResult" in record or "sourceToolAssistantUUID" in record:
+        return None
+    message = record.get("message")
+    if not isinstance(message, dict) or message.get("role", "user") != "user":
+        return None
+    content = message.get("content")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+        return None
+    text = _INJECTED.sub("", "\n".join(_texts(content))).strip()
+    if not text or _NOT_TYPED.match(text) or text.startswith(_INTERRUPTED):
+        return None
+    return text
+
+
+def canonical_summary(raw: str) -> str:
+    """A compaction summary as memevo captures it: the ``<summary>`` body without the model's
+    ``<analysis>``, blank-line runs collapsed, trimmed. This is what Claude Code keeps of it, so the
+    PostCompact payload and the transcript give byte-identical text for one compaction."""
+    text = _ANALYSIS.sub("", raw)
+    match = _SUMMARY.search(text)
+    if match:
+        text = match.group(1)
+    return _BLANK_LINES.sub("\n\n", text).strip()
+
+
+def summary_from_compact_message(text: str) -> str:
+    """The summary inside the user message Claude Code writes after compacting.
+
+    The CLI wraps the summary as ``<preamble>\\n\\nSummary:\\n<body>\\n\\nIf you need specific
+    details … read the full transcript at: …\\nContinue the conversation …``.
+    """
+    body = text
+    if body.startswith(_PREAMBLE):
+        body = body.partition("\n\n")[2]
+    for trailer in _TRAILERS:
+        cut = body.rfind(trailer)
+        if cut >= 0:
+            body = body[:cut]
+    label = body.find(_SUMMARY_LABEL)
+    if label == 0 or (label > 0 and body[label - 1] == "\n"):
+        body = body[label + len(_SUMMARY_LABEL):]
+    return canonical_summary(body)
+
+
+def _read_turn(records: list[dict[str, Any]]) -> Turn:
+    user_messages: list[str] = []
+    calls: dict[str, dict[str, Any]] = {}
+    order: list[dict[str, Any]] = []
+    final_id: object = None
+    final_parts: list[str] = []
+    ended_in_error = False
+    for record in records:
+        kind = record.get("type")
+        if kind == "user":
+            text = user_text(record)
+            if text is not None:
+                user_messages.append(text)
+            for block in _blocks(_content(record), "tool_result"):
+                call = calls.get(str(block.get("tool_use_id")))
+                if call is not None:
+                    call["output"] = _result_text(block.get("content"))
+                    call["result_id"] = block.get("tool_use_id")
+                    call["status"] = _result_status(block, record, call["output"])
+        elif kind == "assistant":
+            content = _content(record)
+            for block in _blocks(content, "tool_use"):
+                call = {"tool": str(block.get("name") or "unknown"), "input": _input_text(block.get("input")),
+                        "output": "", "status": "interrupted", "call_id": _str(block.get("id")), "result_id": None}
+                order.append(call)
+                if call["call_id"]:
+                    calls[call["call_id"]] = call
+            texts = _texts(content)
+            if texts:
+                message = record.get("message")
+                message_id = message.get("id") if isinstance(message, dict) else None
+                if message_id is None or message_id != final_id:
+                    final_id, final_parts = message_id, []
+                final_parts.extend(texts)
+            ended_in_error = record.get("isApiErrorMessage") is True or record.get("apiErrorStatus") is not None
+    operations = tuple(Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"],
+                                         _str(c["result_id"])) for c in order[-MAX_OPERATIONS:])
+    final = "\n".join(final_parts).strip() or None
+    return Turn(tuple(user_messages), operations, final, ended_in_error)
+
+
+def _result_status(block: dict[str, Any], record: dict[str, Any], output: str) -> str:
+    result = record.get("toolUseResult")
+    if (isinstance(result, dict) and result.get("interrupted") is True) or output.startswith(_INTERRUPTED):
+        return "interrupted"
+    return "error" if block.get("is_error") is True else "ok"
+
+
+def _content(record: dict[str, Any]) -> object:
+    message = record.get("message")
+    return message.get("content") if isinstance(message, dict) else None
+
+
+def _blocks(content: object, kind: str) -> list[dict[str, Any]]:
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
+
+
+def _texts(content: object) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    return [b["text"] for b in _blocks(content, "text") if isinstance(b.get("text"), str)]
+
+
+def _result_text(content: object) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+        elif isinstance(block, dict) and block.get("type") == "image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _input_text(value: object) -> str:
+    """A shell command as typed; any other tool input as compact JSON."""
+    if isinstance(value, dict) and isinstance(value.get("command"), str):
+        return value["command"]
+    if value is None:
+        return ""
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _prompt_id(record: dict[str, Any]) -> str | None:
+    return _str(record.get("promptId"))
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,79 @@
+"""Read the end of a JSON-lines transcript, bounded, without ever failing.
+
+Agents append to their transcripts while hooks run, so the file may be missing, still
+growing, or end in half a line. A hook only needs the recent end: at most
+:data:`MAX_TAIL_BYTES` from the end and the last :data:`MAX_RECORDS` records are read,
+whatever the file's size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from typing import Any, NamedTuple
+
+MAX_TAIL_BYTES = 4 * 1024 * 1024
+MAX_RECORDS = 2_000
+
+
+class Tail(NamedTuple):
+    """The last records of a transcript, oldest first (objects only)."""
+
+    records: list[dict[str, Any]]
+    found: bool  # False when the file is missing, unreadable or not a regular file
+    clipped: bool  # True when older content was left unread
+
+
+def read_tail(path: str | os.PathLike[str] | None, *, max_bytes: int = MAX_TAIL_BYTES,
+              max_records: int = MAX_RECORDS) -> Tail:
+    """The last complete JSON objects of ``path``; lines that are not JSON objects are skipped."""
+    if not path:
+        return Tail([], False, False)
+    try:
+        data, clipped = _read_end(os.fspath(path), max_bytes)
+    except (OSError, ValueError):
+        return Tail([], False, False)
+    lines = data.split(b"\n")
+    if clipped:
+        lines = lines[1:]  # the window began inside a record (or just after its newline)
+    # The last line has no newline yet if the agent is still writing it; a complete record
+    # without a trailing newline still parses and is kept.
+    lines = [line for line in lines if line.strip()]
+    if len(lines) > max_records:
+        lines, clipped = lines[-max_records:], True
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    return Tail(records, True, clipped)
+
+
+def _read_end(path: str, max_bytes: int) -> tuple[bytes, bool]:
+    # O_NONBLOCK: a FIFO (or another special file) named as a transcript must not hang the hook.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("not a regular file")
+        size = info.st_size
+        # One byte before the window too: when it is a newline, the window starts on a record.
+        start = max(size - max_bytes - 1, 0)
+        # Only what existed when we looked: a file still growing is read up to that size.
+        chunks = []
+        remaining = size - start
+        offset = start
+        while remaining > 0:
+            chunk = os.pread(fd, min(remaining, 1 << 20), offset)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            offset += len(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks), start > 0
+    finally:
+        os.close(fd)

@@ -1,0 +1,89 @@
+"""`memevo doctor`'s agent checks: are memevo's hooks installed, and does what they run exist?"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cli.install.executable import launcher_problem
+from cli.install.settings_json import SettingsFileError, find_ours, read_settings
+from cli.install.target import HookTarget
+from memory_core.reports.health import ERROR, OK, WARN, make_check
+
+
+def inspect_scope(target: HookTarget, scope: str, project_dir: Path, env: Mapping[str, str]) -> dict[str, Any]:
+    """What one settings file holds of memevo's (read-only)."""
+    path = target.settings_path(scope, project_dir, env)
+    info: dict[str, Any] = {"scope": scope, "path": str(path), "exists": path.exists(), "problem": None,
+                            "events": [], "missing_events": list(target.events), "commands": [],
+                            "hooks_disabled": False}
+    try:
+        file = read_settings(path)
+    except SettingsFileError as exc:
+        return {**info, "problem": exc.problem}
+    ours = find_ours(file.data, target.is_ours)
+    commands: dict[str, str | None] = {}
+    for entries in ours.values():
+        for entry in entries:
+            launcher = target.launcher_in(entry)
+            if launcher is not None and entry["command"] not in commands:
+                commands[entry["command"]] = launcher_problem(launcher)
+    return {
+        **info,
+        "events": [event for event in target.events if event in ours],
+        "missing_events": [event for event in target.events if event not in ours],
+        "commands": [{"command": command, "problem": problem} for command, problem in commands.items()],
+        "hooks_disabled": target.disabling_key is not None and file.data.get(target.disabling_key) is True,
+    }
+
+
+def agent_checks(target: HookTarget, project_dir: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """One ``ok`` check, or one check per problem, each with the command that fixes it."""
+    scopes = [inspect_scope(target, scope, project_dir, env) for scope in target.scopes]
+    name = target.name
+    checks: list[dict[str, Any]] = []
+    for info in scopes:
+        if info["problem"]:
+            checks.append(make_check(name, ERROR, f"{info['scope']} settings {info['path']} {info['problem']}",
+                                     f"${{EDITOR:-vi}} {shlex.quote(info['path'])}  # fix it by hand",
+                                     scope=info["scope"], path=info["path"]))
+    installed = [info for info in scopes if info["events"]]
+    if not installed:
+        if not checks:
+            checks.append(make_check(name, WARN, f"{target.title} hooks are not installed",
+                                     f"memevo install {name} --scope {target.default_scope}", scopes=scopes))
+        return checks
+    file_errors = len(checks)
+    for info in scopes:
+        if info["hooks_disabled"]:
+            checks.append(make_check(
+                name, ERROR, f"{info['path']} sets {target.disabling_key}: {target.title} runs no hooks at all",
+                f"${{EDITOR:-vi}} {shlex.quote(info['path'])}  # remove \"{target.disabling_key}\": true",
+                scope=info["scope"], path=info["path"]))
+    for info in installed:
+        reinstall = f"memevo install {name} --scope {info['scope']}"
+        for command in info["commands"]:
+            if command["problem"]:
+                checks.append(make_check(
+                    name, ERROR, f"{info['scope']} hooks ({info['path']}) cannot run: {command['problem']}",
+                    reinstall, scope=info["scope"], path=info["path"], command=command["command"]))
+        if info["missing_events"]:
+            checks.append(make_check(
+                name, WARN, f"{info['scope']} hooks ({info['path']}) lack {', '.join(info['missing_events'])}",
+                reinstall, scope=info["scope"], path=info["path"], missing_events=info["missing_events"]))
+    if len(installed) > 1:
+        extra = installed[1:]
+        checks.append(make_check(
+            name, WARN,
+            f"installed in {' and '.join(info['scope'] for info in installed)} scopes: {target.title} runs them all, "
+            "so memevo runs more than once per event",
+            " && ".join(f"memevo uninstall {name} --scope {info['scope']}" for info in extra),
+            scopes=[info["scope"] for info in installed]))
+    if len(checks) == file_errors:
+        where = ", ".join(f"{info['scope']} ({info['path']})" for info in installed)
+        commands = sorted({c["command"] for info in installed for c in info["commands"]})
+        checks.append(make_check(name, OK, f"hooks installed: {where}; runs {'; '.join(commands)}",
+                                 scopes=scopes))
+    return checks

@@ -1,0 +1,54 @@
+"""Claude Code: where its settings live and which of its hook events memevo uses.
+
+Settings files (Claude Code reads them all and runs the hooks of every one):
+
+- user: ``~/.claude/settings.json``, or ``$CLAUDE_CONFIG_DIR/settings.json`` when that is set;
+- project: ``<project>/.claude/settings.json`` (shared, usually committed);
+- local: ``<project>/.claude/settings.local.json`` (this machine only).
+
+Timeouts are in seconds. Claude Code gives SessionEnd hooks 1.5 s whatever the setting
+says, so memevo writes no timeout there and lets that limit stand.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from cli.install.target import HookTarget
+
+SCOPES = ("user", "project", "local")
+
+
+def settings_path(scope: str, project_dir: Path, env: Mapping[str, str]) -> Path:
+    """The settings file of ``scope``; project and local are relative to ``project_dir``."""
+    if scope == "user":
+        config_dir = (env.get("CLAUDE_CONFIG_DIR") or "").strip()
+        if config_dir:
+            return Path(config_dir).expanduser().absolute() / "settings.json"
+        home = (env.get("HOME") or "").strip()
+        return (Path(home) if home else Path(os.path.expanduser("~"))) / ".claude" / "settings.json"
+    if scope == "project":
+        return project_dir.absolute() / ".claude" / "settings.json"
+    if scope == "local":
+        return project_dir.absolute() / ".claude" / "settings.local.json"
+    raise ValueError(f"unknown Claude Code scope {scope!r}")
+
+
+TARGET = HookTarget(
+    name="claude-code",
+    title="Claude Code",
+    scopes=SCOPES,
+    default_scope="user",
+    settings_path=settings_path,
+    timeouts={
+        "SessionStart": 10,  # nudges the worker: well under a second
+        "UserPromptSubmit": 10,  # prints the recall digest; the turn waits for it
+        "Stop": 30,  # captures the turn; may wait briefly for the transcript to catch up
+        "PostCompact": 30,  # captures the whole compaction summary
+        "SessionEnd": None,  # Claude Code allows 1.5 s whatever is set
+    },
+    notes={"SessionEnd": "Claude Code's own 1.5 s limit"},
+    disabling_key="disableAllHooks",
+)

@@ -1,0 +1,102 @@
+"""A throwaway Claude Code environment: HOME, CLAUDE_CONFIG_DIR and a project directory.
+
+The real ``~/.claude`` is never touched: HOME and CLAUDE_CONFIG_DIR point into tmp_path and
+the working directory is a temporary project.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# A real project settings file Claude Code ran with (hooks on every event, memevo's included).
+REAL_SETTINGS = Path(__file__).parent / "data" / "claude-settings.project.json"
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PostCompact", "SessionEnd")
+INSTALLED_MEMEVO = Path(sys.executable).parent / "memevo"
+
+
+@dataclass(frozen=True)
+class ClaudeSandbox:
+    home: Path  # $HOME
+    config: Path  # $CLAUDE_CONFIG_DIR
+    project: Path  # the current directory
+
+    @property
+    def user_settings(self) -> Path:
+        return self.config / "settings.json"
+
+    @property
+    def project_settings(self) -> Path:
+        return self.project / ".claude" / "settings.json"
+
+    @property
+    def local_settings(self) -> Path:
+        return self.project / ".claude" / "settings.local.json"
+
+    def env(self) -> dict[str, str]:
+        return {"HOME": str(self.home), "CLAUDE_CONFIG_DIR": str(self.config)}
+
+
+def make_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ClaudeSandbox:
+    sandbox = ClaudeSandbox(home=tmp_path / "user-home", config=tmp_path / "user-home" / ".claude-config",
+                            project=tmp_path / "project")
+    sandbox.home.mkdir()
+    sandbox.project.mkdir()
+    for name, value in sandbox.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(sandbox.project)
+    return sandbox
+
+
+def current_command() -> str:
+    """What install writes when run from this venv."""
+    return shlex.join([str(INSTALLED_MEMEVO), "hook", "--agent", "claude-code"])
+
+
+def others_settings() -> dict[str, Any]:
+    """Someone else's settings: the real captured file's hooks (on memevo's events too),
+    plus keys memevo does not know, in an order that is not alphabetical."""
+    hooks = json.loads(REAL_SETTINGS.read_text(encoding="utf-8"))["hooks"]
+    return {
+        "permissions": {"allow": ["Bash(git status)"], "deny": []},
+        "hooks": hooks,
+        "model": "sonnet",
+        "env": {"ZETA": "1", "ALPHA": "naïve 中文"},
+        "statusLine": {"type": "command", "command": "echo hi"},
+        "_unknownKey": [1, 2.5, None, True],
+    }
+
+
+def dump(data: Any) -> bytes:
+    """memevo's own formatting: 2-space indent, characters as written, trailing newline."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def memevo_entries(data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+    from cli.install.claude_code import TARGET
+    from cli.install.settings_json import find_ours
+
+    return find_ours(data, TARGET.is_ours)
+
+
+def backups(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".memevo-backup-*"))
+
+
+def write_hooks(path: Path, commands: dict[str, str]) -> None:
+    """A settings file whose events run the given commands (one group each)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"hooks": {event: [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]
+                      for event, command in commands.items()}}
+    path.write_bytes(dump(data))
+
+
+def mtime_ns(path: Path) -> int:
+    return os.stat(path).st_mtime_ns
