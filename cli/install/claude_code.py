@@ -46,6 +46,7 @@ TARGET = HookTarget(
         "SessionStart": 10,  # nudges the worker: well under a second
         "UserPromptSubmit": 10,  # prints the recall digest; the turn waits for it
         "Stop": 30,  # captures the turn; may wait briefly for the transcript to catch up
+        "StopFailure": 30,  # a turn that ended in an API error: its statements still count
         "PostCompact": 30,  # captures the whole compaction summary
         "SessionEnd": None,  # Claude Code allows 1.5 s whatever is set
     },

@@ -18,7 +18,7 @@ import pytest
 
 # A real project settings file Claude Code ran with (hooks on every event, memevo's included).
 REAL_SETTINGS = Path(__file__).parent / "data" / "claude-settings.project.json"
-EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PostCompact", "SessionEnd")
+EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "StopFailure", "PostCompact", "SessionEnd")
 INSTALLED_MEMEVO = Path(sys.executable).parent / "memevo"
 
 

@@ -101,6 +101,7 @@ def test_exact_entries_written(claude: ClaudeSandbox) -> None:
         "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 10}]}],
         "UserPromptSubmit": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 10}]}],
         "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
+        "StopFailure": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
         "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
         "SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}],
     }}
@@ -289,7 +290,8 @@ def test_install_json_shape(claude: ClaudeSandbox) -> None:
         "agent": "claude-code", "title": "Claude Code", "scope": "user", "path": str(claude.user_settings),
         "action": "installed", "changed": True, "dry_run": False, "written": True, "backup": None,
         "command": current_command(),
-        "events": {"SessionStart": 10, "UserPromptSubmit": 10, "Stop": 30, "PostCompact": 30, "SessionEnd": None},
+        "events": {"SessionStart": 10, "UserPromptSubmit": 10, "Stop": 30, "StopFailure": 30, "PostCompact": 30,
+                   "SessionEnd": None},
         "timeout_notes": {"SessionEnd": "Claude Code's own 1.5 s limit"}, "diff": None,
     }
 
