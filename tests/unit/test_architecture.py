@@ -193,3 +193,70 @@ def test_clock_checker_sees_hidden_reads() -> None:
     )
     assert sorted(clock_reads(sample)) == ["datetime.now() at line 3", "time.gmtime() at line 2",
                                            "time.strftime() at line 5"]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports, counting every kind of import."""
+    graph: dict[str, set[str]] = {}
+    for package in ("memory_core", "workers", "cli"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            name = module_name(path)
+            graph[name] = {
+                target for target in imported_modules(path)
+                if target.split(".")[0] in ("memory_core", "workers", "cli") and target != name and _is_module(target)
+            }
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in graph:
+                continue
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    """Not even through imports inside functions: the store's index maintenance never reads
+    claim rows itself, and the Huey app never imports its tasks."""
+    assert cycles(import_graph()) == []
+
+
+def test_cycle_checker_sees_the_cycles_this_layout_broke() -> None:
+    old = {
+        "memory_core.memories": {"memory_core.recall.index"},
+        "memory_core.recall.index": {"memory_core.memories", "memory_core.recall.tokenize"},
+        "memory_core.recall.tokenize": set(),
+        "workers.app": {"workers.tasks"},
+        "workers.tasks": {"workers.app"},
+    }
+    assert cycles(old) == [["memory_core.memories", "memory_core.recall.index"], ["workers.app", "workers.tasks"]]
