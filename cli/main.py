@@ -42,6 +42,7 @@ COMMAND_MODULES: dict[str, str] = {
     "install": "install_cmd",
     "uninstall": "install_cmd",
     "doctor": "doctor_cmd",
+    "learning": "learning_cmd",
 }
 
 

@@ -21,6 +21,8 @@ def render_status(report: dict[str, Any]) -> str:
         "  by kind:       " + ", ".join(f"{k} {v}" for k, v in mem["by_kind"].items()),
         "  by status:     " + ", ".join(f"{k} {v}" for k, v in mem["by_status"].items()),
         "jobs:            " + ", ".join(f"{k} {v}" for k, v in report["jobs"].items()),
+        f"processed:       {report['processed']['with_changes']} changed memory, "
+        f"{report['processed']['without_changes']} changed nothing",
     ]
     for job in report["failed_jobs"]:
         due = "paused" if job["state"] == "paused" else f"next {job['next_due']}"

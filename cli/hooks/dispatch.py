@@ -42,19 +42,49 @@ def _turn_end(event: HookEvent, home: Path, now: float) -> str:
     from memory_core.capture.feedback_syntax import parse_feedback_message
 
     verdicts: list[tuple[str, tuple[str, str]]] = []
-    statements: list[str] = []
+    messages: list[str] = []
     for text in event.user_messages:
         parsed = parse_feedback_message(text)
         if parsed:
             verdicts.append((text, parsed))
         else:
-            statements.append(text)
+            messages.append(text)
+    problem: UsageError | None = None
     if verdicts:
-        _feedback(event, home, verdicts, now)
-    explicit = explicit_statements(statements)
-    if explicit:
-        _capture(event, home, "user_statement", "\n\n".join(explicit), now)
+        try:
+            _feedback(event, home, verdicts, now)
+        except UsageError as exc:  # reported after the rest of the turn is captured
+            problem = exc
+    if messages:
+        _capture_turn(event, home, messages, explicit_statements(messages), now)
+    if problem is not None:
+        raise problem
     return ""
+
+
+def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements: list[str], now: float) -> None:
+    """The turn's user statement and progress sources, statement first, and the learning log."""
+    from memory_core.capture.intake import canonical_origin
+    from memory_core.capture.learning_log import append_entry
+    from memory_core.capture.turn import capture_turn, plan_turn
+
+    plan = plan_turn(agent=event.agent, session_id=event.session_id, origin=canonical_origin(event.cwd),
+                     cwd=event.cwd, messages=messages, statements=statements, operations=event.operations,
+                     final_message=event.final_message, ended_in_error=event.ended_in_error, state_dir=home)
+    if plan.needs_store:
+        from memory_core.store.database import Store
+
+        with Store.open(home) as store:
+            with store.transaction() as conn:
+                captured = capture_turn(conn, plan, now)
+    else:
+        captured = capture_turn(None, plan, now)
+    append_entry(home, captured.log)
+    if captured.created:
+        from cli.nudge import nudge_consolidate
+
+        for source_id in captured.created:  # in order: the statement before the progress source
+            nudge_consolidate(source_id)
 
 
 def _user_prompt(event: HookEvent, home: Path, now: float) -> str:

@@ -7,19 +7,15 @@ twice (same dedupe key) leaves one source.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from memory_core.capture.summary_lines import extract_local_claims
 from memory_core.ids import source_id as make_source_id
 from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
-
-if TYPE_CHECKING:
-    pass
-
 
 SOURCE_TYPES = ("summary", "user_statement", "progress")
 
@@ -36,10 +32,41 @@ def canonical_origin(cwd: str) -> str:
     return os.path.realpath(os.path.expanduser(cwd)) if cwd else "unknown"
 
 
-def dedupe_key(agent: str, session_id: str | None, source_type: str, text: str) -> str:
-    """Same agent, session, type and text: the same source."""
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
-    return f"{agent}|{session_id or '-'}|{source_type}|{digest}"
+def dedupe_key(agent: str, session_id: str | None, source_type: str, text: str, identity: str | None = None) -> str:
+    """Same agent, session, type and text (or, when given, the same ``identity``): the same source."""
+    seed = f"identity:{identity}" if identity is not None else text
+    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:32]
+    return f"{key_prefix(agent, session_id)}{source_type}|{digest}"
+
+
+def key_prefix(agent: str, session_id: str | None) -> str:
+    """The start every dedupe key of one agent session shares."""
+    return f"{agent}|{session_id or '-'}|"
+
+
+def source_exists_for(conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str,
+                      identity: str) -> str | None:
+    """The id of the source already captured with ``identity`` in this agent session, if any."""
+    sid = make_source_id(dedupe_key(agent, session_id, source_type, "", identity))
+    return sid if source_exists(conn, sid) else None
+
+
+def captured_texts(conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str,
+                   limit: int = 500) -> list[str]:
+    """The texts of the newest sources of one type this agent session captured already."""
+    prefix = f"{key_prefix(agent, session_id)}{source_type}|"
+    texts = []
+    for (body,) in conn.execute(
+        "SELECT body FROM sources WHERE dedupe_key >= ? AND dedupe_key < ? ORDER BY created_at DESC LIMIT ?",
+        (prefix, prefix + "\U0010ffff", limit),
+    ):
+        try:
+            text = json.loads(body).get("text")
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(text, str):
+            texts.append(text)
+    return texts
 
 
 def capture_source(
@@ -52,19 +79,23 @@ def capture_source(
     agent: str = "generic",
     session_id: str | None = None,
     target_ids: tuple[str, ...] = (),
+    identity: str | None = None,
 ) -> CaptureResult:
     """Store one sanitized source as a due job (call inside a write transaction).
 
     Summaries also yield their self-labelled lines as ``summary/local`` claims in the same
     transaction, so a failed model pass never loses them. The source row is written without
     loading the record models (the hook path stays cheap); reads validate it as a record.
+
+    ``identity`` replaces the text as the idempotency key: a progress source is the same
+    source when it reports the same user message and the same linked tool calls.
     """
     if source_type not in SOURCE_TYPES:
         raise ValueError(f"unknown source type {source_type!r}")
     clean = sanitize_text(text)
     if not clean:
         raise ValueError("nothing to capture after sanitizing")
-    key = dedupe_key(agent, session_id, source_type, clean)
+    key = dedupe_key(agent, session_id, source_type, clean, identity)
     sid = make_source_id(key)
     if source_exists(conn, sid):
         return CaptureResult(sid, created=False)

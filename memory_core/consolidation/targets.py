@@ -3,7 +3,8 @@
 The host measures mentions with the recall tokenizer's features (shared features between
 the source text and a claim's body and aliases), within the source's own origin only,
 dormant claims included, then keeps the 32 most recently updated. A ``progress`` source
-instead gets the project states nominated when it was captured.
+instead gets the project states nominated when it was captured
+(:mod:`memory_core.capture.progress_targets`), those still active, unpinned and of its origin.
 """
 
 from __future__ import annotations

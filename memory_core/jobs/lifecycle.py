@@ -47,12 +47,42 @@ def _eligible(source: Source, now: float, forced: bool) -> bool:
     )
 
 
-def _next_due_row(conn: sqlite3.Connection, now: float) -> tuple | None:
-    return conn.execute(
-        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE state='pending' AND next_due_at<=? "
-        "AND consecutive_failures<? ORDER BY next_due_at, created_at, id LIMIT 1",
-        (now, policy.FAILURE_CAP),
+# Due work in the order it should run: earliest retry time, then oldest; within one turn the
+# user's statement before the progress source (they share a capture time), then the id.
+DUE_ORDER = "next_due_at, created_at, source_type = 'progress', id"
+
+
+def waits_for_statement(conn: sqlite3.Connection, source: Source) -> bool:
+    """True while the user statement of a progress source's turn (same agent session and
+    origin, captured in the same transaction, so at the same time) still waits to be applied:
+    the statement goes first, so the user's words keep their authority over what the tools
+    showed. A paused statement no longer blocks."""
+    if source.source_type != "progress":
+        return False
+    marker = "|progress|"
+    cut = source.dedupe_key.find(marker)
+    if cut < 0:
+        return False
+    prefix = source.dedupe_key[: cut + 1] + "user_statement|"
+    row = conn.execute(
+        "SELECT 1 FROM sources WHERE dedupe_key >= ? AND dedupe_key < ? AND source_type='user_statement' "
+        "AND origin=? AND created_at=? AND state IN ('pending', 'leased') AND consecutive_failures<? LIMIT 1",
+        (prefix, prefix + "\U0010ffff", source.origin, source.created_at, policy.FAILURE_CAP),
     ).fetchone()
+    return row is not None
+
+
+def _next_due_source(conn: sqlite3.Connection, now: float) -> Source | None:
+    rows = conn.execute(
+        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE state='pending' AND next_due_at<=? "
+        f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT 64",
+        (now, policy.FAILURE_CAP),
+    ).fetchall()
+    for row in rows:
+        source = source_from_row(row)
+        if not waits_for_statement(conn, source):
+            return source
+    return None
 
 
 def lease_job(
@@ -66,22 +96,23 @@ def lease_job(
 ) -> Lease | None:
     """Lease one job (call inside ``BEGIN IMMEDIATE``). ``None`` if nothing is eligible.
 
-    Without ``source_id`` the next due source is taken (earliest retry time, then oldest).
-    ``forced`` overrides the due time and the pause for this one attempt; it never revives
+    Without ``source_id`` the next due source is taken (earliest retry time, then oldest,
+    a turn's user statement before its progress source). A progress source is not leased
+    while a user statement of its turn waits (:func:`waits_for_statement`). ``forced``
+    overrides the due time, the pause and that wait for this one attempt; it never revives
     a completed or retired source and does not reset the failure count.
     """
     if source_id is None:
-        row = _next_due_row(conn, now)
-        if row is None:
-            return None
-        source = source_from_row(row)
+        found = _next_due_source(conn, now)
     else:
         found = get_source(conn, source_id)
-        if found is None:
-            return None
-        source = found
+    if found is None:
+        return None
+    source = found
     if not _eligible(source, now, forced):
         return None
+    if not forced and waits_for_statement(conn, source):
+        return None  # recovery nudges it again once the statement is through
     generation = current_generation(conn, source.origin)
     attempt = source.attempt + 1
     cursor = conn.execute(
@@ -189,7 +220,7 @@ def due_source_ids(conn: sqlite3.Connection, now: float, limit: int = 50) -> lis
         row[0]
         for row in conn.execute(
             "SELECT id FROM sources WHERE state='pending' AND next_due_at<=? "
-            "AND consecutive_failures<? ORDER BY next_due_at, created_at, id LIMIT ?",
+            f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT ?",
             (now, policy.FAILURE_CAP, limit),
         )
     ]
@@ -211,7 +242,7 @@ def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str |
         return source.id
     row = conn.execute(
         "SELECT id FROM sources WHERE state IN ('pending', 'paused') "
-        "ORDER BY created_at DESC, id DESC LIMIT 1"
+        "ORDER BY created_at DESC, source_type = 'progress', id DESC LIMIT 1"
     ).fetchone()
     return None if row is None else str(row[0])
 

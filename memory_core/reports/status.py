@@ -38,6 +38,22 @@ def job_counts(store: Store) -> dict[str, int]:
     return counts
 
 
+# What a consolidation event counts as a change to memory. Confirming claims left standing
+# only moves their aging clock, so a job that did nothing else changed nothing.
+_CHANGE_DETAILS = ("added", "superseded", "conflicted", "refreshed", "aliased", "withheld_replacements")
+
+
+def processed_counts(store: Store) -> dict[str, int]:
+    """Done jobs split by whether their model pass changed memory (an event with a change)."""
+    changed = " + ".join(f"coalesce(json_extract(e.body, '$.details.{name}'), 0)" for name in _CHANGE_DETAILS)
+    total, with_changes = store.conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(EXISTS (SELECT 1 FROM events e WHERE e.source_id = s.id "
+        f"AND e.operation = 'consolidate' AND json_valid(e.body) AND ({changed}) > 0)), 0) "
+        "FROM sources s WHERE s.state = 'done'"
+    ).fetchone()
+    return {"with_changes": int(with_changes), "without_changes": int(total) - int(with_changes)}
+
+
 FAILED_JOBS_SHOWN = 5
 
 
@@ -89,6 +105,7 @@ def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]
         "supported_schema_version": migrations.SCHEMA_VERSION,
         "memories": memory_counts(store),
         "jobs": job_counts(store),
+        "processed": processed_counts(store),
         "failed_jobs": failed_jobs(store),
         "worker": worker_section(store, settings, now),
         "hook_errors": recent_hook_errors(settings.home),

@@ -1,0 +1,392 @@
+"""Completed-work observations: one bounded ``progress`` source from a turn's tool results.
+
+A turn becomes a progress source only when all of these hold:
+
+* the user asked for work (:func:`work_request`): a message that is not a question, or a
+  polite request phrased as one ("can you run the tests?"); a lookup in memory is not work;
+* at least one *linked* operation (its result names its call id) is recognised work
+  (:mod:`memory_core.capture.work_operations`): a commit, push, merge, test run, build,
+  install, process run or file change. Pure lookups never qualify;
+* memevo's own commands and tools, and any operation whose input or output mentions the
+  state directory, are left out first, so memevo never learns from looking at itself.
+
+What is kept is bounded: at most :data:`MAX_OBSERVATIONS` operations, the most important
+ones (commits, pushes and merges, then test/build/process results, then installs, then
+file changes, routine inspection last; a failure before a success of the same rank, then
+the later one), shown in the order they ran. Each operation's input is at most
+:data:`OPERATION_BYTES` and its output at most :data:`OUTPUT_BYTES`, head and tail kept (a
+failure shows at the end); the whole source stays within :data:`SOURCE_BYTES`, dropping the
+least important observations if it must. The text says how many were left out and whether
+the turn finished: ``completion: interrupted`` when the final response failed, and then no
+assistant report, because observed operations are evidence, not proof that the task is done.
+
+Everything here is the standard library: it runs in the per-turn hook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from memory_core.capture.work_operations import IMPORTANCE, absolute_paths, read_operation
+from memory_core.sanitize import clip_utf8, redact_secrets, strip_controls
+
+MAX_OBSERVATIONS = 8
+OPERATION_BYTES = 1_024
+OUTPUT_BYTES = 2_048
+SOURCE_BYTES = 28_000
+REQUEST_BYTES = 1_536
+REPORT_BYTES = 1_536
+RESOURCE_BYTES = 512
+MAX_RESOURCES = 16
+MAX_TOPIC_MESSAGES = 4
+HEAD_SHARE = 0.4  # of a clipped output; the rest is its tail, where failures end
+
+COMPLETED, INTERRUPTED = "finished", "interrupted"
+
+# Skip reasons (also shown by `memevo learning`).
+NO_WORK_REQUEST = "no_work_request"
+QUESTION = "question"
+NO_WORK_OPERATION = "no_work_operation"
+NO_LINKED_RESULT = "no_linked_result"
+EXCLUDED = "excluded"
+
+
+class OperationLike(Protocol):
+    """One tool call and its result, as the hook event carries it."""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def input(self) -> str: ...
+    @property
+    def output(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def call_id(self) -> str | None: ...
+    @property
+    def result_id(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Observation:
+    """One kept operation: where it ran in the turn, what it was and what came back."""
+
+    position: int
+    tool: str
+    category: str
+    status: str
+    operation: str  # "<tool>: <input>", sanitized, at most OPERATION_BYTES
+    output: str  # sanitized, at most OUTPUT_BYTES, head and tail
+    failed: bool
+
+    @property
+    def importance(self) -> int:
+        return IMPORTANCE[self.category]
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A directory or file the user or an operation named explicitly, with its checkout root."""
+
+    how: str  # "cd", "git -C", "file" or "mentioned"
+    path: str
+    root: str  # the enclosing git checkout when there is one, else the path (a file: its directory)
+    is_checkout: bool
+
+
+@dataclass(frozen=True)
+class ProgressPlan:
+    """A progress source ready to capture (once targets are nominated)."""
+
+    text: str
+    identity: str
+    request: str
+    topics: tuple[str, ...]
+    observations: tuple[Observation, ...]
+    omitted: int
+    excluded: int
+    unlinked: int
+    completion: str
+    resources: tuple[Resource, ...]
+
+
+@dataclass(frozen=True)
+class ProgressSkip:
+    """Why a turn is not a progress source."""
+
+    reason: str
+
+
+# -- the user's request ------------------------------------------------------------------------
+
+_POLITE = re.compile(
+    r"(?i)^\s*(?:please|pls|kindly|can you|could you|would you|will you|can we|could we|shall we|"
+    r"would you mind|mind|let's|lets|go ahead|now)\b"
+)
+_ZH_POLITE = re.compile(r"^\s*(?:请|帮我|帮忙|麻烦|能不能帮|能否帮|可以帮|你能帮|你可以帮|现在)")
+_QUESTION_END = re.compile(r"(?:[?？]|吗[。.！!]?|呢[。.]?)\s*$")
+_MEMORY_LOOKUP = re.compile(
+    r"(?i)\b(?:do|did) you (?:still )?remember\b|\bwhat do you (?:remember|know) about\b|"
+    r"\bwhat did (?:we|i) (?:decide|say|agree)\b|还记得|记得.{0,40}吗|之前.{0,20}(?:说|决定).{0,20}什么"
+)
+
+
+def is_question(text: str) -> bool:
+    """A message that asks rather than requests (a memory lookup is always a question)."""
+    stripped = text.strip()
+    if _MEMORY_LOOKUP.search(stripped):
+        return True
+    return bool(_QUESTION_END.search(stripped)) and not (_POLITE.match(stripped) or _ZH_POLITE.match(stripped))
+
+
+def work_request(messages: Sequence[str]) -> str | None:
+    """The latest message of the turn that asks for work, or ``None``."""
+    for text in reversed(messages):
+        if text.strip() and not is_question(text):
+            return text.strip()
+    return None
+
+
+# -- selecting and bounding observations ---------------------------------------------------------
+
+
+def _linked(op: OperationLike) -> bool:
+    return bool(op.call_id) and op.call_id == op.result_id
+
+
+def _state_markers(state_dir: Path | None) -> tuple[str, ...]:
+    if state_dir is None:
+        return ()
+    forms = {str(state_dir), os.path.realpath(state_dir), os.path.abspath(state_dir)}
+    home = os.path.expanduser("~")
+    for form in list(forms):
+        if home not in ("", "/") and form.startswith(home + os.sep):
+            forms.add("~" + form[len(home):])
+    return tuple(sorted(f.rstrip("/") for f in forms if f.rstrip("/")))
+
+
+def _touches(op: OperationLike, markers: tuple[str, ...]) -> bool:
+    return any(m in op.input or m in op.output for m in markers)
+
+
+def clip_middle_bytes(text: str, max_bytes: int, head_share: float = HEAD_SHARE) -> str:
+    """At most ``max_bytes`` of UTF-8: the head and the tail, with a marker saying how much went."""
+    raw = text.encode("utf-8", errors="surrogatepass")
+    if len(raw) <= max_bytes:
+        return text
+    marker = f"\n[… {len(raw) - max_bytes} bytes omitted …]\n"
+    for _ in range(3):  # the marker's own length depends on the count; settle it
+        room = max(max_bytes - len(marker.encode("utf-8")), 0)
+        head = clip_utf8(text, int(room * head_share))
+        tail = _tail_utf8(text, room - len(head.encode("utf-8", errors="surrogatepass")))
+        omitted = len(raw) - len(head.encode("utf-8", errors="surrogatepass")) - len(
+            tail.encode("utf-8", errors="surrogatepass"))
+        marker = f"\n[… {omitted} bytes omitted …]\n"
+    clipped = head + marker + tail
+    return clip_utf8(clipped, max_bytes)
+
+
+def _tail_utf8(text: str, max_bytes: int) -> str:
+    if max_bytes <= 0:
+        return ""
+    raw = text.encode("utf-8", errors="surrogatepass")
+    if len(raw) <= max_bytes:
+        return text
+    start = len(raw) - max_bytes
+    while start < len(raw) and raw[start] & 0xC0 == 0x80:  # not in the middle of a character
+        start += 1
+    return raw[start:].decode("utf-8", errors="surrogatepass")
+
+
+def _clean(text: str) -> str:
+    return redact_secrets(strip_controls(text)).strip()
+
+
+def _observation(position: int, op: OperationLike, category: str) -> Observation:
+    operation = clip_middle_bytes(f"{op.tool}: {_clean(op.input)}", OPERATION_BYTES, head_share=0.6)
+    return Observation(
+        position=position, tool=op.tool, category=category, status=op.status,
+        operation=operation, output=clip_middle_bytes(_clean(op.output), OUTPUT_BYTES),
+        failed=op.status != "ok",
+    )
+
+
+def _rank(observation: Observation) -> tuple[int, int, int]:
+    return observation.importance, int(observation.failed), observation.position
+
+
+def select(observations: Sequence[Observation], limit: int = MAX_OBSERVATIONS) -> list[Observation]:
+    """The ``limit`` most important observations, in the order they ran."""
+    kept = sorted(observations, key=_rank, reverse=True)[:limit]
+    return sorted(kept, key=lambda o: o.position)
+
+
+# -- resources ----------------------------------------------------------------------------------
+
+_CD_IN_TEXT = re.compile(r"(?:^|[\s;&|(`])cd\s+([^\s;&|)`]+)")
+_GIT_C_IN_TEXT = re.compile(r"\bgit\s+-C\s+([^\s;&|)`]+)")
+
+
+def checkout_root(path: str, max_depth: int = 40) -> str | None:
+    """The nearest directory at or above ``path`` holding ``.git``, if any."""
+    current = path if os.path.isdir(path) else os.path.dirname(path)
+    for _ in range(max_depth):
+        if not current:
+            return None
+        try:
+            if os.path.exists(os.path.join(current, ".git")):
+                return current
+        except OSError:
+            return None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    return None
+
+
+def _resource(how: str, raw: str, cwd: str, markers: tuple[str, ...]) -> Resource | None:
+    text = raw.strip().strip("'\"")
+    if not text or text == "-":
+        return None
+    expanded = os.path.expanduser(text)
+    if not os.path.isabs(expanded):
+        if how == "mentioned" or not cwd:
+            return None
+        expanded = os.path.join(cwd, expanded)
+    path = os.path.normpath(expanded)
+    if any(path == m or path.startswith(m.rstrip("/") + "/") for m in markers if m.startswith("/")):
+        return None
+    root = checkout_root(path)
+    if root is not None:
+        return Resource(how, path, root, True)
+    directory = path if (how != "file" or os.path.isdir(path)) else os.path.dirname(path)
+    return Resource(how, path, directory, False)
+
+
+def resources_of(messages: Sequence[str], readings: Sequence[tuple[str, str]], cwd: str,
+                 markers: tuple[str, ...] = ()) -> tuple[Resource, ...]:
+    """Explicit resources: ``cd``/``git -C`` and paths in the user's words, and the directories
+    and files operations named in their *input*. The working directory alone is none."""
+    found: list[Resource] = []
+    for text in messages:
+        for how, pattern in (("cd", _CD_IN_TEXT), ("git -C", _GIT_C_IN_TEXT)):
+            for match in pattern.finditer(text):
+                resource = _resource(how, match.group(1), "", markers)
+                if resource is not None:
+                    found.append(resource)
+        for path in absolute_paths(text):
+            resource = _resource("mentioned", path, "", markers)
+            if resource is not None:
+                found.append(resource)
+    for how, raw in readings:
+        resource = _resource(how, raw, cwd, markers)
+        if resource is not None:
+            found.append(resource)
+    unique: dict[tuple[str, str], Resource] = {}
+    for resource in found:
+        unique.setdefault((resource.how, resource.path), resource)
+    return tuple(list(unique.values())[:MAX_RESOURCES])
+
+
+# -- the plan -----------------------------------------------------------------------------------
+
+
+def plan_progress(
+    messages: Sequence[str],
+    operations: Sequence[OperationLike],
+    *,
+    final_message: str | None,
+    ended_in_error: bool,
+    cwd: str = "",
+    state_dir: Path | None = None,
+) -> ProgressPlan | ProgressSkip:
+    """A bounded progress source for this turn, or why there is none.
+
+    ``messages`` are the user's own messages of the turn (feedback messages already taken
+    out), oldest first; ``operations`` the turn's tool calls in the order they were made.
+    """
+    request = work_request(messages)
+    if request is None:
+        asked = any(m.strip() and is_question(m) for m in messages)
+        return ProgressSkip(QUESTION if asked else NO_WORK_REQUEST)
+    markers = _state_markers(state_dir)
+    candidates: list[Observation] = []
+    directories: list[tuple[str, str]] = []
+    excluded = unlinked = 0
+    excluded_work = unlinked_work = False
+    call_ids: list[str] = []
+    for position, op in enumerate(operations):
+        reading = read_operation(op.tool, op.input)
+        if reading.own or _touches(op, markers):
+            excluded += 1
+            excluded_work = True
+            continue
+        directories.extend(reading.directories)
+        if not _linked(op):
+            unlinked += 1
+            unlinked_work = unlinked_work or reading.is_work
+            continue
+        call_ids.append(str(op.call_id))
+        candidates.append(_observation(position, op, reading.category))
+    if not any(IMPORTANCE[o.category] > IMPORTANCE["inspect"] for o in candidates):
+        if excluded_work:
+            return ProgressSkip(EXCLUDED)
+        return ProgressSkip(NO_LINKED_RESULT if unlinked_work else NO_WORK_OPERATION)
+    completion = INTERRUPTED if ended_in_error else COMPLETED
+    report = None if ended_in_error or not final_message else final_message
+    topics = tuple(m.strip() for m in messages if m.strip() and not is_question(m))[-MAX_TOPIC_MESSAGES:]
+    resources = resources_of(topics, directories, cwd, markers)
+    kept = select(candidates)
+    text = _render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
+    while len(text.encode("utf-8")) > SOURCE_BYTES and len(kept) > 1:
+        weakest = min(kept, key=_rank)  # the whole source must fit: drop the least important
+        kept = [o for o in kept if o is not weakest]
+        text = _render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
+    identity = hashlib.sha256("\x00".join([request, *call_ids]).encode("utf-8")).hexdigest()[:32]
+    return ProgressPlan(
+        text=text, identity=identity, request=request, topics=topics, observations=tuple(kept),
+        omitted=len(candidates) - len(kept), excluded=excluded, unlinked=unlinked, completion=completion,
+        resources=resources,
+    )
+
+
+def _render(request: str, kept: Sequence[Observation], resources: Sequence[Resource], completion: str,
+            report: str | None, total: int, excluded: int, unlinked: int) -> str:
+    lines = [
+        "Progress observation: the tool calls of one agent turn and what they returned, recorded by the host.",
+        f"completion: {completion}",
+        "request: " + clip_middle_bytes(_clean(request), REQUEST_BYTES, head_share=0.6),
+    ]
+    if resources:
+        described = "; ".join(
+            f"{r.how} {r.path}" + (f" (checkout {r.root})" if r.is_checkout and r.root != r.path else "")
+            for r in resources
+        )
+        lines.append("resources: " + clip_utf8(_clean(described), RESOURCE_BYTES))
+    notes = [f"{len(kept)} of {total} kept, in the order they ran",
+             f"omitted {total - len(kept)} less important"]
+    if excluded:
+        notes.append(f"excluded {excluded} (memevo's own or touching its state directory)")
+    if unlinked:
+        notes.append(f"{unlinked} without a result")
+    lines.append("observations: " + "; ".join(notes))
+    for number, observation in enumerate(kept, 1):
+        lines.append("")
+        lines.append(f"[{number}] {observation.category}, {observation.status}")
+        lines.append("operation: " + observation.operation)
+        lines.append("output:" + ("\n" + observation.output if observation.output else " (none)"))
+    lines.append("")
+    if report is None:
+        lines.append("assistant report: none" + (" (the final response failed)" if completion == INTERRUPTED else ""))
+    else:
+        lines.append("assistant report (the agent's words, not proof): "
+                     + clip_middle_bytes(_clean(report), REPORT_BYTES, head_share=0.6))
+    return "\n".join(lines)

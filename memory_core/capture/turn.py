@@ -1,0 +1,151 @@
+"""What one finished agent turn leaves for learning: a user statement, a progress source, both or
+neither, each decision recorded for `memevo learning`.
+
+Both sources are captured in one transaction, the statement first, and returned in that
+order: the hook nudges the worker in that order and the worker never takes a turn's
+progress source while its user statement still waits (:mod:`memory_core.jobs.lifecycle`),
+so what the user said is applied before what the tools showed.
+
+Idempotency is per user message: a statement already captured in this agent session is not
+captured again, and a progress source is identified by the request message and the linked
+call ids, so an agent that re-sends its history adds nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memory_core.capture.intake import capture_source, captured_texts, source_exists_for
+from memory_core.capture.learning_log import excerpt
+from memory_core.capture.progress import OperationLike, ProgressPlan, ProgressSkip, is_question, plan_progress
+from memory_core.capture.progress_targets import nominate
+from memory_core.sanitize import sanitize_text
+
+STATEMENT, PROGRESS = "user_statement", "progress"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What capture decided for one kind of source in a turn."""
+
+    source_type: str
+    reason: str  # "captured" or why not (see memory_core.capture.learning_log.REASONS)
+    source_id: str | None = None
+    targets: tuple[str, ...] = ()
+    observations: int = 0
+    omitted: int = 0
+    completion: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"source_type": self.source_type, "reason": self.reason}
+        if self.source_id:
+            data["source_id"] = self.source_id
+        if self.source_type == PROGRESS and self.reason == "captured":
+            data.update(targets=list(self.targets), observations=self.observations, omitted=self.omitted,
+                        completion=self.completion)
+        return data
+
+
+@dataclass(frozen=True)
+class TurnCapture:
+    """The sources a turn created, in the order the worker should take them, and every decision."""
+
+    created: tuple[str, ...]
+    decisions: tuple[Decision, ...]
+    log: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    """What a turn offers before the store is consulted."""
+
+    agent: str
+    session_id: str | None
+    origin: str
+    messages: tuple[str, ...]
+    statements: tuple[str, ...]
+    progress: ProgressPlan | ProgressSkip
+
+    @property
+    def needs_store(self) -> bool:
+        """Whether anything may be captured (else the decisions are known without the store)."""
+        return bool(self.statements) or isinstance(self.progress, ProgressPlan)
+
+
+def plan_turn(
+    *,
+    agent: str,
+    session_id: str | None,
+    origin: str,
+    cwd: str,
+    messages: Sequence[str],
+    statements: Sequence[str],
+    operations: Sequence[OperationLike],
+    final_message: str | None,
+    ended_in_error: bool,
+    state_dir: Path | None,
+) -> TurnPlan:
+    """Read a finished turn. ``messages`` are the user's own messages of the turn without
+    feedback messages; ``statements`` the ones the statement classifier kept."""
+    progress = plan_progress(messages, operations, final_message=final_message, ended_in_error=ended_in_error,
+                             cwd=cwd, state_dir=state_dir)
+    return TurnPlan(agent, session_id, origin, tuple(messages), tuple(statements), progress)
+
+
+def capture_turn(conn: sqlite3.Connection | None, plan: TurnPlan, now: float) -> TurnCapture:
+    """Capture the turn's statement and progress sources (call inside a write transaction;
+    ``conn`` may be ``None`` only when the plan does not need the store)."""
+    if conn is None and plan.needs_store:
+        raise ValueError("this turn needs the store")
+    created: list[str] = []
+    statement = _statement(conn, plan, now) if conn is not None else _no_statement(plan)
+    if statement.reason == "captured" and statement.source_id:
+        created.append(statement.source_id)
+    if isinstance(plan.progress, ProgressPlan) and conn is not None:
+        progress = _progress(conn, plan, plan.progress, now)
+    else:
+        progress = Decision(PROGRESS, plan.progress.reason if isinstance(plan.progress, ProgressSkip) else "")
+    if progress.reason == "captured" and progress.source_id:
+        created.append(progress.source_id)
+    decisions = (statement, progress)
+    last = next((m for m in reversed(plan.messages) if m.strip()), "")
+    log = {"at": now, "agent": plan.agent, "session": (plan.session_id or "")[:64], "origin": plan.origin,
+           "message": excerpt(last), "decisions": [d.as_dict() for d in decisions]}
+    return TurnCapture(tuple(created), decisions, log)
+
+
+def _no_statement(plan: TurnPlan) -> Decision:
+    asked = any(m.strip() and is_question(m) for m in plan.messages)
+    return Decision(STATEMENT, "question" if asked else "no_statement")
+
+
+def _statement(conn: sqlite3.Connection, plan: TurnPlan, now: float) -> Decision:
+    if not plan.statements:
+        return _no_statement(plan)
+    earlier = captured_texts(conn, plan.agent, plan.session_id, STATEMENT)
+    fresh = [s for s in plan.statements
+             if (clean := sanitize_text(s)) and not any(clean in text for text in earlier)]
+    if not fresh:
+        return Decision(STATEMENT, "duplicate")
+    result = capture_source(conn, source_type=STATEMENT, origin=plan.origin, text="\n\n".join(fresh), now=now,
+                            agent=plan.agent, session_id=plan.session_id)
+    return Decision(STATEMENT, "captured" if result.created else "duplicate", result.source_id)
+
+
+def _progress(conn: sqlite3.Connection, plan: TurnPlan, progress: ProgressPlan, now: float) -> Decision:
+    existing = source_exists_for(conn, plan.agent, plan.session_id, PROGRESS, progress.identity)
+    if existing is not None:
+        return Decision(PROGRESS, "duplicate", existing)
+    nominated = nominate(conn, origin=plan.origin, topics=progress.topics, resources=progress.resources)
+    if not nominated:
+        return Decision(PROGRESS, "no_target")
+    targets = tuple(n.memory_id for n in nominated)
+    result = capture_source(conn, source_type=PROGRESS, origin=plan.origin, text=progress.text, now=now,
+                            agent=plan.agent, session_id=plan.session_id, target_ids=targets,
+                            identity=progress.identity)
+    return Decision(PROGRESS, "captured" if result.created else "duplicate", result.source_id, targets,
+                    len(progress.observations), progress.omitted, progress.completion)
