@@ -22,9 +22,10 @@ from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, Write
 from memory_core.ids import random_id
 from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
-from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, release_job
+from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, release_job, waits_for_statement
 from memory_core.records import ErrorCode, JobState
 from memory_core.store.database import Store
+from memory_core.store.sources import get_source
 from workers import model_client
 from workers.logs import worker_logger
 
@@ -36,6 +37,7 @@ class AttemptStatus(StrEnum):
     FAILED = "failed"
     PAUSED = "paused"
     NOT_ELIGIBLE = "not_eligible"
+    WAITING = "waiting"  # a progress source whose turn's user statement goes first
     BUDGET_SPENT = "budget_spent"
     STALE = "stale"  # the lease was lost: nothing written
 
@@ -72,6 +74,9 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
             if lease is not None:
                 count_call(conn, now)
         if lease is None:
+            source = get_source(store.conn, source_id) if source_id else None
+            if source is not None and waits_for_statement(store.conn, source):
+                return AttemptOutcome(AttemptStatus.WAITING, source_id)
             return AttemptOutcome(AttemptStatus.NOT_ELIGIBLE, source_id)
         try:
             return _attempt(settings, store, lease, log)

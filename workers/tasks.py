@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 # multiplied by one copy per minute.
 RENUDGE_QUEUE_LIMIT = 10
 RENUDGE_BATCH = 50
+# How soon a progress source waiting for its turn's user statement is tried again.
+STATEMENT_WAIT_SECONDS = 5.0
 
 
 @functools.cache
@@ -41,6 +43,10 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
     if outcome.status == AttemptStatus.FAILED and outcome.next_due_at is not None and outcome.source_id:
         delay = max(0.0, outcome.next_due_at - clock.now())
         consolidate.schedule(args=(outcome.source_id,), delay=delay)
+    elif outcome.status == AttemptStatus.WAITING and outcome.source_id:
+        # Its turn's statement is being applied by another worker: look again shortly
+        # instead of waiting for the once-a-minute recovery.
+        consolidate.schedule(args=(outcome.source_id,), delay=STATEMENT_WAIT_SECONDS)
 
 
 def recover_jobs() -> dict[str, int]:

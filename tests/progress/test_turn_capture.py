@@ -174,3 +174,15 @@ def test_progress_capture_stays_off_the_heavy_imports(home: Path, parser_state) 
     })
     assert loaded_heavy_modules(home, ["hook", "turn_end"], payload) == []
     assert [s["type"] for s in rows(home)] == ["progress"]
+
+
+def test_a_progress_nudge_that_must_wait_for_its_statement_says_so(home: Path, parser_state) -> None:
+    # The worker task reschedules a waiting progress source within seconds (workers.tasks)
+    # instead of leaving it to the once-a-minute recovery.
+    handle_event(turn(["Remember that pushes go through the VPN. " + REQUEST]), home, NOW)
+    statement, progress = rows(home)
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            assert lease_job(conn, owner="w1", now=NOW + 1, lease_seconds=150, source_id=statement["id"])
+    outcome = consolidate_source(load_settings(), progress["id"])
+    assert outcome.status == AttemptStatus.WAITING and outcome.source_id == progress["id"]
