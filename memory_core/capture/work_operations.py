@@ -39,6 +39,7 @@ _WRITE_TOOLS = frozenset({
     "write", "edit", "multiedit", "notebookedit", "apply_patch", "applypatch", "write_file", "edit_file",
     "create_file", "replace_in_file", "str_replace_editor", "str_replace_based_edit_tool", "patch",
     "delete_file", "move_file", "rename_file", "insert_edit_into_file", "search_replace",
+    "replace",  # Gemini CLI's edit tool
 })
 _VIEW_COMMANDS = frozenset({"view", "read", "list"})
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "filename", "directory", "cwd")

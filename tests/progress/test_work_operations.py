@@ -68,6 +68,7 @@ def test_directories_named_in_commands() -> None:
     ("Edit", {"file_path": "/a/b.py", "old_string": "x", "new_string": "y"}, "write"),
     ("MultiEdit", {"file_path": "/a/b.py", "edits": []}, "write"),
     ("NotebookEdit", {"notebook_path": "/a/n.ipynb"}, "write"),
+    ("replace", {"file_path": "/a/b.py", "old_string": "x", "new_string": "y"}, "write"),  # Gemini CLI
     ("str_replace_based_edit_tool", {"command": "view", "path": "/a"}, "inspect"),
     ("Read", {"file_path": "/a/b.py"}, "inspect"),
     ("Grep", {"pattern": "x"}, "inspect"),
