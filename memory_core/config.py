@@ -10,7 +10,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
@@ -33,6 +33,7 @@ ALLOWED = {
     "model_output_limit": "a whole number of tokens, at least 1",
     "daily_model_calls": "a whole number, at least 0",
     "daily_model_tokens": "a whole number, at least 0",
+    "model_json_mode": "auto, schema, object or off",
 }
 
 
@@ -51,6 +52,14 @@ class Settings(BaseModel):
     model_output_limit: int | None = Field(default=None, ge=1)
     daily_model_calls: int = Field(default=500, ge=0)
     daily_model_tokens: int = Field(default=5_000_000, ge=0)
+    # How the model is asked for JSON (response_format): auto tries a JSON schema of the
+    # answer, then plain JSON mode, then nothing, remembering what the server accepted.
+    model_json_mode: Literal["auto", "schema", "object", "off"] = "auto"
+
+    @field_validator("model_json_mode", mode="before")
+    @classmethod
+    def _lower_mode(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("model_url")
     @classmethod
@@ -60,6 +69,19 @@ class Settings(BaseModel):
         if not value.startswith(("http://", "https://")) or len(value) < 8:
             raise ValueError("not an http(s) URL")
         return value.rstrip("/")
+
+    @property
+    def model_configured(self) -> bool:
+        """True when the worker has a model to call (both the URL and the name are set)."""
+        return bool(self.model_url and self.model)
+
+    def model_setup_hint(self) -> str:
+        """What to set for a model, naming only what is missing."""
+        wanted = {"MEMEVO_MODEL_URL": (self.model_url, "the base URL of an OpenAI-compatible API, "
+                                                       "e.g. http://127.0.0.1:11434/v1"),
+                  "MEMEVO_MODEL": (self.model, "the model name it serves")}
+        missing = [f"{name} ({what})" for name, (value, what) in wanted.items() if not value]
+        return "set " + " and ".join(missing or [f"{name} ({what})" for name, (_, what) in wanted.items()])
 
     @property
     def lease_seconds(self) -> float:

@@ -56,6 +56,105 @@ class ErrorCode(StrEnum):
     INTERRUPTED = "interrupted"
 
 
+class Reason(StrEnum):
+    """Why an attempt failed, beside its :class:`ErrorCode`: a fixed list, so a stored reason
+    can never carry model text, a response body or a credential. A reason about one field of
+    the answer is stored as ``code:field`` with the field named from :data:`REASON_FIELDS`."""
+
+    # The answer broke the contract (invalid_output).
+    NOT_JSON = "not_json"
+    EMPTY_ANSWER = "empty_answer"
+    NOT_AN_OBJECT = "not_an_object"
+    ANSWER_TOO_LARGE = "answer_too_large"
+    DUPLICATE_KEY = "duplicate_key"
+    MISSING_FIELD = "missing_field"
+    EXTRA_FIELD = "extra_field"
+    WRONG_TYPE = "wrong_type"
+    UNKNOWN_KIND = "unknown_kind"
+    TOO_MANY_CLAIMS = "too_many_claims"
+    CONTENT_TOO_SHORT = "content_too_short"
+    CONTENT_TOO_LONG = "content_too_long"
+    INVALID_CHARACTER = "invalid_character"
+    BAD_REPLACEMENT_ID = "bad_replacement_id"
+    TOO_MANY_SEARCH_TERMS = "too_many_search_terms"
+    SEARCH_TERM_LENGTH = "search_term_length"
+    SEARCH_TERMS_TOO_LARGE = "search_terms_too_large"
+    INVALID_VALUE = "invalid_value"
+    # How the answer ended (invalid_output, output_limit).
+    WRONG_FINISH_REASON = "wrong_finish_reason"
+    TOOL_CALLS = "tool_calls"
+    CONTENT_FILTER = "content_filter"
+    NO_TEXT = "no_text"
+    CUT_OFF = "cut_off"
+    # A write guard refused the batch (write_rejected).
+    UNKNOWN_REPLACEMENT_ID = "unknown_replacement_id"
+    OTHER_ORIGIN_TARGET = "other_origin_target"
+    DUPLICATE_TARGET = "duplicate_target"
+    REPLACEMENT_CYCLE = "replacement_cycle"
+    PROGRESS_RULE = "progress_rule"
+    PINNED_TARGET = "pinned_target"
+    STALE_TARGET = "stale_target"
+    KIND_CHANGE = "kind_change"
+    TARGET_NOT_ACTIVE = "target_not_active"
+    # The origin changed meanwhile (stale_output).
+    ORIGIN_CHANGED = "origin_changed"
+    # The request (unavailable, provider, timeout).
+    CONNECT_FAILED = "connect_failed"
+    BAD_URL = "bad_url"
+    HTTP_3XX = "http_3xx"
+    HTTP_400 = "http_400"
+    HTTP_401 = "http_401"
+    HTTP_403 = "http_403"
+    HTTP_404 = "http_404"
+    HTTP_408 = "http_408"
+    HTTP_413 = "http_413"
+    HTTP_422 = "http_422"
+    HTTP_429 = "http_429"
+    HTTP_4XX = "http_4xx"
+    HTTP_500 = "http_500"
+    HTTP_502 = "http_502"
+    HTTP_503 = "http_503"
+    HTTP_504 = "http_504"
+    HTTP_5XX = "http_5xx"
+    RESPONSE_NOT_JSON = "response_not_json"
+    RESPONSE_TOO_LARGE = "response_too_large"
+    NO_CHOICES = "no_choices"
+    DEADLINE = "deadline"
+    # The worker (interrupted).
+    LEASE_EXPIRED = "lease_expired"
+    INTERNAL_ERROR = "internal_error"
+
+
+# Field names a reason may carry: the contract's own, the host's, and the ones models are
+# known to add on their own. Any other name is stored as ``other``.
+REASON_FIELDS: frozenset[str] = frozenset({
+    "claims", "kind", "content", "replaces", "searchTerms",
+    "id", "evidence", "confidence", "verification", "utility", "accuracy", "feedback", "status",
+    "origin", "pinned", "source_id", "sourceId", "model_id", "revision",
+    "reason", "reasoning", "rationale", "explanation", "justification", "notes", "note", "comment",
+    "source", "type", "category", "tags", "title", "summary", "text", "claim", "search_terms",
+    "aliases", "keywords", "importance", "priority", "score", "updatedAt", "updated_at",
+    "createdAt", "created_at", "date", "timestamp", "project", "scope", "subject", "answer",
+    "result", "memories", "facts", "thought", "thoughts", "analysis", "other",
+})
+REASON_MAX_CHARS = 64
+
+
+def reason_code(reason: Reason, field: str | None = None) -> str:
+    """The stored form of a reason: ``code`` or ``code:field`` (unknown names become ``other``)."""
+    if field is None:
+        return reason.value
+    return f"{reason.value}:{field if field in REASON_FIELDS else 'other'}"
+
+
+def is_reason_code(value: object) -> bool:
+    """True for a value :func:`reason_code` can produce (what a stored reason must be)."""
+    if not isinstance(value, str) or len(value) > REASON_MAX_CHARS:
+        return False
+    code, sep, field = value.partition(":")
+    return code in Reason._value2member_map_ and (not sep or field in REASON_FIELDS)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -122,6 +221,12 @@ class Memory(_Strict):
         return self
 
     @property
+    def provisional(self) -> bool:
+        """True for a claim whose current content a model inferred (evidence method
+        ``model``): kept, but provisional until a person or a user's words back it."""
+        return self.evidence is not None and self.evidence.method == "model"
+
+    @property
     def clock_at(self) -> float:
         """The aging clock: the latest of its last change, its last confirmation and the
         date of its current evidence (a reaffirmation or fresh observation renews that)."""
@@ -152,7 +257,14 @@ class Source(_Strict):
     last_failure_at: float | None = None
     origin_generation: int = Field(default=0, ge=0)
     completed_at: float | None = None
+    last_error_reason: str | None = None
+    forced_at: float | None = None  # a forced attempt (`memevo evolve`) is queued or running
 
+    @model_validator(mode="after")
+    def _reason_allowlisted(self) -> Source:
+        if self.last_error_reason is not None and not is_reason_code(self.last_error_reason):
+            raise ValueError("last_error_reason is not an allowlisted reason code")
+        return self
 
 
 

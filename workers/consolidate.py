@@ -1,7 +1,8 @@
 """One consolidation attempt: lease → model call (no transaction open) → validate → apply.
 
-Every way an attempt can end is mapped to a stored, allowlisted error code; exception
-text, response bodies and credentials never reach the database.
+Every way an attempt can end is mapped to a stored, allowlisted error code and reason
+code; exception text, response bodies and credentials never reach the database or the
+worker log. Without a configured model nothing is leased, so nothing is counted.
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from memory_core import clock
 from memory_core.config import Settings
 from memory_core.consolidation.apply import apply_batch
 from memory_core.consolidation.contract import parse_model_output
-from memory_core.consolidation.prompt import build_messages
+from memory_core.consolidation.prompt import build_messages, prompt_bytes
 from memory_core.consolidation.targets import mentioned_claims
 from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, WriteRejected
 from memory_core.ids import random_id
 from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
 from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, release_job, waits_for_statement
-from memory_core.records import ErrorCode, JobState
+from memory_core.jobs.model_state import remember_json_mode, remembered_json_mode, write_worker_model
+from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
 from memory_core.store.sources import get_source
 from workers import model_client
@@ -40,6 +42,7 @@ class AttemptStatus(StrEnum):
     WAITING = "waiting"  # a progress source whose turn's user statement goes first
     BUDGET_SPENT = "budget_spent"
     STALE = "stale"  # the lease was lost: nothing written
+    NO_MODEL = "no_model"  # no model configured: nothing leased, nothing counted
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class AttemptOutcome:
     status: AttemptStatus
     source_id: str | None
     error_code: str | None = None
+    error_reason: str | None = None
     next_due_at: float | None = None
     changes: dict[str, Any] = field(default_factory=dict)
 
@@ -60,6 +64,10 @@ def worker_identity() -> str:
 
 def consolidate_source(settings: Settings, source_id: str | None, *, forced: bool = False) -> AttemptOutcome:
     """Run one attempt for ``source_id`` (or the next due source)."""
+    if not settings.model_configured:
+        # The source stays pending exactly as it was: no attempt, failure or budget is
+        # counted. The worker said at start-up what to set; status and doctor show it.
+        return AttemptOutcome(AttemptStatus.NO_MODEL, source_id)
     log = worker_logger(settings.home)
     with Store.open(settings.home) as store:
         now = clock.now()
@@ -68,9 +76,10 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
             log.info("daily model budget spent; %s waits until %s", source_id, clock.iso(budget.resets_at))
             return AttemptOutcome(AttemptStatus.BUDGET_SPENT, source_id, next_due_at=budget.resets_at)
         with store.transaction() as conn:
-            lease = lease_job(conn, owner=worker_identity(), now=now,
-                              lease_seconds=settings.lease_seconds, source_id=source_id, forced=forced)
+            lease = lease_job(conn, owner=worker_identity(), now=now, lease_seconds=settings.lease_seconds,
+                              source_id=source_id, forced=forced, require_request=True)
             write_heartbeat(conn, now)
+            write_worker_model(conn, True)
             if lease is not None:
                 count_call(conn, now)
         if lease is None:
@@ -88,50 +97,80 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
             raise
 
 
+def _json_mode(settings: Settings, store: Store) -> tuple[str, bool]:
+    """The JSON mode to ask for and whether a 400 may step down: a fixed setting is used as
+    it is; ``auto`` starts from what this server was last found to accept."""
+    if settings.model_json_mode != "auto":
+        return settings.model_json_mode, False
+    assert settings.model_url is not None and settings.model is not None
+    return remembered_json_mode(store.conn, settings.model_url, settings.model) or "schema", True
+
+
+def _remember_json_mode(settings: Settings, store: Store, asked: str, answered: str | None, log: Any) -> None:
+    if answered is None or answered == asked or settings.model_url is None or settings.model is None:
+        return
+    with store.transaction() as conn:
+        remember_json_mode(conn, settings.model_url, settings.model, answered)
+    log.info("the model server refused response_format %s (HTTP 400); using %s from now on", asked, answered)
+
+
 def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> AttemptOutcome:
     source = lease.source
     model_id = settings.model or "unconfigured"  # captured before the call, for provenance
     code: ErrorCode
+    reason: str | None = None
+    retry_after: float | None = None
     try:
         candidates = mentioned_claims(store.conn, source)
-        messages = build_messages(source, candidates)
-        completion = model_client.complete(settings, messages)
+        messages = build_messages(source, candidates, now=clock.now())
+        mode, fallback = _json_mode(settings, store)
+        try:
+            completion = model_client.complete(settings, messages, json_mode=mode, fallback=fallback)
+        except model_client.ModelCallError as exc:
+            _remember_json_mode(settings, store, mode, exc.json_mode, log)
+            raise
+        _remember_json_mode(settings, store, mode, completion.json_mode, log)
         with store.transaction() as conn:
             count_tokens(conn, clock.now(), completion.prompt_tokens, completion.completion_tokens)
         batch = parse_model_output(completion.text)
         with store.transaction() as conn:
             report = apply_batch(conn, lease, batch, candidates, model_id, clock.now())
-        log.info("consolidated %s: %d added, %d superseded, %d withheld", source.id,
-                 len(report.added), len(report.superseded), report.withheld)
+        log.info("consolidated %s: %d added, %d superseded, %d withheld (prompt %d bytes, %d candidates, "
+                 "json mode %s)", source.id, len(report.added), len(report.superseded), report.withheld,
+                 prompt_bytes(messages), len(candidates), completion.json_mode)
         return AttemptOutcome(AttemptStatus.DONE, source.id, changes={
             "added": report.added, "superseded": report.superseded,
             "conflicted": report.conflicted, "withheld": report.withheld,
             "event_id": report.event_id})
     except model_client.ModelCallError as exc:
-        code = exc.code
+        code, reason, retry_after = exc.code, exc.reason, exc.retry_after
         if exc.prompt_tokens or exc.completion_tokens:  # answered but unusable: still spent
             with store.transaction() as conn:
                 count_tokens(conn, clock.now(), exc.prompt_tokens, exc.completion_tokens)
-    except InvalidModelOutput:
-        code = ErrorCode.INVALID_OUTPUT
-    except WriteRejected:
-        code = ErrorCode.WRITE_REJECTED
+    except InvalidModelOutput as exc:
+        code, reason = ErrorCode.INVALID_OUTPUT, getattr(exc, "reason_code", Reason.INVALID_VALUE.value)
+    except WriteRejected as exc:
+        code, reason = ErrorCode.WRITE_REJECTED, getattr(exc, "reason_code", None)
     except StaleOutput:
-        code = ErrorCode.STALE_OUTPUT
+        code, reason = ErrorCode.STALE_OUTPUT, Reason.ORIGIN_CHANGED.value
     except LeaseLost:
         log.warning("stale result for %s (attempt %d): lease lost, nothing written", source.id, lease.attempt)
         return AttemptOutcome(AttemptStatus.STALE, source.id)
     except Exception:  # a defect: keep the worker alive, record a fixed code, log the trace
         log.exception("unexpected error consolidating %s", source.id)
-        code = ErrorCode.INTERRUPTED
+        code, reason = ErrorCode.INTERRUPTED, Reason.INTERNAL_ERROR.value
     with store.transaction() as conn:
-        outcome = fail_job(conn, lease, code, clock.now())
+        outcome = fail_job(conn, lease, code, clock.now(), reason=reason, retry_after=retry_after)
+    shown = f"{code.value} ({reason})" if reason else code.value
     if outcome is None:
         log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, lease.attempt)
-        return AttemptOutcome(AttemptStatus.STALE, source.id, error_code=code.value)
+        return AttemptOutcome(AttemptStatus.STALE, source.id, error_code=code.value, error_reason=reason)
     if outcome.state == JobState.PAUSED:
         log.warning("source %s paused after %d consecutive failures (last: %s)", source.id,
-                    outcome.consecutive_failures, code.value)
+                    outcome.consecutive_failures, shown)
+    else:
+        log.warning("attempt %d on %s failed: %s; failure %d, next attempt %s", lease.attempt, source.id,
+                    shown, outcome.consecutive_failures, clock.iso(outcome.next_due_at))
     status = AttemptStatus.PAUSED if outcome.state == JobState.PAUSED else AttemptStatus.FAILED
-    return AttemptOutcome(status, source.id,
-                          error_code=code.value, next_due_at=outcome.next_due_at)
+    return AttemptOutcome(status, source.id, error_code=code.value, error_reason=reason,
+                          next_due_at=outcome.next_due_at)

@@ -8,23 +8,40 @@ thread for at most ``attempt_seconds`` and reports ``timeout`` when that runs ou
 abandoned thread cannot run on for long either: its own per-operation timeouts are no
 longer than the budget and it checks the same deadline between body chunks.
 
-Failures become :class:`ModelCallError` with an :class:`ErrorCode` and a fixed
-description; the key, response bodies and exception text never reach its message.
+Failures become :class:`ModelCallError` with an :class:`ErrorCode`, an allowlisted reason
+code and a fixed description; the key, response bodies and exception text never reach them.
+
+JSON output is asked for with ``response_format``: a JSON schema of the answer contract,
+plain JSON mode, or nothing (``json_mode`` ``schema``/``object``/``off``). With
+``fallback`` a server that refuses the request with HTTP 400 is asked again, once per
+weaker mode, within the same deadline; the mode that was answered is reported so the
+caller can remember it.
+
+Servers differ from OpenAI in ways handled here: no ``usage`` (counted as 0), ``content``
+as a list of parts (text parts joined, reasoning parts skipped), ``finish_reason``
+``eos``/``eos_token``/``end``/``end_turn`` or missing (a normal end: the strict parse of
+the answer still has to pass), a reasoning field beside the content or a leading
+``<think>`` block (ignored), and ``Retry-After`` on 429/503 (honoured by the backoff).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 
+from memory_core import clock
 from memory_core.config import Settings
+from memory_core.consolidation.contract import response_schema
 from memory_core.errors import MemevoError
-from memory_core.records import ErrorCode
+from memory_core.jobs.model_state import JSON_MODES
+from memory_core.records import ErrorCode, Reason
 
 # A valid answer is at most 64,000 bytes of text; JSON escaping can grow that a few
 # times, so anything far beyond is not a completion worth reading.
@@ -40,19 +57,40 @@ _DESCRIPTIONS = {
 }
 
 
+# finish_reason values that mean the model ended its answer by itself. OpenAI says "stop";
+# Together says "eos", older TGI "eos_token", some gateways "end"; Anthropic-style
+# adapters pass "end_turn"/"stop_sequence" through. Missing (null) is read the same way:
+# a cut-off answer would not survive the strict parse of the contract anyway.
+STOP_REASONS = frozenset({"stop", "eos", "eos_token", "end", "end_turn", "stop_sequence"})
+LENGTH_REASONS = frozenset({"length", "max_tokens", "model_length"})
+# Content parts that are the model's reasoning, not its answer.
+_REASONING_PARTS = frozenset({"thinking", "reasoning", "redacted_thinking"})
+_TEXT_PARTS = frozenset({"text", "output_text"})
+_LEADING_THINK = re.compile(r"\A\s*<think>.*?</think>\s*", re.DOTALL)
+RETRY_AFTER_MAX_SECONDS = 86_400.0
+SCHEMA_NAME = "memevo_claims"
+
+
 class ModelCallError(MemevoError):
-    """A model call failed. ``code`` is what gets stored; the message is fixed text.
+    """A model call failed. ``code`` and ``reason`` are what gets stored; the message is
+    fixed text.
 
     ``prompt_tokens``/``completion_tokens`` carry the usage a failed but answered call
     reported (for example one cut off at the output limit), so it can still be counted.
+    ``retry_after`` is the wait in seconds a rate-limited server asked for; ``json_mode``
+    the JSON mode of a request the server answered (2xx) before the answer was refused.
     """
 
     def __init__(self, code: ErrorCode, description: str | None = None, *,
-                 prompt_tokens: int = 0, completion_tokens: int = 0) -> None:
+                 reason: Reason | None = None, prompt_tokens: int = 0, completion_tokens: int = 0,
+                 retry_after: float | None = None, json_mode: str | None = None) -> None:
         self.code = code
         self.description = description or _DESCRIPTIONS.get(code, "the model call failed")
+        self.reason = reason.value if reason is not None else None
         self.prompt_tokens = prompt_tokens
         self.completion_tokens = completion_tokens
+        self.retry_after = retry_after
+        self.json_mode = json_mode
         super().__init__(f"model call failed ({code.value}): {self.description}")
 
 
@@ -65,14 +103,20 @@ class Completion:
     model: str
     prompt_tokens: int
     completion_tokens: int
+    json_mode: str = "off"  # the response_format the answered request carried
 
 
-def complete(settings: Settings, messages: list[dict[str, str]]) -> Completion:
-    """Send ``messages`` in one request and return the model's answer.
+def complete(settings: Settings, messages: list[dict[str, str]], *, json_mode: str = "off",
+             fallback: bool = False) -> Completion:
+    """Send ``messages`` and return the model's answer.
 
     Waits at most ``settings.attempt_seconds``. Only an answer that finished normally
-    (``finish_reason == "stop"``) is returned; anything else raises :class:`ModelCallError`.
+    (see :data:`STOP_REASONS`) is returned; anything else raises :class:`ModelCallError`.
+    ``json_mode`` picks the ``response_format``; with ``fallback`` an HTTP 400 is retried
+    with each weaker mode in turn (see the module docstring).
     """
+    if json_mode not in JSON_MODES:
+        raise ValueError(f"unknown JSON mode {json_mode!r}")
     if not settings.model_url:
         raise ModelCallError(
             ErrorCode.UNAVAILABLE,
@@ -83,9 +127,11 @@ def complete(settings: Settings, messages: list[dict[str, str]]) -> Completion:
     deadline = time.monotonic() + settings.attempt_seconds
     outcome: dict[str, Any] = {}
 
+    modes = JSON_MODES[JSON_MODES.index(json_mode):] if fallback else (json_mode,)
+
     def exchange() -> None:
         try:
-            outcome["body"] = _post(settings, messages, deadline)
+            outcome["body"], outcome["mode"] = _post_modes(settings, messages, modes, deadline)
         except BaseException as exc:  # handed to the caller's thread below
             outcome["error"] = exc
 
@@ -93,21 +139,47 @@ def complete(settings: Settings, messages: list[dict[str, str]]) -> Completion:
     thread.start()
     thread.join(max(0.0, deadline - time.monotonic()))
     if thread.is_alive():
-        raise ModelCallError(ErrorCode.TIMEOUT)
+        raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE)
     if "error" in outcome:
         raise outcome["error"]
-    return read_completion(outcome["body"], fallback_model=settings.model)
+    return read_completion(outcome["body"], fallback_model=settings.model, json_mode=outcome["mode"])
 
 
-def _request_payload(settings: Settings, messages: list[dict[str, str]]) -> dict[str, Any]:
+def response_format(json_mode: str) -> dict[str, Any] | None:
+    """The ``response_format`` parameter for a JSON mode (``None`` for ``off``)."""
+    if json_mode == "schema":
+        return {"type": "json_schema",
+                "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": response_schema()}}
+    if json_mode == "object":
+        return {"type": "json_object"}
+    return None
+
+
+def _request_payload(settings: Settings, messages: list[dict[str, str]], json_mode: str = "off") -> dict[str, Any]:
     # No tools are offered: the model can only answer with text.
-    return {
+    payload: dict[str, Any] = {
         "model": settings.model,
         "messages": messages,
         "max_tokens": settings.output_tokens,
         "temperature": 0,
         "stream": False,
     }
+    fmt = response_format(json_mode)
+    if fmt is not None:
+        payload["response_format"] = fmt
+    return payload
+
+
+def _post_modes(settings: Settings, messages: list[dict[str, str]], modes: tuple[str, ...],
+                deadline: float) -> tuple[bytes, str]:
+    """Try each mode in turn while the server answers 400 to a ``response_format``."""
+    for index, mode in enumerate(modes):
+        try:
+            return _post(settings, messages, deadline, mode), mode
+        except ModelCallError as exc:
+            if exc.reason != Reason.HTTP_400.value or mode == "off" or index == len(modes) - 1:
+                raise
+    raise AssertionError("unreachable: the last mode returns or raises")
 
 
 def _headers(settings: Settings) -> dict[str, str]:
@@ -118,45 +190,76 @@ def _headers(settings: Settings) -> dict[str, str]:
     return headers
 
 
-def _post(settings: Settings, messages: list[dict[str, str]], deadline: float) -> bytes:
+def _post(settings: Settings, messages: list[dict[str, str]], deadline: float, json_mode: str = "off") -> bytes:
     """The HTTP exchange (run in the helper thread): the raw body of a 2xx response."""
     url = f"{settings.model_url}/chat/completions"
+    remaining = max(0.1, min(settings.attempt_seconds, deadline - time.monotonic()))
     try:
         # A fresh client per call: no connection, cookie or session state carries over.
-        with httpx.Client(timeout=httpx.Timeout(settings.attempt_seconds), follow_redirects=False) as client:
-            with client.stream("POST", url, json=_request_payload(settings, messages),
+        with httpx.Client(timeout=httpx.Timeout(remaining), follow_redirects=False) as client:
+            with client.stream("POST", url, json=_request_payload(settings, messages, json_mode),
                                headers=_headers(settings)) as response:
-                _check_status(response.status_code)
+                _check_status(response.status_code, response.headers.get("retry-after"))
                 chunks: list[bytes] = []
                 size = 0
                 for chunk in response.iter_bytes():
                     if time.monotonic() > deadline:
-                        raise ModelCallError(ErrorCode.TIMEOUT)
+                        raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE)
                     size += len(chunk)
                     if size > RESPONSE_MAX_BYTES:
-                        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is too large")
+                        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is too large",
+                                             reason=Reason.RESPONSE_TOO_LARGE)
                     chunks.append(chunk)
                 return b"".join(chunks)
     except httpx.TimeoutException:
-        raise ModelCallError(ErrorCode.TIMEOUT) from None
+        raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE) from None
     except httpx.TransportError:
         # Refused or dropped connections, DNS failures, protocol breakage: worth retrying.
-        raise ModelCallError(ErrorCode.UNAVAILABLE) from None
+        raise ModelCallError(ErrorCode.UNAVAILABLE, reason=Reason.CONNECT_FAILED) from None
     except httpx.HTTPError:
         raise ModelCallError(ErrorCode.PROVIDER) from None
     except httpx.InvalidURL:
         raise ModelCallError(
-            ErrorCode.UNAVAILABLE, "MEMEVO_MODEL_URL is not a usable URL; set it to the server's base URL"
+            ErrorCode.UNAVAILABLE, "MEMEVO_MODEL_URL is not a usable URL; set it to the server's base URL",
+            reason=Reason.BAD_URL,
         ) from None
 
 
-def _check_status(status: int) -> None:
+def http_reason(status: int) -> Reason:
+    """The reason code for an HTTP status: its own for the common ones, else its class."""
+    try:
+        return Reason(f"http_{status}")
+    except ValueError:
+        pass
+    if 300 <= status < 400:
+        return Reason.HTTP_3XX
+    return Reason.HTTP_5XX if status >= 500 else Reason.HTTP_4XX
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    """A ``Retry-After`` header as seconds from now (delta-seconds or an HTTP date), or None."""
+    if not value:
+        return None
+    text = value.strip()
+    if text.isdigit():
+        seconds = float(text)
+    else:
+        try:
+            seconds = parsedate_to_datetime(text).timestamp() - clock.now()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+    return min(max(0.0, seconds), RETRY_AFTER_MAX_SECONDS)
+
+
+def _check_status(status: int, retry_after: str | None = None) -> None:
     if status == 429 or status >= 500:
         raise ModelCallError(
-            ErrorCode.UNAVAILABLE, f"the model server is unavailable or rate-limited (HTTP {status})"
+            ErrorCode.UNAVAILABLE, f"the model server is unavailable or rate-limited (HTTP {status})",
+            reason=http_reason(status), retry_after=retry_after_seconds(retry_after),
         )
     if not 200 <= status < 300:
-        raise ModelCallError(ErrorCode.PROVIDER, f"the model server refused the request (HTTP {status})")
+        raise ModelCallError(ErrorCode.PROVIDER, f"the model server refused the request (HTTP {status})",
+                             reason=http_reason(status))
 
 
 def _token_count(usage: Any, name: str) -> int:
@@ -165,38 +268,71 @@ def _token_count(usage: Any, name: str) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
-def read_completion(raw: bytes, *, fallback_model: str) -> Completion:
+def _answer_text(content: Any) -> str | None:
+    """The answer's text: a string, or the text parts of a list of content parts joined
+    (reasoning parts skipped); ``None`` when it holds anything else."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        pieces: list[str] = []
+        for part in content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict) and part.get("type") in _TEXT_PARTS and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+            elif not (isinstance(part, dict) and part.get("type") in _REASONING_PARTS):
+                return None
+        text = "".join(pieces)
+    else:
+        return None
+    # A reasoning model served without a reasoning parser writes its thinking first.
+    return _LEADING_THINK.sub("", text, count=1)
+
+
+def read_completion(raw: bytes, *, fallback_model: str, json_mode: str = "off") -> Completion:
     """Interpret a chat-completions response body; raise :class:`ModelCallError` unless it
     holds a text answer that finished normally."""
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is not JSON") from None
+        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is not JSON",
+                             reason=Reason.RESPONSE_NOT_JSON) from None
     if not isinstance(body, dict):
-        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is not a JSON object")
+        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is not a JSON object",
+                             reason=Reason.RESPONSE_NOT_JSON)
     choices = body.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(choice, dict) or not isinstance(message, dict):
-        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response has no answer in it")
+        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response has no answer in it",
+                             reason=Reason.NO_CHOICES)
     usage = body.get("usage")
-    prompt_tokens = _token_count(usage, "prompt_tokens")
-    completion_tokens = _token_count(usage, "completion_tokens")
+    spent: dict[str, Any] = {"prompt_tokens": _token_count(usage, "prompt_tokens"),
+             "completion_tokens": _token_count(usage, "completion_tokens"), "json_mode": json_mode}
     finish_reason = choice.get("finish_reason")
-    if finish_reason == "length":
-        raise ModelCallError(ErrorCode.OUTPUT_LIMIT, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-    if finish_reason != "stop":
+    if finish_reason is not None and not isinstance(finish_reason, str):
+        finish_reason = "<not a string>"
+    if finish_reason in LENGTH_REASONS:
+        raise ModelCallError(ErrorCode.OUTPUT_LIMIT, reason=Reason.CUT_OFF, **spent)
+    if message.get("tool_calls") or message.get("function_call") or finish_reason in ("tool_calls", "function_call"):
+        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model called a tool instead of answering",
+                             reason=Reason.TOOL_CALLS, **spent)
+    if finish_reason == "content_filter":
+        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the server's content filter stopped the answer",
+                             reason=Reason.CONTENT_FILTER, **spent)
+    if finish_reason is not None and finish_reason not in STOP_REASONS:
         raise ModelCallError(
             ErrorCode.INVALID_OUTPUT, "the model stopped for a reason other than finishing its answer",
-            prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+            reason=Reason.WRONG_FINISH_REASON, **spent,
         )
-    content = message.get("content")
-    if message.get("tool_calls") or not isinstance(content, str):
+    text = _answer_text(message.get("content"))
+    if text is None:
         raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text",
-                             prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+                             reason=Reason.NO_TEXT, **spent)
     reported = body.get("model")
     # What the server says it ran, for the worker's log; claims record the configured name
     # (captured before the call), never this.
     model = reported if isinstance(reported, str) and 0 < len(reported) <= MODEL_NAME_MAX_CHARS else fallback_model
-    return Completion(text=content, finish_reason=finish_reason, model=model, prompt_tokens=prompt_tokens,
-                      completion_tokens=completion_tokens)
+    return Completion(text=text, finish_reason=finish_reason if isinstance(finish_reason, str) else "stop",
+                      model=model, prompt_tokens=spent["prompt_tokens"],
+                      completion_tokens=spent["completion_tokens"], json_mode=json_mode)

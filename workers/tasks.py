@@ -8,6 +8,7 @@ the task runs, not here.
 from __future__ import annotations
 
 import functools
+import sys
 from typing import TYPE_CHECKING
 
 from huey import crontab
@@ -50,11 +51,14 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
 
 
 def recover_jobs() -> dict[str, int]:
-    """Expired leases become interrupted failures; due sources get a fresh nudge."""
+    """Expired leases become interrupted failures; due sources, and forced attempts whose
+    nudge may have been lost, get a fresh nudge. Without a model nothing is nudged: the
+    sources wait, uncounted, and status shows the worker waiting for a model."""
     from memory_core import clock
     from memory_core.jobs.budget import budget_state
     from memory_core.jobs.heartbeat import write_heartbeat
-    from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
+    from memory_core.jobs.lifecycle import due_source_ids, forced_source_ids, recover_expired_leases
+    from memory_core.jobs.model_state import write_worker_model
     from memory_core.records import JobState
     from memory_core.store.database import Store
     from workers.logs import worker_logger
@@ -65,18 +69,51 @@ def recover_jobs() -> dict[str, int]:
         with store.transaction() as conn:
             failures = recover_expired_leases(conn, now)
             write_heartbeat(conn, now)
+            write_worker_model(conn, cfg.model_configured)
         for failure in failures:
             worker_logger(cfg.home).warning(
                 "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures)
-            if failure.state == JobState.PENDING:
+            if failure.state == JobState.PENDING and cfg.model_configured:
                 consolidate.schedule(args=(failure.source_id,), delay=max(0.0, failure.next_due_at - now))
         nudged = 0
         budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens)
-        if not budget.spent and huey.pending_count() < RENUDGE_QUEUE_LIMIT:
+        if cfg.model_configured and not budget.spent and huey.pending_count() < RENUDGE_QUEUE_LIMIT:
+            # A repeated forced nudge is harmless: the lease needs the outstanding request.
+            for source_id in forced_source_ids(store.conn, RENUDGE_BATCH):
+                consolidate(source_id, forced=True)
+                nudged += 1
             for source_id in due_source_ids(store.conn, now, RENUDGE_BATCH):
                 consolidate(source_id)
                 nudged += 1
     return {"interrupted": len(failures), "nudged": nudged}
+
+
+def announce_missing_model() -> bool:
+    """Say once, on the consumer's stderr and in the worker log, that no model is configured
+    and what to set (the first of the worker processes starting together says it). True if
+    this process said it."""
+    from memory_core import clock
+    from memory_core.jobs.model_state import claim_missing_model_announcement
+    from memory_core.store.database import Store
+    from workers.logs import worker_logger
+
+    cfg = settings()
+    if cfg.model_configured:
+        return False
+    with Store.open(cfg.home) as store:
+        with store.transaction() as conn:
+            announce = claim_missing_model_announcement(conn, clock.now())
+    if announce:
+        message = no_model_message(cfg)
+        print(f"memevo worker: {message}", file=sys.stderr, flush=True)
+        worker_logger(cfg.home).warning(message)
+    return announce
+
+
+def no_model_message(cfg: Settings) -> str:
+    """The one line the worker says when it has no model."""
+    return (f"no model configured: {cfg.model_setup_hint()}, then restart the worker. Until then "
+            "captured sources wait as pending; no attempt, failure or model budget is counted.")
 
 
 @huey.task()
@@ -92,4 +129,5 @@ def recover_every_minute() -> None:
 
 @huey.on_startup()
 def recover_at_startup() -> None:
+    announce_missing_model()
     recover_jobs()

@@ -25,7 +25,7 @@ _LABELS = {"ok": "ok", "warn": "WARN", "error": "ERROR"}
 def build_doctor_report(*, home: Path, settings: Settings | None, config_error: str | None, project_dir: Path,
                         check_model: bool, now: float, env: Mapping[str, str]) -> dict[str, Any]:
     """Every check, in the order a person would fix them."""
-    from cli.install.check import agent_checks
+    from cli.install.check import agent_checks, no_agent_check
     from cli.install.registry import TARGETS
     from memory_core.reports import health
     from workers.health import model_check, queue_check
@@ -33,6 +33,8 @@ def build_doctor_report(*, home: Path, settings: Settings | None, config_error: 
     checks: list[dict[str, Any]] = []
     for target in TARGETS.values():
         checks.extend(agent_checks(target, project_dir, env))
+    if (nothing_connected := no_agent_check(checks, list(TARGETS))) is not None:
+        checks.append(nothing_connected)
     db = health.inspect_database(home)
     checks.append(health.worker_check(db, now))
     model = health.model_config_check(settings, config_error)

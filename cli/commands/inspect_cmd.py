@@ -11,16 +11,20 @@ from cli.context import emit, json_option, open_store
 from memory_core import clock
 from memory_core.clock import iso
 from memory_core.controls.transfer import LEGACY_ORIGIN
+from memory_core.errors import NotFoundError
+from memory_core.ids import is_memory_id
 from memory_core.records import KINDS, MEMORY_STATUSES
 from memory_core.reports.inspection import (
     MAX_PAGE,
     describe_memory,
+    describe_source,
     event_summary,
     history_page,
     list_memories,
     memory_summary,
 )
-from memory_core.store.memories import require_memory
+from memory_core.store.memories import get_memory
+from memory_core.store.sources import get_source
 
 EXCERPT_CHARS = 80
 
@@ -39,16 +43,21 @@ def _origin_filter(choice: str) -> str | None:
     return None
 
 
+def _status_label(memory: dict[str, Any]) -> str:
+    return memory["status"] + (" pinned" if memory["pinned"] else "")
+
+
 def _render_list(data: dict[str, Any]) -> str:
     rows = data["memories"]
     if not rows:
         return f"no memories on page {data['page']}"
     lines = [
-        f"{m['id']}  {m['kind']:<13} {m['status'] + (' pinned' if m['pinned'] else ''):<17} "
-        f"{iso(m['updated_at'])}  {_excerpt(m['content'])}"
+        f"{m['id']}  {m['kind']:<13} {_status_label(m):<17} {iso(m['updated_at'])}  "
+        f"{'~ ' if m['provisional'] else ''}{_excerpt(m['content'])}"
         for m in rows
     ]
-    lines.append(f"page {data['page']} ({len(rows)} shown); `memevo show ID` for details")
+    lines.append(f"page {data['page']} ({len(rows)} shown); `memevo show ID` for details"
+                 + ("; ~ provisional: inferred by a model" if any(m["provisional"] for m in rows) else ""))
     return "\n".join(lines)
 
 
@@ -71,12 +80,50 @@ def list_command(origin_choice: str, kind: str | None, status: str | None, page:
     emit(data, as_json, _render_list)
 
 
+SOURCE_TEXT_SHOWN = 2_000
+
+
+def _render_source(data: dict[str, Any]) -> str:
+    job = data["job"]
+    why = job["last_error_code"] or "-"
+    if job["last_error_reason"]:
+        why += f" ({job['last_error_reason']})"
+    text = data["text"]
+    if len(text) > SOURCE_TEXT_SHOWN:
+        text = text[:SOURCE_TEXT_SHOWN] + f"… ({len(data['text']) - SOURCE_TEXT_SHOWN} more characters; --json)"
+    lines = [
+        f"source:       {data['id']} ({data['source_type']}, from {data['agent']})",
+        f"origin:       {data['origin']}",
+        f"captured:     {iso(data['created_at'])}",
+        f"job:          {job['state']}, {job['attempts']} attempts, {job['consecutive_failures']} consecutive failures",
+        f"last error:   {why}" + (f" at {iso(job['last_failure_at'])}" if job["last_failure_at"] else ""),
+    ]
+    if job["next_due_at"] is not None:
+        lines.append(f"next attempt: {iso(job['next_due_at'])}")
+    if job["forced_requested_at"] is not None:
+        lines.append(f"forced:       an attempt was requested at {iso(job['forced_requested_at'])} (`memevo evolve`)")
+    if job["completed_at"] is not None:
+        lines.append(f"completed:    {iso(job['completed_at'])}")
+    if data["target_ids"]:
+        lines.append(f"nominated:    {' '.join(data['target_ids'])}")
+    for claim in data["claims"]:
+        lines.append(f"claim:        {claim['id']} {claim['kind']} {claim['status']}")
+    for event in data["events"]:
+        lines.append(f"event {event['id']}:{'':<6}{event['operation']} by {event['actor']} at {iso(event['at'])}")
+    lines.append("text:")
+    lines.extend(f"  {line}" for line in text.splitlines() or [""])
+    return "\n".join(lines)
+
+
 def _render_show(data: dict[str, Any]) -> str:
+    if data.get("type") == "source":
+        return _render_source(data)
     prov, evidence, quality = data["provenance"], data["evidence"], data["quality"]
     lines = [
         f"id:           {data['id']}",
         f"kind:         {data['kind']}",
-        f"status:       {data['status']}{' (pinned)' if data['pinned'] else ''}",
+        f"status:       {data['status']}{' (pinned)' if data['pinned'] else ''}"
+        + (", provisional: inferred by a model, not confirmed by a person" if data["provisional"] else ""),
         f"content:      {data['content']}",
         f"aliases:      {', '.join(data['search_terms']) or '-'}",
         f"origin:       {prov['origin']}",
@@ -111,12 +158,23 @@ def _render_show(data: dict[str, Any]) -> str:
 
 
 @click.command("show")
-@click.argument("memory_id")
+@click.argument("memory_id", metavar="ID")
 @json_option
 def show_command(memory_id: str, as_json: bool) -> None:
-    """Show one memory in full: provenance, evidence, feedback, quality and its events."""
+    """Show one memory in full (provenance, evidence, feedback, quality, events), or one
+    captured source with its job: state, attempts and why the last attempt failed."""
+    if not is_memory_id(memory_id):
+        raise NotFoundError(f"{memory_id!r} is not a memory or source id (24 lowercase hex characters); "
+                            "see `memevo list`, `memevo search` or `memevo status`")
     with open_store() as store:
-        data = describe_memory(store.conn, require_memory(store.conn, memory_id), clock.now())
+        memory = get_memory(store.conn, memory_id)
+        if memory is not None:
+            data = describe_memory(store.conn, memory, clock.now())
+        else:
+            source = get_source(store.conn, memory_id)
+            if source is None:
+                raise NotFoundError(f"no memory or source with id {memory_id}; see `memevo list` or `memevo status`")
+            data = describe_source(store.conn, source)
     emit(data, as_json, _render_show)
 
 

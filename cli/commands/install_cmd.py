@@ -16,10 +16,11 @@ def _common_options(func: Any) -> Any:
     func = click.option("--dry-run", is_flag=True, help="Print the change as a unified diff and write nothing.")(func)
     func = click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
                         default=None,
-                        help="Project whose settings the project and local scopes mean (default: current dir).")(func)
+                        help="Project the project and local scopes mean (default: current dir).")(func)
     func = click.option("--scope", type=click.Choice(all_scopes()), default=None,
-                        help="Settings file: user (the default: ~/.claude/settings.json, or in $CLAUDE_CONFIG_DIR), "
-                             "project (.claude/settings.json) or local (.claude/settings.local.json).")(func)
+                        help="Where: user (the default: your home, e.g. ~/.claude/settings.json), project (this "
+                             "project, e.g. .claude/settings.json) or local (Claude Code only: "
+                             ".claude/settings.local.json). See docs/agents/AGENT.md.")(func)
     return click.argument("agent", type=click.Choice(agent_names()))(func)
 
 
@@ -42,6 +43,8 @@ def render_install(data: dict[str, Any]) -> str:
     for event, timeout in data["events"].items():
         limit = f"timeout {timeout} s" if timeout is not None else data["timeout_notes"].get(event, "no timeout")
         lines.append(f"  {event:<18} {limit}")
+    if data.get("notice"):
+        lines.append(data["notice"])
     lines.append("Next: start the worker with `memevo worker`, then check everything with `memevo doctor`.")
     return "\n".join(lines)
 

@@ -26,16 +26,22 @@ def render_status(report: dict[str, Any]) -> str:
     ]
     for job in report["failed_jobs"]:
         due = "paused" if job["state"] == "paused" else f"next {job['next_due']}"
-        lines.append(f"  failing {job['source_id']}: {job['failures']} failures, "
-                     f"{job['error_code']}, {due}")
+        why = f"{job['error_code']} ({job['error_reason']})" if job.get("error_reason") else job["error_code"]
+        lines.append(f"  failing {job['source_id']}: {job['failures']} failures, {why}, {due}")
     worker = report["worker"]
     lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}")
     lines.append(f"model today:     {worker['model_calls_today']} calls, "
                  f"{worker['model_tokens_today']} tokens"
                  + (f" (daily budget spent; resets {worker['budget_resets_at']})"
                     if worker["budget_spent"] else ""))
-    if not worker["model_configured"]:
-        lines.append("model:           not configured (set MEMEVO_MODEL_URL and MEMEVO_MODEL)")
+    if worker["waiting_for_model"]:
+        waiting = report["jobs"]["pending"] + report["jobs"]["retrying"] + report["jobs"]["paused"]
+        hint = worker["model_hint"] or "set MEMEVO_MODEL_URL and MEMEVO_MODEL"
+        lines.append(f"model:           waiting for a model: {waiting} sources wait, uncounted; "
+                     f"{hint} for the worker, then restart it")
+    elif not worker["model_configured"]:
+        lines.append("model:           not configured in this shell (the worker has one); "
+                     "`memevo evolve` needs it too")
     for line in report["hook_errors"]:
         lines.append(f"hook error:      {line}")
     integrity = report["integrity"]

@@ -12,10 +12,11 @@ import click
 
 from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
-from memory_core.errors import BudgetSpent, StoreError, UsageError
+from memory_core.errors import BudgetSpent, ConfigError, StoreError, UsageError
 from memory_core.jobs.budget import budget_state
-from memory_core.jobs.lifecycle import attempt_outcome, pick_forced_source
-from memory_core.records import JobState
+from memory_core.jobs.lifecycle import attempt_outcome, clear_forced, pick_forced_source, request_forced
+from memory_core.jobs.model_state import read_worker_model
+from memory_core.records import JobState, Source
 from memory_core.store.sources import require_source
 
 # Graceful stop on SIGTERM; after 3 s a running attempt is interrupted and its job is
@@ -48,15 +49,93 @@ def worker_command(workers: int, no_periodic: bool) -> None:
     os.execv(argv[0], argv)
 
 
+# `memevo evolve --wait` exit codes beyond 0 (done, or queued without --wait), 1 (an error)
+# and 2 (usage, or no model configured): how the attempt ended.
+EXIT_FAILED = 3  # it failed and will be retried
+EXIT_PAUSED = 4  # it failed and the source is now paused
+EXIT_BUDGET_SPENT = 5  # the daily model budget is spent: no attempt can start before it resets
+EXIT_NO_OUTCOME = 6  # still queued or running when --wait ran out (or handed back by a stopping worker)
+_EXIT_CODES = {"failed": EXIT_FAILED, "paused": EXIT_PAUSED, "budget_spent": EXIT_BUDGET_SPENT,
+               "queued": EXIT_NO_OUTCOME, "running": EXIT_NO_OUTCOME, "released": EXIT_NO_OUTCOME}
+
+
+class EvolveBudgetSpent(BudgetSpent):
+    """The budget is spent, so a forced attempt cannot start today."""
+
+    exit_code = EXIT_BUDGET_SPENT
+
+
 def _render_evolve(data: dict[str, Any]) -> str:
     line = f"source {data['source_id']}: {data['status']}"
     if data.get("error_code"):
-        line += f" ({data['error_code']})"
+        line += f" ({data['error_code']}" + (f": {data['error_reason']}" if data.get("error_reason") else "") + ")"
+    if data.get("reused"):
+        line += " (the attempt already queued or running; none added)"
     if data.get("next_due_at"):
         line += f", next attempt {clock.iso(data['next_due_at'])}"
     if data.get("hint"):
         line += f" ({data['hint']})"
     return line
+
+
+def _budget_message(budget: Any) -> str:
+    return (f"the daily model budget is spent ({budget.usage.calls} calls, {budget.usage.tokens} tokens "
+            f"today); it resets at {clock.iso(budget.resets_at)}, or raise MEMEVO_DAILY_MODEL_CALLS "
+            "/ MEMEVO_DAILY_MODEL_TOKENS")
+
+
+def _queue(chosen: str, cfg: Any) -> tuple[Source, bool]:
+    """The job row as it was, and whether an attempt already queued or running is reused."""
+    with open_store() as store:
+        before = require_source(store.conn, chosen)
+        if before.state == JobState.LEASED:
+            return before, True  # running right now: wait for that attempt
+        # The worker starts no attempt on a spent budget, so a nudge now would be dropped
+        # while this command reported it as queued.
+        budget = budget_state(store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens)
+        if budget.spent:
+            raise EvolveBudgetSpent(_budget_message(budget))
+        with store.transaction() as conn:
+            requested = request_forced(conn, chosen, clock.now())
+        before = require_source(store.conn, chosen)
+    if not requested:
+        return before, True  # a forced attempt is already queued
+    from cli.nudge import nudge_consolidate
+
+    if not nudge_consolidate(chosen, forced=True):
+        with open_store() as store, store.transaction() as conn:
+            clear_forced(conn, chosen)
+        raise StoreError("could not enqueue the attempt (queue.db unavailable); check the state dir")
+    return before, False
+
+
+def _wait(before: Source, data: dict[str, Any], wait_seconds: float, cfg: Any) -> dict[str, Any]:
+    """Poll the job row until the attempt ends or ``wait_seconds`` run out."""
+    running = before.state == JobState.LEASED
+    target = before.attempt if running else before.attempt + 1
+    deadline = time.monotonic() + wait_seconds
+    worker_model: bool | None = None
+    while time.monotonic() < deadline:
+        time.sleep(0.2)
+        with open_store() as store:
+            current = require_source(store.conn, before.id)
+            spent = budget_state(store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens).spent
+            worker_model = read_worker_model(store.conn)
+        if current.state == JobState.RETIRED or (current.attempt >= target and current.state != JobState.LEASED):
+            return {**attempt_outcome(before, current), "reused": data.get("reused", False)}
+        if current.attempt >= target:
+            data["status"] = "running"
+        elif spent:
+            # Spent meanwhile (by other attempts): the worker will not start this one today.
+            return {**data, "status": "budget_spent"}
+    if wait_seconds and data["status"] == "queued":
+        # JSON fields hold values; the hint is for people and scripts alike, in its own field.
+        if worker_model is False:
+            data["hint"] = (f"the worker has no model configured: {cfg.model_setup_hint()} where it runs, "
+                            "then restart it")
+        else:
+            data["hint"] = "not picked up yet: is `memevo worker` running?"
+    return data
 
 
 @click.command("evolve")
@@ -67,42 +146,28 @@ def _render_evolve(data: dict[str, Any]) -> str:
 def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) -> None:
     """Force one consolidation attempt now, overriding the retry delay and a pause.
 
-    The failure count is not reset; completed or retired sources never run again.
+    The failure count is not reset; completed or retired sources never run again. While a
+    forced attempt is queued or running, evolve reuses it instead of queueing another.
+    Exit codes with --wait: 0 done, 3 failed (retried later), 4 paused, 5 daily budget
+    spent, 6 no outcome yet (still queued or running); 2 when no model is configured.
     """
     cfg = settings()
+    if not cfg.model_configured:
+        raise ConfigError(f"no model configured, so no attempt can run: {cfg.model_setup_hint()}, "
+                          "in the environment or config.toml (the worker needs it too); nothing was queued")
     with open_store() as store:
         chosen = pick_forced_source(store.conn, source_id)
-        if chosen is None:
-            raise UsageError("no pending or paused source to evolve; capture something first")
-        before = require_source(store.conn, chosen)
-        # The worker starts no attempt on a spent budget, so a nudge now would be dropped
-        # while this command reported it as queued.
-        budget = budget_state(store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens)
-    if budget.spent:
-        raise BudgetSpent(
-            f"the daily model budget is spent ({budget.usage.calls} calls, {budget.usage.tokens} tokens "
-            f"today); it resets at {clock.iso(budget.resets_at)}, or raise MEMEVO_DAILY_MODEL_CALLS "
-            "/ MEMEVO_DAILY_MODEL_TOKENS"
-        )
-    from cli.nudge import nudge_consolidate
-
-    if not nudge_consolidate(chosen, forced=True):
-        raise StoreError("could not enqueue the attempt (queue.db unavailable); check the state dir")
-    data: dict[str, Any] = {"source_id": chosen, "status": "queued"}
-    deadline = time.monotonic() + wait_seconds
-    while time.monotonic() < deadline:
-        time.sleep(0.2)
-        with open_store() as store:
-            current = require_source(store.conn, chosen)
-        if current.attempt > before.attempt:
-            if current.state != JobState.LEASED:
-                data = attempt_outcome(before, current)
-                break
-            data["status"] = "running"
-    if wait_seconds and data["status"] == "queued":
-        # JSON fields hold values; the hint is for people and scripts alike, in its own field.
-        data["hint"] = "not picked up yet: is `memevo worker` running?"
+    if chosen is None:
+        raise UsageError("no pending or paused source to evolve; capture something first")
+    before, reused = _queue(chosen, cfg)
+    data: dict[str, Any] = {"source_id": chosen,
+                            "status": "running" if before.state == JobState.LEASED else "queued",
+                            "reused": reused}
+    if wait_seconds:
+        data = _wait(before, data, wait_seconds, cfg)
     emit(data, as_json, _render_evolve)
+    code = _EXIT_CODES.get(data["status"], 0) if wait_seconds or data["status"] == "budget_spent" else 0
+    click.get_current_context().exit(code)
 
 
 COMMANDS = [worker_command, evolve_command]

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cli.install import owned_file
 from cli.install.executable import launcher_problem
 from cli.install.settings_json import SettingsFileError, find_ours, read_settings
 from cli.install.target import HookTarget
@@ -39,8 +40,19 @@ def inspect_scope(target: HookTarget, scope: str, project_dir: Path, env: Mappin
     }
 
 
-def agent_checks(target: HookTarget, project_dir: Path, env: Mapping[str, str]) -> list[dict[str, Any]]:
+def no_agent_check(checks: list[dict[str, Any]], names: list[str]) -> dict[str, Any] | None:
+    """A warning when none of the agents has memevo installed: nothing feeds or reads memory."""
+    if any(check["details"].get("installed", True) for check in checks if check["name"] in names):
+        return None
+    return make_check("agents", WARN, "no agent is connected: memevo learns and recalls nothing",
+                      "memevo install claude-code  # or codex, gemini, pi", agents=names)
+
+
+def agent_checks(target: HookTarget | owned_file.FileTarget, project_dir: Path,
+                 env: Mapping[str, str]) -> list[dict[str, Any]]:
     """One ``ok`` check, or one check per problem, each with the command that fixes it."""
+    if isinstance(target, owned_file.FileTarget):
+        return owned_file.checks(target, project_dir, env)
     scopes = [inspect_scope(target, scope, project_dir, env) for scope in target.scopes]
     name = target.name
     checks: list[dict[str, Any]] = []
@@ -52,8 +64,10 @@ def agent_checks(target: HookTarget, project_dir: Path, env: Mapping[str, str]) 
     installed = [info for info in scopes if info["events"]]
     if not installed:
         if not checks:
-            checks.append(make_check(name, WARN, f"{target.title} hooks are not installed",
-                                     f"memevo install {name} --scope {target.default_scope}", scopes=scopes))
+            # Not using an agent is fine; doctor warns only when no agent at all is connected.
+            checks.append(make_check(
+                name, OK, f"{target.title} hooks are not installed (to use it: memevo install {name})",
+                scopes=scopes, installed=False))
         return checks
     file_errors = len(checks)
     for info in scopes:
@@ -73,6 +87,8 @@ def agent_checks(target: HookTarget, project_dir: Path, env: Mapping[str, str]) 
             checks.append(make_check(
                 name, WARN, f"{info['scope']} hooks ({info['path']}) lack {', '.join(info['missing_events'])}",
                 reinstall, scope=info["scope"], path=info["path"], missing_events=info["missing_events"]))
+    if target.extra_checks is not None:  # what only this agent can tell (Codex: are the hooks trusted?)
+        checks.extend(target.extra_checks(target, installed, env))
     if len(installed) > 1:
         extra = installed[1:]
         checks.append(make_check(

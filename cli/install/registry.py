@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from cli.install import claude_code
+from cli.install import claude_code, codex, gemini, pi
+from cli.install.owned_file import FileTarget
 from cli.install.target import HookTarget
 from memory_core.errors import UsageError
 
-TARGETS: dict[str, HookTarget] = {
+AgentTarget = HookTarget | FileTarget  # settings-file hooks, or a file of memevo's own (Pi's extension)
+
+TARGETS: dict[str, AgentTarget] = {
     claude_code.TARGET.name: claude_code.TARGET,
+    codex.TARGET.name: codex.TARGET,
+    gemini.TARGET.name: gemini.TARGET,
+    pi.TARGET.name: pi.TARGET,
 }
 
 
@@ -23,14 +29,14 @@ def all_scopes() -> list[str]:
     return list(seen)
 
 
-def get_target(name: str) -> HookTarget:
+def get_target(name: str) -> AgentTarget:
     try:
         return TARGETS[name]
     except KeyError:
         raise UsageError(f"unknown agent {name!r}; memevo can install into: {', '.join(TARGETS)}") from None
 
 
-def check_scope(target: HookTarget, scope: str | None) -> str:
+def check_scope(target: AgentTarget, scope: str | None) -> str:
     """``scope`` (default: the agent's default), refused if the agent has no such scope."""
     if scope is None:
         return target.default_scope

@@ -192,6 +192,29 @@ def merge_hooks(data: Mapping[str, Any], wanted: Mapping[str, HookEntry], is_our
     return result
 
 
+def merge_settings(path: Path, data: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``data`` with every value of ``extra`` set, nested objects merged key by key.
+
+    ``{"hooksConfig": {"enabled": True}}`` sets only ``hooksConfig.enabled``: the object's
+    other keys stay, and a missing object is added at the end. An object on the way that
+    holds something else is refused (:class:`SettingsFileError`), never overwritten.
+    """
+    result = copy.deepcopy(dict(data))
+
+    def merge(into: dict[str, Any], values: Mapping[str, Any], where: str) -> None:
+        for key, value in values.items():
+            if isinstance(value, Mapping):
+                current = into.setdefault(key, {})
+                if not isinstance(current, dict):
+                    raise _refuse(path, f'"{where}{key}" is not an object')
+                merge(current, value, f"{where}{key}.")
+            else:
+                into[key] = copy.deepcopy(value)
+
+    merge(result, extra, "")
+    return result
+
+
 def render(data: Mapping[str, Any]) -> str:
     """The file's text: 2-space indent, characters as written, a trailing newline."""
     return json.dumps(data, indent=INDENT, ensure_ascii=False) + "\n"

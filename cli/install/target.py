@@ -17,6 +17,7 @@ from typing import Any
 from cli.install.settings_json import GroupOf, HookEntry, default_group
 
 SettingsPath = Callable[[str, Path, Mapping[str, str]], Path]
+ExtraChecks = Callable[["HookTarget", list[dict[str, Any]], Mapping[str, str]], list[dict[str, Any]]]
 
 
 def _basename(token: str) -> str:
@@ -72,6 +73,15 @@ class HookTarget:
     notes: Mapping[str, str] = field(default_factory=dict)  # event -> why its timeout is what it is
     # A settings file that switches every hook off names the key here (doctor reports it).
     disabling_key: str | None = None
+    # What the user must still do after installing (printed by ``memevo install``).
+    notice: str | None = None
+    # More doctor checks for the installed scopes: (target, installed scope infos, env) -> problems.
+    extra_checks: ExtraChecks | None = None
+    # Settings the hooks need besides their entries, as nested objects (Gemini CLI:
+    # ``{"hooksConfig": {"enabled": True}}``). Install merges them in key by key
+    # (:func:`cli.install.settings_json.merge_settings`); uninstall leaves them, because the
+    # user's own hooks may need them too.
+    extra_settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def events(self) -> tuple[str, ...]:

@@ -1,35 +1,30 @@
-"""Explicit learning cues in user messages ("remember that …", "记住…").
+"""User statements worth learning from one turn's user messages.
 
-Only the user's own words are scanned. A question about memory ("do you remember …?")
-is a recall request, not something to learn.
+The hook passes only the user's own messages here (never assistant or tool text). Each
+message is classified by :func:`memory_core.capture.statements.classify_statement`:
+standing requirements, preferences, decisions and conventions (English and Chinese, with
+or without an explicit cue such as "remember that …" / "记住…") are captured; questions,
+recall requests ("do you remember …?"), one-off task requests, narration, failure
+complaints, quotes and pasted logs are not. See ``docs/statements.md``.
 """
 
 from __future__ import annotations
 
-import re
+from memory_core.capture.statements import StatementDecision, classify_statement, is_recall_request
 
-_CUE = re.compile(
-    r"(?is)(?:^|[\s,.;!:])(?:please\s+)?(?:remember|note|keep in mind|don't forget|do not forget)"
-    r"(?:\s+that)?\s*[:,]?\s+(?P<body>.{4,})"
-)
-_ZH_CUE = re.compile(r"(?s)(?:请)?(?:记住|记一下|记下|别忘了|不要忘记)[:：,，]?\s*(?P<body>.{2,})")
-_STANDING_EN = re.compile(r"(?i)\b(?:from now on|always|never|i prefer|we prefer|my preference is)\b")
-_STANDING_ZH = re.compile(r"我(?:更)?喜欢|我偏好|以后都|以后请|总是|永远不要|不要再")
-_QUESTION = re.compile(r"(?i)(?:\?\s*$|？\s*$|^\s*(?:do|did|can|could) you (?:still )?remember\b|还记得|记得.*吗)")
+__all__ = ["StatementDecision", "classify_statement", "explicit_statements", "is_recall_question"]
 
 
 def is_recall_question(text: str) -> bool:
-    """True for questions that ask memevo to recall, not to learn."""
-    return bool(_QUESTION.search(text.strip()))
+    """True for messages that ask memevo to recall ("do you remember …?", "还记得…吗"), not to learn."""
+    return is_recall_request(text)
 
 
 def explicit_statements(messages: list[str]) -> list[str]:
-    """User messages that explicitly ask to remember something or state a standing preference."""
+    """The captured statement text of each message that holds one, in order (the user's words)."""
     found = []
     for message in messages:
-        text = message.strip()
-        if not text or is_recall_question(text):
-            continue
-        if any(p.search(text) for p in (_CUE, _ZH_CUE, _STANDING_EN, _STANDING_ZH)):
-            found.append(text)
+        decision = classify_statement(message)
+        if decision.kind is not None and decision.text:
+            found.append(decision.text)
     return found

@@ -35,7 +35,9 @@ def canonical_origin(cwd: str) -> str:
 def dedupe_key(agent: str, session_id: str | None, source_type: str, text: str, identity: str | None = None) -> str:
     """Same agent, session, type and text (or, when given, the same ``identity``): the same source."""
     seed = f"identity:{identity}" if identity is not None else text
-    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()[:32]
+    # Captured text is valid UTF-8 (sanitize_text); surrogatepass keeps a key computable for
+    # any other string instead of failing the capture (it is the same bytes for valid text).
+    digest = hashlib.sha256(seed.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
     return f"{key_prefix(agent, session_id)}{source_type}|{digest}"
 
 

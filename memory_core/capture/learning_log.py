@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memory_core.sanitize import redact_secrets, strip_controls
+from memory_core.sanitize import redact_clipped, strip_controls
 from memory_core.store.connection import ensure_private_dir
 
 LOG_NAME = "learning.jsonl"
@@ -49,7 +49,7 @@ def log_path(home: Path) -> Path:
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     """A short, sanitized, one-line excerpt."""
-    flat = " ".join(redact_secrets(strip_controls(text)).split())
+    flat = " ".join(redact_clipped(strip_controls(text).lstrip(), 4 * limit).split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -18,11 +18,28 @@ from memory_core.consolidation.contract import ModelBatch, Proposal
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
 from memory_core.ids import memory_id, normalize_content
 from memory_core.jobs.lifecycle import Lease, complete_job, holds_lease
-from memory_core.records import Evidence, Memory, Source, new_memory
+from memory_core.records import Evidence, Memory, Reason, Source, new_memory, reason_code
 from memory_core.store.changes import ChangeSet
 from memory_core.store.generations import current_generation
 from memory_core.store.memories import get_memory
 from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
+
+
+class GuardRejected(WriteRejected):
+    """A write guard refused the batch, with its allowlisted reason code."""
+
+    def __init__(self, code: Reason, reason: str) -> None:
+        super().__init__(reason)
+        self.reason_code = reason_code(code)
+
+
+_DECISION_REASONS = {
+    policy.Decision.PINNED: Reason.PINNED_TARGET,
+    policy.Decision.STALE: Reason.STALE_TARGET,
+    policy.Decision.KIND_CHANGE: Reason.KIND_CHANGE,
+    policy.Decision.CROSS_ORIGIN: Reason.OTHER_ORIGIN_TARGET,
+    policy.Decision.NOT_ACTIVE: Reason.TARGET_NOT_ACTIVE,
+}
 
 
 @dataclass
@@ -57,29 +74,30 @@ def _check_guards(
     for proposed in batch.claims:
         if source.source_type == "progress":
             if proposed.kind != "project_state" or proposed.replaces is None:
-                raise WriteRejected("a progress source may only update a nominated project state")
+                raise GuardRejected(Reason.PROGRESS_RULE, "a progress source may only update a nominated project state")
         if proposed.replaces is None:
             continue
         target_id = proposed.replaces
         if target_id in targets:
-            raise WriteRejected("two claims replace the same target")
+            raise GuardRejected(Reason.DUPLICATE_TARGET, "two claims replace the same target")
         target = get_memory(conn, target_id)
         if target is None or target_id not in candidate_ids:
-            raise WriteRejected("replacement target was not offered as a candidate")
+            raise GuardRejected(Reason.UNKNOWN_REPLACEMENT_ID, "replacement target was not offered as a candidate")
         if target.origin != source.origin:
-            raise WriteRejected("replacement target belongs to another origin")
+            raise GuardRejected(Reason.OTHER_ORIGIN_TARGET, "replacement target belongs to another origin")
         # A proposal that restates its own target (same origin, kind and content, so the same
         # id) reaffirms it; another proposal producing the target makes a cycle.
         restates = build_id(source, proposed) == target_id
         if new_ids[target_id] > int(restates):
-            raise WriteRejected("replacement cycle within the batch")
+            raise GuardRejected(Reason.REPLACEMENT_CYCLE, "replacement cycle within the batch")
         decision = policy.replacement_decision(
             target, new_evidence, proposed.kind, source.created_at, source_origin=source.origin,
             is_current_user_statement=source.source_type == "user_statement",
             is_fresh_progress_observation=source.source_type == "progress",
         )
         if decision.rejected:
-            raise WriteRejected(f"replacement refused: {decision.value}")
+            raise GuardRejected(_DECISION_REASONS.get(decision, Reason.INVALID_VALUE),
+                                f"replacement refused: {decision.value}")
         targets[target_id] = (target, decision)
     return targets
 
@@ -197,10 +215,19 @@ def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, cha
     report.conflicted.append(variant.id)
 
 
+def from_same_source(record: Memory, source: Source) -> bool:
+    """True when ``record`` was derived from ``source`` itself (its origin source or its
+    current evidence): a model pass over that source cannot confirm what it already said."""
+    return record.source_id == source.id or (record.evidence is not None
+                                             and record.evidence.source_id == source.id)
+
+
 def _reaffirm(conn: sqlite3.Connection, source: Source, target: Memory, variant: Memory,
               evidence: Evidence, now: float, changes: ChangeSet, report: ApplyReport) -> None:
     update: dict[str, object] = {}
-    if _refreshes_evidence(source, target):
+    if from_same_source(target, source):
+        pass  # restating a claim of its own source confirms nothing (aliases may still grow)
+    elif _refreshes_evidence(source, target):
         update["evidence"] = _renewed_evidence(target, evidence)
         report.refreshed.append(target.id)
     elif target.kind != "project_state" and source.source_type != "progress":
@@ -275,11 +302,14 @@ def _quarantine_local_variants(conn: sqlite3.Connection, source: Source, withhel
 def _confirm_standing(conn: sqlite3.Connection, source: Source, candidates: list[Memory],
                       targets: dict[str, tuple[Memory, policy.Decision]], now: float, changes: ChangeSet,
                       report: ApplyReport) -> None:
-    """Mentioned records left standing are not disputed: that feeds their aging clock only."""
+    """Mentioned records left standing are not disputed: that feeds their aging clock only.
+    Records derived from this very source are not confirmed by it."""
     if source.source_type == "progress":
         return
     for candidate in candidates:
         if candidate.id in targets or candidate.id in changes.after or candidate.kind == "project_state":
+            continue
+        if from_same_source(candidate, source):
             continue
         current = get_memory(conn, candidate.id)
         if current is None or current.status != "active":

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memory_core.errors import InvalidModelOutput
 from memory_core.ids import is_memory_id
-from memory_core.records import Kind
+from memory_core.records import KINDS, Kind, Reason, reason_code
 
 OUTPUT_MAX_BYTES = 64_000
 CLAIMS_MAX = 16
@@ -35,9 +35,26 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _FENCE = re.compile(r"\A```[ \t]*(?:json)?[ \t]*\n(?P<body>.*?)\n?[ \t]*```\Z", re.DOTALL | re.IGNORECASE)
 
 
+class RejectedAnswer(InvalidModelOutput):
+    """An answer that broke the contract, with its allowlisted reason code
+    (:func:`memory_core.records.reason_code`) beside the fixed-text ``reason``."""
+
+    def __init__(self, code: Reason, reason: str, field: str | None = None) -> None:
+        super().__init__(reason)
+        self.reason_code = reason_code(code, field)
+
+
+class _Defect(ValueError):
+    """A validator's refusal: fixed text plus the reason code it stands for."""
+
+    def __init__(self, code: Reason, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 def _visible(text: str) -> str:
     if _SURROGATE.search(text):
-        raise ValueError("contains an invalid character")
+        raise _Defect(Reason.INVALID_CHARACTER, "contains an invalid character")
     return _INVISIBLE.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
@@ -67,16 +84,16 @@ class Proposal(BaseModel):
     def _content(cls, value: str) -> str:
         value = _visible(value).strip()
         if len(value) < CONTENT_MIN_CHARS:
-            raise ValueError(f"too short (at least {CONTENT_MIN_CHARS} characters)")
+            raise _Defect(Reason.CONTENT_TOO_SHORT, f"too short (at least {CONTENT_MIN_CHARS} characters)")
         if len(value) > CONTENT_MAX_CHARS:
-            raise ValueError(f"too long (at most {CONTENT_MAX_CHARS} characters)")
+            raise _Defect(Reason.CONTENT_TOO_LONG, f"too long (at most {CONTENT_MAX_CHARS} characters)")
         return value
 
     @field_validator("replaces")
     @classmethod
     def _replaces(cls, value: str | None) -> str | None:
         if value is not None and not is_memory_id(value):
-            raise ValueError("not a claim id (24 lowercase hex characters)")
+            raise _Defect(Reason.BAD_REPLACEMENT_ID, "not a claim id (24 lowercase hex characters)")
         return value
 
     @field_validator("search_terms", mode="before")
@@ -93,15 +110,17 @@ class Proposal(BaseModel):
         for raw in value:
             term = clean_search_term(raw)
             if not SEARCH_TERM_MIN_CHARS <= len(term) <= SEARCH_TERM_MAX_CHARS:
-                raise ValueError(
-                    f"each term needs {SEARCH_TERM_MIN_CHARS}-{SEARCH_TERM_MAX_CHARS} characters"
+                raise _Defect(
+                    Reason.SEARCH_TERM_LENGTH,
+                    f"each term needs {SEARCH_TERM_MIN_CHARS}-{SEARCH_TERM_MAX_CHARS} characters",
                 )
             # Repeats carry nothing; dropping them is not a defect in the answer.
             if term.casefold() not in seen:
                 seen.add(term.casefold())
                 cleaned.append(term)
         if search_terms_bytes(cleaned) > SEARCH_TERMS_MAX_BYTES:
-            raise ValueError(f"together larger than {SEARCH_TERMS_MAX_BYTES} bytes of JSON")
+            raise _Defect(Reason.SEARCH_TERMS_TOO_LARGE,
+                          f"together larger than {SEARCH_TERMS_MAX_BYTES} bytes of JSON")
         return cleaned
 
 
@@ -141,21 +160,41 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return out or "answer"
 
 
-def _describe(error: Any) -> str:
+_TYPE_ERRORS = {"string_type", "list_type", "model_type", "dict_type", "model_attributes_type"}
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    """The innermost field name of an error location (``claims`` for the list itself)."""
+    names = [part for part in loc if isinstance(part, str)]
+    return names[-1] if names else "claims"
+
+
+def _rejection(error: Any) -> tuple[Reason, str | None, str]:
+    """(reason code, field it concerns, fixed-text description) for one pydantic error."""
     kind = str(error.get("type", "invalid"))
     loc = tuple(error.get("loc", ()))
+    field: str | None = None
     if kind == "value_error":
         # Raised by our own validators above, whose messages are fixed text.
-        detail = str(error.get("ctx", {}).get("error", "invalid value"))
+        defect = error.get("ctx", {}).get("error")
+        code = defect.code if isinstance(defect, _Defect) else Reason.INVALID_VALUE
+        detail = str(defect) if isinstance(defect, _Defect) else "invalid value"
     elif kind == "too_long" and loc == ("claims",):
-        detail = f"too many claims (at most {CLAIMS_MAX})"
+        code, detail = Reason.TOO_MANY_CLAIMS, f"too many claims (at most {CLAIMS_MAX})"
     elif kind == "too_long":
-        detail = f"too many search terms (at most {SEARCH_TERMS_MAX})"
-    elif kind == "extra_forbidden" and loc and loc[-1] in _HOST_FIELDS:
-        detail = "set by the host, never by the model"
+        code, detail = Reason.TOO_MANY_SEARCH_TERMS, f"too many search terms (at most {SEARCH_TERMS_MAX})"
+    elif kind == "extra_forbidden":
+        code, field = Reason.EXTRA_FIELD, _field(loc)
+        detail = "set by the host, never by the model" if loc and loc[-1] in _HOST_FIELDS else "field not allowed"
+    elif kind == "missing":
+        code, field, detail = Reason.MISSING_FIELD, _field(loc), _DESCRIPTIONS[kind]
+    elif kind == "literal_error":
+        code, detail = Reason.UNKNOWN_KIND, _DESCRIPTIONS[kind]
+    elif kind in _TYPE_ERRORS:
+        code, field, detail = Reason.WRONG_TYPE, _field(loc), _DESCRIPTIONS.get(kind, "wrong type")
     else:
-        detail = _DESCRIPTIONS.get(kind, kind)
-    return f"{_path(loc)}: {detail}"
+        code, detail = Reason.INVALID_VALUE, _DESCRIPTIONS.get(kind, kind)
+    return code, field, f"{_path(loc)}: {detail}"
 
 
 def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -163,13 +202,13 @@ def _reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise InvalidModelOutput("duplicate key in a JSON object")
+            raise RejectedAnswer(Reason.DUPLICATE_KEY, "duplicate key in a JSON object")
         out[key] = value
     return out
 
 
 def _reject_constant(name: str) -> Any:
-    raise InvalidModelOutput("NaN or Infinity is not JSON")
+    raise RejectedAnswer(Reason.NOT_JSON, "NaN or Infinity is not JSON")
 
 
 def _unfence(text: str) -> str:
@@ -184,21 +223,46 @@ def parse_model_output(text: str) -> ModelBatch:
     Accepts one JSON object, optionally wrapped in a single outer Markdown code fence.
     """
     if len(text.encode("utf-8", errors="surrogatepass")) > OUTPUT_MAX_BYTES:
-        raise InvalidModelOutput(f"answer larger than {OUTPUT_MAX_BYTES} bytes")
+        raise RejectedAnswer(Reason.ANSWER_TOO_LARGE, f"answer larger than {OUTPUT_MAX_BYTES} bytes")
     body = _unfence(text)
     if not body:
-        raise InvalidModelOutput("empty answer")
+        raise RejectedAnswer(Reason.EMPTY_ANSWER, "empty answer")
     try:
         data = json.loads(body, object_pairs_hook=_reject_duplicate_keys, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
-        raise InvalidModelOutput(f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
+        raise RejectedAnswer(Reason.NOT_JSON, f"not valid JSON (line {exc.lineno}, column {exc.colno})") from None
     except (ValueError, RecursionError):
-        raise InvalidModelOutput("not valid JSON") from None
+        raise RejectedAnswer(Reason.NOT_JSON, "not valid JSON") from None
     if not isinstance(data, dict):
-        raise InvalidModelOutput("not a JSON object")
+        raise RejectedAnswer(Reason.NOT_AN_OBJECT, "not a JSON object")
     try:
         return ModelBatch.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_input=False, include_url=False)
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        raise InvalidModelOutput(_describe(errors[0]) + more) from None
+        code, field, description = _rejection(errors[0])
+        raise RejectedAnswer(code, description + more, field) from None
+
+
+def response_schema() -> dict[str, Any]:
+    """The contract as a JSON schema for ``response_format``, within the subset strict
+    structured-output servers accept: every field required (the optional ones nullable,
+    which :class:`Proposal` reads as absent), no other field, no length limits (those are
+    checked here, after the answer arrives)."""
+    claim = {
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": list(KINDS)},
+            "content": {"type": "string"},
+            "replaces": {"type": ["string", "null"]},
+            "searchTerms": {"type": ["array", "null"], "items": {"type": "string"}},
+        },
+        "required": ["kind", "content", "replaces", "searchTerms"],
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "properties": {"claims": {"type": "array", "items": claim}},
+        "required": ["claims"],
+        "additionalProperties": False,
+    }

@@ -10,42 +10,75 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memory_core import clock
 from memory_core.clock import iso
+from memory_core.consolidation.contract import SEARCH_TERM_MAX_CHARS, SEARCH_TERMS_MAX_BYTES, search_terms_bytes
 from memory_core.records import Memory, Source
 from memory_core.sanitize import clip_utf8
 
 CANDIDATE_LIMIT = 32
 CANDIDATE_BYTES = 1_440
 SOURCE_BYTES = 32_000
+ORIGIN_BYTES = 256
 ELLIPSIS = "…"
+# What one request may weigh: the fixed system message (about 5.5 KB), a 32,000-byte source
+# and 32 candidates at their largest (1,440 bytes of content, 1,024 bytes of aliases,
+# evidence and feedback) come to about 126 KB; a short source with a few candidates to
+# 6-9 KB. (Content full of quotes or backslashes grows by its JSON escapes on top.)
+PROMPT_MAX_BYTES = 128_000
 
 SYSTEM_PROMPT = """\
 You keep the long-term memory of a coding agent. You are given one record captured from a \
-coding session (the source) and the claims already remembered from the same working \
-directory (the candidates). Decide which lasting claims the source supports, so that \
-later sessions can recall them.
+coding session (the source), the project it comes from (its origin: the working directory), \
+when it was captured, today's date, and the claims already remembered from the same project \
+(the candidates). Decide which lasting claims the source supports, so that later sessions \
+can recall them.
 
-Reply with exactly one JSON object and nothing else, no prose around it:
-{"claims": [{"kind": "fact", "content": "...", "replaces": "<candidate id>", "searchTerms": ["..."]}]}
+Reply with exactly one JSON object and nothing else, no prose around it and no other field: \
+{"claims": [...]}, where each claim is an object with "kind" and "content" and, when they \
+apply, "replaces" and "searchTerms", as in the example below.
 - "kind" is one of "fact" (how something is or works), "preference" (how the user wants \
 things done), "decision" (a choice that was made and should be kept) or "project_state" \
 (where the work stands now).
 - "content" is one self-contained statement of 4 to 480 characters, in the language of \
 the source. Keep every qualification the source gives: the project, repository, branch, \
 file, service or environment a statement is about. Never turn a qualified statement into \
-a general one.
-- "replaces" is optional. Set it to a candidate's id only when that candidate plainly \
-states the same subject, with the same kind, and the source shows it has changed or was \
-wrong. Sharing a working directory does not make two statements about the same thing. \
-When unsure, leave "replaces" out and add a separate claim.
+a general one. Write relative dates ("yesterday", "next week") as dates, counted from \
+the capture date.
+- "replaces" is optional: the id of one candidate, copied exactly. Set it only when that \
+candidate plainly states the same subject, with the same kind, and the source shows it \
+has changed or was wrong. Sharing a project does not make two statements about the same \
+thing. When unsure, leave "replaces" out (or null) and add a separate claim.
+- When the source repeats a candidate without changing it, restate that candidate's kind \
+and content verbatim, character for character: that confirms it. Never reword an \
+unchanged candidate; a paraphrase is stored as a second, near-duplicate claim.
 - "searchTerms" is optional: up to 8 short aliases of 2 to 64 characters that help find \
 the claim later, such as the Chinese and English names of what it mentions. An alias \
 only renames; it never adds a fact that the content does not state.
 - At most 16 claims. Reply {"claims": []} when nothing in the source is worth keeping. \
 Leave out small talk, one-off steps and anything true only for the moment.
-- Use no other field. Evidence, confidence, verification, status and ids of new claims \
-are assigned by the memory system, not by you; an answer carrying any of them is \
+- Use no other field. Evidence, confidence, verification, status, reasons and ids of new \
+claims are assigned by the memory system, not by you; an answer carrying any of them is \
 discarded whole.
+
+Example (made up; it shows only the form of an answer):
+Source: We moved the test suite from nose to pytest; CI now runs `pytest -q`. We still \
+deploy the api service to fly.io. The user wants commit messages in English from now on.
+Candidates:
+{"id":"5f2c9a0e7b1d4c3a8e6f0b12","kind":"fact","content":"The test suite runs with nose",\
+"updatedAt":"2025-03-02T09:14:00Z"}
+{"id":"0b7e3d91c4a2f5e86d1a9c34","kind":"decision","content":"The api service is deployed \
+to fly.io","updatedAt":"2025-02-20T16:40:00Z"}
+{"id":"c81d2e4f6a9b0c3d5e7f8a21","kind":"fact","content":"The staging database listens on \
+port 5433","updatedAt":"2025-01-11T08:05:00Z"}
+Answer:
+{"claims": [{"kind": "fact", "content": "The test suite runs with pytest; CI runs \
+`pytest -q`", "replaces": "5f2c9a0e7b1d4c3a8e6f0b12", "searchTerms": ["pytest", "test \
+runner"]}, {"kind": "decision", "content": "The api service is deployed to fly.io"}, \
+{"kind": "preference", "content": "The user wants commit messages in English"}]}
+The first claim replaces the candidate the source shows has changed, the second restates \
+an unchanged candidate verbatim, the third is new, and the staging database, which the \
+source does not touch, is left out.
 
 Judging the source:
 - A commit or a passing test run does not mean anything was pushed, merged, released or \
@@ -113,7 +146,14 @@ def candidate_line(memory: Memory) -> str:
         "updatedAt": iso(memory.updated_at),
     }
     if memory.search_terms:
-        record["searchTerms"] = memory.search_terms
+        # Stored aliases may come from an import or a person; they are shown within the
+        # limits a model's own aliases have (64 characters each, 1,024 bytes of JSON).
+        terms: list[str] = []
+        for term in memory.search_terms:
+            if search_terms_bytes([*terms, term[:SEARCH_TERM_MAX_CHARS]]) > SEARCH_TERMS_MAX_BYTES:
+                break
+            terms.append(term[:SEARCH_TERM_MAX_CHARS])
+        record["searchTerms"] = terms
     if memory.evidence is not None:
         record["evidence"] = {
             "basis": memory.evidence.basis,
@@ -146,16 +186,26 @@ def eligible_candidates(source: Source, candidates: list[Memory]) -> list[Memory
     return chosen
 
 
-def build_messages(source: Source, candidates: list[Memory]) -> list[dict[str, str]]:
+def _day(at: float) -> str:
+    return (iso(at) or "")[:10]
+
+
+def build_messages(source: Source, candidates: list[Memory], *, now: float | None = None) -> list[dict[str, str]]:
     """OpenAI-style chat messages asking the model to consolidate ``source``.
 
     ``candidates`` are offered for replacement; see :func:`eligible_candidates` for which
-    of them are shown.
+    of them are shown. ``now`` gives today's date (default: the clock).
     """
     shown = eligible_candidates(source, candidates)
+    today = clock.now() if now is None else now
+    # The origin is a path captured from the agent: JSON-quoted, so it stays one line of data.
+    origin = json.dumps(clip_utf8(source.origin, ORIGIN_BYTES), ensure_ascii=False)
     parts = [
         f"Source type: {source.source_type} ({_SOURCE_TYPES[source.source_type]})",
         f"Captured from: {source.agent}",
+        f"Project (origin): {origin}",
+        f"Captured at: {iso(source.created_at) or 'unknown'}",
+        f"Today: {_day(today)}",
     ]
     if source.source_type == "progress":
         nominated = ", ".join(source.target_ids) if source.target_ids else "none"
@@ -176,3 +226,8 @@ def build_messages(source: Source, candidates: list[Memory]) -> list[dict[str, s
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": "\n".join(parts)},
     ]
+
+
+def prompt_bytes(messages: list[dict[str, str]]) -> int:
+    """The UTF-8 size of the messages' text, what :data:`PROMPT_MAX_BYTES` bounds."""
+    return sum(len(message["content"].encode("utf-8")) for message in messages)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from memory_core.errors import NotFoundError, UsageError
 from memory_core.jobs import policy
-from memory_core.records import ErrorCode, JobState, Source
+from memory_core.records import ErrorCode, JobState, Reason, Source, is_reason_code
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.generations import current_generation
 from memory_core.store.sources import get_source, source_from_row
@@ -93,6 +93,7 @@ def lease_job(
     lease_seconds: float,
     source_id: str | None = None,
     forced: bool = False,
+    require_request: bool = False,
 ) -> Lease | None:
     """Lease one job (call inside ``BEGIN IMMEDIATE``). ``None`` if nothing is eligible.
 
@@ -100,7 +101,9 @@ def lease_job(
     a turn's user statement before its progress source). A progress source is not leased
     while a user statement of its turn waits (:func:`waits_for_statement`). ``forced``
     overrides the due time, the pause and that wait for this one attempt; it never revives
-    a completed or retired source and does not reset the failure count.
+    a completed or retired source and does not reset the failure count. With
+    ``require_request`` a forced lease needs an outstanding request (:func:`request_forced`):
+    a repeated forced nudge for a request already served is only an ordinary nudge.
     """
     if source_id is None:
         found = _next_due_source(conn, now)
@@ -109,6 +112,8 @@ def lease_job(
     if found is None:
         return None
     source = found
+    if forced and require_request and source.forced_at is None:
+        forced = False
     if not _eligible(source, now, forced):
         return None
     if not forced and waits_for_statement(conn, source):
@@ -141,7 +146,8 @@ def complete_job(conn: sqlite3.Connection, lease: Lease, now: float) -> bool:
     """Mark the job done and reset its failure fields; False if the lease was lost."""
     cursor = conn.execute(
         "UPDATE sources SET state='done', lease_owner=NULL, lease_expires_at=NULL, "
-        "consecutive_failures=0, last_error_code=NULL, last_failure_at=NULL, completed_at=? "
+        "consecutive_failures=0, last_error_code=NULL, last_error_reason=NULL, last_failure_at=NULL, "
+        "forced_at=NULL, completed_at=? "
         "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
         (now, lease.source.id, lease.owner, lease.attempt),
     )
@@ -150,16 +156,20 @@ def complete_job(conn: sqlite3.Connection, lease: Lease, now: float) -> bool:
 
 def _record_failure(
     conn: sqlite3.Connection, source_id: str, failures_before: int, code: ErrorCode, now: float,
-    where: str, params: tuple,
+    where: str, params: tuple, reason: str | None = None, retry_after: float | None = None,
 ) -> FailureOutcome | None:
     failures = failures_before + 1
     paused = policy.should_pause(failures)
     state = JobState.PAUSED if paused else JobState.PENDING
-    due = policy.next_retry_at(failures, now)
+    due = policy.next_retry_at(failures, now, retry_after)
+    if reason is not None and not is_reason_code(reason):
+        reason = None  # only allowlisted codes are ever stored
+    # The attempt ran, so a forced request it served is over.
     cursor = conn.execute(
         "UPDATE sources SET state=?, consecutive_failures=?, next_due_at=?, lease_owner=NULL, "
-        "lease_expires_at=NULL, last_error_code=?, last_failure_at=? WHERE " + where,
-        (state.value, failures, due, ErrorCode(code).value, now, *params),
+        "lease_expires_at=NULL, last_error_code=?, last_error_reason=?, last_failure_at=?, forced_at=NULL "
+        "WHERE " + where,
+        (state.value, failures, due, ErrorCode(code).value, reason, now, *params),
     )
     if cursor.rowcount != 1:
         return None
@@ -167,9 +177,14 @@ def _record_failure(
 
 
 def fail_job(
-    conn: sqlite3.Connection, lease: Lease, code: ErrorCode, now: float
+    conn: sqlite3.Connection, lease: Lease, code: ErrorCode, now: float, *,
+    reason: str | None = None, retry_after: float | None = None,
 ) -> FailureOutcome | None:
-    """Record one failure with backoff (pausing at the cap); ``None`` if the lease was lost."""
+    """Record one failure with backoff (pausing at the cap); ``None`` if the lease was lost.
+
+    ``reason`` is an allowlisted reason code (:func:`memory_core.records.reason_code`);
+    ``retry_after`` (seconds) is how long the server asked to be left alone.
+    """
     row = conn.execute(
         "SELECT consecutive_failures FROM sources WHERE id=? AND state='leased' "
         "AND lease_owner=? AND attempt=?",
@@ -180,12 +195,13 @@ def fail_job(
     return _record_failure(
         conn, lease.source.id, int(row[0]), code, now,
         "id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (lease.source.id, lease.owner, lease.attempt),
+        (lease.source.id, lease.owner, lease.attempt), reason, retry_after,
     )
 
 
 def release_job(conn: sqlite3.Connection, lease: Lease) -> bool:
-    """Graceful stop: give the job back as pending, not counted as a failure."""
+    """Graceful stop: give the job back as pending, not counted as a failure. A forced
+    request stays outstanding, so the next worker runs it."""
     cursor = conn.execute(
         "UPDATE sources SET state=?, lease_owner=NULL, lease_expires_at=NULL "
         "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
@@ -207,7 +223,7 @@ def recover_expired_leases(conn: sqlite3.Connection, now: float) -> list[Failure
         outcome = _record_failure(
             conn, source_id, int(failures), ErrorCode.INTERRUPTED, now,
             "id=? AND state='leased' AND lease_owner IS ? AND attempt=?",
-            (source_id, owner, attempt),
+            (source_id, owner, attempt), Reason.LEASE_EXPIRED.value,
         )
         if outcome is not None:
             outcomes.append(outcome)
@@ -227,7 +243,9 @@ def due_source_ids(conn: sqlite3.Connection, now: float, limit: int = 50) -> lis
 
 
 def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str | None:
-    """The source a forced evolve should run: the given one, or the newest eligible."""
+    """The source a forced evolve should run: the given one (also while an attempt on it is
+    running, which the caller then waits for), else the one whose forced attempt is already
+    queued or running, else the newest eligible."""
     if source_id is not None:
         source = get_source(conn, source_id)
         if source is None:
@@ -237,28 +255,62 @@ def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str |
                 f"source {source_id} is {source.state.value}; completed or retired sources "
                 "are never run again (capture new evidence instead)"
             )
-        if source.state == JobState.LEASED:
-            raise UsageError(f"source {source_id} is being consolidated right now; wait for it")
         return source.id
     row = conn.execute(
+        "SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused', 'leased') "
+        "ORDER BY forced_at DESC, id DESC LIMIT 1"
+    ).fetchone() or conn.execute(
         "SELECT id FROM sources WHERE state IN ('pending', 'paused') "
         "ORDER BY created_at DESC, source_type = 'progress', id DESC LIMIT 1"
     ).fetchone()
     return None if row is None else str(row[0])
 
 
+def request_forced(conn: sqlite3.Connection, source_id: str, now: float) -> bool:
+    """Record that a forced attempt is wanted (call inside a write transaction). False when
+    one is already queued or running for this source: the caller reuses it and queues nothing."""
+    cursor = conn.execute(
+        "UPDATE sources SET forced_at=? WHERE id=? AND state IN ('pending', 'paused') AND forced_at IS NULL",
+        (now, source_id),
+    )
+    return cursor.rowcount == 1
+
+
+def clear_forced(conn: sqlite3.Connection, source_id: str) -> None:
+    """Withdraw a forced request that could not be queued (call inside a write transaction)."""
+    conn.execute("UPDATE sources SET forced_at=NULL WHERE id=? AND state IN ('pending', 'paused')", (source_id,))
+
+
+def forced_source_ids(conn: sqlite3.Connection, limit: int = 50) -> list[str]:
+    """Sources whose forced attempt is queued but not running (recovery re-nudges them, so a
+    lost nudge cannot leave a request outstanding for ever)."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused') "
+            "ORDER BY forced_at, id LIMIT ?",
+            (limit,),
+        )
+    ]
+
+
 def attempt_outcome(before: Source, after: Source) -> dict[str, object]:
     """How a forced attempt ended, from the job row before it was queued and after it ran:
     ``done``, ``paused``, ``retired``, ``failed`` or ``released`` (back to pending with no
     new failure: a stopping worker handed the attempt back uncounted)."""
-    endings = {JobState.DONE: "done", JobState.PAUSED: "paused", JobState.RETIRED: "retired"}
-    status = endings.get(after.state, "failed")
-    if status == "failed" and after.last_failure_at == before.last_failure_at:
-        status = "released"
+    endings = {JobState.DONE: "done", JobState.RETIRED: "retired"}
+    status = endings.get(after.state)
+    if status is None:
+        if after.last_failure_at == before.last_failure_at:
+            status = "released"
+        else:
+            status = "paused" if after.state == JobState.PAUSED else "failed"
+    failed = status in ("failed", "paused")
     return {
         "source_id": after.id,
         "status": status,
-        "error_code": after.last_error_code.value if after.last_error_code and status != "released" else None,
+        "error_code": after.last_error_code.value if after.last_error_code and failed else None,
+        "error_reason": after.last_error_reason if failed else None,
         "consecutive_failures": after.consecutive_failures,
         "next_due_at": after.next_due_at if status == "failed" else None,
     }

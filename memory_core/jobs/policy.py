@@ -16,9 +16,17 @@ def retry_delay(consecutive_failures: int) -> float:
     return RETRY_DELAYS_SECONDS[index]
 
 
-def next_retry_at(consecutive_failures: int, now: float) -> float:
-    """When a source that has just failed for the n-th time becomes due again."""
-    return now + retry_delay(consecutive_failures)
+# A server's Retry-After is honoured up to an hour; beyond that the usual backoff rules.
+RETRY_AFTER_MAX_SECONDS = 3600.0
+
+
+def next_retry_at(consecutive_failures: int, now: float, retry_after: float | None = None) -> float:
+    """When a source that has just failed for the n-th time becomes due again: the backoff,
+    or later when the server asked to wait longer (``retry_after`` seconds, capped)."""
+    delay = retry_delay(consecutive_failures)
+    if retry_after is not None and retry_after > 0:
+        delay = max(delay, min(retry_after, RETRY_AFTER_MAX_SECONDS))
+    return now + delay
 
 
 def should_pause(consecutive_failures: int) -> bool:

@@ -107,7 +107,7 @@ class Retrieval(NamedTuple):
     slack: float
 
 
-def _add(masks: dict[str, dict[str, int]], rows: Iterable[tuple[str, str]], feature: str,
+def add_postings(masks: dict[str, dict[str, int]], rows: Iterable[tuple[str, str]], feature: str,
          *, create: bool) -> None:
     bits = FIELD_BITS
     get = masks.get
@@ -132,7 +132,7 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
     masks: dict[str, dict[str, int]] = {}
     generators = [f for f in _generators(scorer, headers) if df.get(f, 0) > 0]
     for feature in generators:
-        _add(masks, index.read_posting_list(conn, feature), feature, create=True)
+        add_postings(masks, index.read_posting_list(conn, feature), feature, create=True)
     if not masks:
         return empty
     deferred: list[str] = []
@@ -140,7 +140,7 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
         if feature in generators or df.get(feature, 0) == 0:
             continue
         if df[feature] <= len(masks):
-            _add(masks, index.read_posting_list(conn, feature), feature, create=False)
+            add_postings(masks, index.read_posting_list(conn, feature), feature, create=False)
         else:
             # Longer than the candidate list: look it up later, for the few candidates
             # that are actually scored.
@@ -165,7 +165,7 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
 def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[str]) -> None:
     """Look up the deferred (very common) features for the candidates about to be scored."""
     for feature in retrieval.deferred:
-        _add(retrieval.masks, index.probe_postings(conn, feature, memory_ids), feature, create=False)
+        add_postings(retrieval.masks, index.probe_postings(conn, feature, memory_ids), feature, create=False)
 
 
 def origin_masks(origin: str, headers: Headers, features: Iterable[str],

@@ -9,6 +9,7 @@ The last automatic recall is kept in ``last-recall.json`` in the state dir (0600
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,53 @@ _GATE_REASONS = frozenset({
     "focus_coverage", "too_few_matches", "unknown_words", "named_subject_missing",
     "named_attribute_missing", "context_subject_missing",
 })
+
+
+# What each exclusion reason means, for `memevo explain QUERY --claim ID`.
+REASON_TEXT = {
+    "not_found": "no claim has this id",
+    "not_recallable": "the claim is not recallable (only active claims not assessed incorrect are indexed)",
+    "no_focus_match": "it shares no word with the question",
+    "quoted_question_only": "it matches only inside a quoted question, which is no evidence of an answer",
+    "no_qualifying_match": "it matches only generic, very common or origin words, which cannot qualify a claim",
+    "literal_missing": "the question names a path, file or identifier the claim does not hold",
+    "focus_coverage": "it matches too small a share of the question's weight",
+    "too_few_matches": "it matches too few of the question's words",
+    "unknown_words": "its one matching word stands beside a word no stored claim holds",
+    "named_subject_missing": "a short question about a named subject: the claim does not name it",
+    "named_attribute_missing": "a short question about a named subject's attribute: the claim lacks the attribute",
+    "context_subject_missing": "it does not mention the subject the conversation is about",
+    "not_scored": "the question is so ambiguous that scoring stopped before this claim",
+    "dormant": "it is older than its kind's dormancy horizon (an explicit lookup can include it)",
+    "below_relative_cutoff": "a better claim matched much more strongly (the relative cutoff)",
+    "duplicate_content": "a better claim of the same origin has the same text",
+    "redundant_facet": "a better claim of the same origin and kind already answers the same words",
+    "over_limit": "better claims filled the three places",
+}
+
+
+def claim_verdict(conn: sqlite3.Connection, memory_id: str, candidates: Sequence[Candidate],
+                  chosen: Sequence[Candidate], plan: QueryPlan) -> dict[str, Any]:
+    """What one recall did with one claim: selected, or which gate or step dropped it."""
+    verdict: dict[str, Any] = {"id": memory_id, "selected": False}
+    found = next((c for c in candidates if c.doc.memory_id == memory_id), None)
+    if found is None:
+        row = conn.execute("SELECT status FROM memories WHERE id=?", (memory_id,)).fetchone()
+        verdict["reason"] = "not_found" if row is None else "not_recallable"
+        if row is not None:
+            verdict["status"] = row[0]
+        verdict["stage"] = "index"
+        verdict["detail"] = REASON_TEXT[verdict["reason"]]
+        return verdict
+    matched = set(found.matched)
+    verdict.update(candidate_summary(found))
+    verdict["selected"] = any(c.doc.memory_id == memory_id for c in chosen)
+    verdict["reason"] = None if verdict["selected"] else (found.excluded or "not_loaded")
+    verdict["missing"] = [_feature(t.feature) for t in plan.focus if t.feature not in matched][:MAX_MATCHED]
+    if verdict["reason"] is not None:
+        verdict["stage"] = "gate" if found.excluded in _GATE_REASONS else "selection"
+        verdict["detail"] = REASON_TEXT.get(verdict["reason"], verdict["reason"])
+    return verdict
 
 
 def _size(data: dict[str, Any]) -> int:

@@ -3,7 +3,8 @@
 At most :data:`MAX_CLAIMS` claims within :data:`MAX_DIGEST_BYTES` UTF-8 bytes. The guidance
 is reserved before any row: recalled rows are historical data, not instructions, and they
 are the closest matches rather than everything memevo holds. Each row carries provenance
-(origin, source, evidence basis/method, update date), an ``aging`` freshness below 0.85,
+(origin, source, evidence basis/method, update date), ``provisional`` when a model
+inferred it, an ``aging`` freshness below 0.85,
 any explicit accuracy assessment, and an excerpt of at most 400 bytes around the match.
 """
 
@@ -118,6 +119,9 @@ def _row_json(row: DigestRow, excerpt_budget: int) -> str:
         "updated": row.updated,
         "evidence": row.evidence,
     }
+    if row.evidence.endswith("/model"):
+        # Inferred by a model: kept, but not confirmed by a person or the user's own words.
+        data["provisional"] = True
     if row.freshness < AGING_WARNING_BELOW:
         data["aging"] = round(row.freshness, 2)
     if row.dormant:

@@ -15,8 +15,15 @@ import sqlite3
 from typing import NamedTuple
 
 from memory_core.recall.aging import freshness, is_dormant
-from memory_core.recall.candidates import Retrieval, complete, optimistic, origin_masks, retrieve
-from memory_core.recall.index import read_docs
+from memory_core.recall.candidates import (
+    Retrieval,
+    add_postings,
+    complete,
+    optimistic,
+    origin_masks,
+    retrieve,
+)
+from memory_core.recall.index import probe_postings, read_docs
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import (
     ACCURACY_FACTORS,
@@ -104,12 +111,23 @@ def _proven(scored: list[Candidate], bound: float, *, now: float, limit: int,
     return len(distinct) >= limit
 
 
+def _force(conn: sqlite3.Connection, r: Retrieval, memory_id: str) -> list[Candidate]:
+    """Score one named claim exactly, whether or not the postings offered it as a candidate."""
+    for feature in r.scorer.weights:
+        if r.headers.document_frequency.get(feature, 0) > 0:
+            add_postings(r.masks, probe_postings(conn, feature, [memory_id]), feature, create=True)
+    r.masks.setdefault(memory_id, {})
+    return _exact(conn, r, [memory_id])
+
+
 def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int,
-                  include_dormant: bool, narrow: bool) -> Outcome:
+                  include_dormant: bool, narrow: bool, force: str | None = None) -> Outcome:
     """Retrieve, score (best first, only as far as needed) and select for one plan.
 
     ``narrow`` applies the relative cutoff and facet redundancy (automatic recall); a
-    listing (``search``) skips both.
+    listing (``search``) skips both. ``force`` names a claim to score and judge in any case
+    (``explain --claim``): it cannot change what is chosen, since a claim that was not
+    scored provably could not have been selected.
     """
     r = retrieve(conn, plan)
     grouped = any(t.group for t in plan.focus)
@@ -138,6 +156,14 @@ def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limi
     room = max(0, REJECTS_KEPT - len(failed))
     extra = _exact(conn, r, [memory_id for _, memory_id, _ in rejected[:room]])
     candidates = passing + failed[:REJECTS_KEPT] + extra
+    matched = len(r.masks)
+    if force is not None and all(c.doc.memory_id != force for c in candidates):
+        known = next((c for c in failed if c.doc.memory_id == force), None)
+        forced = [known] if known is not None else _force(conn, r, force)
+        for c in forced:
+            if c.excluded is None and truncated:
+                c.excluded = "not_scored"  # past MAX_SCORED: never judged by the real recall
+        candidates += forced
     chosen = select(candidates, now=now, limit=limit, include_dormant=include_dormant,
                     relative_cutoff=narrow, facet_redundancy=narrow)
-    return Outcome(candidates, chosen, r.headers.total, len(r.masks), done, truncated)
+    return Outcome(candidates, chosen, r.headers.total, matched, done, truncated)

@@ -21,6 +21,11 @@ MAX_TEXTS = 6
 MAX_TEXT_BYTES = 2048
 # Only this many trailing texts are even looked at when slots are formed.
 MAX_EXAMINED = 4096
+# A bare continuation ("ok, go on please") is short; longer texts are never tested as one.
+MAX_CONTINUATION_CHARS = 256
+# The most terms one text contributes to a plan (half from its start, half from its end):
+# far more than any question names, so it only bounds the index reads of a pasted wall of text.
+MAX_QUERY_TERMS = 256
 # A pronoun only marks a follow-up in a short question ("does it support WAL?"); a longer
 # sentence that happens to say "it" is usually about what it names itself.
 MAX_ANAPHORIC_UNITS = 3
@@ -49,7 +54,9 @@ def clip_text(text: str, limit: int = MAX_TEXT_BYTES) -> str:
     The start of a message usually names its topic and the end usually holds the question,
     so both halves are kept.
     """
-    data = text.encode("utf-8")
+    if len(text) > 2 * limit:  # only the ends can be kept: never encode the middle
+        text = text[:limit] + text[-limit:]
+    data = text.encode("utf-8", errors="surrogatepass")
     if len(data) <= limit:
         return text
     half = limit // 2
@@ -69,12 +76,25 @@ class _Reading(NamedTuple):
     anaphoric: bool
 
 
+def is_continuation(text: str) -> bool:
+    """A whole message that only asks to keep going ("continue", "ok, next")."""
+    return len(text) <= MAX_CONTINUATION_CHARS and CONTINUATION.match(text) is not None
+
+
+def bound_terms(terms: list[Term]) -> list[Term]:
+    """At most :data:`MAX_QUERY_TERMS` terms: the first and the last half of them."""
+    if len(terms) <= MAX_QUERY_TERMS:
+        return terms
+    half = MAX_QUERY_TERMS // 2
+    return terms[:half] + terms[-half:]
+
+
 def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
-    if CONTINUATION.match(body):
+    if is_continuation(body):
         return _Reading((), reset, False)
-    return _Reading(tuple(query_terms(body)), reset, bool(ANAPHORA.search(body)))
+    return _Reading(tuple(bound_terms(query_terms(body))), reset, bool(ANAPHORA.search(body)))
 
 
 def conversation_slots(texts: Sequence[str]) -> list[str]:
@@ -84,7 +104,7 @@ def conversation_slots(texts: Sequence[str]) -> list[str]:
     """
     slots: list[str] = []
     for text in list(texts)[-MAX_EXAMINED:]:
-        if slots and CONTINUATION.match(text) and CONTINUATION.match(slots[-1]):
+        if slots and is_continuation(text) and is_continuation(slots[-1]):
             continue
         slots.append(text)
     return slots[-MAX_TEXTS:]

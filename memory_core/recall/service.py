@@ -18,21 +18,30 @@ from memory_core.clock import iso
 from memory_core.errors import UsageError
 from memory_core.recall.diagnostics import (
     build_diagnostics,
+    claim_verdict,
     read_last_diagnostics,
     write_last_diagnostics,
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
 from memory_core.recall.engine import evaluate_plan
-from memory_core.recall.query_plan import MAX_TEXTS, QueryPlan, build_plan, conversation_slots
+from memory_core.recall.query_plan import (
+    MAX_TEXT_BYTES,
+    MAX_TEXTS,
+    QueryPlan,
+    build_plan,
+    clip_text,
+    conversation_slots,
+)
 from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
-from memory_core.sanitize import redact_secrets, strip_controls
+from memory_core.sanitize import redact_secrets, strip_controls, valid_text
 from memory_core.store.database import Store
 from memory_core.store.index_version import INDEX_VERSION, index_version
 
 __all__ = [
-    "RecallResult", "RecalledClaim", "open_recall_store", "preview", "read_last_diagnostics",
-    "recall", "search", "turn_recall", "validate_query", "write_last_diagnostics",
+    "RecallResult", "RecalledClaim", "explain_claim", "open_recall_store", "preview",
+    "read_last_diagnostics", "recall", "search", "turn_recall", "validate_query",
+    "write_last_diagnostics",
 ]
 
 SEARCH_LIMIT = 10
@@ -106,21 +115,27 @@ def open_recall_store(home: Path) -> Store | None:
     return Store.open_readonly(home)
 
 
+# Each text is cut to this many bytes (head and tail) before redaction: four times what the
+# plan reads (MAX_TEXT_BYTES), so a secret cut at this bound lies outside what is read.
+SCAN_TEXT_BYTES = 4 * MAX_TEXT_BYTES
+
+
 def _clean(texts: Sequence[str]) -> list[str]:
     # Stored text is redacted on capture, so a secret in a query could never match; keeping
-    # it out of the plan also keeps it out of the diagnostics file.
-    return [redact_secrets(strip_controls(t)) for t in texts]
+    # it out of the plan also keeps it out of the diagnostics file. Valid UTF-8 first, for
+    # callers other than the hook (whose input is made valid at its boundary).
+    return [redact_secrets(strip_controls(clip_text(valid_text(t), SCAN_TEXT_BYTES))) for t in texts]
 
 
 def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, include_dormant: bool,
-         trigger: str, narrow: bool, with_digest: bool) -> RecallResult:
+         trigger: str, narrow: bool, with_digest: bool, explain_id: str | None = None) -> RecallResult:
     notes: list[str] = []
     built_with = index_version(conn)
     if built_with not in (None, INDEX_VERSION):
         notes.append(f"the recall index has version {built_with}, this build reads {INDEX_VERSION}; "
                      "matches may be missed until it is rebuilt")
     outcome = evaluate_plan(conn, plan, now=now, limit=limit, include_dormant=include_dormant,
-                            narrow=narrow)
+                            narrow=narrow, force=explain_id)
     chosen = outcome.chosen
     if outcome.truncated:
         notes.append(f"ambiguous query: scored the best {outcome.scored} of {outcome.matched} candidates")
@@ -148,6 +163,8 @@ def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, i
         scored=outcome.scored, candidates=outcome.candidates, chosen=chosen, digest_claims=shown,
         digest_bytes=len(digest.encode("utf-8")), notes=notes,
     )
+    if explain_id is not None:
+        diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan)
     return RecallResult(claims, digest, diagnostics, plan)
 
 
@@ -185,14 +202,37 @@ def search(conn: sqlite3.Connection, query: str, *, now: float, limit: int = SEA
                 include_dormant=include_dormant, trigger="search", narrow=False, with_digest=False)
 
 
-def preview(conn: sqlite3.Connection | None, query: str, *, now: float) -> dict[str, Any]:
+def preview(conn: sqlite3.Connection | None, query: str, *, now: float,
+            claim: str | None = None) -> dict[str, Any]:
     """Diagnostics for an explicit query, without any conversation to inherit from.
 
-    ``conn`` may be ``None`` when no database exists yet: the plan is still shown.
+    ``conn`` may be ``None`` when no database exists yet: the plan is still shown. With
+    ``claim`` (a memory id), the diagnostics also say what became of that claim: selected,
+    or the gate or selection step that dropped it (``claim``).
     """
     plan = build_plan(_clean([query]))
     if conn is None:
-        return build_diagnostics(plan=plan, trigger="preview", now=now, indexed=0, matched=0,
+        data = build_diagnostics(plan=plan, trigger="preview", now=now, indexed=0, matched=0,
                                  scored=0, candidates=[], chosen=[], digest_claims=0, digest_bytes=0)
+        if claim is not None:
+            data["claim"] = {"id": claim, "selected": False, "reason": "not_found"}
+        return data
     return _run(conn, plan, now=now, limit=MAX_CLAIMS, include_dormant=False, trigger="preview",
-                narrow=True, with_digest=True).diagnostics
+                narrow=True, with_digest=True, explain_id=claim).diagnostics
+
+
+def explain_claim(conn: sqlite3.Connection, query: str, memory_id: str, *, context: Sequence[str] = (),
+                  now: float, include_dormant: bool = False) -> dict[str, Any]:
+    """What recall for ``query`` (after ``context``, as :func:`recall`) did with one claim.
+
+    A dict with the claim's ``id``, whether it was ``selected``, and otherwise the
+    ``reason`` it was dropped (a relevance gate such as ``focus_coverage``, a selection step
+    such as ``below_relative_cutoff``, or ``not_found`` / ``not_recallable``) with a
+    ``detail`` in words, its raw score and matched features.
+    """
+    texts = _clean([*conversation_slots(context)[-(MAX_TEXTS - 1):], query])
+    result = _run(conn, build_plan(texts), now=now, limit=MAX_CLAIMS,
+                  include_dormant=include_dormant, trigger="query", narrow=True, with_digest=False,
+                  explain_id=memory_id)
+    verdict: dict[str, Any] = result.diagnostics["claim"]
+    return verdict

@@ -21,6 +21,7 @@ from memory_core.clock import iso
 from memory_core.config import Settings
 from memory_core.errors import MemevoError
 from memory_core.jobs.heartbeat import read_heartbeat
+from memory_core.jobs.model_state import read_worker_model
 from memory_core.reports.status import memory_counts, recent_hook_errors
 from memory_core.store.database import Store
 from memory_core.store.integrity import check_integrity
@@ -67,7 +68,7 @@ def inspect_database(home: Path) -> dict[str, Any]:
     worker's last heartbeat when the database could be read.
     """
     path = home / "memory.db"
-    base: dict[str, Any] = {"path": str(path), "heartbeat": None}
+    base: dict[str, Any] = {"path": str(path), "heartbeat": None, "worker_model": None}
     try:
         if not path.exists() or path.stat().st_size == 0:
             return {**base, "state": "absent"}
@@ -86,6 +87,7 @@ def inspect_database(home: Path) -> dict[str, Any]:
             "memories": memory_counts(store)["total"],
             "integrity": integrity,
             "heartbeat": read_heartbeat(store.conn),
+            "worker_model": read_worker_model(store.conn),
         }
     except sqlite3.DatabaseError as exc:
         return {**base, "state": "unreadable", "error": f"{path}: {exc}"}
@@ -128,6 +130,12 @@ def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
     if age > HEARTBEAT_STALE_SECONDS:
         return make_check("worker", ERROR, f"not running: last heartbeat {ago(age)} ago ({iso(heartbeat)})",
                           "memevo worker", **details)
+    if db.get("worker_model") is False:
+        return make_check("worker", ERROR,
+                          f"running (heartbeat {ago(age)} ago) but waiting for a model: none is configured "
+                          "where it runs, so captured sources wait (uncounted)",
+                          "export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's environment (or config.toml), "
+                          "then restart `memevo worker`", **details, waiting_for_model=True)
     return make_check("worker", OK, f"running (heartbeat {ago(age)} ago)", **details)
 
 
@@ -141,7 +149,8 @@ def model_config_check(settings: Settings | None, config_error: str | None) -> d
     if missing:
         example = {"MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
                    "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>"}
-        return make_check("model", ERROR, f"not configured ({' and '.join(missing)} unset)",
+        return make_check("model", ERROR, f"not configured ({' and '.join(missing)} unset): "
+                          "captured sources are waiting for a model",
                           "export " + " ".join(example[name] for name in missing),
                           model_url=settings.model_url, model=settings.model)
     return make_check("model", OK, f"{settings.model} at {settings.model_url}",

@@ -12,7 +12,7 @@ from memory_core.clock import iso
 from memory_core.evidence import source_priority
 from memory_core.recall.aging import age_days, freshness, is_dormant
 from memory_core.recall.rank import accuracy_factor, evidence_weight, utility_factor
-from memory_core.records import Event, Memory
+from memory_core.records import Event, Memory, Source
 from memory_core.store.columns import EVENT_COLUMNS, MEMORY_COLUMNS
 from memory_core.store.events import event_from_row, latest_events
 from memory_core.store.memories import memory_from_row
@@ -58,6 +58,7 @@ def memory_summary(memory: Memory) -> dict[str, Any]:
     return {
         "id": memory.id, "kind": memory.kind, "status": memory.status, "pinned": memory.pinned,
         "origin": memory.origin, "updated_at": memory.updated_at, "content": memory.content,
+        "provisional": memory.provisional,
     }
 
 
@@ -103,6 +104,7 @@ def describe_memory(conn: sqlite3.Connection, memory: Memory, now: float) -> dic
         "kind": memory.kind,
         "status": memory.status,
         "pinned": memory.pinned,
+        "provisional": memory.provisional,
         "content": memory.content,
         "search_terms": list(memory.search_terms),
         "provenance": {
@@ -126,6 +128,47 @@ def describe_memory(conn: sqlite3.Connection, memory: Memory, now: float) -> dic
             {"id": e.id, "at": e.at, "operation": e.operation, "actor": e.actor}
             for e in events_touching(conn, memory.id)
         ],
+    }
+
+
+SOURCE_CLAIMS_SHOWN = 20
+
+
+def describe_source(conn: sqlite3.Connection, source: Source) -> dict[str, Any]:
+    """Everything ``show`` prints for a source: what was captured, its job (with why the
+    last attempt failed, as allowlisted codes), and the claims and events it produced."""
+    claims = conn.execute(
+        "SELECT id, kind, status FROM memories WHERE json_extract(body, '$.source_id') = ? "
+        "ORDER BY updated_at DESC, id LIMIT ?",
+        (source.id, SOURCE_CLAIMS_SHOWN),
+    ).fetchall()
+    events = conn.execute(
+        "SELECT id, at, actor, operation FROM events WHERE source_id = ? ORDER BY id DESC LIMIT ?",
+        (source.id, SHOWN_EVENTS),
+    ).fetchall()
+    return {
+        "id": source.id,
+        "type": "source",
+        "source_type": source.source_type,
+        "origin": source.origin,
+        "agent": source.agent,
+        "session_id": source.session_id,
+        "created_at": source.created_at,
+        "text": source.text,
+        "target_ids": list(source.target_ids),
+        "job": {
+            "state": source.state.value,
+            "attempts": source.attempt,
+            "consecutive_failures": source.consecutive_failures,
+            "last_error_code": source.last_error_code.value if source.last_error_code else None,
+            "last_error_reason": source.last_error_reason,
+            "last_failure_at": source.last_failure_at,
+            "next_due_at": source.next_due_at if source.state.value == "pending" else None,
+            "completed_at": source.completed_at,
+            "forced_requested_at": source.forced_at,
+        },
+        "claims": [{"id": r[0], "kind": r[1], "status": r[2]} for r in claims],
+        "events": [{"id": r[0], "at": r[1], "actor": r[2], "operation": r[3]} for r in events],
     }
 
 

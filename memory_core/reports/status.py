@@ -9,7 +9,8 @@ from memory_core.clock import is_timestamp, iso
 from memory_core.config import Settings
 from memory_core.jobs.budget import budget_state
 from memory_core.jobs.heartbeat import read_heartbeat
-from memory_core.records import KINDS, MEMORY_STATUSES
+from memory_core.jobs.model_state import read_worker_model
+from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
 from memory_core.store import migrations
 from memory_core.store.database import Store
 from memory_core.store.integrity import check_integrity
@@ -58,20 +59,29 @@ FAILED_JOBS_SHOWN = 5
 
 
 def failed_jobs(store: Store) -> list[dict[str, Any]]:
-    """Up to five sources with failures: id, count, last error code, next due time."""
+    """Up to five sources with failures: id, count, last error code and reason, next due time."""
     rows = store.conn.execute(
-        "SELECT id, state, consecutive_failures, last_error_code, next_due_at, last_failure_at "
-        "FROM sources WHERE consecutive_failures > 0 AND state IN ('pending', 'paused', 'leased') "
+        "SELECT id, state, consecutive_failures, last_error_code, next_due_at, last_failure_at, "
+        "last_error_reason FROM sources WHERE consecutive_failures > 0 AND state IN ('pending', 'paused', 'leased') "
         "ORDER BY consecutive_failures DESC, next_due_at LIMIT ?",
         (FAILED_JOBS_SHOWN,),
     ).fetchall()
     return [
         {"source_id": r[0], "state": r[1], "failures": r[2], "error_code": r[3],
+         # A raw column: only an allowlisted code is shown (anything else is an integrity problem).
+         "error_reason": r[6] if is_reason_code(r[6]) else None,
          "next_due_at": None if r[1] == "paused" else _time_or_none(r[4]),
          "next_due": None if r[1] == "paused" else iso(_time_or_none(r[4])),
          "last_failure": iso(_time_or_none(r[5]))}
         for r in rows
     ]
+
+
+def waiting_for_model(store: Store, settings: Settings) -> bool:
+    """True when the worker has no model to call: as it last reported, or, before any worker
+    reported, as this process's settings say."""
+    reported = read_worker_model(store.conn)
+    return not settings.model_configured if reported is None else not reported
 
 
 def _time_or_none(value: object) -> float | None:
@@ -92,7 +102,10 @@ def worker_section(store: Store, settings: Settings, now: float) -> dict[str, An
         "daily_token_limit": budget.token_limit,
         "budget_spent": budget.spent,
         "budget_resets_at": iso(budget.resets_at),
-        "model_configured": bool(settings.model_url and settings.model),
+        "model_configured": settings.model_configured,
+        "worker_has_model": read_worker_model(store.conn),
+        "waiting_for_model": waiting_for_model(store, settings),
+        "model_hint": None if settings.model_configured else settings.model_setup_hint(),
     }
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from memory_core.errors import SchemaVersionError
 from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_transaction
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -117,6 +117,14 @@ CREATE TABLE model_usage (
 );
 """
 
+# Version 2: why the last attempt failed (an allowlisted reason code beside the error code),
+# and whether a forced attempt (`memevo evolve`) is queued or running, so a second evolve
+# reuses it instead of queueing another.
+MIGRATION_2 = """
+ALTER TABLE sources ADD COLUMN last_error_reason TEXT;
+ALTER TABLE sources ADD COLUMN forced_at REAL;
+"""
+
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction.
@@ -127,6 +135,7 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
 
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: lambda conn: _run_script(conn, MIGRATION_1),
+    2: lambda conn: _run_script(conn, MIGRATION_2),
 }
 
 

@@ -19,7 +19,7 @@ def new_job(next_due_at: float) -> dict[str, Any]:
     """Job columns of a freshly captured source: pending, due at ``next_due_at``."""
     return {"state": "pending", "attempt": 0, "consecutive_failures": 0, "next_due_at": next_due_at,
             "lease_owner": None, "lease_expires_at": None, "last_error_code": None, "last_failure_at": None,
-            "origin_generation": 0, "completed_at": None}
+            "origin_generation": 0, "completed_at": None, "last_error_reason": None, "forced_at": None}
 
 
 def insert_source_row(

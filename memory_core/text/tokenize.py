@@ -18,6 +18,12 @@ One scanner serves both sides so that they always agree:
 
 In the index, a quoted question (``“...?”``, ``"...?"``, ``「...？」``) is its own field: a
 note repeating a user's question is not evidence of its answer.
+
+Bounds: a run of the characters tokens are made of (letters, digits and the punctuation of
+paths and URLs) is cut to its first :data:`MAX_TOKEN_CHARS` characters before scanning, so
+no token is longer and scanning any text takes time linear in its length (one 60,000-character
+"word" is read as its first 256 characters, not searched 60,000 times). Both sides cut the
+same way, so they still agree.
 """
 
 from __future__ import annotations
@@ -43,11 +49,18 @@ from memory_core.text.vocabulary import (
 
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _PATH_CHARS = "a-z0-9_.@%+~-"
+# The longest token the scanner reads: longer runs of token characters keep their head.
+MAX_TOKEN_CHARS = 256
+# Every character any token below can hold (normalized text is lowercase).
+_RUN_CHAR = "[a-z0-9._~:/?#@!$&*+,;=%'-]"
+_LONG_RUN = re.compile(rf"(?<!{_RUN_CHAR}){_RUN_CHAR}{{{MAX_TOKEN_CHARS + 1},}}+")
 _TOKEN = re.compile(
     r"(?P<url>[a-z][a-z0-9+.-]*://[a-z0-9._~:/?#@!$&*+,;=%-]+)"
     rf"|(?P<path>(?<![a-z0-9_.@%+~/-])(?:~|\.{{1,2}})?/[{_PATH_CHARS}]+(?:/[{_PATH_CHARS}]+)*/?"
     rf"|(?<![a-z0-9_.@%+~/-])[{_PATH_CHARS}]+(?:/[{_PATH_CHARS}]+)+/?)"
-    rf"|(?P<file>(?<![a-z0-9_./-])[a-z0-9_-]*[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{{0,7}}"
+    # A name with a letter, dotted parts and an extension; "[0-9_-]*[a-z]" finds its first
+    # letter without trying every split of a long name (which made long words quadratic).
+    rf"|(?P<file>(?<![a-z0-9_./-])[0-9_-]*[a-z][a-z0-9_-]*(?:\.[a-z0-9_-]+)*\.[a-z][a-z0-9]{{0,7}}"
     rf"(?![a-z0-9_/]))"
     r"|(?P<ident>(?<![a-z0-9_])_*[a-z][a-z0-9]*(?:_+[a-z0-9]+)+_*(?![a-z0-9_]))"
     r"|(?P<word>[a-z0-9]+(?:'[a-z]+)?(?:\.[0-9]+)*(?:-[a-z0-9]+)*)"
@@ -189,6 +202,11 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
     return units
 
 
+def bound_tokens(text: str) -> str:
+    """``text`` with every run of token characters cut to :data:`MAX_TOKEN_CHARS` (its head)."""
+    return _LONG_RUN.sub(lambda m: m.group()[:MAX_TOKEN_CHARS], text)
+
+
 def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
     """Feature units of already-normalized text, in reading order.
 
@@ -196,7 +214,7 @@ def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
     keeps conjunction markers.
     """
     units: list[list[tuple[str, str]]] = []
-    for match in _TOKEN.finditer(text):
+    for match in _TOKEN.finditer(bound_tokens(text)):
         group = match.lastgroup
         token = match.group()
         if group == "cjk":

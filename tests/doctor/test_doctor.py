@@ -73,7 +73,8 @@ def test_healthy(healthy: Path) -> None:
     code, data = report()
     assert code == 0
     assert data["status"] == "ok" and data["ok"] is True and data["errors"] == 0 and data["warnings"] == 0
-    assert [c["name"] for c in data["checks"]] == ["claude-code", "worker", "model", "database", "queue", "hook log"]
+    assert [c["name"] for c in data["checks"]] == ["claude-code", "codex", "gemini", "pi", "worker", "model",
+                                                   "database", "queue", "hook log"]
     assert all(c["status"] == "ok" and c["fix"] is None for c in data["checks"])
     assert "running (heartbeat 30 s ago)" == the_check(data, "worker")["summary"]
     text = doctor()
@@ -108,10 +109,13 @@ def test_no_hooks_is_a_warning_with_the_install_command(healthy: Path, claude: C
     claude.user_settings.unlink()
     code, data = report()
     check = the_check(data, "claude-code")
-    assert check["status"] == "warn" and check["fix"] == "memevo install claude-code --scope user"
+    assert check["status"] == "ok" and check["details"]["installed"] is False
+    assert "memevo install claude-code" in check["summary"]
+    nothing = the_check(data, "agents")
+    assert nothing["status"] == "warn" and nothing["fix"].startswith("memevo install claude-code")
     assert code == 0 and data["status"] == "warn" and data["warnings"] == 1
     text = doctor()
-    assert "fix: memevo install claude-code --scope user" in text.output
+    assert "fix: memevo install claude-code" in text.output
     assert "no problems, 1 warning(s)" in text.output
 
 

@@ -292,7 +292,7 @@ def test_install_json_shape(claude: ClaudeSandbox) -> None:
         "command": current_command(),
         "events": {"SessionStart": 10, "UserPromptSubmit": 10, "Stop": 30, "StopFailure": 30, "PostCompact": 30,
                    "SessionEnd": None},
-        "timeout_notes": {"SessionEnd": "Claude Code's own 1.5 s limit"}, "diff": None,
+        "timeout_notes": {"SessionEnd": "Claude Code's own 1.5 s limit"}, "notice": None, "diff": None,
     }
 
 

@@ -127,10 +127,12 @@ def test_budget_spent_waits_without_failure(home: Path, model: FakeModelServer, 
     assert status["worker"]["model_calls_today"] == 1
 
 
-def test_unconfigured_model_fails_as_unavailable(home: Path, monkeypatch) -> None:
+def test_unconfigured_model_leaves_the_job_waiting_uncounted(home: Path, monkeypatch) -> None:
     sid = capture(home)
     outcome = consolidate_source(load_settings(), sid)
-    assert outcome.error_code == "unavailable"
+    assert outcome.status == "no_model" and outcome.error_code is None
+    source = source_state(home, sid)
+    assert (source.state, source.attempt, source.consecutive_failures) == (JobState.PENDING, 0, 0)
 
 
 def test_failed_job_is_listed_by_status(home: Path, model: FakeModelServer) -> None:

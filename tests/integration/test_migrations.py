@@ -78,13 +78,13 @@ def test_pre_release_layout_migrates_without_rewriting_rows(home: Path) -> None:
     build_v0(db)
     before = snapshot(db)
     with Store.open(home) as store:
-        assert store.schema_version() == 1
+        assert store.schema_version() == 2
         assert store.backup_path is not None
         backup = store.backup_path
         job = store.conn.execute(
-            "SELECT state, attempt, consecutive_failures, next_due_at FROM sources"
+            "SELECT state, attempt, consecutive_failures, next_due_at, last_error_reason, forced_at FROM sources"
         ).fetchone()
-        assert job == ("pending", 0, 0, 0)
+        assert job == ("pending", 0, 0, 0, None, None)
     after = snapshot(db)
     assert after == before  # ids, JSON bodies and history byte-for-byte
     assert backup.parent == home / "backups"
@@ -107,16 +107,16 @@ def test_fresh_database_makes_no_backup(home: Path) -> None:
 
 def test_newer_version_is_refused_before_any_change(home: Path) -> None:
     with Store.open(home) as store:
-        store.set_meta("schema_version", "2")
+        store.set_meta("schema_version", "3")
     db = home / "memory.db"
     digest = file_digest(db)
-    with pytest.raises(SchemaVersionError, match="supports up to 1"):
+    with pytest.raises(SchemaVersionError, match="supports up to 2"):
         Store.open(home)
     assert file_digest(db) == digest
     result = memevo_process("status")
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
-    assert "schema version 2" in result.stderr and "Traceback" not in result.stderr
+    assert "schema version 3" in result.stderr and "Traceback" not in result.stderr
     assert file_digest(db) == digest
 
 
@@ -142,3 +142,28 @@ def test_unknown_layout_is_refused(home: Path) -> None:
     conn.close()
     with pytest.raises(SchemaVersionError, match="no schema marker"):
         Store.open(home)
+
+
+def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Path) -> None:
+    from memory_core.store.migrations import MIGRATION_1
+    from memory_core.store.sources import get_source
+
+    db = home / "memory.db"
+    build_v0(db)
+    conn = sqlite3.connect(db)
+    for statement in MIGRATION_1.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("UPDATE metadata SET value='1' WHERE key='schema_version'")
+    conn.execute("UPDATE sources SET consecutive_failures=2, last_error_code='invalid_output', last_failure_at=1.6e9")
+    conn.commit()
+    conn.close()
+    before = snapshot(db)
+    with Store.open(home) as store:
+        assert store.schema_version() == 2
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v1-")
+        source = get_source(store.conn, "a" * 24)
+        assert source is not None
+        assert (source.consecutive_failures, source.last_error_code, source.last_error_reason, source.forced_at) == (
+            2, "invalid_output", None, None)
+    assert snapshot(db) == before

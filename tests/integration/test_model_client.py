@@ -83,7 +83,7 @@ def test_authorization_only_with_a_key(server: FakeModelServer, monkeypatch: pyt
         pytest.param(Reply(finish_reason="tool_calls", tool_calls=True), ErrorCode.INVALID_OUTPUT, id="tool-calls"),
         pytest.param(Reply(tool_calls=True), ErrorCode.INVALID_OUTPUT, id="tool-calls-with-stop"),
         pytest.param(Reply(finish_reason="content_filter"), ErrorCode.INVALID_OUTPUT, id="content-filter"),
-        pytest.param(Reply(finish_reason=None), ErrorCode.INVALID_OUTPUT, id="no-finish-reason"),
+        pytest.param(Reply(finish_reason="recitation"), ErrorCode.INVALID_OUTPUT, id="unknown-finish-reason"),
         pytest.param(Reply(status=500), ErrorCode.UNAVAILABLE, id="500"),
         pytest.param(Reply(status=503), ErrorCode.UNAVAILABLE, id="503"),
         pytest.param(Reply(status=429), ErrorCode.UNAVAILABLE, id="429"),

@@ -176,9 +176,13 @@ def test_progress_capture_stays_off_the_heavy_imports(home: Path, parser_state) 
     assert [s["type"] for s in rows(home)] == ["progress"]
 
 
-def test_a_progress_nudge_that_must_wait_for_its_statement_says_so(home: Path, parser_state) -> None:
+def test_a_progress_nudge_that_must_wait_for_its_statement_says_so(home: Path, parser_state,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # The worker task reschedules a waiting progress source within seconds (workers.tasks)
-    # instead of leaving it to the once-a-minute recovery.
+    # instead of leaving it to the once-a-minute recovery. (A worker without a model leases
+    # nothing at all, so this one has a model; it is never called.)
+    monkeypatch.setenv("MEMEVO_MODEL_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMEVO_MODEL", "tiny")
     handle_event(turn(["Remember that pushes go through the VPN. " + REQUEST]), home, NOW)
     statement, progress = rows(home)
     with Store.open(home) as store:

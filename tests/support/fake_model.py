@@ -11,7 +11,7 @@ As a separate process (for a worker running in another process)::
 
     python -m tests.support.fake_model --port-file PORT [--script replies.json]
         [--count-file COUNT] [--requests-file REQUESTS.jsonl] [--default claims|empty]
-        [--default-delay SECONDS]
+        [--default-delay SECONDS] [--reject-param NAME[.type=VALUE]]...
 
 It writes the bound port to ``--port-file`` once it is listening, keeps the number of
 requests received in ``--count-file`` and appends each request body as one JSON line to
@@ -55,6 +55,12 @@ class Reply:
     accepts the request and never answers; ``trickle`` sends headers and then one byte
     every ``trickle`` seconds without ever finishing; ``tool_calls`` adds a tool call to
     the message.
+
+    What real OpenAI-compatible servers do differently: ``content_parts`` sends the
+    content as that list of parts instead of a string; ``reasoning`` adds a
+    ``reasoning_content`` field before the content (vLLM, llama.cpp and DeepSeek with a
+    reasoning parser); ``omit_usage`` leaves ``usage`` out; ``headers`` adds response
+    headers (``Retry-After`` on a 429).
     """
 
     content: str | None = None
@@ -67,6 +73,10 @@ class Reply:
     trickle: float | None = None
     tool_calls: bool = False
     model: str | None = None
+    content_parts: list[Any] | None = None
+    reasoning: str | None = None
+    omit_usage: bool = False
+    headers: dict[str, str] | None = None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Reply:
@@ -134,8 +144,14 @@ class FakeModelServer:
     def __init__(self, script: Iterable[Reply] = (), *,
                  default: Callable[[dict[str, Any]], str] = claims_from_prompt,
                  default_delay: float = 0.0, port: int = 0,
-                 count_file: Path | None = None, requests_file: Path | None = None) -> None:
+                 count_file: Path | None = None, requests_file: Path | None = None,
+                 reject_params: Iterable[str] = ()) -> None:
+        """``reject_params`` makes the server answer 400 to a request carrying one of these
+        parameters, the way strict servers refuse what they do not know, before any
+        scripted reply is used: ``"response_format"`` refuses it in any form,
+        ``"response_format.type=json_object"`` only that type (LM Studio's refusal)."""
         self._queue: deque[Reply] = deque(script)
+        self._reject_params = tuple(reject_params)
         self._default = default
         self._default_delay = default_delay
         self._lock = threading.Lock()
@@ -207,7 +223,19 @@ class FakeModelServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _record(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, Reply | None]:
+    def rejects(self, request: dict[str, Any]) -> str | None:
+        """The rejected parameter a request carries, if any (see ``reject_params``)."""
+        for rule in self._reject_params:
+            name, _, wanted = rule.partition(".type=")
+            if name not in request:
+                continue
+            value = request[name]
+            if not wanted or (isinstance(value, dict) and value.get("type") == wanted):
+                return name
+        return None
+
+    def _record(self, body: dict[str, Any], headers: dict[str, str],
+                consume: bool = True) -> tuple[int, Reply | None]:
         """Count and log one request; return its number and the next scripted reply."""
         with self._lock:
             self._count += 1
@@ -218,11 +246,14 @@ class FakeModelServer:
             if self._requests_file is not None:
                 with self._requests_file.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(body, ensure_ascii=False) + "\n")
-            return self._count, (self._queue.popleft() if self._queue else None)
+            return self._count, (self._queue.popleft() if self._queue and consume else None)
 
     def _completion(self, number: int, request: dict[str, Any], raw: bytes, reply: Reply) -> bytes:
         content = reply.content if reply.content is not None else self._default(request)
-        message: dict[str, Any] = {"role": "assistant", "content": content}
+        message: dict[str, Any] = {"role": "assistant"}
+        if reply.reasoning is not None:
+            message["reasoning_content"] = reply.reasoning  # before the content, as vLLM sends it
+        message["content"] = reply.content_parts if reply.content_parts is not None else content
         if reply.tool_calls:
             message["content"] = None
             message["tool_calls"] = [{"id": "call_1", "type": "function",
@@ -242,6 +273,8 @@ class FakeModelServer:
             "choices": [choice],
             "usage": usage,
         }
+        if reply.omit_usage:
+            del body["usage"]
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
@@ -252,10 +285,12 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             pass  # keep test output clean
 
-        def _send(self, status: int, body: bytes) -> None:
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
 
@@ -270,7 +305,12 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 self._send(400, b'{"error": {"message": "request body is not JSON"}}')
                 return
             headers = {name.lower(): value for name, value in self.headers.items()}
-            number, scripted = server._record(request, headers)
+            rejected = server.rejects(request) if isinstance(request, dict) else None
+            number, scripted = server._record(request, headers, consume=rejected is None)
+            if rejected is not None:
+                self._send(400, json.dumps({"error": {"message": f"unsupported parameter: {rejected}",
+                                                      "type": "invalid_request_error"}}).encode("utf-8"))
+                return
             reply = scripted or Reply(delay=server._default_delay)
             if reply.hang:
                 server.stopping.wait()
@@ -282,11 +322,11 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 self._trickle(reply.trickle)
                 return
             if reply.body is not None:
-                self._send(reply.status, reply.body.encode("utf-8"))
+                self._send(reply.status, reply.body.encode("utf-8"), reply.headers)
             elif reply.status != 200:
-                self._send(reply.status, b'{"error": {"message": "scripted failure", "type": "fake"}}')
+                self._send(reply.status, b'{"error": {"message": "scripted failure", "type": "fake"}}', reply.headers)
             else:
-                self._send(200, server._completion(number, request, raw, reply))
+                self._send(200, server._completion(number, request, raw, reply), reply.headers)
 
         def _trickle(self, every: float) -> None:
             self.send_response(200)
@@ -308,7 +348,7 @@ class FakeModelProcess:
     """Runs the fake server as its own process and reads its counters from files."""
 
     def __init__(self, workdir: Path, script: Iterable[Reply | dict[str, Any]] = (), *,
-                 default: str = "claims", default_delay: float = 0.0) -> None:
+                 default: str = "claims", default_delay: float = 0.0, reject_params: Iterable[str] = ()) -> None:
         self.workdir = workdir
         self.port_file = workdir / "fake-model.port"
         self.count_file = workdir / "fake-model.count"
@@ -322,6 +362,8 @@ class FakeModelProcess:
             "--requests-file", str(self.requests_file), "--default", default,
             "--default-delay", str(default_delay),
         ]
+        for rule in reject_params:
+            self.args += ["--reject-param", rule]
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
 
@@ -389,12 +431,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--default", choices=sorted(DEFAULTS), default="claims",
                         help="reply content once the script is used up (default: claims)")
     parser.add_argument("--default-delay", type=float, default=0.0, help="seconds to wait before a default reply")
+    parser.add_argument("--reject-param", action="append", default=[],
+                        help="answer 400 to requests carrying this parameter (name or name.type=value)")
     args = parser.parse_args(argv)
     script = []
     if args.script is not None:
         script = [Reply.from_dict(item) for item in json.loads(args.script.read_text(encoding="utf-8"))]
     server = FakeModelServer(script, default=DEFAULTS[args.default], default_delay=args.default_delay,
-                             port=args.port, count_file=args.count_file, requests_file=args.requests_file)
+                             port=args.port, count_file=args.count_file, requests_file=args.requests_file,
+                             reject_params=args.reject_param)
     done = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: done.set())

@@ -19,13 +19,20 @@ def capture(store: Store) -> str:
                               text="remember that releases are cut on Tuesdays", now=clock.now()).source_id
 
 
-def test_evolve_on_a_spent_budget_says_so_instead_of_queueing(store: Store, cli_run, monkeypatch) -> None:
+@pytest.fixture
+def model_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_MODEL_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMEVO_MODEL", "tiny")
+
+
+def test_evolve_on_a_spent_budget_says_so_instead_of_queueing(store: Store, cli_run, monkeypatch,
+                                                              model_env) -> None:
     sid = capture(store)
     with store.transaction() as conn:
         count_call(conn, clock.now())
     monkeypatch.setenv("MEMEVO_DAILY_MODEL_CALLS", "1")
     result = cli_run("evolve", "--source", sid, "--wait", "5")
-    assert result.exit_code == 1
+    assert result.exit_code == 5  # its own code: the budget is spent
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and "budget is spent" in lines[0] and "resets at" in lines[0]
     assert "queued" not in result.output
@@ -52,14 +59,15 @@ def test_wait_outcome_tells_a_handed_back_attempt_from_a_failure(store: Store, e
     assert data["error_code"] == (None if ending == "released" else "provider")
 
 
-def test_evolve_without_a_worker_keeps_status_a_value_and_hints_separately(store: Store, cli_run) -> None:
+def test_evolve_without_a_worker_keeps_status_a_value_and_hints_separately(store: Store, cli_run,
+                                                                           model_env) -> None:
     import json
 
     capture(store)
     result = cli_run("evolve", "--wait", "0.3", "--json")
-    assert result.exit_code == 0
+    assert result.exit_code == 6  # no outcome within --wait
     data = json.loads(result.output)
-    assert data["status"] == "queued"
+    assert data["status"] == "queued" and data["reused"] is False
     assert "memevo worker" in data["hint"]
     text = cli_run("evolve", "--wait", "0.3").output
-    assert "queued (not picked up yet: is `memevo worker` running?)" in text
+    assert ": queued" in text and "(not picked up yet: is `memevo worker` running?)" in text

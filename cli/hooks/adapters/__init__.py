@@ -23,7 +23,9 @@ from typing import Any, Protocol, cast
 from cli.hooks.event import HookEvent
 from memory_core.errors import UsageError
 
-_MODULES = {"generic": "cli.hooks.adapters.generic", "claude-code": "cli.hooks.adapters.claude_code"}
+_MODULES = {"generic": "cli.hooks.adapters.generic", "claude-code": "cli.hooks.adapters.claude_code",
+            "pi": "cli.hooks.adapters.pi", "gemini": "cli.hooks.adapters.gemini",
+            "codex": "cli.hooks.adapters.codex"}
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)
 
 
@@ -45,9 +47,19 @@ class ParsedInput:
 
 def detect_adapter(payload: dict[str, Any]) -> str:
     """``generic`` for memevo's protocol (and anything unrecognised, which it then refuses
-    clearly); ``claude-code`` for a payload naming a ``hook_event_name`` and no ``schema``."""
+    clearly); otherwise the agent whose native payload this is: ``pi`` (an ``event`` object,
+    as memevo.ts wraps it), ``codex``, ``gemini`` or ``claude-code`` (a ``hook_event_name``,
+    told apart by the fields only that agent sends)."""
+    if "schema" not in payload and isinstance(payload.get("event"), dict):  # Pi's event, wrapped by memevo.ts
+        return "pi"
     if "schema" not in payload and "hook_event_name" in payload:
-        return "claude-code"
+        from cli.hooks.adapters.codex import is_codex_payload  # turn_id without prompt_id, or a rollout
+
+        if is_codex_payload(payload):
+            return "codex"
+        from cli.hooks.adapters.gemini import is_gemini_payload  # Gemini-only names, or a shared one + timestamp
+
+        return "gemini" if is_gemini_payload(payload) else "claude-code"
     return "generic"
 
 

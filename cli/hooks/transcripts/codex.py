@@ -1,0 +1,325 @@
+"""What memevo reads from a Codex rollout (``transcript_path``: JSON lines under ``$CODEX_HOME/sessions/``).
+
+Observed with Codex 0.169.1: each line is ``{"timestamp", "ordinal", "type", "payload"}``.
+
+- ``event_msg`` records are what happened: ``task_started`` / ``task_complete`` open and
+  close a turn (``turn_id``); ``item_completed`` with a ``UserMessage`` item is a message
+  the user typed (older versions wrote a ``user_message`` event instead); a
+  ``CommandExecution`` item holds a shell call's ``exit_code`` and ``aggregated_output``.
+- ``response_item`` records are the model's history: ``message`` items with role
+  ``developer`` (Codex's instructions and hook context: memevo's own recall digest is one),
+  ``user`` (what the user typed, but also the AGENTS.md instructions and the
+  ``<environment_context>`` block) and ``assistant``; ``function_call`` /
+  ``function_call_output`` pairs linked by ``call_id`` (the shell tool is ``exec_command``
+  with ``{"cmd": …}``), and their ``custom_tool_call`` and ``local_shell_call`` variants.
+  Records of a turn carry its ``turn_id`` in ``internal_chat_message_metadata_passthrough``.
+- ``session_meta``, ``turn_context``, ``world_state``, ``token_usage_record``,
+  ``compacted`` and any record type not known here are skipped.
+
+Only the user's own words are ever returned as user messages: the ``UserMessage`` events
+(never developer, system, assistant or tool text), with memevo's recall fence removed;
+a rollout without such events falls back to user-role messages, keeping only their parts
+marked as typed by the user and never Codex's own context blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.transcripts.claude_code import Turn
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
+
+# memevo's own recall fence (memory_core.recall.digest.OPEN/CLOSE): recalled text is never learned back.
+_RECALL = re.compile(r"<memevo-recall>.*?(?:</memevo-recall>|\Z)", re.DOTALL)
+# Blocks Codex writes into user-role messages on the user's behalf.
+_CONTEXT_PREFIXES = (
+    "<environment_context>", "# AGENTS.md instructions for", "<user_instructions>", "<INSTRUCTIONS>",
+    "<turn_aborted>", "<user_shell_command>", "<subagent_notification>", "<codex_internal_context", "<skill>",
+)
+# A unified-exec tool output starts with a header ("Chunk ID: …\nProcess exited with code 0\n…\nOutput:\n").
+_EXIT_CODE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
+_OUTPUT_MARK = "\nOutput:\n"
+_SHELL_TOOLS = ("exec_command", "shell", "local_shell", "shell_command", "container.exec")
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """One message the user typed, with the ``turn_id`` of its turn when the rollout names it."""
+
+    text: str
+    turn_id: str | None
+
+
+class Rollout:
+    """The records at the end of one rollout, oldest first, each with the turn it belongs to."""
+
+    def __init__(self, records: Iterable[dict[str, Any]], *, found: bool = True, clipped: bool = False) -> None:
+        self.records = [r for r in records if isinstance(r.get("payload"), dict)]
+        self.found = found
+        self.clipped = clipped
+        self.turn_ids = _assign_turns(self.records)
+        # Versions with UserMessage events: only those are user turns (never the context blocks).
+        self.typed_events = any(_is_user_event(r) for r in self.records)
+
+    def user_text(self, record: dict[str, Any]) -> str | None:
+        """What the user typed in ``record``, or ``None`` if the record is anything else."""
+        return user_event_text(record) if self.typed_events else user_message_text(record)
+
+    def user_turns(self) -> list[UserTurn]:
+        """Every message the user typed, oldest first."""
+        return [UserTurn(text, turn_id) for record, turn_id in zip(self.records, self.turn_ids, strict=True)
+                if (text := self.user_text(record)) is not None]
+
+    def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int) -> list[str]:
+        """The last ``limit`` user messages before the current prompt (which is not written yet
+        when the prompt hook runs)."""
+        turns = self.user_turns()
+        if turn_id is not None and any(t.turn_id == turn_id for t in turns):
+            turns = [t for t in turns if t.turn_id != turn_id]
+        elif turns and prompt is not None and turns[-1].text == prompt.strip():
+            turns = turns[:-1]
+        return [t.text for t in turns[-limit:]] if limit > 0 else []
+
+    def current_turn(self, turn_id: str | None, is_prompt: Callable[[str], bool] | None = None) -> Turn | None:
+        """The records of ``turn_id``; without turn ids in the rollout, those from the last
+        message the user typed on, which ``is_prompt`` must accept when given. ``None`` while
+        the turn's user message is not written yet."""
+        if turn_id is not None and any(t is not None for t in self.turn_ids):
+            records = [r for r, t in zip(self.records, self.turn_ids, strict=True) if t == turn_id]
+            if not any(self.user_text(r) is not None for r in records):
+                return None
+            return self._read_turn(records)
+        for i in range(len(self.records) - 1, -1, -1):
+            text = self.user_text(self.records[i])
+            if text is not None:
+                return self._read_turn(self.records[i:]) if is_prompt is None or is_prompt(text) else None
+        return None
+
+    def _read_turn(self, records: list[dict[str, Any]]) -> Turn:
+        user_messages: list[str] = []
+        calls: dict[str, dict[str, Any]] = {}
+        order: list[dict[str, Any]] = []
+        executions: dict[str, dict[str, Any]] = {}
+        final: str | None = None
+        ended_in_error = False
+        for record in records:
+            payload = record["payload"]
+            text = self.user_text(record)
+            if text is not None:
+                user_messages.append(text)
+            kind = payload.get("type")
+            if record.get("type") == "event_msg":
+                item = payload.get("item")
+                if kind == "item_completed" and isinstance(item, dict) and item.get("type") == "CommandExecution":
+                    if isinstance(item.get("id"), str):
+                        executions[item["id"]] = item
+                elif kind == "exec_command_end" and isinstance(payload.get("call_id"), str):  # older versions
+                    executions[payload["call_id"]] = payload
+                elif kind == "error" or (kind == "task_complete" and payload.get("error")):
+                    ended_in_error = True  # an API failure (retry notices are ``stream_error``)
+                continue
+            if record.get("type") != "response_item":
+                continue
+            if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+                call = _call(payload)
+                order.append(call)
+                if call["call_id"]:
+                    calls[call["call_id"]] = call
+            elif kind in ("function_call_output", "custom_tool_call_output"):
+                result = calls.get(str(payload.get("call_id")))
+                if result is not None:
+                    result["output"] = _output_text(payload.get("output"))
+                    result["result_id"] = payload.get("call_id")
+            elif kind == "message" and payload.get("role") == "assistant":
+                said = "\n".join(_texts(payload.get("content"), "output_text")).strip()
+                if said:
+                    final = said
+        operations = tuple(_operation(c, executions.get(c["call_id"] or "")) for c in order[-MAX_OPERATIONS:])
+        return Turn(tuple(user_messages), operations, final, ended_in_error)
+
+
+def read_rollout(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Rollout:
+    """The bounded tail of ``path`` (missing or unreadable: an empty rollout)."""
+    tail = read_tail(path, max_bytes=max_bytes)
+    return Rollout(tail.records, found=tail.found, clipped=tail.clipped)
+
+
+def user_event_text(record: dict[str, Any]) -> str | None:
+    """The text of a ``UserMessage`` (or older ``user_message``) event, else ``None``."""
+    if not _is_user_event(record):
+        return None
+    payload = record["payload"]
+    if payload.get("type") == "user_message":
+        message = payload.get("message")
+        return _typed(message) if isinstance(message, str) else None
+    return _typed("\n".join(_texts(payload["item"].get("content"), "text")))
+
+
+def user_message_text(record: dict[str, Any]) -> str | None:
+    """The typed parts of a user-role ``message`` item (for rollouts without user events).
+
+    Parts Codex marks as its own (``content_item_kinds`` other than ``user.*``) and its
+    context blocks are dropped.
+    """
+    payload = record.get("payload")
+    if record.get("type") != "response_item" or not isinstance(payload, dict):
+        return None
+    if payload.get("type") != "message" or payload.get("role") != "user":
+        return None
+    content = payload.get("content")
+    if not isinstance(content, list):
+        return None
+    meta = payload.get("internal_chat_message_metadata_passthrough")
+    kinds = meta.get("content_item_kinds") if isinstance(meta, dict) else None
+    if not (isinstance(kinds, list) and len(kinds) == len(content)):
+        kinds = None  # no marks: only the context blocks can be told apart
+    parts = []
+    for i, part in enumerate(content):
+        if not (isinstance(part, dict) and part.get("type") == "input_text" and isinstance(part.get("text"), str)):
+            continue
+        if kinds is not None and not (isinstance(kinds[i], str) and kinds[i].startswith("user.")):
+            continue
+        if (text := _typed(part["text"])) is not None:
+            parts.append(text)
+    return "\n".join(parts) or None
+
+
+def _is_user_event(record: dict[str, Any]) -> bool:
+    payload = record.get("payload")
+    if record.get("type") != "event_msg" or not isinstance(payload, dict):
+        return False
+    if payload.get("type") == "user_message":
+        return True
+    item = payload.get("item")
+    return payload.get("type") == "item_completed" and isinstance(item, dict) and item.get("type") == "UserMessage"
+
+
+def _typed(text: str) -> str | None:
+    """``text`` without memevo's recall fence; ``None`` if nothing the user typed is left."""
+    cleaned = _RECALL.sub("", text).strip()
+    if not cleaned or cleaned.startswith(_CONTEXT_PREFIXES):
+        return None
+    return cleaned
+
+
+def _assign_turns(records: list[dict[str, Any]]) -> list[str | None]:
+    """The turn of each record: its own ``turn_id``, else that of the turn last started."""
+    current: str | None = None
+    out: list[str | None] = []
+    for record in records:
+        payload = record["payload"]
+        own = payload.get("turn_id")
+        if not isinstance(own, str):
+            meta = payload.get("internal_chat_message_metadata_passthrough")
+            own = meta.get("turn_id") if isinstance(meta, dict) else None
+        if record.get("type") in ("turn_context", "event_msg") and payload.get("type") in (None, "task_started"):
+            current = own if isinstance(own, str) else current
+        out.append(own if isinstance(own, str) and own else current)
+    return out
+
+
+def _call(payload: dict[str, Any]) -> dict[str, Any]:
+    kind = payload.get("type")
+    name = payload.get("name")
+    if kind == "local_shell_call":
+        action = payload.get("action")
+        command = action.get("command") if isinstance(action, dict) else None
+        text = " ".join(str(w) for w in command) if isinstance(command, list) else ""
+        return _new_call("local_shell", text, payload.get("call_id"))
+    if kind == "custom_tool_call":
+        return _new_call(str(name or "unknown"), str(payload.get("input") or ""), payload.get("call_id"))
+    return _new_call(str(name or "unknown"), _arguments_text(str(name or ""), payload.get("arguments")),
+                     payload.get("call_id"))
+
+
+def _new_call(tool: str, text: str, call_id: object) -> dict[str, Any]:
+    return {"tool": tool, "input": text, "output": "", "call_id": _str(call_id), "result_id": None}
+
+
+def _arguments_text(name: str, arguments: object) -> str:
+    """A shell call as its command line (with its ``workdir`` kept as JSON); others as compact JSON."""
+    if not isinstance(arguments, str):
+        return "" if arguments is None else json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return arguments
+    if name in _SHELL_TOOLS and isinstance(value, dict):
+        command = value.get("cmd", value.get("command"))
+        if isinstance(command, list):
+            command = " ".join(str(w) for w in command)
+        if isinstance(command, str):
+            workdir = value.get("workdir")
+            if isinstance(workdir, str) and workdir:
+                return json.dumps({"cmd": command, "workdir": workdir}, ensure_ascii=False, separators=(",", ":"))
+            return command
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _output_text(output: object) -> str:
+    """A tool output: a string, content items, or (older versions) ``{"content": …}``."""
+    if isinstance(output, str):
+        return output
+    if isinstance(output, dict):
+        return _output_text(output.get("content") if "content" in output else output.get("output"))
+    if isinstance(output, list):
+        parts = []
+        for item in output:
+            if isinstance(item, dict) and isinstance(item.get("text"), str):
+                parts.append(item["text"])
+            elif isinstance(item, dict) and str(item.get("type", "")).endswith("image"):
+                parts.append("[image]")
+        return "\n".join(parts)
+    return ""
+
+
+def _operation(call: dict[str, Any], execution: dict[str, Any] | None) -> Operation:
+    """The call with its output and status; the command's own record, when there is one, decides."""
+    output, status = call["output"], "interrupted"
+    if call["result_id"] is not None:
+        output, code = _unwrap_output(output)
+        if execution is not None:
+            code = execution.get("exit_code") if isinstance(execution.get("exit_code"), int) else code
+            aggregated = execution.get("aggregated_output")
+            if isinstance(aggregated, str):
+                output = aggregated
+            if execution.get("status") in ("declined", "failed") and code is None:
+                code = 1
+        status = "error" if code not in (None, 0) else "ok"
+    return Operation.bounded(call["tool"], call["input"], output, status, call["call_id"], _str(call["result_id"]))
+
+
+def _unwrap_output(text: str) -> tuple[str, int | None]:
+    """A shell output without the unified-exec header, and the exit code it names."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):  # older versions: {"output": …, "metadata": {"exit_code": …}}
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            metadata = value.get("metadata")
+            code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+            return value["output"], code if isinstance(code, int) else None
+    head, mark, body = text.partition(_OUTPUT_MARK)
+    match = _EXIT_CODE.search(head if mark else text[:512])
+    code = int(match.group(1)) if match else None
+    return (body if mark and match else text), code
+
+
+def _texts(content: object, kind: str) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [part["text"] for part in content
+            if isinstance(part, dict) and part.get("type") == kind and isinstance(part.get("text"), str)]
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,273 @@
+"""What memevo reads from a Gemini CLI chat transcript (``transcript_path``, JSON lines).
+
+Observed with Gemini CLI 0.61: ``~/.gemini/tmp/<project>/chats/session-<time>-<id>.jsonl``
+is an append-only log the CLI replays into a list of messages:
+
+- a **message** record has an ``id`` and a ``type`` (``user``, ``gemini``, ``info``,
+  ``error``, ``warning``); writing a record whose ``id`` is already known *replaces* that
+  message in place (a ``gemini`` message is written again once its ``toolCalls`` are known);
+- ``{"$set": {"messages": [...]}}`` replaces the whole list (the CLI writes the whole
+  history this way on every ``--resume``, after a rollback and after compressing); other
+  ``$set`` keys are metadata;
+- ``{"$rewindTo": ID}`` drops that message and everything after it (all of them when the id
+  is unknown);
+- a metadata record (``sessionId``, ``projectHash`` …) starts the file and every resume.
+
+``user`` messages hold parts: what the user typed (``displayContent`` when present, else
+``content``), but also the CLI's ``<session_context>`` preamble, ``<hook_context>`` parts
+that hooks injected (memevo's recall digest among them, with ``<`` and ``>`` escaped),
+``functionResponse`` parts (tool results) and, after compression, the model's
+``<state_snapshot>`` summary. ``gemini`` messages hold the model's text in ``content`` and
+its tool calls in ``toolCalls`` (``id``, ``name``, ``args``, ``status`` and ``result``: the
+``functionResponse`` parts sent back).
+
+The file is read from its end, bounded (:mod:`cli.hooks.transcripts.tail`); replaying a
+clipped tail starts from what the window holds. Only the user's own words are ever
+returned as user turns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.transcripts.claude_code import Turn
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
+
+SHELL_TOOL = "run_shell_command"
+# Text the CLI or a hook put into a user message on the user's behalf. memevo's own fence
+# (memory_core.recall.digest.OPEN/CLOSE) is listed too, so recalled text is never learned back.
+_INJECTED = re.compile(r"<(hook_context|session_context|memevo-recall)>.*?(?:</\1>|\Z)", re.DOTALL)
+# The content of ``@file`` references, which the CLI appends to the prompt it sends and reports.
+_REFERENCED = re.compile(r"\s*--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
+# Messages the CLI itself leaves out of a resumed conversation: slash commands and "?" help
+# (its isIgnoredUserContent), and the compression summary it writes as a user message.
+_IGNORED_PREFIXES = ("/", "?")
+_SNAPSHOT = "<state_snapshot>"
+_UNTRUSTED = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context>\s*\Z", re.DOTALL)
+# The shell tool's result ends with labelled lines; "Exit Code: N" only when N is not 0.
+_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
+NO_RESPONSE = "[no response text]"  # what the CLI reports for a turn without model text
+
+
+@dataclass(frozen=True)
+class UserTurn:
+    """One message the user typed, with the id of its message record."""
+
+    text: str
+    message_id: str | None
+
+
+class Transcript:
+    """The messages of one transcript's tail after replaying it, oldest first."""
+
+    def __init__(self, records: Iterable[dict[str, Any]], *, found: bool = True, clipped: bool = False) -> None:
+        self.messages = replay(records)
+        self.found = found
+        self.clipped = clipped
+
+    def user_turns(self) -> list[UserTurn]:
+        """Every message the user typed, oldest first."""
+        return [UserTurn(text, _str(m.get("id"))) for m in self.messages if (text := user_text(m)) is not None]
+
+    def earlier_user_texts(self, prompt: str | None, limit: int) -> list[str]:
+        """The last ``limit`` user messages before ``prompt`` (the CLI writes the prompt's
+        message only after the BeforeAgent hook ran; if it is there already it is left out)."""
+        turns = self.user_turns()
+        if turns and prompt is not None and _same_prompt(turns[-1].text, prompt):
+            turns = turns[:-1]
+        return [t.text for t in turns[-limit:]] if limit > 0 else []
+
+    def current_turn(self, prompt: str) -> Turn | None:
+        """The turn that starts at the last message the user typed, if it is ``prompt``;
+        ``None`` when the transcript lacks it."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            text = user_text(self.messages[i])
+            if text is None:
+                continue
+            return _read_turn(text, self.messages[i + 1:]) if _same_prompt(text, prompt) else None
+        return None
+
+
+def read_transcript(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+    """The bounded tail of ``path`` (missing or unreadable: an empty transcript)."""
+    tail = read_tail(path, max_bytes=max_bytes)
+    return Transcript(tail.records, found=tail.found, clipped=tail.clipped)
+
+
+def replay(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The message list the CLI would rebuild from ``records`` (see the module docstring)."""
+    messages: dict[str, dict[str, Any]] = {}
+    for record in records:
+        rewind = record.get("$rewindTo")
+        changes = record.get("$set")
+        if isinstance(rewind, str):
+            if rewind in messages:
+                ids = list(messages)
+                for message_id in ids[ids.index(rewind):]:
+                    del messages[message_id]
+            else:
+                messages.clear()
+        elif isinstance(changes, dict):
+            if isinstance(changes.get("messages"), list):
+                messages.clear()
+                for message in changes["messages"]:
+                    if isinstance(message, dict) and isinstance(message.get("id"), str):
+                        messages[message["id"]] = message
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = record  # a known id keeps its place
+    return list(messages.values())
+
+
+def strip_injected(text: str) -> str:
+    """``text`` without what the CLI or hooks injected into it, trimmed."""
+    return _REFERENCED.sub("", _INJECTED.sub("", text)).strip()
+
+
+def is_typed_text(text: str) -> bool:
+    """Whether a user message's text (already stripped of injected context) is the user's own
+    conversation: not empty, not a slash command or ``?`` help, not a compression summary."""
+    return bool(text) and not text.startswith(_IGNORED_PREFIXES) and _SNAPSHOT not in text
+
+
+def user_text(message: dict[str, Any]) -> str | None:
+    """What the user typed in ``message``, or ``None`` if it is anything else."""
+    if message.get("type") != "user":
+        return None
+    parts = message.get("displayContent")
+    if not parts:
+        parts = message.get("content")
+    if isinstance(parts, list) and any(isinstance(p, dict) and "functionResponse" in p for p in parts):
+        return None
+    text = strip_injected("\n".join(_texts(parts)))
+    return text if is_typed_text(text) else None
+
+
+def _same_prompt(text: str, prompt: str) -> bool:
+    """Whether a typed message is the hook's ``prompt``, once injected context and
+    surrounding whitespace are gone from both."""
+    return bool(text) and text == strip_injected(prompt)
+
+
+def _read_turn(user_message: str, messages: list[dict[str, Any]]) -> Turn:
+    calls: dict[str, dict[str, Any]] = {}
+    final: str | None = None
+    ended_in_error = False
+    for message in messages:
+        kind = message.get("type")
+        content = message.get("content")
+        if kind == "gemini":
+            recorded = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
+            if not recorded:  # the API form the CLI writes when it rewrites the whole history
+                recorded = [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
+                            for c in _parts(content, "functionCall")]
+            for recorded_call in recorded:
+                calls[_str(recorded_call.get("id")) or f"#{len(calls)}"] = dict(recorded_call)
+            text = "\n".join(_texts(content)).strip()
+            if text:
+                final = text
+            ended_in_error = False
+        elif kind == "user":  # tool results sent back, which the API form only has here
+            for response in _parts(content, "functionResponse"):
+                answered = calls.get(str(response.get("id")))
+                if answered is not None and not answered.get("result"):
+                    answered["result"] = [{"functionResponse": response}]
+        elif kind == "error":
+            ended_in_error = True
+    operations = tuple(_operation(call) for call in list(calls.values())[-MAX_OPERATIONS:])
+    return Turn((user_message,), operations, final, ended_in_error)
+
+
+def _operation(call: dict[str, Any]) -> Operation:
+    tool = _str(call.get("name")) or "unknown"
+    call_id = _str(call.get("id"))
+    response, result_id = _function_response(call.get("result"), call_id)
+    output = _output_text(response)
+    status = call.get("status")
+    if status == "cancelled" or (result_id is None and status != "error"):
+        state = "interrupted"
+    elif status == "error" or (isinstance(response, dict) and "error" in response and "output" not in response):
+        state = "error"
+    elif tool == SHELL_TOOL and _failed_exit(output):
+        state = "error"
+    else:
+        state = "ok"
+    return Operation.bounded(tool, _input_text(tool, call.get("args")), output, state, call_id, result_id)
+
+
+def _function_response(result: object, call_id: str | None) -> tuple[object, str | None]:
+    """The ``response`` of the result part answering ``call_id`` (else the first one) and the
+    id that part names."""
+    found: dict[str, Any] | None = None
+    for part in result if isinstance(result, list) else []:
+        response = part.get("functionResponse") if isinstance(part, dict) else None
+        if not isinstance(response, dict):
+            continue
+        if found is None or (call_id is not None and response.get("id") == call_id):
+            found = response
+    if found is None:
+        return None, None
+    return found.get("response"), _str(found.get("id")) or call_id
+
+
+def _output_text(response: object) -> str:
+    """A tool result as text: its ``output`` (or ``error``) without the CLI's
+    ``<untrusted_context>`` wrapper and any hook context; anything else as compact JSON."""
+    if isinstance(response, dict):
+        value = response.get("output", response.get("error", response))
+    else:
+        value = response
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else _json(value)
+    text = _INJECTED.sub("", text)
+    wrapped = _UNTRUSTED.match(text)
+    return (wrapped.group(1) if wrapped else text).strip()
+
+
+def _failed_exit(output: str) -> bool:
+    codes = _EXIT_CODE.findall(output)
+    return bool(codes) and codes[-1] != "0"
+
+
+def _input_text(tool: str, args: object) -> str:
+    """A shell command as typed (with the directory it ran in, when the call named one, as
+    ``{"command", "cwd"}``); any other tool's arguments as compact JSON."""
+    if tool == SHELL_TOOL and isinstance(args, dict) and isinstance(args.get("command"), str):
+        directory = args.get("dir_path")
+        if isinstance(directory, str) and directory:
+            return _json({"command": args["command"], "cwd": directory})
+        return args["command"]
+    return "" if args is None else _json(args)
+
+
+def _json(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _parts(content: object, kind: str) -> list[dict[str, Any]]:
+    """The ``kind`` objects (``functionCall``, ``functionResponse``) of a content's parts."""
+    if not isinstance(content, list):
+        return []
+    return [p[kind] for p in content if isinstance(p, dict) and isinstance(p.get(kind), dict)]
+
+
+def _texts(parts: object) -> list[str]:
+    """The text parts of a content: a string, or a list of parts (thoughts left out)."""
+    if isinstance(parts, str):
+        return [parts]
+    if not isinstance(parts, list):
+        return []
+    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+            and p.get("thought") is not True]
+
+
+def _str(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

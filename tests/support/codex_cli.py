@@ -1,0 +1,302 @@
+"""Install and drive the real Codex CLI headless against a loopback fake Responses API.
+
+The CLI (npm package ``@openai/codex``, version :data:`CODEX_VERSION`) is installed once
+into ``<agent cache>/codex`` (see :mod:`tests.support.npm_cli`). Only the install talks to
+the network (the npm registry); a run talks to 127.0.0.1 only: the fake model is the only
+provider, and the features that reach out on their own (plugin and app sync, update
+checks, tool suggestions) are off in the throwaway ``$CODEX_HOME/config.toml`` (checked
+with strace: the only connection a run makes is to the fake).
+
+In a test::
+
+    codex = require_codex()  # skips, or fails when MEMEVO_REQUIRE_AGENT_CLIS=1
+    with FakeCodexServer() as server:
+        runner = CodexRunner(server.base_url, home=tmp_path / "home", cwd=tmp_path / "project")
+        runner.write_hooks(hook_settings({"Stop": command_line(sys.executable, script)}))
+        first = runner.run("hello")
+        second = runner.run("again", resume=True)
+        assert first.session_id == second.session_id
+
+A run is ``codex exec --skip-git-repo-check --dangerously-bypass-hook-trust PROMPT``
+(``resume --last`` continues the latest session): Codex runs only trusted hooks, and a test
+does not trust them for real (memevo never marks its own hooks trusted).
+
+From the command line (``.ci/install-agent-clis`` runs ``install``)::
+
+    python -m tests.support.codex_cli install [--force]   # prints the binary's path
+    python -m tests.support.codex_cli path | version
+
+Only the standard library is used (pytest is imported by :func:`require_codex` alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.support.agent_clis import AgentCliUnavailable, command_line, hook_settings
+from tests.support.npm_cli import NpmCli
+
+__all__ = ["CODEX", "CodexRun", "CodexRunner", "codex_environment", "command_line", "hook_settings",
+           "require_codex"]
+
+CODEX_PACKAGE = "@openai/codex"
+CODEX_VERSION = "0.169.1"
+MODEL = "fake-model"
+DUMMY_API_KEY = "sk-fake-codex-key-for-tests"
+# Features that would reach the network on their own, off in every run's config.
+OFFLINE_FEATURES = ("plugins", "remote_plugin", "apps", "in_app_updates", "tool_suggest",
+                    "skill_mcp_dependency_install")
+_SESSION_LINE = re.compile(r"^session id: (\S+)$", re.MULTILINE)
+_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy"}
+
+
+def _reports_version(binary: Path, version: str) -> bool:
+    """``codex --version`` names ``version``, run with a throwaway HOME and CODEX_HOME."""
+    with tempfile.TemporaryDirectory(prefix="codex-version-") as scratch:
+        env = {**_clean_base_env(), "HOME": scratch, "CODEX_HOME": scratch}
+        env["PATH"] = _path_with_node(env.get("PATH", os.defpath))
+        try:
+            done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60, env=env,
+                                  stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError):
+            return False
+    return done.returncode == 0 and f"codex-cli {version}" in done.stdout
+
+
+CODEX = NpmCli(name="codex", package=CODEX_PACKAGE, version=CODEX_VERSION, binary_path="node_modules/.bin/codex",
+               version_check=_reports_version)
+
+
+def require_codex() -> Path:
+    """The pinned binary for tests: skip without it, or fail when ``MEMEVO_REQUIRE_AGENT_CLIS=1``."""
+    return CODEX.require()
+
+
+# -- running it ---------------------------------------------------------------------------------
+
+
+def _dropped(name: str) -> bool:
+    """Inherited variables a run must not see: credentials and switches of the real CLI,
+    proxies (the CLI must only reach the loopback fake), the user's memevo settings (pass
+    ``MEMEVO_HOME`` explicitly) and XDG directories."""
+    upper = name.upper()
+    return (upper.startswith(("OPENAI_", "CODEX_", "MEMEVO_", "XDG_", "RUST_")) or name.lower() in _PROXY_VARS
+            or upper in {"NODE_OPTIONS", "DEBUG", "AZURE_OPENAI_API_KEY"})
+
+
+def _clean_base_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not _dropped(k)}
+
+
+def _path_with_node(path: str) -> str:
+    """``path`` with node's directory (the npm launcher is a node script) and this Python's first."""
+    parts = [str(Path(sys.executable).parent)]
+    node = shutil.which("node")
+    if node:
+        parts.insert(0, str(Path(node).resolve().parent))
+    return os.pathsep.join([*parts, path])
+
+
+def codex_environment(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a headless run with ``home`` as HOME and ``home/.codex`` as CODEX_HOME."""
+    env = _clean_base_env()
+    env["PATH"] = _path_with_node(env.get("PATH", os.defpath))
+    env.update({
+        "HOME": str(home),
+        "CODEX_HOME": str(home / ".codex"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        "FAKE_CODEX_API_KEY": DUMMY_API_KEY,
+        "NO_COLOR": "1",
+    })
+    env.update(extra or {})
+    return env
+
+
+def config_toml(base_url: str, *, model: str = MODEL) -> str:
+    """``config.toml`` for a run against the fake at ``base_url`` (``…/v1``), offline."""
+    features = "".join(f"{name} = false\n" for name in OFFLINE_FEATURES)
+    return (
+        f'model = "{model}"\n'
+        'model_provider = "fake"\n'
+        "check_for_update_on_startup = false\n\n"
+        "[model_providers.fake]\n"
+        'name = "fake"\n'
+        f'base_url = "{base_url}"\n'
+        'wire_api = "responses"\n'
+        'env_key = "FAKE_CODEX_API_KEY"\n'
+        "request_max_retries = 0\n"
+        "stream_max_retries = 0\n\n"
+        "[analytics]\nenabled = false\n\n"
+        f"[features]\n{features}"
+    )
+
+
+@dataclass(frozen=True)
+class CodexRun:
+    """One finished ``codex exec`` run."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    last_message: str | None  # the agent's final message (``--output-last-message``)
+    duration: float
+
+    @property
+    def session_id(self) -> str | None:
+        """The session (thread) the run belonged to, as ``codex exec`` prints it."""
+        match = _SESSION_LINE.search(self.stderr)
+        return match.group(1) if match else None
+
+    def describe(self) -> str:
+        """Exit code, stdout and stderr, for assertion messages."""
+        return (f"codex exited {self.returncode} after {self.duration:.1f}s\n"
+                f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}")
+
+
+class CodexRunner:
+    """Runs ``codex exec`` headless.
+
+    ``home`` is the throwaway HOME (``home/.codex`` is CODEX_HOME: config, hooks.json,
+    sessions); ``cwd`` the project directory; ``env`` is added to every run (e.g.
+    ``MEMEVO_HOME`` for the hooks: Codex passes its environment on to them).
+    """
+
+    def __init__(self, base_url: str, *, home: Path, cwd: Path, env: Mapping[str, str] | None = None,
+                 binary: Path | None = None, timeout: float = 90.0) -> None:
+        self.base_url = base_url
+        self.home = Path(home)
+        self.cwd = Path(cwd)
+        self.env = dict(env or {})
+        self.binary = Path(binary) if binary is not None else None
+        self.timeout = timeout
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        self.codex_home.mkdir(parents=True, exist_ok=True)
+        self.config_path.write_text(config_toml(base_url), encoding="utf-8")
+
+    @property
+    def codex_home(self) -> Path:
+        return self.home / ".codex"
+
+    @property
+    def config_path(self) -> Path:
+        return self.codex_home / "config.toml"
+
+    @property
+    def hooks_path(self) -> Path:
+        """``$CODEX_HOME/hooks.json``."""
+        return self.codex_home / "hooks.json"
+
+    @property
+    def project_hooks_path(self) -> Path:
+        """``<cwd>/.codex/hooks.json`` (Codex loads it only in a trusted project)."""
+        return self.cwd / ".codex" / "hooks.json"
+
+    def write_hooks(self, settings: Mapping[str, Any], *, project: bool = False) -> Path:
+        """Write the user (or project) hooks file, replacing it."""
+        path = self.project_hooks_path if project else self.hooks_path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
+        return path
+
+    def sessions(self) -> list[Path]:
+        """The rollout files Codex wrote, oldest first."""
+        return sorted(self.codex_home.glob("sessions/*/*/*/rollout-*.jsonl"), key=lambda p: p.stat().st_mtime)
+
+    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        return codex_environment(self.home, {**self.env, **(extra or {})})
+
+    def command(self, prompt: str, *, resume: bool = False, args: Sequence[str] = ()) -> list[str]:
+        binary = self.binary or CODEX.binary()
+        argv = [str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--color", "never",
+                *args]
+        if resume:
+            argv += ["resume", "--last"]
+        return [*argv, prompt]
+
+    def run(self, prompt: str, *, resume: bool = False, args: Sequence[str] = (),
+            env: Mapping[str, str] | None = None, timeout: float | None = None, check: bool = True) -> CodexRun:
+        """Run one headless turn and wait for it.
+
+        ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0.
+        On timeout its whole process group is killed and :class:`AssertionError` raised.
+        """
+        last = Path(tempfile.mkstemp(prefix="codex-last-", suffix=".txt", dir=self.home)[1])
+        argv = self.command(prompt, resume=resume, args=["--output-last-message", str(last), *args])
+        limit = self.timeout if timeout is None else timeout
+        started = time.monotonic()
+        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            raise AssertionError(f"codex exec {prompt!r} took over {limit:.0f}s\n--- stdout ---\n{stdout[-4000:]}\n"
+                                 f"--- stderr ---\n{stderr[-4000:]}") from None
+        finally:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        try:
+            message = last.read_text(encoding="utf-8") if last.stat().st_size else None
+        except OSError:
+            message = None
+        finally:
+            last.unlink(missing_ok=True)
+        run = CodexRun(args=argv, returncode=process.returncode, stdout=stdout, stderr=stderr, last_message=message,
+                       duration=time.monotonic() - started)
+        if check and run.returncode != 0:
+            raise AssertionError(run.describe())
+        return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: ``install`` (default), ``path`` or ``version``."""
+    parser = argparse.ArgumentParser(prog="python -m tests.support.codex_cli",
+                                     description="Install the pinned Codex CLI used by the end-to-end tests.")
+    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
+    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
+    args = parser.parse_args(argv)
+    if args.action == "version":
+        print(CODEX.spec)
+        return 0
+    if args.action == "path":
+        binary = CODEX.installed_binary()
+        if binary is None:
+            print(f"{CODEX.spec} is not installed in {CODEX.prefix()}", file=sys.stderr)
+            return 1
+        print(binary)
+        return 0
+    try:
+        binary = CODEX.install(force=args.force)
+    except AgentCliUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(binary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,323 @@
+"""Install and drive the real Gemini CLI headless against a loopback fake Gemini API.
+
+The CLI (npm package ``@google/gemini-cli``, version :data:`GEMINI_CLI_VERSION`) is
+installed once into ``<agent cache>/gemini`` (see :mod:`tests.support.npm_cli`). Only the
+install talks to the network (the npm registry); a run talks to 127.0.0.1 only.
+
+In a test::
+
+    gemini = require_gemini()  # skips, or fails when MEMEVO_REQUIRE_AGENT_CLIS=1
+    with FakeGeminiServer() as server:
+        runner = GeminiRunner(server.base_url, home=tmp_path / "home", cwd=tmp_path / "project")
+        runner.write_user_settings(hook_settings({"AfterAgent": command_line(sys.executable, script)}))
+        first = runner.run("hello")
+        second = runner.run("again", resume=True)
+        assert first.session_id == second.session_id
+
+A run is ``gemini -p PROMPT --yolo --skip-trust -m gemini-2.5-flash -o json`` (``--resume
+latest`` for the next turn of the latest session of that directory) with a throwaway HOME,
+``GOOGLE_GEMINI_BASE_URL`` at the fake, a dummy ``GEMINI_API_KEY``, and telemetry,
+auto-update and usage statistics off in ``~/.gemini/settings.json``
+(:data:`BASE_SETTINGS`, merged into whatever settings a test writes).
+
+From the command line (``.ci/install-agent-clis`` runs ``install``)::
+
+    python -m tests.support.gemini_cli install [--force]   # prints the binary's path
+    python -m tests.support.gemini_cli path | version
+
+Only the standard library is used (pytest is imported by :func:`require_gemini` alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import json
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.support.agent_clis import AgentCliUnavailable
+from tests.support.npm_cli import NpmCli
+
+GEMINI_CLI_PACKAGE = "@google/gemini-cli"
+GEMINI_CLI_VERSION = "0.61.0"
+MODEL = "gemini-2.5-flash"
+DUMMY_API_KEY = "fake-gemini-key-for-tests"
+# Switches that keep any run of the binary (the version check included) local and quiet.
+QUIET_ENV = {"GEMINI_CLI_NO_RELAUNCH": "true", "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "true"}
+
+GEMINI = NpmCli(name="gemini", package=GEMINI_CLI_PACKAGE, version=GEMINI_CLI_VERSION,
+                binary_path="node_modules/.bin/gemini", env=QUIET_ENV)
+
+# What every run's ~/.gemini/settings.json holds (a test's own settings are merged over it).
+BASE_SETTINGS: dict[str, Any] = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}},
+    "telemetry": {"enabled": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    # Session cleanup at start-up can delete a session's files (by their short id) mid-test.
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
+                "sessionRetention": {"enabled": False}},
+    "hooksConfig": {"enabled": True},
+}
+
+_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy",
+               "npm_config_https_proxy"}
+
+
+def require_gemini() -> Path:
+    """The pinned CLI's binary for a test: skip without it, or fail when ``MEMEVO_REQUIRE_AGENT_CLIS=1``."""
+    return GEMINI.require()
+
+
+def gemini_binary() -> Path:
+    """The pinned CLI's binary, installing it first if needed (raises :class:`AgentCliUnavailable`)."""
+    return GEMINI.binary()
+
+
+def _dropped(name: str) -> bool:
+    """Inherited variables a run must not see: the real CLI's credentials and switches,
+    Google credentials, proxies (the CLI must only reach the loopback fake), the user's
+    memevo settings (pass ``MEMEVO_HOME`` explicitly) and XDG directories."""
+    upper = name.upper()
+    return (upper.startswith(("GEMINI_", "GOOGLE_", "CLOUDSDK_", "MEMEVO_", "XDG_"))
+            or name.lower() in _PROXY_VARS or upper in {"NODE_OPTIONS", "DEBUG", "DEBUG_MODE"})
+
+
+def gemini_environment(base_url: str, home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a headless run against the fake at ``base_url`` with ``home`` as HOME."""
+    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
+    path_parts = [str(Path(sys.executable).parent)]
+    node = shutil.which("node")
+    if node:
+        path_parts.insert(0, str(Path(node).resolve().parent))
+    env["PATH"] = os.pathsep.join([*path_parts, env.get("PATH", os.defpath)])
+    env.update({
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "TMPDIR": str(home / ".tmp"),  # error reports otherwise land in /tmp
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        "GOOGLE_GEMINI_BASE_URL": base_url,
+        "GEMINI_API_KEY": DUMMY_API_KEY,
+        **QUIET_ENV,
+    })
+    env.update(extra or {})
+    return env
+
+
+def command_line(*argv: str | os.PathLike[str]) -> str:
+    """A shell-quoted hook ``command`` from an argument list."""
+    return shlex.join(str(a) for a in argv)
+
+
+def hook_settings(hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "",
+                  timeout_ms: int | None = 30_000) -> dict[str, Any]:
+    """Settings JSON running command hooks (timeouts in milliseconds, as Gemini counts them)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event, commands in hooks.items():
+        entries = []
+        for command in [commands] if isinstance(commands, str) else commands:
+            entry: dict[str, Any] = {"type": "command", "command": command}
+            if timeout_ms is not None:
+                entry["timeout"] = timeout_ms
+            entries.append(entry)
+        out[event] = [{"matcher": matcher, "hooks": entries}]
+    return {"hooks": out}
+
+
+def with_base_settings(settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """:data:`BASE_SETTINGS` with ``settings`` merged over it (objects merged key by key)."""
+    merged = copy.deepcopy(BASE_SETTINGS)
+    _merge(merged, settings or {})
+    return merged
+
+
+def _merge(into: dict[str, Any], extra: Mapping[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
+
+
+@dataclass(frozen=True)
+class GeminiRun:
+    """One finished ``gemini -p`` run; ``output`` is the parsed ``-o json`` result."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    output: dict[str, Any] | None
+    duration: float
+
+    @property
+    def response(self) -> str:
+        """The model's final text (``""`` if none)."""
+        return str((self.output or {}).get("response") or "")
+
+    @property
+    def session_id(self) -> str | None:
+        value = (self.output or {}).get("session_id")
+        return str(value) if value else None
+
+    @property
+    def is_error(self) -> bool:
+        return self.output is None or bool(self.output.get("error"))
+
+    def describe(self) -> str:
+        return (f"gemini exited {self.returncode} after {self.duration:.1f}s\n"
+                f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}")
+
+
+def _parse_output(stdout: str) -> dict[str, Any] | None:
+    start = stdout.find("{")
+    for text in ([stdout[start:]] if start >= 0 else []) + list(reversed(stdout.splitlines())):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+class GeminiRunner:
+    """Runs ``gemini -p PROMPT --yolo --skip-trust -m gemini-2.5-flash -o json``.
+
+    ``home`` is the throwaway HOME (user settings in ``home/.gemini/settings.json``, chats
+    under ``home/.gemini/tmp``); ``cwd`` the project directory; ``env`` is added to every
+    run (e.g. ``MEMEVO_HOME`` for the hooks). The user settings always hold
+    :data:`BASE_SETTINGS`: :meth:`ensure_base_settings` merges them into whatever is there.
+    """
+
+    def __init__(self, base_url: str, *, home: Path, cwd: Path, env: Mapping[str, str] | None = None,
+                 binary: Path | None = None, timeout: float = 60.0) -> None:
+        self.base_url = base_url
+        self.home = Path(home)
+        self.cwd = Path(cwd)
+        self.env = dict(env or {})
+        self.binary = Path(binary) if binary is not None else None
+        self.timeout = timeout
+        (self.home / ".tmp").mkdir(parents=True, exist_ok=True)
+        self.cwd.mkdir(parents=True, exist_ok=True)
+
+    @property
+    def user_settings_path(self) -> Path:
+        return self.home / ".gemini" / "settings.json"
+
+    @property
+    def project_settings_path(self) -> Path:
+        return self.cwd / ".gemini" / "settings.json"
+
+    def read_user_settings(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.user_settings_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def write_user_settings(self, settings: Mapping[str, Any]) -> Path:
+        """Replace the user settings with :data:`BASE_SETTINGS` plus ``settings``."""
+        return self._write_json(self.user_settings_path, with_base_settings(settings))
+
+    def write_project_settings(self, settings: Mapping[str, Any]) -> Path:
+        return self._write_json(self.project_settings_path, dict(settings))
+
+    def ensure_base_settings(self) -> Path:
+        """Merge :data:`BASE_SETTINGS` under the user settings as they are (hooks kept)."""
+        current = self.read_user_settings()
+        merged = with_base_settings(current)
+        return self._write_json(self.user_settings_path, merged) if merged != current else self.user_settings_path
+
+    @staticmethod
+    def _write_json(path: Path, data: Mapping[str, Any]) -> Path:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        return path
+
+    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        return gemini_environment(self.base_url, self.home, {**self.env, **(extra or {})})
+
+    def command(self, prompt: str, *, resume: bool = False, args: Sequence[str] = ()) -> list[str]:
+        binary = self.binary or gemini_binary()
+        argv = [str(binary), "-p", prompt, "--yolo", "--skip-trust", "-m", MODEL, "-o", "json"]
+        if resume:
+            argv += ["--resume", "latest"]
+        return [*argv, *args]
+
+    def run(self, prompt: str, *, resume: bool = False, args: Sequence[str] = (),
+            env: Mapping[str, str] | None = None, timeout: float | None = None, check: bool = True) -> GeminiRun:
+        """Run one headless turn and wait for it (its whole process group is killed on timeout).
+
+        ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0
+        with a JSON result and no error.
+        """
+        self.ensure_base_settings()
+        argv = self.command(prompt, resume=resume, args=args)
+        limit = self.timeout if timeout is None else timeout
+        started = time.monotonic()
+        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            raise AssertionError(f"gemini -p {prompt!r} took over {limit:.0f}s\n"
+                                 f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}") from None
+        finally:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        run = GeminiRun(args=argv, returncode=process.returncode, stdout=stdout, stderr=stderr,
+                        output=_parse_output(stdout), duration=time.monotonic() - started)
+        if check and (run.returncode != 0 or run.is_error):
+            raise AssertionError(run.describe())
+        return run
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: ``install`` (default), ``path`` or ``version``."""
+    parser = argparse.ArgumentParser(prog="python -m tests.support.gemini_cli",
+                                     description="Install the pinned Gemini CLI used by the end-to-end tests.")
+    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
+    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
+    args = parser.parse_args(argv)
+    if args.action == "version":
+        print(GEMINI.spec)
+        return 0
+    if args.action == "path":
+        binary = GEMINI.installed_binary()
+        if binary is None:
+            print(f"{GEMINI.spec} is not installed in {GEMINI.prefix()}", file=sys.stderr)
+            return 1
+        print(binary)
+        return 0
+    try:
+        binary = GEMINI.install(force=args.force)
+    except AgentCliUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(binary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,322 @@
+"""Install and drive the real Pi coding agent headless against a loopback fake chat model.
+
+The CLI (npm package ``@mariozechner/pi-coding-agent``, version :data:`PI_VERSION`; it
+needs Node >= 20.6) is installed once into ``<agent cache>/pi`` (see
+:mod:`tests.support.npm_cli`). Only the install talks to the network (the npm registry); a
+run talks to 127.0.0.1 only: ``PI_OFFLINE=1`` and ``--offline`` turn off Pi's update
+checks, package checks and telemetry, and the only model provider is the fake.
+
+In a test::
+
+    pi = require_pi()  # skips, or fails when MEMEVO_REQUIRE_AGENT_CLIS=1
+    with FakeOpenAIChatServer() as server:
+        runner = PiRunner(server.base_url, home=tmp_path / "home", cwd=tmp_path / "project", binary=pi)
+        first = runner.run("hello")
+        second = runner.run("again", continue_session=True)
+        assert first.session_id == second.session_id
+
+A run is ``pi --mode json -p --offline --provider fake --model fake-model PROMPT`` (``-c``
+continues the latest session of that directory) with a throwaway HOME whose
+``~/.pi/agent`` (``PI_CODING_AGENT_DIR``) holds ``models.json`` naming the fake as provider
+``fake`` (``api: openai-completions``). JSON mode prints the session header and every event,
+so a run knows its session id and final answer; it is print mode like ``-p`` text output.
+
+From the command line (``.ci/install-agent-clis`` runs ``install``)::
+
+    python -m tests.support.pi_cli install [--force]   # prints the binary's path
+    python -m tests.support.pi_cli path | version
+
+Only the standard library is used (pytest is imported by :func:`require_pi` alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tests.support.agent_clis import AgentCliUnavailable
+from tests.support.npm_cli import NpmCli
+
+PI_PACKAGE = "@mariozechner/pi-coding-agent"
+PI_VERSION = "0.73.1"
+PROVIDER = "fake"
+MODEL = "fake-model"
+DUMMY_API_KEY = "fake-pi-key-for-tests"
+# Switches that keep any run of the binary (the version check included) off the network.
+QUIET_ENV = {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
+_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy",
+               "npm_config_https_proxy"}
+# Provider credentials Pi would pick up from the environment.
+_CREDENTIAL_PREFIXES = ("PI_", "MEMEVO_", "XDG_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "AZURE_",
+                        "MISTRAL_", "GROQ_", "XAI_", "OPENROUTER_", "DEEPSEEK_", "CEREBRAS_", "AWS_", "COPILOT_")
+
+
+def _version_check(binary: Path, version: str) -> bool:
+    """``pi --version`` prints the version on stderr."""
+    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
+    try:
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
+                              env={**env, **QUIET_ENV}, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and version in (done.stdout + done.stderr)
+
+
+PI = NpmCli(name="pi", package=PI_PACKAGE, version=PI_VERSION, binary_path="node_modules/.bin/pi",
+            env=QUIET_ENV, version_check=_version_check)
+
+
+def require_pi() -> Path:
+    """The pinned CLI's binary for a test: skip without it, or fail when ``MEMEVO_REQUIRE_AGENT_CLIS=1``."""
+    return PI.require()
+
+
+def pi_binary() -> Path:
+    """The pinned CLI's binary, installing it first if needed (raises :class:`AgentCliUnavailable`)."""
+    return PI.binary()
+
+
+def _dropped(name: str) -> bool:
+    """Inherited variables a run must not see: Pi's own settings, provider credentials,
+    proxies (the CLI must only reach the loopback fake), the user's memevo settings (pass
+    ``MEMEVO_HOME`` explicitly) and XDG directories."""
+    upper = name.upper()
+    return (upper.startswith(_CREDENTIAL_PREFIXES) or name.lower() in _PROXY_VARS
+            or upper in {"NODE_OPTIONS", "DEBUG"})
+
+
+def pi_environment(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a headless run with ``home`` as HOME (and ``home/.pi/agent`` as Pi's dir)."""
+    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
+    path_parts = [str(Path(sys.executable).parent)]
+    node = shutil.which("node")
+    if node:
+        path_parts.insert(0, str(Path(node).resolve().parent))
+    env["PATH"] = os.pathsep.join([*path_parts, env.get("PATH", os.defpath)])
+    env.update({
+        "HOME": str(home),
+        "PI_CODING_AGENT_DIR": str(home / ".pi" / "agent"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "TMPDIR": str(home / ".tmp"),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        **QUIET_ENV,
+    })
+    env.update(extra or {})
+    return env
+
+
+def models_json(base_url: str) -> dict[str, Any]:
+    """``models.json`` declaring the fake at ``base_url`` as provider ``fake`` with ``fake-model``."""
+    return {"providers": {PROVIDER: {
+        "baseUrl": base_url, "api": "openai-completions", "apiKey": DUMMY_API_KEY,
+        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+        "models": [{"id": MODEL, "name": "Fake model", "reasoning": False, "input": ["text"],
+                    "contextWindow": 128000, "maxTokens": 4096,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
+    }}}
+
+
+@dataclass(frozen=True)
+class PiRun:
+    """One finished ``pi --mode json -p`` run: its JSON lines parsed into ``events``."""
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    events: list[dict[str, Any]]
+    duration: float
+
+    @property
+    def session_id(self) -> str | None:
+        """The id in the session header (the first line)."""
+        header = next((e for e in self.events if e.get("type") == "session"), None)
+        return str(header["id"]) if header and header.get("id") else None
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages of the run's last ``agent_end`` (what the prompt added)."""
+        ends = [e for e in self.events if e.get("type") == "agent_end"]
+        messages = ends[-1].get("messages") if ends else None
+        return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+
+    @property
+    def result(self) -> str:
+        """The text of the last assistant message (``""`` if none)."""
+        for message in reversed(self.messages):
+            if message.get("role") == "assistant":
+                content = message.get("content")
+                parts = content if isinstance(content, list) else []
+                return "".join(p.get("text", "") for p in parts if isinstance(p, dict) and p.get("type") == "text")
+        return ""
+
+    @property
+    def is_error(self) -> bool:
+        assistants = [m for m in self.messages if m.get("role") == "assistant"]
+        return not assistants or assistants[-1].get("stopReason") in ("error", "aborted")
+
+    def describe(self) -> str:
+        return (f"pi exited {self.returncode} after {self.duration:.1f}s\n"
+                f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}")
+
+
+def _parse_events(stdout: str) -> list[dict[str, Any]]:
+    events = []
+    for line in stdout.splitlines():
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            events.append(value)
+    return events
+
+
+class PiRunner:
+    """Runs ``pi`` headless in ``cwd`` with ``home`` as HOME against the fake at ``base_url``.
+
+    ``env`` is added to every run (e.g. ``MEMEVO_HOME`` for the extension's hooks).
+    """
+
+    def __init__(self, base_url: str, *, home: Path, cwd: Path, env: Mapping[str, str] | None = None,
+                 binary: Path | None = None, timeout: float = 60.0) -> None:
+        self.base_url = base_url
+        self.home = Path(home)
+        self.cwd = Path(cwd)
+        self.env = dict(env or {})
+        self.binary = Path(binary) if binary is not None else None
+        self.timeout = timeout
+        (self.home / ".tmp").mkdir(parents=True, exist_ok=True)
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        self.agent_dir.mkdir(parents=True, exist_ok=True)
+        (self.agent_dir / "models.json").write_text(json.dumps(models_json(base_url), indent=2), encoding="utf-8")
+
+    @property
+    def agent_dir(self) -> Path:
+        """``PI_CODING_AGENT_DIR``: ``home/.pi/agent``."""
+        return self.home / ".pi" / "agent"
+
+    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        return pi_environment(self.home, {**self.env, **(extra or {})})
+
+    def command(self, prompt: str, *, continue_session: bool = False, args: Sequence[str] = ()) -> list[str]:
+        binary = self.binary or pi_binary()
+        argv = [str(binary), "--mode", "json", "-p", "--offline", "--provider", PROVIDER, "--model", MODEL]
+        if continue_session:
+            argv.append("-c")
+        return [*argv, *args, prompt]
+
+    def run(self, prompt: str, *, continue_session: bool = False, args: Sequence[str] = (),
+            env: Mapping[str, str] | None = None, timeout: float | None = None, check: bool = True) -> PiRun:
+        """Run one headless prompt and wait for the process to exit (its extensions' work included).
+
+        ``check`` raises :class:`AssertionError` (with the output) unless it exited 0 with a
+        non-error answer. On timeout its whole process group is killed.
+        """
+        argv = self.command(prompt, continue_session=continue_session, args=args)
+        limit = self.timeout if timeout is None else timeout
+        started = time.monotonic()
+        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+        try:
+            stdout, stderr = process.communicate(timeout=limit)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            stdout, stderr = process.communicate()
+            raise AssertionError(f"pi -p {prompt!r} took over {limit:.0f}s\n--- stdout ---\n{stdout[-4000:]}\n"
+                                 f"--- stderr ---\n{stderr[-4000:]}") from None
+        finally:
+            if process.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        run = PiRun(argv, process.returncode, stdout, stderr, _parse_events(stdout), time.monotonic() - started)
+        if check and (run.returncode != 0 or run.is_error):
+            raise AssertionError(run.describe())
+        return run
+
+    def compact(self, *, env: Mapping[str, str] | None = None, timeout: float | None = None) -> dict[str, Any]:
+        """Compact the latest session of ``cwd`` for real: ``pi --mode rpc -c`` gets
+        ``{"type": "compact"}`` (print mode has no ``/compact``); returns RPC's response and
+        waits for the process to exit once its stdin is closed."""
+        binary = self.binary or pi_binary()
+        argv = [str(binary), "--mode", "rpc", "--offline", "--provider", PROVIDER, "--model", MODEL, "-c"]
+        limit = self.timeout if timeout is None else timeout
+        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                   start_new_session=True)
+        timer = threading.Timer(limit, lambda: _kill_group(process))
+        timer.start()
+        try:
+            assert process.stdin is not None and process.stdout is not None
+            process.stdin.write(json.dumps({"id": "memevo-compact", "type": "compact"}) + "\n")
+            process.stdin.flush()
+            response: dict[str, Any] | None = None
+            for line in process.stdout:
+                event = next(iter(_parse_events(line)), None)
+                if event and event.get("type") == "response" and event.get("id") == "memevo-compact":
+                    response = event
+                    break
+            process.stdin.close()
+            process.wait(timeout=limit)
+        finally:
+            timer.cancel()
+            if process.poll() is None:
+                _kill_group(process)
+                process.wait()
+        if response is None:
+            raise AssertionError(f"pi --mode rpc gave no compact response (exit {process.returncode})")
+        return response
+
+
+def _kill_group(process: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: ``install`` (default), ``path`` or ``version``."""
+    parser = argparse.ArgumentParser(prog="python -m tests.support.pi_cli",
+                                     description="Install the pinned Pi CLI used by the end-to-end tests.")
+    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
+    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
+    args = parser.parse_args(argv)
+    if args.action == "version":
+        print(PI.spec)
+        return 0
+    if args.action == "path":
+        binary = PI.installed_binary()
+        if binary is None:
+            print(f"{PI.spec} is not installed in {PI.prefix()}", file=sys.stderr)
+            return 1
+        print(binary)
+        return 0
+    try:
+        binary = PI.install(force=args.force)
+    except AgentCliUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(binary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
