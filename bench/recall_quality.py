@@ -1,23 +1,38 @@
-"""Recall quality on the public development data in ../shared/eval, beside a BM25 top-3 baseline.
+"""Recall quality on the public development data in ../shared/eval, beside two BM25 baselines.
 
-    python bench/recall_quality.py [--eval-dir DIR] [--only locomo,memdaily,madial] [--json]
+    python bench/recall_quality.py [--eval-dir DIR] [--only locomo,memdaily,madial]
+                                   [--bm25-fraction 0.5] [--why] [--json]
 
 Every conversation gets its own temporary state dir; claims are written through the real
 store (so the real index is built) and recalled read-only, exactly as the hook does. The
-baseline is a plain Okapi BM25 (k1 1.5, b 0.75) over the *same* tokenizer features,
-returning its top 3 for every question.
+baselines are a plain Okapi BM25 (k1 1.5, b 0.75) over the *same* tokenizer features:
 
-Reported per dataset and system (micro averages):
+* ``bm25_top3``: its top 3 for every question (it never refuses);
+* ``bm25_rel``: its top 3, keeping only results scoring at least ``--bm25-fraction`` of the
+  best one (a baseline that can also return fewer claims, or none when nothing matches).
 
-* per-evidence recall: gold evidence items found among the returned claims / all gold items;
-* precision: returned claims that are gold / all returned claims;
-* empty: share of questions answered with nothing (memevo may refuse; BM25 never does);
+Reported per benchmark and split, for every system alike (micro averages):
+
+* recall: gold evidence items found among the returned claims / all gold items;
+* precision: returned claims that are gold / all returned claims, over all questions (a
+  question answered with nothing adds to neither count);
+* empty: share of questions answered with nothing;
 * hit: share of questions with at least one gold claim returned.
 
-Data sets: LoCoMo observations as claims (one store per conversation; the question alone
-is the query); MemDaily (one store per trajectory of user messages; the question is the
-query); MADial-Bench zh and en (one store per language holding its memory file; the user
-turns before the test turn are the conversation, the last one being the current query).
+Benchmarks and splits:
+
+* LoCoMo: observations as claims (one store per conversation; the question alone is the
+  query). Categories 1-4 together (the gate), each category, and category 5 apart
+  ("adversarial": the question names the wrong person, so refusing is legitimate).
+  Evidence strings holding several ids are split on ``[,; ]+``.
+* MemDaily: one store per trajectory of user messages, the question is the query; per
+  scenario (``events``, ``roles``) and per question type within it.
+* MADial-Bench zh and en: one store per language holding its memory file; the user turns
+  before the test turn are the conversation, the last one being the current query.
+
+``--why`` adds, per benchmark and split, why memevo dropped the gold claims that BM25's top
+3 held (the gate or selection step named by ``memevo explain QUERY --claim ID``).
+
 The data is read where it lies and never copied into the repository.
 """
 
@@ -39,7 +54,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory_core.ids import content_hash, memory_id  # noqa: E402
-from memory_core.recall.service import recall, turn_recall  # noqa: E402
+from memory_core.recall import service  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
 from memory_core.store.database import Store  # noqa: E402
 from memory_core.store.memories import put_memory  # noqa: E402
@@ -48,11 +63,13 @@ from memory_core.text.tokenize import features, query_terms  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_EVAL = REPO.parent / "shared" / "eval"
 DAY = 86_400.0
+SYSTEMS = ("memevo", "bm25_top3", "bm25_rel")
+TOP = 3
 
 
 @dataclass
 class Tally:
-    """Micro-averaged counts for one system on one dataset."""
+    """Micro-averaged counts for one system on one split."""
 
     questions: int = 0
     gold: int = 0
@@ -63,7 +80,7 @@ class Tally:
     hits: int = 0
     seconds: float = 0.0
 
-    def add(self, returned: list[set[str]], gold: set[str]) -> None:
+    def add(self, returned: list[set[str]], gold: set[str], seconds: float = 0.0) -> None:
         """Score one question: ``returned`` holds the gold keys each returned claim carries."""
         self.questions += 1
         self.gold += len(gold)
@@ -73,6 +90,7 @@ class Tally:
         self.correct += sum(1 for keys in returned if keys & gold)
         self.empty += not returned
         self.hits += bool(gold & covered)
+        self.seconds += seconds
 
     def row(self) -> dict[str, float]:
         return {
@@ -87,7 +105,7 @@ class Tally:
 
 
 class BM25:
-    """Okapi BM25 over the recall tokenizer's features: the baseline, top-k with no gates."""
+    """Okapi BM25 over the recall tokenizer's features: the baselines, with no gates."""
 
     def __init__(self, docs: list[str], k1: float = 1.5, b: float = 0.75) -> None:
         self.tf = [features(d) for d in docs]
@@ -97,7 +115,8 @@ class BM25:
         self.df = Counter(f for t in self.tf for f in t)
         self.k1, self.b = k1, b
 
-    def top(self, query: str, k: int = 3) -> list[int]:
+    def scored(self, query: str, k: int = TOP) -> list[tuple[float, int]]:
+        """The best ``k`` (score, document) pairs with a positive score, best first."""
         terms = [t.feature for t in query_terms(query)]
         scored = []
         for i, tf in enumerate(self.tf):
@@ -110,7 +129,7 @@ class BM25:
             if score > 0:
                 scored.append((-score, i))
         scored.sort()
-        return [i for _, i in scored[:k]]
+        return [(-s, i) for s, i in scored[:k]]
 
 
 @dataclass
@@ -126,7 +145,7 @@ class Question:
     texts: list[str]  # user texts, oldest first; the last is the question
     gold: set[str]
     now: float
-    label: str = ""
+    splits: tuple[str, ...] = ()
 
 
 @dataclass
@@ -153,39 +172,68 @@ def _store(home: Path, claims: list[Claim], origin: str) -> tuple[Store, dict[st
     return Store.open_readonly(home), keys
 
 
-def run(conversations: Iterable[Conversation], name: str, *, include_dormant_row: bool) -> dict[str, dict]:
-    """Both systems over every question of every conversation."""
-    tallies = {"memevo": Tally(), "bm25_top3": Tally()}
-    if include_dormant_row:
-        tallies["memevo_explicit"] = Tally()
-    with tempfile.TemporaryDirectory(prefix=f"memevo-bench-{name}-") as tmp:
-        for n, conv in enumerate(conversations):
-            store, keys = _store(Path(tmp) / f"c{n}", conv.claims, f"/bench/{name}/{n}")
-            bm25 = BM25([c.content for c in conv.claims])
-            for q in conv.questions:
-                started = time.perf_counter()
-                if len(q.texts) == 1:
-                    result = recall(store.conn, q.texts[0][:2048], now=q.now)
-                else:
-                    result = turn_recall(store.conn, q.texts, now=q.now, session_is_fresh=False)
-                tallies["memevo"].seconds += time.perf_counter() - started
-                tallies["memevo"].add([keys[c.memory_id] for c in result.claims], q.gold)
-                if include_dormant_row:
+class Run:
+    """Tallies per split and system (and, with ``why``, memevo's reasons for BM25-found misses)."""
+
+    def __init__(self, fraction: float, why: bool) -> None:
+        self.fraction = fraction
+        self.why = why
+        self.tallies: dict[str, dict[str, Tally]] = {}
+        self.reasons: dict[str, Counter[str]] = {}
+
+    def _add(self, q: Question, system: str, returned: list[set[str]], seconds: float = 0.0) -> None:
+        for split in q.splits:
+            self.tallies.setdefault(split, {s: Tally() for s in SYSTEMS})[system].add(
+                returned, q.gold, seconds)
+
+    def conversations(self, conversations: Iterable[Conversation], name: str) -> None:
+        with tempfile.TemporaryDirectory(prefix=f"memevo-bench-{name}-") as tmp:
+            for n, conv in enumerate(conversations):
+                store, keys = _store(Path(tmp) / f"c{n}", conv.claims, f"/bench/{name}/{n}")
+                ids = {k: mid for mid, ks in keys.items() for k in ks}
+                bm25 = BM25([c.content for c in conv.claims])
+                for q in conv.questions:
                     started = time.perf_counter()
-                    explicit = recall(store.conn, q.texts[-1][:2048], context=q.texts[:-1], now=q.now,
-                                      include_dormant=True)
-                    tallies["memevo_explicit"].seconds += time.perf_counter() - started
-                    tallies["memevo_explicit"].add([keys[c.memory_id] for c in explicit.claims], q.gold)
-                started = time.perf_counter()
-                top = bm25.top(" ".join(q.texts))
-                tallies["bm25_top3"].seconds += time.perf_counter() - started
-                tallies["bm25_top3"].add([conv.claims[i].keys for i in top], q.gold)
-            store.close()
-    return {system: t.row() for system, t in tallies.items()}
+                    if len(q.texts) == 1:
+                        result = service.recall(store.conn, q.texts[0][:2048], now=q.now)
+                    else:
+                        result = service.turn_recall(store.conn, q.texts, now=q.now,
+                                                     session_is_fresh=False)
+                    self._add(q, "memevo", [keys[c.memory_id] for c in result.claims],
+                              time.perf_counter() - started)
+                    top = bm25.scored(" ".join(q.texts))
+                    self._add(q, "bm25_top3", [conv.claims[i].keys for _, i in top])
+                    kept = [i for s, i in top if s >= self.fraction * top[0][0]]
+                    self._add(q, "bm25_rel", [conv.claims[i].keys for i in kept])
+                    if self.why:
+                        self._explain(store, q, result, top, conv, ids)
+                store.close()
+
+    def _explain(self, store: Store, q: Question, result: service.RecallResult,
+                 top: list[tuple[float, int]], conv: Conversation, ids: dict[str, str]) -> None:
+        """For each gold claim BM25's top 3 held and memevo did not return: the reason."""
+        returned = {c.memory_id for c in result.claims}
+        for _, i in top:
+            gold = conv.claims[i].keys & q.gold
+            mid = next((ids[k] for k in gold if k in ids), None)
+            if mid is None or mid in returned:
+                continue
+            verdict = service.explain_claim(store.conn, q.texts[-1][:2048], mid,
+                                            context=q.texts[:-1], now=q.now)
+            for split in q.splits:
+                self.reasons.setdefault(split, Counter())[verdict["reason"] or "selected"] += 1
+
+    def results(self) -> dict[str, dict]:
+        out: dict[str, dict] = {}
+        for split, systems in self.tallies.items():
+            out[split] = {system: t.row() for system, t in systems.items()}
+            if self.why:
+                out[split]["memevo_misses_bm25_found"] = dict(self.reasons.get(split, Counter()).most_common())
+        return out
 
 
 def _ids(value: object) -> list[str]:
-    return [p for p in re.split(r"[\s,;\[\]'\"]+", str(value)) if p]
+    return [p for p in re.split(r"[,; ]+", str(value).strip()) if p]
 
 
 def locomo(eval_dir: Path) -> Iterator[Conversation]:
@@ -201,11 +249,16 @@ def locomo(eval_dir: Path) -> Iterator[Conversation]:
             times.append(at)
             for items in speakers.values():
                 for text, dia in items:
-                    claims.append(Claim(text, at, keys=set(_ids(dia))))
+                    dias = dia if isinstance(dia, list) else [dia]
+                    claims.append(Claim(text, at, keys={k for d in dias for k in _ids(d)}))
         now = max(times) + DAY
-        questions = [Question([qa["question"]], {e for x in qa["evidence"] for e in _ids(x)}, now,
-                              f"category {qa['category']}")
-                     for qa in sample["qa"]]
+        questions = []
+        for qa in sample["qa"]:
+            category = int(qa["category"])
+            splits = ("LoCoMo categories 1-4", f"LoCoMo category {category}") if category != 5 else (
+                "LoCoMo category 5 (adversarial)",)
+            questions.append(Question([qa["question"]], {e for x in qa["evidence"] for e in _ids(x)},
+                                      now, splits))
         yield Conversation(claims, questions)
 
 
@@ -224,18 +277,20 @@ def _zh_time(text: str) -> float | None:
     return datetime(y, mo, d, h, mi, tzinfo=UTC).timestamp()
 
 
-def memdaily(eval_dir: Path) -> Iterator[tuple[str, Conversation]]:
+def memdaily(eval_dir: Path) -> Iterator[Conversation]:
     """Each trajectory of user messages is one conversation with one question."""
     data = json.loads((eval_dir / "memdaily-dev.json").read_text(encoding="utf-8"))
     for kind, block in data.items():
-        for event in block["events"]:
-            messages = event["message_list"]
-            claims = [Claim(_MEMDAILY_ENVELOPE.sub("", m), _zh_time(m) or 0.0, keys={str(i)})
-                      for i, m in enumerate(messages)]
-            qa = event["QA"]
-            now = _zh_time(qa.get("time", "")) or max(c.at for c in claims) + DAY
-            yield kind, Conversation(claims, [Question([qa["question"]], {str(i) for i in qa["target_step_id"]},
-                                                       now, kind)])
+        for scenario, trajectories in block.items():
+            for event in trajectories:
+                messages = event["message_list"]
+                claims = [Claim(_MEMDAILY_ENVELOPE.sub("", m), _zh_time(m) or 0.0, keys={str(i)})
+                          for i, m in enumerate(messages)]
+                qa = event["QA"]
+                now = _zh_time(qa.get("time", "")) or max(c.at for c in claims) + DAY
+                splits = (f"MemDaily {scenario}", f"MemDaily {scenario} / {kind}")
+                yield Conversation(claims, [Question([qa["question"]], {str(i) for i in qa["target_step_id"]},
+                                                     now, splits)])
 
 
 def madial(eval_dir: Path, lang: str) -> Conversation:
@@ -259,40 +314,57 @@ def madial(eval_dir: Path, lang: str) -> Conversation:
         turn = dialogue["test-turn"][0]
         users = [re.sub(r"^<[^>]+>:\s*", "", t).strip().strip('"')
                  for t in dialogue["dialogue"][1:turn] if not t.startswith("<Assistant>")]
-        questions.append(Question(users[-6:], {str(i) for i in dialogue["relevant-id"]}, now))
+        questions.append(Question(users[-6:], {str(i) for i in dialogue["relevant-id"]}, now,
+                                  (f"MADial {tag}",)))
     return Conversation(claims, questions)
+
+
+def _print(results: dict[str, dict], fraction: float) -> None:
+    rel = f"BM25 >={fraction:.0%} of top"
+    print(f"{'benchmark / split':<34} {'n':>4} | {'memevo':^20} {'ms/q':>5} | {'BM25 top-3':^13} | {rel:^20}")
+    print(f"{'':<34} {'':>4} | {'recall':>6} {'prec':>6} {'empty':>6} {'':>5} | {'recall':>6} {'prec':>6} "
+          f"| {'recall':>6} {'prec':>6} {'empty':>6}")
+    for split, systems in results.items():
+        m, b, r = systems["memevo"], systems["bm25_top3"], systems["bm25_rel"]
+        print(f"{split:<34} {m['questions']:>4} | {m['recall']:>6.3f} {m['precision']:>6.3f} {m['empty']:>6.3f} "
+              f"{m['ms_per_question']:>5.2f} | {b['recall']:>6.3f} {b['precision']:>6.3f} "
+              f"| {r['recall']:>6.3f} {r['precision']:>6.3f} {r['empty']:>6.3f}")
+        why = systems.get("memevo_misses_bm25_found")
+        if why:
+            print(f"{'':<34}      memevo dropped BM25-found gold: "
+                  + ", ".join(f"{k} {v}" for k, v in why.items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL)
     parser.add_argument("--only", default="locomo,memdaily,madial")
+    parser.add_argument("--bm25-fraction", type=float, default=0.5,
+                        help="bm25_rel keeps top-3 results scoring at least this share of the best")
+    parser.add_argument("--why", action="store_true",
+                        help="say why memevo dropped the gold claims BM25's top 3 held")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     wanted = set(args.only.split(","))
-    results: dict[str, dict] = {}
+    run = Run(args.bm25_fraction, args.why)
     started = time.perf_counter()
     if "locomo" in wanted:
-        results["LoCoMo (en)"] = run(locomo(args.eval_dir), "locomo", include_dormant_row=True)
+        run.conversations(locomo(args.eval_dir), "locomo")
     if "memdaily" in wanted:
-        by_kind: dict[str, list[Conversation]] = {}
-        for kind, conv in memdaily(args.eval_dir):
-            by_kind.setdefault(kind, []).append(conv)
-        for kind, convs in by_kind.items():
-            results[f"MemDaily {kind} (zh)"] = run(convs, f"memdaily-{kind}", include_dormant_row=False)
+        run.conversations(memdaily(args.eval_dir), "memdaily")
     if "madial" in wanted:
-        for lang, label in (("ch", "zh"), ("en", "en")):
-            results[f"MADial ({label})"] = run([madial(args.eval_dir, lang)], f"madial-{lang}",
-                                               include_dormant_row=True)
+        for lang in ("ch", "en"):
+            run.conversations([madial(args.eval_dir, lang)], f"madial-{lang}")
+    order = ["LoCoMo categories 1-4", *[f"LoCoMo category {c}" for c in range(1, 5)],
+             "LoCoMo category 5 (adversarial)"]
+    results = run.results()
+    ranked = {k: results[k] for k in order if k in results}
+    ranked.update({k: v for k, v in sorted(results.items()) if k not in ranked and k.startswith("MemDaily")})
+    ranked.update({k: v for k, v in results.items() if k not in ranked})
     if args.json:
-        print(json.dumps(results, indent=2, ensure_ascii=False))
+        print(json.dumps(ranked, indent=2, ensure_ascii=False))
         return
-    print(f"{'dataset':<28} {'system':<16} {'n':>5} {'recall':>7} {'prec':>6} {'empty':>6} {'hit':>6} "
-          f"{'per-ans':>7} {'ms/q':>6}")
-    for dataset, systems in results.items():
-        for system, r in systems.items():
-            print(f"{dataset:<28} {system:<16} {r['questions']:>5} {r['recall']:>7.3f} {r['precision']:>6.3f} "
-                  f"{r['empty']:>6.3f} {r['hit']:>6.3f} {r['claims_per_answer']:>7.2f} {r['ms_per_question']:>6.2f}")
+    _print(ranked, args.bm25_fraction)
     print(f"({time.perf_counter() - started:.1f} s)")
 
 

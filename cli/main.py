@@ -1,107 +1,46 @@
-"""`memevo`: the group, error handling in one place, and lazy command loading.
+"""`memevo`: the console script's entry.
 
-Commands are imported only when invoked: a hook or a recall must not pay for importing
-every other command (and the libraries they need) on each agent turn.
+``memevo hook …`` runs on every agent event, so it starts without click: the hook entry
+(:mod:`cli.hooks.entry`) handles the command lines agents are configured with and leaves
+everything else (``--help``, a mistake) to the click group. Every other command goes to the
+group in :mod:`cli.group`, which loads commands lazily. The group's names (``cli``,
+``COMMAND_MODULES``, ``MemevoGroup`` …) are also readable here, loaded on first use.
 """
 
 from __future__ import annotations
 
-import importlib
-import sqlite3
 import sys
-from typing import Any
 
-import click
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from cli.group import COMMAND_MODULES, MemevoGroup, _commands_of, cli, discover_commands
 
-from memory_core.errors import MemevoError
-
-# command name -> module in cli.commands. tests/unit/test_cli_registry.py keeps this in
-# step with the COMMANDS each module declares.
-COMMAND_MODULES: dict[str, str] = {
-    "config": "config_cmd",
-    "status": "status_cmd",
-    "hook": "hook_cmd",
-    "worker": "worker_cmd",
-    "evolve": "worker_cmd",
-    "list": "inspect_cmd",
-    "show": "inspect_cmd",
-    "history": "inspect_cmd",
-    "forget": "manual_cmd",
-    "correct": "manual_cmd",
-    "pin": "manual_cmd",
-    "unpin": "manual_cmd",
-    "resolve": "manual_cmd",
-    "undo": "manual_cmd",
-    "feedback": "feedback_cmd",
-    "tool-definition": "tool_cmd",
-    "export": "transfer_cmd",
-    "import": "transfer_cmd",
-    "recall": "recall_cmd",
-    "search": "recall_cmd",
-    "explain": "recall_cmd",
-    "install": "install_cmd",
-    "uninstall": "install_cmd",
-    "doctor": "doctor_cmd",
-    "learning": "learning_cmd",
-}
-
-
-def _commands_of(module_name: str) -> dict[str, click.Command]:
-    """The commands a module of :mod:`cli.commands` declares. A missing module is an error:
-    the lazy table must never silently fall back to importing everything."""
-    module = importlib.import_module(f"cli.commands.{module_name}")
-    return {command.name: command for command in getattr(module, "COMMANDS", ()) if command.name}
-
-
-def discover_commands() -> dict[str, click.Command]:
-    """Every command of every module in :mod:`cli.commands` (imports them all; for the tests
-    that keep :data:`COMMAND_MODULES` complete)."""
-    import pkgutil
-
-    import cli.commands as package
-
-    found: dict[str, click.Command] = {}
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-        found.update(_commands_of(info.name))
-    return found
-
-
-class MemevoGroup(click.Group):
-    """Loads commands lazily from :data:`COMMAND_MODULES` and turns memevo's errors into one
-    line on stderr with a non-zero exit, never a traceback."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(COMMAND_MODULES)
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        module = COMMAND_MODULES.get(cmd_name)
-        if module is None:
-            return None
-        command = _commands_of(module).get(cmd_name)
-        if command is None:
-            raise RuntimeError(f"cli.commands.{module} does not declare {cmd_name!r}; fix COMMAND_MODULES")
-        return command
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except MemevoError as exc:
-            click.echo(f"memevo: error: {exc}", err=True)
-            ctx.exit(exc.exit_code)
-        except sqlite3.DatabaseError as exc:
-            click.echo(
-                f"memevo: error: database problem: {exc}; run `memevo status` to check it",
-                err=True,
-            )
-            ctx.exit(1)
-
-
-@click.group(cls=MemevoGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="memevo")
-def cli() -> None:
-    """memevo: a self-evolving memory for coding agents."""
+_GROUP_NAMES = frozenset({"COMMAND_MODULES", "MemevoGroup", "_commands_of", "cli", "discover_commands"})
+__all__ = ["COMMAND_MODULES", "MemevoGroup", "_commands_of", "cli", "discover_commands", "main"]
 
 
 def main() -> None:
     """Console-script entry point."""
-    cli.main(prog_name="memevo", args=sys.argv[1:])
+    args = sys.argv[1:]
+    if args[:1] == ["hook"]:
+        from cli import regex_cache
+
+        regex_cache.preload()  # before any module compiles its patterns
+        from cli.hooks.entry import main as hook_main
+
+        handled = hook_main(args[1:])
+        regex_cache.save()
+        if handled:
+            sys.exit(0)
+    from cli.group import cli
+
+    cli.main(prog_name="memevo", args=args)
+
+
+def __getattr__(name: str) -> object:
+    """The click group's names, imported on first use (a hook never asks for them)."""
+    if name not in _GROUP_NAMES:  # also what the import system probes for (``__path__`` …)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from cli import group
+
+    return getattr(group, name)

@@ -50,8 +50,10 @@ class Settings(BaseModel):
     lease_grace_seconds: float = Field(default=30.0, ge=0, le=3600)
     max_output_tokens: int = Field(default=8192, ge=1, le=8192)
     model_output_limit: int | None = Field(default=None, ge=1)
-    daily_model_calls: int = Field(default=500, ge=0)
-    daily_model_tokens: int = Field(default=5_000_000, ge=0)
+    # A guard against runaway spending, not a throttle: a burst of a few thousand captured
+    # sources (a first day, an import) drains the same day (docs/operations.md, budgets).
+    daily_model_calls: int = Field(default=5_000, ge=0)
+    daily_model_tokens: int = Field(default=10_000_000, ge=0)
     # How the model is asked for JSON (response_format): auto tries a JSON schema of the
     # answer, then plain JSON mode, then nothing, remembering what the server accepted.
     model_json_mode: Literal["auto", "schema", "object", "off"] = "auto"

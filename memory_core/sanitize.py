@@ -30,16 +30,54 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+
+class _LazyPattern:
+    """A regular expression compiled on its first use.
+
+    Compiling every pattern here costs a process about 8 ms, and most processes that
+    import this module use a few of them (a session-start hook only checks its input is
+    valid UTF-8), so each pattern is compiled once, when it is first needed."""
+
+    __slots__ = ("_source", "_flags", "_compiled")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source = source
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str) -> str:
+        return self.compiled.sub(repl, string)
+
+    def search(self, string: str) -> re.Match[str] | None:
+        return self.compiled.search(string)
+
+    def match(self, string: str) -> re.Match[str] | None:
+        return self.compiled.match(string)
+
+    def fullmatch(self, string: str) -> re.Match[str] | None:
+        return self.compiled.fullmatch(string)
+
+
+def _lazy(source: str, flags: int = 0) -> _LazyPattern:
+    return _LazyPattern(source, flags)
+
+
 SOURCE_MAX_BYTES = 32_000
 REDACTED = "[REDACTED]"
 # The longest secret that is still redacted whole when a long text is cut before scanning.
 SCAN_MARGIN = 8_192
 
 # Control characters except tab and newline (carriage returns become newlines).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_CONTROL = _lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
+_SURROGATE = _lazy("[\ud800-\udfff]")
 
-_PRIVATE_KEY = re.compile(
+_PRIVATE_KEY = _lazy(
     r"-----BEGIN [A-Z0-9 ]{0,64}PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]{0,64}PRIVATE KEY-----|\Z)",
     re.DOTALL,
 )
@@ -48,14 +86,14 @@ _PRIVATE_KEY = re.compile(
 # last line, or one DER line ("MII…").
 _B64 = r"[A-Za-z0-9+/]"
 _NOT_HEX = r"(?=[0-9a-fA-F]*+[g-zG-Z+/])"
-_KEY_BODY = re.compile(
+_KEY_BODY = _lazy(
     rf"^[^\S\n]*+(?:{_NOT_HEX}{_B64}{{60,76}}+={{0,2}}[^\S\n]*+\n[^\S\n]*+){{2,}}(?:{_B64}{{1,76}}+={{0,2}}[^\S\n]*+$)?"
     rf"|^[^\S\n]*+MII{_B64}{{40,}}+={{0,2}}[^\S\n]*+$",
     re.MULTILINE,
 )
 
 _W = r"A-Za-z0-9_\-"  # base64url and most key alphabets
-_TOKEN_PATTERNS = tuple(re.compile(p) for p in (
+_TOKEN_PATTERNS = tuple(_lazy(p) for p in (
     rf"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[{_W}]{{16,}}+",  # OpenAI / Anthropic
     r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}+",  # Stripe secret, restricted, publishable keys
     r"\bwhsec_[A-Za-z0-9+/=]{16,}+",  # Stripe webhook secrets
@@ -87,14 +125,14 @@ _TOKEN_PATTERNS = tuple(re.compile(p) for p in (
 
 # A value that may be a credential, after a context word: bounded, no spaces.
 _VALUE = r"(?:`[^`\n]{1,200}+`|\"[^\"\n]{1,200}+\"|'[^'\n]{1,200}+'|[^\s`\"']{1,200}+)"
-_BEARER = re.compile(r"(?i)\b(bearer|token)(\s++|\s*+[:=]\s*+)([A-Za-z0-9._~+/\-]{12,}+=*+)")
-_HEADER = re.compile(
+_BEARER = _lazy(r"(?i)\b(bearer|token)(\s++|\s*+[:=]\s*+)([A-Za-z0-9._~+/\-]{12,}+=*+)")
+_HEADER = _lazy(
     r"(?i)(?<![A-Za-z0-9_\-])(authorization|proxy-authorization|x-[a-z0-9\-]{0,40}?(?:key|token|secret|auth)"
     r"[a-z0-9\-]{0,40}+|api-?key)([\"']?[^\S\n]*+:[^\S\n]*+[\"']?)((?:bearer|basic|token|digest)[^\S\n]++)?"
     r"([^\s\"',;]{1,4096}+)"
 )
-_URL_PASSWORD = re.compile(r"(?i)(?<![a-z0-9+.\-])([a-z][a-z0-9+.\-]*+://[^\s:/@]*+:)([^\s/]*)(@)")
-_CLI_PASSWORD = re.compile(
+_URL_PASSWORD = _lazy(r"(?i)(?<![a-z0-9+.\-])([a-z][a-z0-9+.\-]*+://[^\s:/@]*+:)([^\s/]*)(@)")
+_CLI_PASSWORD = _lazy(
     r"(?<!\S)((?:-u|--user)[ =]++[^\s:]{1,256}+:)(\S{1,1024}+)"
     r"|\b((?:mysql|mysqldump|mysqladmin|mariadb)\b[^\n]{0,256}?[ \t]-p)([^\s-]\S{0,1023}+)"
     r"|\b(sshpass[ \t]++-p[ \t]*+)(\S{1,1024}+)"
@@ -104,26 +142,26 @@ _CLI_PASSWORD = re.compile(
 _NAME_CHARS = r"A-Za-z0-9_.\-"
 _STRONG = (r"secret|token(?!s|iz)|passwd|password|pwd|passphrase|passcode|bearer|credential|api[_-]?key"
            r"|access[_-]?key|private[_-]?key")
-_STRONG_WORDS = re.compile(f"(?i){_STRONG}")
+_STRONG_WORDS = _lazy(f"(?i){_STRONG}")
 # Weaker name words: only with a value that looks like a credential ("primary_key=True" stays).
-_WEAK_WORDS = re.compile(r"(?i)(?:key|(?<![a-z])pass|(?<![a-z])auth|(?<![a-z])dsn|salt)$")
+_WEAK_WORDS = _lazy(r"(?i)(?:key|(?<![a-z])pass|(?<![a-z])auth|(?<![a-z])dsn|salt)$")
 # Names of a secret's attributes, not the secret: TOKEN_URL, PASSWORD_FILE, max_tokens, SECRET_NAME.
-_ATTRIBUTE_NAME = re.compile(
+_ATTRIBUTE_NAME = _lazy(
     r"(?i)(?:tokens|[_.\-](?:length|len|count|limit|budget|usage|size|min|max|type|field|policy|required|expiry"
     r"|expires|ttl|file|path|dir|url|uri|endpoint|name|id|env|header|prefix|format|algorithm|hint|rotation"
     r"|version|enabled|disabled))$"
 )
 _CANDIDATE = rf"(?=[{_NAME_CHARS}]*?(?i:{_STRONG}|key|pass|auth|dsn|salt))"
 # `NAME: value` / `NAME=value` at the start of a line: the whole rest of the line.
-_LINE_ASSIGNMENT = re.compile(
+_LINE_ASSIGNMENT = _lazy(
     rf"^([^\S\n]*+(?:export[^\S\n]++)?){_CANDIDATE}([{_NAME_CHARS}]++)(\s*+[:=]\s*+)(\S.*)$", re.MULTILINE
 )
 # `NAME=value` inside a line (shell commands, env dumps): the value up to whitespace.
-_INLINE_ASSIGNMENT = re.compile(
+_INLINE_ASSIGNMENT = _lazy(
     rf"(?<![{_NAME_CHARS}]){_CANDIDATE}([{_NAME_CHARS}]++)(=)(\"[^\"]*+\"|'[^']*+'|[^\s\"']++)"
 )
 # `"NAME": "value"` (JSON, YAML, Python dicts) anywhere in a line.
-_QUOTED_ASSIGNMENT = re.compile(
+_QUOTED_ASSIGNMENT = _lazy(
     rf"(?<![A-Za-z0-9_])([\"']){_CANDIDATE}([{_NAME_CHARS}]{{1,128}}+)\1([^\S\n]*+[:=][^\S\n]*+)"
     r"(\"(?:[^\"\\\n]|\\.){0,4096}+\"|'(?:[^'\\\n]|\\.){0,4096}+'|[^\s,}\]]{1,4096}+)"
 )
@@ -133,7 +171,7 @@ _SECRET_WORD_EN = (
     r"(?i:password|passphrase|passcode|passwd|pwd|pw|secret|token|credentials?|api[ _-]?key|access[ _-]?key"
     r"|secret[ _-]?key|private[ _-]?key|pin[ _-]?code)|PIN"
 )
-_SENTENCE_EN = re.compile(
+_SENTENCE_EN = _lazy(
     rf"(?<![A-Za-z0-9_\-])(?P<kw>{_SECRET_WORD_EN})(?![A-Za-z0-9_\-])"
     r"(?P<mid>(?:[ \t]{1,4}+(?i:for|of|on|to|at|in)[ \t]{1,4}+(?:(?i:the|my|our|your|this|that|its)[ \t]{1,4}+)?"
     r"[\w.@/\-]{1,64}+(?:[ \t]{1,4}+[\w.\-]{1,32}+)?)?)"
@@ -142,12 +180,12 @@ _SENTENCE_EN = re.compile(
     r"|[ \t]{1,4}+(?i:set|changed|reset|updated)[ \t]{1,4}+(?i:to))?"
     rf"(?P<gap>[ \t]{{0,4}}+)(?P<value>{_VALUE})"
 )
-_SENTENCE_AS_EN = re.compile(
+_SENTENCE_AS_EN = _lazy(
     rf"(?i)\b(?P<lead>(?:use|using|used|with|try|tried|set)[ \t]{{1,4}}+)(?P<value>{_VALUE})"
     r"(?=[ \t]{1,4}+as[ \t]{1,4}+(?:(?:the|my|a|our|your)[ \t]{1,4}+)?"
     r"(?:password|passphrase|passcode|secret|token|api[ _-]?key)\b)"
 )
-_SENTENCE_ZH = re.compile(
+_SENTENCE_ZH = _lazy(
     r"(?P<kw>密码|口令|密钥|秘钥|私钥|令牌|通行码|验证码|授权码|访问码"
     r"|(?<![A-Za-z0-9_\-])(?i:password|passphrase|token|secret|api ?key)(?![A-Za-z0-9_\-]))"
     r"(?P<verb>[ \t]{0,4}+[\u4e00-\u9fff]{0,2}?(?:是|为|改成了?|改为|设置为|设为|设置成|换成了?|变成了?)[ \t]{0,4}+"
@@ -156,10 +194,10 @@ _SENTENCE_ZH = re.compile(
 )
 _PASSWORD_WORDS = frozenset({"password", "passcode", "passwd", "pwd", "pw", "pin", "pincode", "pin code",
                              "pin-code", "pin_code", "密码", "口令", "通行码", "验证码", "授权码", "访问码"})
-_REFERENCE = re.compile(r"^(?:\$\{?[A-Za-z_]\w*+\}?|%[A-Za-z_]\w*+%|\{\{.{0,200}?\}\}|<[^<>]{1,200}+>|\*{3,}+|x{3,}+)$",
+_REFERENCE = _lazy(r"^(?:\$\{?[A-Za-z_]\w*+\}?|%[A-Za-z_]\w*+%|\{\{.{0,200}?\}\}|<[^<>]{1,200}+>|\*{3,}+|x{3,}+)$",
                         re.IGNORECASE)
 # Hyphenated or dotted words and host names: "top-secret", "docs.example.com".
-_PLAIN_WORDS = re.compile(r"[A-Za-z]++(?:[.\-][A-Za-z]++)++")
+_PLAIN_WORDS = _lazy(r"[A-Za-z]++(?:[.\-][A-Za-z]++)++")
 _TRAILING_PUNCTUATION = ".,;:!?)]}'\"`>。，；：！？、）】」』"
 
 
@@ -276,27 +314,47 @@ def _sentence(m: re.Match[str]) -> str:
     return m.group()[:start] + _redact_value(value)
 
 
-_STEPS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
-    (_PRIVATE_KEY, REDACTED),
-    (_KEY_BODY, lambda m: REDACTED + "\n" if m.group().endswith("\n") else REDACTED),
-    (_LINE_ASSIGNMENT, _line),
-    (_QUOTED_ASSIGNMENT, _quoted),
-    (_INLINE_ASSIGNMENT, _inline),
-    (_URL_PASSWORD, _url),
-    (_CLI_PASSWORD, _cli),
-    (_HEADER, _header),
-    (_BEARER, _bearer),
-    *((pattern, REDACTED) for pattern in _TOKEN_PATTERNS),
-    (_SENTENCE_EN, _sentence),
-    (_SENTENCE_AS_EN, _sentence),
-    (_SENTENCE_ZH, _sentence),
+# Cheap necessary conditions, so a text without any sign of a secret (most prompts) never
+# compiles or runs the costly patterns. Each is implied by a match of the patterns it
+# guards, with the same case rules: a literal a match must contain, or a pattern that a
+# match must contain a match of (``_CANDIDATE``'s words, the secret words of a sentence).
+_ASSIGNMENT_WORDS = _lazy(rf"(?i:{_STRONG}|key|pass|auth|dsn|salt)")
+_HEADER_WORDS = _lazy(r"(?i)authorization|x-|api")
+_SECRET_WORDS = _lazy(
+    r"(?i:pw|pass|secret|token|credential|key|pin|bearer)|密码|口令|密钥|秘钥|私钥|令牌|通行码|验证码|授权码|访问码"
+)
+
+
+def _may_assign(text: str) -> bool:
+    return ("=" in text or ":" in text) and _ASSIGNMENT_WORDS.search(text) is not None
+
+
+def _may_state(text: str) -> bool:
+    return _SECRET_WORDS.search(text) is not None
+
+
+_STEPS: tuple[tuple[_LazyPattern, str | Callable[[re.Match[str]], str], Callable[[str], bool] | None], ...] = (
+    (_PRIVATE_KEY, REDACTED, lambda t: "-----BEGIN " in t),
+    (_KEY_BODY, lambda m: REDACTED + "\n" if m.group().endswith("\n") else REDACTED, None),
+    (_LINE_ASSIGNMENT, _line, _may_assign),
+    (_QUOTED_ASSIGNMENT, _quoted, _may_assign),
+    (_INLINE_ASSIGNMENT, _inline, _may_assign),
+    (_URL_PASSWORD, _url, lambda t: "://" in t and "@" in t),
+    (_CLI_PASSWORD, _cli, lambda t: "-u" in t or "mysql" in t or "mariadb" in t or "sshpass" in t),
+    (_HEADER, _header, lambda t: ":" in t and _HEADER_WORDS.search(t) is not None),
+    (_BEARER, _bearer, _may_state),
+    *((pattern, REDACTED, None) for pattern in _TOKEN_PATTERNS),
+    (_SENTENCE_EN, _sentence, _may_state),
+    (_SENTENCE_AS_EN, _sentence, _may_state),
+    (_SENTENCE_ZH, _sentence, _may_state),
 )
 
 
 def redact_secrets(text: str) -> str:
     """Replace API keys, tokens, private keys and passwords with a marker (linear time)."""
-    for pattern, replacement in _STEPS:
-        text = pattern.sub(replacement, text)
+    for pattern, replacement, may_match in _STEPS:
+        if may_match is None or may_match(text):
+            text = pattern.sub(replacement, text)
     return text
 
 

@@ -46,6 +46,7 @@ def build_doctor_report(*, home: Path, settings: Settings | None, config_error: 
     checks.append(health.database_check(db, home))
     checks.append(queue_check(home / "queue.db"))
     checks.append(health.hook_errors_check(home, now))
+    checks.append(health.budget_check(home, settings, now))
     return {"state_dir": str(home), **health.summarize(checks), "checks": checks}
 
 

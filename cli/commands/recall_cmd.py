@@ -74,7 +74,28 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
         lines.append(f"note: {note}")
     if data.get("truncated"):
         lines.append("(diagnostics truncated to 8,000 bytes)")
+    claim = data.get("claim")
+    if claim:
+        lines.extend(_render_claim(claim))
     return "\n".join(lines)
+
+
+def _render_claim(claim: dict[str, Any]) -> list[str]:
+    """What became of the claim named by ``--claim``: selected, or the gate or step that dropped it."""
+    if claim.get("selected"):
+        how = "as complementary evidence" if claim.get("complement") else "by relevance"
+        lines = [f"claim {claim['id']}: selected ({how})"]
+    else:
+        stage = {"gate": "dropped by a relevance gate", "selection": "dropped at selection",
+                 "index": "not recallable"}.get(claim.get("stage", ""), "dropped")
+        lines = [f"claim {claim['id']}: {stage} ({claim.get('reason')}): {claim.get('detail', '')}"]
+        if claim.get("status"):
+            lines.append(f"      status: {claim['status']}")
+    if "raw" in claim:
+        lines.append(f"      raw {claim['raw']:.3f}, matched {claim.get('coverage', 0):.0%} of the question's "
+                     f"weight; matched: {', '.join(claim.get('matched', [])) or '-'}; "
+                     f"missing: {', '.join(claim.get('missing', [])) or '-'}")
+    return lines
 
 
 def _batch(handle: IO[str], include_dormant: bool) -> None:
@@ -157,20 +178,30 @@ def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
 
 @click.command("explain")
 @click.argument("query", required=False)
+@click.option("--claim", "claim_id", metavar="ID",
+              help="Also say what became of this claim for QUERY: selected, or which gate or step dropped it.")
 @json_option
-def explain_command(query: str | None, as_json: bool) -> None:
+def explain_command(query: str | None, claim_id: str | None, as_json: bool) -> None:
     """Show why the last automatic recall chose what it chose, or preview QUERY (no bodies)."""
     home = state_home()
     if query is None:
+        if claim_id is not None:
+            raise UsageError("--claim needs a QUERY, e.g. `memevo explain \"sqlite port\" --claim ID`")
         data = read_last_diagnostics(home)
     else:
         text = validate_query(query)
+        # Imported here: it loads hashlib, which `memevo recall` never needs.
+        from memory_core.ids import is_memory_id
+
+        if claim_id is not None and not is_memory_id(claim_id):
+            raise UsageError(f"{claim_id!r} is not a memory id (24 lowercase hex characters); "
+                             "see `memevo search QUERY`")
         store = open_recall_store(home)
         if store is None:
-            data = preview(None, text, now=clock.now())
+            data = preview(None, text, now=clock.now(), claim=claim_id)
         else:
             with store:
-                data = preview(store.conn, text, now=clock.now())
+                data = preview(store.conn, text, now=clock.now(), claim=claim_id)
     emit(data, as_json, _render_diagnostics)
 
 

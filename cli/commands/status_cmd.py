@@ -11,6 +11,28 @@ from memory_core import clock
 from memory_core.reports.status import build_status
 
 
+def render_budget(budget: dict[str, Any]) -> str:
+    """One plain line: what waits for the model, whether today's budget is spent, when work
+    resumes and how long the daily budget takes to drain it."""
+    waiting, per_day, days = budget["sources_waiting"], budget["calls_per_day"], budget["days_to_drain"]
+    sources = f"{waiting:,} source{'s' if waiting != 1 else ''} wait{'s' if waiting == 1 else ''}"
+    if days is None:
+        return f"{sources}, but the daily budget allows no model calls; raise daily_model_calls"
+    pace = f"{per_day:,} calls a day"
+    if budget["spent"]:
+        if not waiting:
+            return f"spent for today; resets {budget['resumes_at'] or 'at midnight UTC'}"
+        return (f"spent for today; {sources} for the next UTC day: work resumes {budget['resumes_at']}, "
+                f"about {days} day{'s' if days != 1 else ''} to drain at {pace}"
+                + ("" if budget["drains_within_a_day"] else "; raise daily_model_calls to go faster"))
+    if not days:
+        return f"{sources}; today's budget covers {'them' if waiting != 1 else 'it'} " \
+               f"({budget['calls_left_today']:,} calls left)"
+    return (f"{sources}; today's budget has {budget['calls_left_today']:,} calls left, "
+            f"so about {days} more day{'s' if days != 1 else ''} to drain at {pace}"
+            + ("" if budget["drains_within_a_day"] else "; raise daily_model_calls to go faster"))
+
+
 def render_status(report: dict[str, Any]) -> str:
     mem = report["memories"]
     lines = [
@@ -34,6 +56,7 @@ def render_status(report: dict[str, Any]) -> str:
                  f"{worker['model_tokens_today']} tokens"
                  + (f" (daily budget spent; resets {worker['budget_resets_at']})"
                     if worker["budget_spent"] else ""))
+    lines.append(f"budget:          {render_budget(report['budget'])}")
     if worker["waiting_for_model"]:
         waiting = report["jobs"]["pending"] + report["jobs"]["retrying"] + report["jobs"]["paused"]
         hint = worker["model_hint"] or "set MEMEVO_MODEL_URL and MEMEVO_MODEL"

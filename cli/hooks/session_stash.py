@@ -18,7 +18,6 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +52,7 @@ def stash_path(home: Path, session_id: str) -> Path:
 
 def write_prompt(home: Path, session_id: str, prompt: str, prompt_id: str | None, now: float) -> bool:
     """Replace the session's stash with ``prompt``; False if it could not be written."""
+    from memory_core.paths import private_temp_file
     from memory_core.sanitize import redact_clipped, valid_text
     from memory_core.store.connection import ensure_private_dir
 
@@ -64,7 +64,7 @@ def write_prompt(home: Path, session_id: str, prompt: str, prompt_id: str | None
     path = stash_path(home, session_id)
     try:
         directory = ensure_private_dir(path.parent)
-        fd, tmp = tempfile.mkstemp(prefix=".stash-", suffix=".tmp", dir=directory)
+        fd, tmp = private_temp_file(directory, ".stash-", ".tmp")
     except OSError:
         return False
     try:

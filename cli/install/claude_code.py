@@ -12,11 +12,10 @@ says, so memevo writes no timeout there and lets that limit stand.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from cli.install.target import HookTarget
+from cli.install.target import HookTarget, config_dir
 
 SCOPES = ("user", "project", "local")
 
@@ -24,11 +23,7 @@ SCOPES = ("user", "project", "local")
 def settings_path(scope: str, project_dir: Path, env: Mapping[str, str]) -> Path:
     """The settings file of ``scope``; project and local are relative to ``project_dir``."""
     if scope == "user":
-        config_dir = (env.get("CLAUDE_CONFIG_DIR") or "").strip()
-        if config_dir:
-            return Path(config_dir).expanduser().absolute() / "settings.json"
-        home = (env.get("HOME") or "").strip()
-        return (Path(home) if home else Path(os.path.expanduser("~"))) / ".claude" / "settings.json"
+        return config_dir(env, "CLAUDE_CONFIG_DIR", ".claude") / "settings.json"
     if scope == "project":
         return project_dir.absolute() / ".claude" / "settings.json"
     if scope == "local":

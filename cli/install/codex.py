@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shlex
 from collections.abc import Mapping
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.install.settings_json import SettingsFileError, read_settings
-from cli.install.target import HookTarget
+from cli.install.target import HookTarget, config_dir
 from memory_core.reports.health import ERROR, WARN, make_check
 
 SCOPES = ("user", "project")
@@ -45,11 +44,7 @@ UNKNOWN = "trust unknown: open /hooks in Codex to trust memevo's hooks"
 
 def codex_home(env: Mapping[str, str]) -> Path:
     """``$CODEX_HOME``, else ``~/.codex``."""
-    configured = (env.get("CODEX_HOME") or "").strip()
-    if configured:
-        return Path(configured).expanduser().absolute()
-    home = (env.get("HOME") or "").strip()
-    return (Path(home) if home else Path(os.path.expanduser("~"))) / ".codex"
+    return config_dir(env, "CODEX_HOME", ".codex")
 
 
 def settings_path(scope: str, project_dir: Path, env: Mapping[str, str]) -> Path:

@@ -26,14 +26,21 @@ import difflib
 import os
 import shlex
 import stat
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cli.install.executable import current_launcher, launcher_problem
-from cli.install.settings_json import SettingsFile, SettingsFileError, backup_name, unified_diff, write_settings
+from cli.install.settings_json import (
+    SettingsFile,
+    SettingsFileError,
+    backup_name,
+    read_raw,
+    replace_atomically,
+    unified_diff,
+    write_settings,
+)
 from memory_core.reports.health import ERROR, OK, WARN, make_check
 
 FilePath = Callable[[str, Path, Mapping[str, str]], Path]
@@ -79,14 +86,7 @@ class _Found:
 
 
 def _read(target: FileTarget, path: Path) -> _Found:
-    real = Path(os.path.realpath(path)) if path.is_symlink() else path
-    try:
-        raw: bytes | None = real.read_bytes()
-    except FileNotFoundError:
-        raw = None
-    except OSError as exc:
-        raise SettingsFileError(f"cannot read {path}: {exc.strerror}; check the file and its permissions",
-                                f"cannot be read ({exc.strerror})") from None
+    real, raw = read_raw(path)
     text: str | None = None
     if raw is not None:
         try:
@@ -131,18 +131,7 @@ def _replace_pristine(found: _Found, text: str) -> None:
     _check_unchanged(found)
     target = found.target
     try:
-        mode = stat.S_IMODE(target.stat().st_mode)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".memevo-tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp_name, mode)
-            os.replace(tmp_name, target)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
+        replace_atomically(target, text, stat.S_IMODE(target.stat().st_mode))
     except OSError as exc:
         raise SettingsFileError(f"cannot write {found.path}: {exc.strerror or exc}; check the directory's "
                                 "permissions (the file was not changed)") from None

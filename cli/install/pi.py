@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 from cli.install.owned_file import FileTarget
+from cli.install.target import user_home
 
 SCOPES = ("user", "project")
 FILE_NAME = "memevo.ts"
@@ -36,8 +37,7 @@ def extension_path(scope: str, project_dir: Path, env: Mapping[str, str]) -> Pat
         agent_dir = (env.get("PI_CODING_AGENT_DIR") or "").strip()
         if agent_dir:  # Pi expands a leading ~ itself
             return Path(os.path.expanduser(agent_dir)).absolute() / "extensions" / FILE_NAME
-        home = (env.get("HOME") or "").strip()
-        return (Path(home) if home else Path(os.path.expanduser("~"))) / ".pi" / "agent" / "extensions" / FILE_NAME
+        return user_home(env) / ".pi" / "agent" / "extensions" / FILE_NAME
     if scope == "project":
         return project_dir.absolute() / ".pi" / "extensions" / FILE_NAME
     raise ValueError(f"unknown Pi scope {scope!r}")

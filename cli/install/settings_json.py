@@ -82,16 +82,22 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def read_settings(path: Path) -> SettingsFile:
-    """Read and check ``path``. A missing (or blank) file is an empty object."""
+def read_raw(path: Path) -> tuple[Path, bytes | None]:
+    """The file ``path`` names (a symlink resolved: memevo writes through it) and its bytes,
+    ``None`` when missing; unreadable is a :class:`SettingsFileError`."""
     target = Path(os.path.realpath(path)) if path.is_symlink() else path
     try:
-        raw: bytes | None = target.read_bytes()
+        return target, target.read_bytes()
     except FileNotFoundError:
-        raw = None
+        return target, None
     except OSError as exc:
         raise SettingsFileError(f"cannot read {path}: {exc.strerror}; check the file and its permissions",
                                 f"cannot be read ({exc.strerror})") from None
+
+
+def read_settings(path: Path) -> SettingsFile:
+    """Read and check ``path``. A missing (or blank) file is an empty object."""
+    target, raw = read_raw(path)
     if raw is None:
         return SettingsFile(path, target, None, {})
     try:
@@ -274,17 +280,7 @@ def write_settings(file: SettingsFile, text: str, now: float) -> Path | None:
         if file.raw is not None:
             mode = stat.S_IMODE(target.stat().st_mode)
             backup = _write_new(backup_name(target, now), file.raw, mode)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".memevo-tmp", dir=target.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(text.encode("utf-8"))
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp_name, mode)
-            os.replace(tmp_name, target)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
+        replace_atomically(target, text, mode)
     except OSError as exc:
         raise SettingsFileError(
             f"cannot write {file.path}: {exc.strerror or exc}; check the directory's permissions "
@@ -292,6 +288,22 @@ def write_settings(file: SettingsFile, text: str, now: float) -> Path | None:
         ) from None
     _sync_dir(target.parent)
     return backup
+
+
+def replace_atomically(target: Path, text: str, mode: int) -> None:
+    """Replace ``target`` with ``text`` (mode ``mode``) through a synced temporary file renamed
+    over it: a reader sees the old file or the new one, never part of either."""
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".memevo-tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, target)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
 
 
 def _sync_dir(directory: Path) -> None:

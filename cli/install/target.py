@@ -20,6 +20,21 @@ SettingsPath = Callable[[str, Path, Mapping[str, str]], Path]
 ExtraChecks = Callable[["HookTarget", list[dict[str, Any]], Mapping[str, str]], list[dict[str, Any]]]
 
 
+def user_home(env: Mapping[str, str]) -> Path:
+    """``$HOME`` as the agent sees it in ``env``, else this process's home."""
+    home = (env.get("HOME") or "").strip()
+    return Path(home) if home else Path(os.path.expanduser("~"))
+
+
+def config_dir(env: Mapping[str, str], variable: str, default: str) -> Path:
+    """An agent's configuration directory: ``$variable`` (``~`` expanded, made absolute) when
+    set, else ``default`` in the user's home."""
+    configured = (env.get(variable) or "").strip()
+    if configured:
+        return Path(configured).expanduser().absolute()
+    return user_home(env) / default
+
+
 def _basename(token: str) -> str:
     name = os.path.basename(token).lower()
     return name[:-4] if name.endswith(".exe") else name

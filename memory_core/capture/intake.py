@@ -12,7 +12,6 @@ import os
 import sqlite3
 from dataclasses import dataclass
 
-from memory_core.capture.summary_lines import extract_local_claims
 from memory_core.ids import source_id as make_source_id
 from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
@@ -107,6 +106,8 @@ def capture_source(
     )
     added = 0
     if source_type == "summary":
+        from memory_core.capture.summary_lines import extract_local_claims  # summaries only
+
         lines = extract_local_claims(clean)
         if lines:
             added = _add_local_claims(conn, sid, origin, lines, now)

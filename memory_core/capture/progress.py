@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from memory_core.capture.work_operations import IMPORTANCE, absolute_paths, read_operation
 from memory_core.sanitize import clip_utf8, redact_secrets, strip_controls
 
 MAX_OBSERVATIONS = 8
@@ -88,6 +87,8 @@ class Observation:
 
     @property
     def importance(self) -> int:
+        from memory_core.capture.work_operations import IMPORTANCE
+
         return IMPORTANCE[self.category]
 
 
@@ -275,6 +276,8 @@ def resources_of(messages: Sequence[str], readings: Sequence[tuple[str, str]], c
                  markers: tuple[str, ...] = ()) -> tuple[Resource, ...]:
     """Explicit resources: ``cd``/``git -C`` and paths in the user's words, and the directories
     and files operations named in their *input*. The working directory alone is none."""
+    from memory_core.capture.work_operations import absolute_paths
+
     found: list[Resource] = []
     for text in messages:
         for how, pattern in (("cd", _CD_IN_TEXT), ("git -C", _GIT_C_IN_TEXT)):
@@ -317,6 +320,10 @@ def plan_progress(
     if request is None:
         asked = any(m.strip() and is_question(m) for m in messages)
         return ProgressSkip(QUESTION if asked else NO_WORK_REQUEST)
+    if not operations:  # what the loop below concludes for none, without loading their reader
+        return ProgressSkip(NO_WORK_OPERATION)
+    from memory_core.capture.work_operations import IMPORTANCE, read_operation
+
     markers = _state_markers(state_dir)
     candidates: list[Observation] = []
     directories: list[tuple[str, str]] = []

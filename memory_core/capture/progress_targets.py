@@ -33,8 +33,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory_core.capture.progress import Resource
-from memory_core.capture.work_operations import absolute_paths
-from memory_core.text.tokenize import features
 
 MAX_TARGETS = 8
 POOL_LIMIT = 2_000  # newest project states of the origin considered
@@ -66,11 +64,15 @@ build dist bin scripts script data config etc usr var opt users user dev tools u
 
 @functools.cache
 def _generic_features() -> frozenset[str]:
+    from memory_core.text.tokenize import features  # only a progress source needs the tokenizer
+
     return frozenset(features(_GENERIC_WORDS))
 
 
 def _subject_features(text: str) -> set[str]:
     """Informative features of ``text`` minus generic progress words and path literals."""
+    from memory_core.text.tokenize import features
+
     generic = _generic_features()
     return {f for f in features(text) if (len(f) >= 3 or not f.isascii()) and f not in generic and "/" not in f}
 
@@ -96,6 +98,8 @@ def _within(path: str, ancestor: str) -> bool:
 
 
 def _claim_paths(text: str) -> list[str]:
+    from memory_core.capture.work_operations import absolute_paths
+
     return [os.path.normpath(os.path.expanduser(p)) for p in absolute_paths(text)]
 
 

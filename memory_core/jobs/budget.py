@@ -60,3 +60,65 @@ def count_tokens(conn: sqlite3.Connection, now: float, prompt_tokens: int, compl
         "completion_tokens = completion_tokens + excluded.completion_tokens",
         (day_key(now), max(0, prompt_tokens), max(0, completion_tokens)),
     )
+
+
+# Tokens one consolidation call costs when there is no history to average (a prompt of
+# about 1,700 tokens for a short source, plus the answer).
+DEFAULT_TOKENS_PER_CALL = 2_000
+# Days of usage history that set the tokens-per-call estimate.
+HISTORY_DAYS = 7
+
+
+@dataclass(frozen=True)
+class Backlog:
+    """What waits for the model and how the daily budget drains it.
+
+    ``calls_per_day`` is the budget in calls, tokens included: the smaller of the call limit
+    and the token limit divided by the recent tokens per call. ``days_to_drain`` counts the
+    budget resets still needed (0: today's budget covers what waits; ``None``: never, the
+    budget is 0). ``resumes_at`` is set when today's budget is spent and sources wait.
+    """
+
+    waiting: int
+    spent: bool
+    calls_left_today: int
+    calls_per_day: int
+    tokens_per_call: int
+    days_to_drain: int | None
+    resumes_at: float | None
+
+    @property
+    def drains_within_a_day(self) -> bool:
+        """Whether what waits fits in today's budget or in one day's budget."""
+        return self.days_to_drain == 0 or (self.days_to_drain is not None and self.waiting <= self.calls_per_day)
+
+
+def tokens_per_call(conn: sqlite3.Connection, now: float) -> int:
+    """Average tokens per model call over the last :data:`HISTORY_DAYS` days of usage."""
+    since = day_key(now - HISTORY_DAYS * 86_400.0)
+    calls, tokens = conn.execute(
+        "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(prompt_tokens + completion_tokens), 0) "
+        "FROM model_usage WHERE day >= ?", (since,)
+    ).fetchone()
+    if not calls or not tokens:
+        return DEFAULT_TOKENS_PER_CALL
+    return max(1, int(tokens) // int(calls))
+
+
+def backlog(conn: sqlite3.Connection, now: float, call_limit: int, token_limit: int) -> Backlog:
+    """How many sources wait for a model call (pending, retrying included; not paused) and
+    when the daily budget lets them run."""
+    (waiting,) = conn.execute("SELECT COUNT(*) FROM sources WHERE state = 'pending'").fetchone()
+    state = budget_state(conn, now, call_limit, token_limit)
+    per_call = tokens_per_call(conn, now)
+    per_day = max(0, min(call_limit, token_limit // per_call))
+    left = 0 if state.spent else max(0, min(call_limit - state.usage.calls,
+                                            (token_limit - state.usage.tokens) // per_call))
+    if waiting <= left:
+        days: int | None = 0
+    elif per_day == 0:
+        days = None
+    else:
+        days = -(-(waiting - left) // per_day)  # budget resets still needed
+    resumes = state.resets_at if state.spent and waiting else None
+    return Backlog(int(waiting), state.spent, left, per_day, per_call, days, resumes)

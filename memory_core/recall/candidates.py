@@ -47,9 +47,9 @@ def _mandatory(scorer: PlanScorer, headers: Headers) -> list[str]:
             must.append(term.feature)
     if scorer.named_attribute is not None:
         subject, attributes = scorer.named_attribute
-        for unit in attributes:
-            if len(unit.terms) == 1:
-                must.append(unit.terms[0].feature)
+        # One asked attribute must be present; of several, any one may be.
+        if len(attributes) == 1 and len(attributes[0].terms) == 1:
+            must.append(attributes[0].terms[0].feature)
         if len(subject) == 1 and len(subject[0].terms) == 1:
             feature = subject[0].terms[0].feature
             if feature not in headers.origins:

@@ -43,7 +43,7 @@ def plan_summary(plan: QueryPlan) -> dict[str, Any]:
 def candidate_summary(c: Candidate) -> dict[str, Any]:
     """One scored candidate: scores, evidence, quality factors and why it was dropped."""
     doc = c.doc
-    return {
+    summary = {
         "id": doc.memory_id,
         "kind": doc.kind,
         "raw": round(c.raw, 4),
@@ -61,6 +61,9 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
         "context_matched": [_feature(f) for f in c.context_matched[:MAX_MATCHED]],
         "excluded": c.excluded,
     }
+    if c.complement:
+        summary["complement"] = True
+    return summary
 
 
 def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int,
@@ -143,6 +146,8 @@ def claim_verdict(conn: sqlite3.Connection, memory_id: str, candidates: Sequence
     verdict.update(candidate_summary(found))
     verdict["selected"] = any(c.doc.memory_id == memory_id for c in chosen)
     verdict["reason"] = None if verdict["selected"] else (found.excluded or "not_loaded")
+    verdict["coverage"] = round(found.coverage, 3)
+    verdict["complement"] = found.complement
     verdict["missing"] = [_feature(t.feature) for t in plan.focus if t.feature not in matched][:MAX_MATCHED]
     if verdict["reason"] is not None:
         verdict["stage"] = "gate" if found.excluded in _GATE_REASONS else "selection"
@@ -186,12 +191,13 @@ def write_last_diagnostics(home: Path, diagnostics: dict[str, Any]) -> None:
     # Imported here: only the hook writes this file, and recall processes start often.
     import contextlib
     import os
-    import tempfile
+
+    from memory_core.paths import private_temp_file
 
     text = json.dumps(cap_diagnostics(diagnostics), ensure_ascii=False, separators=(",", ":"))
     try:
         home.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".last-recall-", dir=home)
+        fd, tmp = private_temp_file(home, ".last-recall-")
     except OSError:
         return
     try:

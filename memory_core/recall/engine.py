@@ -7,6 +7,11 @@ cutoff demands of it (or, for a listing, below the rank of the last listed claim
 unscored candidate could be selected and the evaluation stops: the result is the same as
 scoring everything. Only a query so ambiguous that thousands of claims tie on its words
 stops early without that proof (:data:`MAX_SCORED`); its diagnostics say so.
+
+After selection, a question two facts answer together gets its second fact: a claim that
+answers what the chosen claims left open, about the same thing (:mod:`.complement`), or,
+when no claim answered enough of the question alone, a pair of such claims
+(:func:`_add_pair`).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
+from memory_core.recall import complement
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -34,6 +40,7 @@ from memory_core.recall.rank import (
     rank_score,
     select,
 )
+from memory_core.recall.scoring import MIN_FOCUS_COVERAGE
 
 FIRST_BATCH = 48
 # Past this many exactly scored candidates the query is too ambiguous for more work to
@@ -41,6 +48,12 @@ FIRST_BATCH = 48
 MAX_SCORED = 512
 # Rejected candidates kept (best first) so diagnostics can say why they lost.
 REJECTS_KEPT = 10
+# When no claim answers enough of the question alone, a claim failing only on coverage may
+# answer it together with a complementary claim (see :func:`_add_pair`): the gates it may
+# have failed, the share of the question it must answer itself, and how many are tried.
+ANCHOR_REASONS = frozenset({"focus_coverage", "too_few_matches"})
+MIN_ANCHOR_COVERAGE = 0.25
+ANCHORS_TRIED = 8
 # The most the quality factors can lift a raw score: freshness 1, priority 4, both verdicts.
 MAX_RANK_FACTOR = evidence_weight(4) * max(UTILITY_FACTORS.values()) * max(ACCURACY_FACTORS.values())
 
@@ -87,7 +100,8 @@ def _exact(conn: sqlite3.Connection, r: Retrieval, ids: list[str]) -> list[Candi
             for feature, bit in origin_bits.items():
                 found[feature] = found.get(feature, 0) | bit
         e = r.scorer.evaluate(found, doc.feature_count)
-        scored.append(Candidate(doc, e.raw, e.matched, e.context_matched, e.reason, e.alternatives))
+        scored.append(Candidate(doc, e.raw, e.matched, e.context_matched, e.reason, e.alternatives,
+                                e.complete, coverage=e.coverage))
     return scored
 
 
@@ -166,4 +180,76 @@ def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limi
         candidates += forced
     chosen = select(candidates, now=now, limit=limit, include_dormant=include_dormant,
                     relative_cutoff=narrow, facet_redundancy=narrow)
+    if narrow and not chosen:
+        anchors = [c for c in failed if c.excluded in ANCHOR_REASONS]
+        anchors += _exact(conn, r, [m for _, m, reason in rejected[:ANCHORS_TRIED] if reason in ANCHOR_REASONS])
+        _add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)
+    elif narrow and chosen and len(chosen) < limit:
+        _add_complement(conn, r, candidates, chosen, now=now, include_dormant=include_dormant)
     return Outcome(candidates, chosen, r.headers.total, matched, done, truncated)
+
+
+def _add_pair(conn: sqlite3.Connection, r: Retrieval, candidates: list[Candidate],
+              anchors: list[Candidate], chosen: list[Candidate], *, now: float,
+              include_dormant: bool) -> None:
+    """When no claim answers enough of the question alone: the best claim answering one part
+    of it, with the claim answering the rest about the same thing (see :mod:`.complement`).
+
+    "The one whose job is bank manager: what is the sum of his phone number's last digits?"
+    splits its weight between the two facts, so neither claim reaches the coverage gate.
+    A claim that failed only on coverage (or on matching too few words) and answers at least
+    :data:`MIN_ANCHOR_COVERAGE` of the question is an anchor; if a complementary claim about
+    the same thing answers the open part and the two together reach the coverage gate, both
+    are chosen. At most :data:`ANCHORS_TRIED` anchors are tried, best first.
+    """
+    scorer = r.scorer
+    awake = [c for c in anchors if c.coverage >= MIN_ANCHOR_COVERAGE and (
+        include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))]
+    awake.sort(key=lambda c: (-c.raw, c.doc.memory_id))
+    for anchor in awake[:ANCHORS_TRIED]:
+        memory_id = complement.find(conn, r, [anchor], now=now, include_dormant=include_dormant)
+        if memory_id is None:
+            continue
+        known = next((c for c in candidates if c.doc.memory_id == memory_id), None)
+        if known is None:
+            scored = _force(conn, r, memory_id)
+            if not scored:
+                continue
+            known = scored[0]
+        both = {f: 1 for f in (*anchor.matched, *known.matched)}
+        if scorer.coverage(both) < MIN_FOCUS_COVERAGE:
+            continue
+        if anchor not in candidates:
+            candidates.append(anchor)
+        if known not in candidates:
+            candidates.append(known)
+        chosen.append(_chosen(anchor, now=now, complement=False))
+        chosen.append(_chosen(known, now=now, complement=True))
+        return
+
+
+def _add_complement(conn: sqlite3.Connection, r: Retrieval, candidates: list[Candidate],
+                    chosen: list[Candidate], *, now: float, include_dormant: bool) -> None:
+    """Add the claim answering what ``chosen`` left open, if there is one (see :mod:`.complement`)."""
+    memory_id = complement.find(conn, r, chosen, now=now, include_dormant=include_dormant)
+    if memory_id is None:
+        return
+    known = next((c for c in candidates if c.doc.memory_id == memory_id), None)
+    if known is None:
+        scored = _force(conn, r, memory_id)
+        if not scored:
+            return
+        known = scored[0]
+        candidates.append(known)
+    chosen.append(_chosen(known, now=now, complement=True))
+
+
+def _chosen(c: Candidate, *, now: float, complement: bool) -> Candidate:
+    """``c`` marked as selected, aged and ranked (selection did not choose it itself)."""
+    doc = c.doc
+    c.excluded = None
+    c.complement = complement
+    c.freshness = freshness(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
+    c.dormant = is_dormant(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
+    c.rank = rank_score(c.raw, c.freshness, doc.priority, doc.utility, doc.accuracy)
+    return c

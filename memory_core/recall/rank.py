@@ -1,8 +1,11 @@
 """Ordering the claims that passed the relevance gates, and choosing the few to offer.
 
 Relevance comes first: the relative cutoff compares *raw* relevance (among the claims about
-the same alternative, when a question names alternatives such as "SQLite or PostgreSQL"),
-and only the claims that survive it are ordered by
+the same alternative, when a question names alternatives such as "SQLite or PostgreSQL"):
+a claim below :data:`RELATIVE_CUTOFF` (90 %) of the best one is dropped, so the quality
+factors below only ever reorder claims that are about as relevant. (A claim that answers
+another part of the question is added afterwards as complementary evidence, see
+:mod:`memory_core.recall.complement`.) Only the claims that survive are ordered by
 
     rank = relevance * freshness * (1 + 0.04 * priority) * utility * accuracy
 
@@ -17,7 +20,7 @@ from dataclasses import dataclass
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
 
-RELATIVE_CUTOFF = 0.75
+RELATIVE_CUTOFF = 0.9
 PRIORITY_STEP = 0.04
 UTILITY_FACTORS = {"useful": 1.05, "unhelpful": 0.90}
 ACCURACY_FACTORS = {"accurate": 1.05, "incorrect": 0.50}
@@ -54,6 +57,12 @@ class Candidate:
     context_matched: tuple[str, ...]
     excluded: str | None = None
     alternatives: tuple[int, ...] = ()
+    # Matches every focus feature some claim holds (see ``Evaluation.complete``).
+    complete: bool = False
+    # Chosen as complementary evidence (answers what the other chosen claims left open).
+    complement: bool = False
+    # The share of the question's focus weight it matches.
+    coverage: float = 0.0
     freshness: float = 1.0
     dormant: bool = False
     rank: float = 0.0
@@ -110,17 +119,21 @@ def select(candidates: list[Candidate], *, now: float, limit: int, include_dorma
 
 
 def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:
-    """Whether a better claim of the same origin *and kind* matched every facet this one matched.
+    """Whether a better claim of the same origin *and kind* already covers this one's facets.
 
-    Such a claim adds no new side of the question; another origin may mean another project,
-    so it never counts.
-
-    Tracking kind separately keeps a project-state mention from crowding out a fact or a
-    preference that answers the same words.
+    It does when it matched more of the question (this claim's matched features are a
+    strict subset of its), or exactly the same features while this claim does not answer
+    the whole question: two partial matches on the same words are one side of it, and the
+    better one is enough. Several claims that each match the whole question are all
+    answers (the places of every event held in one city), so none of them is redundant.
+    Another origin may mean another project, so it never counts; tracking kind separately
+    keeps a project-state mention from crowding out a fact or a preference.
     """
     facets = set(candidate.matched)
-    return any(
-        other.doc.origin == candidate.doc.origin and other.doc.kind == candidate.doc.kind
-        and facets <= set(other.matched)
-        for other in chosen
-    )
+    for other in chosen:
+        if other.doc.origin != candidate.doc.origin or other.doc.kind != candidate.doc.kind:
+            continue
+        theirs = set(other.matched)
+        if facets < theirs or (facets == theirs and not candidate.complete):
+            return True
+    return False

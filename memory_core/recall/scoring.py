@@ -8,6 +8,13 @@ a feature no claim has weighs 1 (not the highest weight, which would let one unk
 dominate). Literals (paths, filenames, identifiers) weigh double. Where a feature was found
 scales it: body 1, search-term alias 0.8, inside a quoted question 0.25, in the origin
 identifier 0.2.
+
+Coverage is measured per unit (a word, literal, concept or Chinese segment) against what
+the store holds: a unit some claim holds counts with the weight of its held features (a
+Chinese segment's unseen cross-word bigrams and the bigram reaching over a function
+character at its edge do not count), a unit no claim holds counts as one light word
+(:data:`UNSEEN_UNIT_WEIGHT`). So a question word no claim contains cannot sink a match on
+its own; a question made mostly of words the store has never seen still can.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from typing import NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.text.tokenize import Term
+from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -28,11 +36,18 @@ EVIDENCE_FIELDS = BODY | ALIAS
 LITERAL_FACTOR = 2.0
 CONTEXT_WEIGHT = 0.35
 MIN_FOCUS_COVERAGE = 0.45
+# A complementary claim (one that answers the part of a question the chosen claims left
+# open) must match at least this share of that remaining weight.
+MIN_COMPLEMENT_COVERAGE = 0.5
 # A concept-only context subject (e.g. "database") must be covered this well.
 MIN_CONCEPT_CONTEXT_COVERAGE = 0.60
 # A multi-bigram Chinese subject counts as present when this share of its weight matched.
 MIN_UNIT_COVERAGE = 0.5
 NAMED_ATTRIBUTE_MAX_UNITS = 4
+# In coverage, a word (or Chinese segment) no claim holds counts as one light word, however
+# many bigrams it has: it cannot sink a match on its own, only a question made mostly of
+# words the store has never seen.
+UNSEEN_UNIT_WEIGHT = 1.0
 LENGTH_PIVOT = 12
 # In a store of at least COMMON_MIN_CLAIMS, a feature held by more than this share of all
 # claims says as little as a filler word: it still scores, but cannot qualify a record.
@@ -64,6 +79,12 @@ def length_factor(body_feature_count: int) -> float:
 
 class _Unit(NamedTuple):
     terms: tuple[Term, ...]
+    # The features the unit is judged on: all of them, except that a Chinese segment's
+    # bigram reaching over a function character at its edge ("表妹有" of "表妹有多高") is
+    # grammar, not the subject, and does not count.
+    core: tuple[Term, ...]
+    # The weight of the core features some claim holds: a Chinese segment's unseen
+    # cross-word bigrams do not count, and a unit no claim holds weighs nothing.
     weight: float
     unseen: bool
 
@@ -92,12 +113,22 @@ class _Unit(NamedTuple):
         """A subject written out (a word, literal or Chinese segment), not a concept."""
         return not (self.attribute or self.numeric or self.concept)
 
+    @property
+    def counted(self) -> float:
+        """What the unit adds to the weight a claim's coverage is measured against."""
+        return UNSEEN_UNIT_WEIGHT if self.unseen else self.weight
+
+    @property
+    def cjk(self) -> bool:
+        """A Chinese (CJK) segment: its unseen bigrams are phrasing, not a name."""
+        return self.terms[0].kind == "cjk"
+
     def matched(self, masks: Mapping[str, int], weights: Mapping[str, float], allowed: int) -> bool:
         """Whether the unit was found in the ``allowed`` fields (a Chinese segment: half its weight)."""
-        if len(self.terms) == 1:
-            return bool(masks.get(self.terms[0].feature, 0) & allowed)
-        found = sum(weights[t.feature] for t in self.terms if masks.get(t.feature, 0) & allowed)
-        return found >= MIN_UNIT_COVERAGE * self.weight
+        if len(self.core) == 1:
+            return bool(masks.get(self.core[0].feature, 0) & allowed)
+        found = sum(weights[t.feature] for t in self.core if masks.get(t.feature, 0) & allowed)
+        return found > 0 and found >= MIN_UNIT_COVERAGE * self.weight
 
 
 def _units(terms: tuple[Term, ...], weights: Mapping[str, float],
@@ -105,11 +136,25 @@ def _units(terms: tuple[Term, ...], weights: Mapping[str, float],
     grouped: dict[int, list[Term]] = {}
     for term in terms:
         grouped.setdefault(term.unit, []).append(term)
-    return tuple(
-        _Unit(tuple(group), sum(weights[t.feature] for t in group),
-              all(frequency.get(t.feature, 0) == 0 for t in group))
-        for group in grouped.values()
-    )
+    units = []
+    for group in grouped.values():
+        core = _core(group)
+        seen = [t for t in core if frequency.get(t.feature, 0) > 0]
+        units.append(_Unit(tuple(group), core, sum(weights[t.feature] for t in seen),
+                           all(frequency.get(t.feature, 0) == 0 for t in group)))
+    return tuple(units)
+
+
+def _core(group: list[Term]) -> tuple[Term, ...]:
+    """A unit's terms without the bigrams over a function character at a Chinese segment's edge."""
+    if len(group) < 2 or group[0].kind != "cjk":
+        return tuple(group)
+    core = list(group)
+    if core[-1].feature[-1] in CHINESE_LONE_FILLER:
+        core.pop()
+    if core and core[0].feature[0] in CHINESE_LONE_FILLER:
+        core.pop(0)
+    return tuple(core) or tuple(group)
 
 
 def _slots(units: tuple[_Unit, ...]) -> list[tuple[_Unit, ...]]:
@@ -141,6 +186,11 @@ class Evaluation(NamedTuple):
     # Which alternatives ("A or B") the claim speaks to: the relative cutoff compares
     # claims about the same alternative, so a lighter-named option is not crowded out.
     alternatives: tuple[int, ...] = ()
+    # Whether the claim matches every focus feature some claim holds (of the alternatives
+    # it speaks to): facet redundancy keeps every such complete answer.
+    complete: bool = False
+    # The share of the question's focus weight it matches (see :meth:`PlanScorer.coverage`).
+    coverage: float = 0.0
 
 
 class PlanScorer:
@@ -156,19 +206,24 @@ class PlanScorer:
             t.feature: feature_weight(frequency.get(t.feature, 0), total, literal=t.literal)
             for t in (*plan.focus, *context)
         }
+        # Features some indexed claim holds.
+        self.seen = frozenset(f for f in self.weights if frequency.get(f, 0) > 0)
         self.common = frozenset(
             f for f in self.weights
             if total >= COMMON_MIN_CLAIMS and frequency.get(f, 0) > COMMON_SHARE * total
         )
         self.focus_units = _units(self.focus, self.weights, frequency)
         self.context_units = _units(context, self.weights, frequency)
-        self.focus_total = sum(self.weights[t.feature] for t in self.focus)
-        # The smallest total a claim can be judged on: all but the lightest alternative of
-        # each group dropped. Candidate pruning must use it to stay complete.
+        self.focus_total = sum(u.counted for u in self.focus_units)
+        # The smallest total a claim's coverage can be measured against: all but the lightest
+        # alternative of each group dropped. Candidate pruning must use it to stay complete.
         self.min_focus_total = self.focus_total - sum(
-            sum(u.weight for u in slot) - min(u.weight for u in slot)
+            sum(u.counted for u in slot) - min(u.counted for u in slot)
             for slot in _slots(self.focus_units) if len(slot) > 1
         )
+        # Focus features that can qualify a claim (not generic, not very common).
+        self.qualifying = frozenset(t.feature for t in self.focus
+                                    if not t.generic and t.feature not in self.common)
         slots = _slots(self.focus_units)
         named = [slot for slot in slots if any(u.named for u in slot)]
         attributes = [u for u in self.focus_units if u.attribute and not u.generic]
@@ -187,12 +242,12 @@ class PlanScorer:
         known = self._cache.get(key)
         if known is None:
             known = self._cache[key] = self._judge(masks)
-        reason, score, matched, context_matched, alternatives = known
+        reason, score, matched, context_matched, alternatives, complete, coverage = known
         return Evaluation(length_factor(body_feature_count) * score, matched, context_matched,
-                          reason, alternatives)
+                          reason, alternatives, complete, coverage)
 
     def _judge(self, masks: Mapping[str, int]) -> tuple[str | None, float, tuple[str, ...],
-                                                         tuple[str, ...], tuple[int, ...]]:
+                                                         tuple[str, ...], tuple[int, ...], bool, float]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
@@ -201,16 +256,27 @@ class PlanScorer:
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
         alternatives = tuple(u.terms[0].unit for u in self.focus_units
                              if u.group and u.matched(masks, weights, ~0))
+        seen = self.seen
+        complete = bool(matched) and all(
+            masks.get(t.feature, 0) for u in _active(self.focus_units, masks, weights)
+            for t in u.core if t.feature in seen)
         return (reason, focus_score + CONTEXT_WEIGHT * context_score, matched, context_matched,
-                alternatives)
+                alternatives, complete, self.coverage(masks) if matched else 0.0)
+
+    def coverage(self, masks: Mapping[str, int]) -> float:
+        """The share of the question's focus weight a claim matches (of the alternatives it
+        speaks to), each unit counted as :meth:`_Unit.counted` says."""
+        weights = self.weights
+        units = _active(self.focus_units, masks, weights)
+        total = sum(u.counted for u in units)
+        found = sum(weights[t.feature] for u in units for t in u.core if masks.get(t.feature, 0))
+        return found / total if total else 0.0
 
     def _gate(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> str | None:
         weights = self.weights
         if not matched:
             return "no_focus_match"
-        common = self.common
-        if not any(masks.get(t.feature, 0) & EVIDENCE_FIELDS for t in self.focus
-                   if not t.generic and t.feature not in common):
+        if not any(masks.get(f, 0) & EVIDENCE_FIELDS for f in self.qualifying):
             if all((masks[f] & ~QUOTE) == 0 for f in matched):
                 return "quoted_question_only"
             return "no_qualifying_match"
@@ -218,21 +284,36 @@ class PlanScorer:
         terms = [t for u in units for t in u.terms]
         if any(t.literal and not masks.get(t.feature, 0) for t in terms):
             return "literal_missing"
-        total = sum(weights[t.feature] for t in terms)
-        if sum(weights[t.feature] for t in terms if masks.get(t.feature, 0)) < MIN_FOCUS_COVERAGE * total:
+        if self.coverage(masks) < MIN_FOCUS_COVERAGE:
             return "focus_coverage"
         matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))
-        if len(units) >= 3 and matched_units < 2:
+        if sum(1 for u in units if not u.unseen) >= 3 and matched_units < 2:
             return "too_few_matches"
-        if matched_units == 1 and any(u.unseen and u.named for u in units):
+        if matched_units == 1 and any(u.unseen and u.named and not u.cjk for u in units):
             return "unknown_words"
         if self.named_attribute is not None:
             subject, attributes = self.named_attribute
             if not any(u.matched(masks, weights, EVIDENCE_FIELDS | ORIGIN) for u in subject):
                 return "named_subject_missing"
-            if not all(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
+            if not any(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
                 return "named_attribute_missing"
         return self._context_gate(masks)
+
+    def complement(self, masks: Mapping[str, int], open_features: frozenset[str]) -> float:
+        """How much of the still open part of the question a claim answers (0 if it cannot).
+
+        ``open_features`` are the (seen) focus features no chosen claim matched. A claim
+        answers them when it matches at least :data:`MIN_COMPLEMENT_COVERAGE` of their
+        weight in its body or aliases, one of them a qualifying feature; the result is the
+        weight it matches.
+        """
+        weights = self.weights
+        found = [f for f in open_features if masks.get(f, 0) & EVIDENCE_FIELDS]
+        if not any(f in self.qualifying for f in found):
+            return 0.0
+        weight = sum(weights[f] for f in found)
+        total = sum(weights[f] for f in open_features)
+        return weight if weight >= MIN_COMPLEMENT_COVERAGE * total else 0.0
 
     def _context_gate(self, masks: Mapping[str, int]) -> str | None:
         if not self.context_units:

@@ -179,3 +179,50 @@ def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_
         return make_check("hook log", OK, f"no hook errors in the last {hours}", path=str(log), lines=[])
     return make_check("hook log", WARN, f"hooks failed in the last {hours}; latest: {recent[-1]}",
                       f"tail -n 40 {shlex.quote(str(log))}", path=str(log), lines=recent)
+
+
+def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str, Any]:
+    """Whether the daily model budget can drain what waits: a warning when more sources
+    wait than one day's budget allows (or the budget allows no calls at all)."""
+    from memory_core.jobs.budget import backlog
+
+    if settings is None:
+        return make_check("budget", WARN, "unknown: the settings are invalid", None)
+    path = home / "memory.db"
+    try:
+        if not path.exists() or path.stat().st_size == 0:
+            return make_check("budget", OK, "nothing waits for the model yet",
+                              calls_per_day=settings.daily_model_calls)
+        store = Store.open_readonly(home)
+    except (OSError, MemevoError, sqlite3.DatabaseError):
+        return make_check("budget", WARN, "unknown: the database could not be read", None)
+    try:
+        state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+    except sqlite3.DatabaseError:
+        return make_check("budget", WARN, "unknown: the database could not be read", None)
+    finally:
+        store.close()
+    details: dict[str, Any] = {
+        "sources_waiting": state.waiting, "spent": state.spent, "resumes_at": iso(state.resumes_at),
+        "calls_left_today": state.calls_left_today, "calls_per_day": state.calls_per_day,
+        "tokens_per_call": state.tokens_per_call, "days_to_drain": state.days_to_drain,
+    }
+    waiting = f"{state.waiting:,} source{'s' if state.waiting != 1 else ''}"
+    if state.days_to_drain is None:
+        return make_check("budget", WARN, f"{waiting} wait, but the daily budget allows no model calls",
+                          "export MEMEVO_DAILY_MODEL_CALLS=5000 MEMEVO_DAILY_MODEL_TOKENS=10000000  "
+                          "# then restart the worker", **details)
+    if not state.drains_within_a_day:
+        needed = max(state.waiting, 1)
+        return make_check(
+            "budget", WARN,
+            f"{waiting} wait but the budget allows {state.calls_per_day:,} calls a day: about "
+            f"{state.days_to_drain} days to drain"
+            + (f"; spent for today, work resumes {iso(state.resumes_at)}" if state.spent else ""),
+            f"export MEMEVO_DAILY_MODEL_CALLS={needed} MEMEVO_DAILY_MODEL_TOKENS="
+            f"{needed * state.tokens_per_call * 2}  # then restart the worker (or wait)", **details)
+    if state.spent and state.waiting:
+        return make_check("budget", OK, f"spent for today; {waiting} wait until {iso(state.resumes_at)}",
+                          **details)
+    return make_check("budget", OK, f"{waiting} waiting; {state.calls_left_today:,} of "
+                                    f"{state.calls_per_day:,} calls left today", **details)

@@ -7,7 +7,7 @@ from typing import Any
 
 from memory_core.clock import is_timestamp, iso
 from memory_core.config import Settings
-from memory_core.jobs.budget import budget_state
+from memory_core.jobs.budget import backlog, budget_state
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
@@ -109,6 +109,22 @@ def worker_section(store: Store, settings: Settings, now: float) -> dict[str, An
     }
 
 
+def budget_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:
+    """How many sources wait for the model, whether today's budget is spent, when work
+    resumes and how many days the daily budget needs to drain what waits."""
+    state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+    return {
+        "sources_waiting": state.waiting,
+        "spent": state.spent,
+        "resumes_at": iso(state.resumes_at),
+        "calls_left_today": state.calls_left_today,
+        "calls_per_day": state.calls_per_day,
+        "tokens_per_call": state.tokens_per_call,
+        "days_to_drain": state.days_to_drain,
+        "drains_within_a_day": state.drains_within_a_day,
+    }
+
+
 def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]:
     """Everything `memevo status` reports."""
     integrity = check_integrity(store.conn)
@@ -121,6 +137,7 @@ def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]
         "processed": processed_counts(store),
         "failed_jobs": failed_jobs(store),
         "worker": worker_section(store, settings, now),
+        "budget": budget_section(store, settings, now),
         "hook_errors": recent_hook_errors(settings.home),
         "integrity": integrity,
         "ok": integrity["ok"],

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sqlite3
 
 # Bump when the features a text yields change; stores rebuild their index once on open.
-INDEX_VERSION = 3  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
+INDEX_VERSION = 4  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
+# 4: personal-detail concepts (age, height, education ...) and more Chinese filler
 
 
 def index_version(conn: sqlite3.Connection) -> int | None:

@@ -70,6 +70,8 @@ _QUOTED_QUESTION = re.compile(
     r"“[^“”]{1,600}?\?\s*”|\"[^\"\n]{1,600}?\?\s*\"|「[^「」]{1,600}?\?\s*」|『[^『』]{1,600}?\?\s*』"
 )
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+# A quantity with its unit (165cm, 5kg, 10ms): a value, not the name of a subject.
+_QUANTITY = re.compile(r"[0-9]+(?:\.[0-9]+)*[a-z]{1,3}")
 _TRAILING = ".,;:!?)]}'\""
 _NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
 # What a dictionary hit in Chinese text means: filler (None), a word to keep whole (""),
@@ -149,7 +151,7 @@ def _word_feature(word: str) -> tuple[str, str] | None:
     concept = ENGLISH.get(word)
     if concept is not None:
         return concept, CONCEPT
-    if _NUMBER.fullmatch(word):
+    if _NUMBER.fullmatch(word) or _QUANTITY.fullmatch(word):
         return word, NUMBER
     if "'" in word:
         word = word.replace("'", "")
@@ -174,7 +176,8 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
 
     i, n = 0, len(run)
     while i < n:
-        for length in range(min(_CJK_LONGEST, n - i), 1, -1):
+        # Down to single characters: a one-character concept form such as 岁 ("years old").
+        for length in range(min(_CJK_LONGEST, n - i), 0, -1):
             piece = run[i : i + length]
             if piece in _CJK_DICTIONARY:
                 meaning = _CJK_DICTIONARY[piece]

@@ -29,6 +29,7 @@ actually basically maybe perhaps anyway anyone anybody already still lot lots ma
 go goes going gone went make makes made use uses used using want wants wanted think
 thinks thought know knows knew tell told say says said ask asked kind sort thing things
 stuff way sure see haha hahaha lol alright yep nope wow ah aha oops ugh okey
+look looks looked looking feel feels felt find finds likely always never sometimes often usually
 """.split())
 
 # Chinese filler that may appear inside a run of Chinese text. Multi-character entries are
@@ -43,8 +44,11 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
 多久 多长 多长时间 多远 多大 多高 多快 何时 何地 何处 几点 几天 几次 几时 几年 几号 几位 几种
 哪一个 哪一 哪天 哪年 哪位 哪种 哪样 哪次 哪台 哪家 哪条 哪款 哪项 哪类 哪边
 很多 也许 尤其 极其 其中 其余 相比 相较 比起 两个 更多 更少 更加 更为
+来着 到底 究竟 干嘛 干吗 什么样 怎么回事 多老 的话 等等 能不能 会不会 要不要
+可不可以 叫什么 为啥 家伙
+以上 以下 低于 高于 超过 不到 大于 小于 等于 至少 最多 多于 少于 不超过 不少于
 """.split())
-CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么哪谁也")
+CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么哪谁也啥很诶嘿")
 # Function characters that say nothing when they stand alone between filler ("对，…",
 # "我还可以…", "…要多久", "服务器上"): adverbs, auxiliaries, pronouns, locative particles and
 # question words. Inside a longer run they stay part of its bigrams (还原, 就业, 上线), so
@@ -52,6 +56,7 @@ CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗�
 CHINESE_LONE_FILLER: frozenset[str] = frozenset(
     "还就都又才再被把让将这那其着过得地啦嘛呗喔哈对好不没要会能想去来说用有给到从向为以而但却所"
     "因如若则即并且等上下里中内外前后个此该每各某些啥咋哎呃多几"
+    "人做干叫看真最超太挺蛮"
 )
 # Common words that contain one of those characters and must not be cut apart.
 CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
@@ -70,6 +75,9 @@ _FRAMING_PATTERNS = (
     r"\bwhat\s+(?:did|do)\s+(?:i|we)\s+(?:say|tell\s+you|mention|decide|agree)\b",
     r"\bwhat\s+do\s+you\s+know\b",
     r"\btell\s+me\b",
+    # "How long/many/old ...": the answer states a number, never the adjective.
+    r"\bhow\s+(?:long|many|much|often|old|far|big|tall|large|soon)\b",
+    r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b",
     r"\bdo\s+you\s+have\s+(?:any\s+)?(?:notes?|memories|memory)\s+(?:of|on|about)\b",
     r"(?:你)?(?:还)?记(?:不记)?得",
     r"你知道",
@@ -117,6 +125,9 @@ SELF_CORRECTION = re.compile(
     # 我真正的问题是 / 实际上我那个问题是: "my actual question is".
     r"|我(?:的)?(?:真正|实际)的?问题(?:是|其实是)[:：,，]?"
     r"|(?:其实|实际上?)我?(?:的|那个)?问题(?:是|其实是)[:：,，]?"
+    # "... . Wait, ..." / "……。等等，……": a sentence that starts by interrupting itself.
+    r"|(?:^|(?<=[.!?。！？]))\s*(?:wait|hold\s+on)\s*[,:!]\s*"
+    r"|(?:^|(?<=[.!?。！？]))\s*(?:等等|等一下|等一等)\s*[:：,，]"
 )
 
 # Words joining alternatives ("SQLite or PostgreSQL", "A和B哪个更大"): a claim about either

@@ -74,7 +74,7 @@ def test_healthy(healthy: Path) -> None:
     assert code == 0
     assert data["status"] == "ok" and data["ok"] is True and data["errors"] == 0 and data["warnings"] == 0
     assert [c["name"] for c in data["checks"]] == ["claude-code", "codex", "gemini", "pi", "worker", "model",
-                                                   "database", "queue", "hook log"]
+                                                   "database", "queue", "hook log", "budget"]
     assert all(c["status"] == "ok" and c["fix"] is None for c in data["checks"])
     assert "running (heartbeat 30 s ago)" == the_check(data, "worker")["summary"]
     text = doctor()

@@ -232,7 +232,8 @@ def test_claude_code_hot_paths_stay_light(home: Path, seeded: str, tmp_path: Pat
     assert loaded_heavy_modules(home, json.dumps(prompt)) == []
     transcript = write_records(tmp_path / "t.jsonl", records_until(TURN_BASH) + [
         user_record("remember that the build needs node 20", TURN_AFTER_COMPACT), assistant_record("ok")])
-    # Stop may load what capture needs (the queue, for the nudge) but no validation or HTTP library.
-    assert loaded_heavy_modules(home, json.dumps(payload("turn10-after-compact.Stop.1", transcript))) == ["huey"]
+    # Stop captures and nudges without a validation or HTTP library, and without huey: the
+    # nudge is written to the queue directly (workers/nudge_queue.py).
+    assert loaded_heavy_modules(home, json.dumps(payload("turn10-after-compact.Stop.1", transcript))) == []
     assert len(sources(home)) == 1
     assert loaded_heavy_modules(home, json.dumps(payload("turn1-plain.SessionEnd.1"))) == []

@@ -183,6 +183,6 @@ def test_codex_hot_paths_stay_light(home: Path, seeded: str, tmp_path: Path) -> 
     assert loaded_heavy_modules(home, json.dumps(prompt)) == []
     rollout = new_turn(tmp_path, "remember that the build needs node 20")
     stop = memevo_payload("Stop", TURN_TOOLS, rollout, turn_id="t-new")
-    assert loaded_heavy_modules(home, json.dumps(stop)) == ["huey"]  # the nudge's queue, nothing heavier
+    assert loaded_heavy_modules(home, json.dumps(stop)) == []  # the nudge is written without huey
     assert len(sources(home)) == 1
     assert loaded_heavy_modules(home, json.dumps(memevo_payload("SessionEnd"))) == []

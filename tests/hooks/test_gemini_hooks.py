@@ -152,8 +152,9 @@ def test_bad_native_input_is_one_line_and_exit_zero(home: Path) -> None:
 def test_gemini_hot_paths_stay_light(home: Path, seeded: str, tmp_path: Path) -> None:
     prompt = payload("BeforeAgent", prompt="which port does the staging database use?")
     assert loaded_heavy_modules(home, json.dumps(prompt)) == []
-    # AfterAgent may load what capture needs (the queue, for the nudge) but no validation or HTTP library.
+    # AfterAgent captures and nudges without a validation or HTTP library, and without huey
+    # (the nudge is written to the queue directly: workers/nudge_queue.py).
     turn = session_payload("AfterAgent", TURN_STATEMENT, tmp_path)
-    assert loaded_heavy_modules(home, json.dumps(turn)) == ["huey"]
+    assert loaded_heavy_modules(home, json.dumps(turn)) == []
     assert len(sources(home)) == 1
     assert loaded_heavy_modules(home, json.dumps(payload("PreCompress"))) == []

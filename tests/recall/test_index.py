@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory_core.recall.index import read_headers
-from memory_core.recall.service import recall, search
+from memory_core.recall.service import explain_claim, recall, search
 from memory_core.records import Feedback, VerdictSlot
 from memory_core.store.database import Store
 from memory_core.store.index_version import INDEX_VERSION, index_version
@@ -109,12 +109,18 @@ def test_recall_never_scans_a_table(store: Store, reader) -> None:
         for n in range(60):
             put_memory(conn, make_memory(f"Service {n} listens on port {9000 + n} behind nginx",
                                          origin=f"/work/s{n % 3}"))
+        target = make_memory("The billing job runs on service 7", origin="/work/s1")
+        put_memory(conn, target)
     statements: list[str] = []
     reader.conn.set_trace_callback(statements.append)
     try:
         for query in ("nginx port?", "service 7 port", "/work/s1 nginx", "数据库", "continue"):
             recall(reader.conn, query, now=NOW)
         search(reader.conn, "nginx", now=NOW)
+        # Complementary evidence (reads a chosen claim's own postings) and explain --claim.
+        joined = recall(reader.conn, "which port does the billing job service use?", now=NOW)
+        assert len(joined.claims) == 2 and joined.claims[0].memory_id == target.id
+        explain_claim(reader.conn, "kafka", target.id, now=NOW)
     finally:
         reader.conn.set_trace_callback(None)
     selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]

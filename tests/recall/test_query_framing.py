@@ -66,3 +66,29 @@ def test_a_noisy_question_finds_its_answer(add, reader) -> None:
     add("最近在忙迁移脚本")
     text = "最近好忙，周末天气也不好，迁移脚本还没写完。哦豁，我其实是想搞清楚，数据库的端口是多少？"
     assert [c.memory_id for c in recall(reader.conn, text, now=NOW).claims] == [port.id]
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("我表姐多大年纪了？", ["表姐", "~age"]),               # 多大 "how", 年纪 "age"
+    ("我上司是啥职位来着？", ["上司", "~job"]),              # 啥 "what", 来着 "again?"
+    ("有几个人身高在165cm及以上啊？", ["~height", "165cm"]),  # 以上 "or more"
+    ("那我的上司是哪个学校毕业的呢？", ["上司", "~school", "~education"]),
+    ("我爸爸的邮箱地址是多少来着？", ["~father", "~email", "~address"]),
+    ("How long has Caroline had her friends?", ["carolin", "~friend"]),
+    ("What kind of pottery does Melanie make?", ["potteri", "melani"]),
+])
+def test_general_question_words_and_personal_details(query: str, expected: list[str]) -> None:
+    assert focus(query) == expected
+
+
+def test_personal_details_are_one_feature_in_both_languages() -> None:
+    assert "~age" in features("我表姐今年46岁了。") and "~age" in features("She is aged 46")
+    assert "~height" in features("我表妹身高158厘米") and "~height" in features("height 158 cm")
+    assert set(features("我父亲的邮箱")) == {"~father", "~email"}
+    # Aunts are not mothers: only whole words map to concepts.
+    assert "~mother" not in features("我舅妈是工程师")
+
+
+def test_a_quantity_with_its_unit_is_a_value_not_a_subject() -> None:
+    [term] = query_terms("165cm")
+    assert term.kind == "number"

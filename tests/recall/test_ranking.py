@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.index import IndexedDoc
-from memory_core.recall.rank import Candidate, rank_score, select
+from memory_core.recall.rank import RELATIVE_CUTOFF, Candidate, rank_score, select
 from memory_core.recall.service import recall
 from memory_core.records import Evidence, Feedback, VerdictSlot
 from tests.support.times import NOW, T0
@@ -35,6 +35,15 @@ def test_relative_cutoff_uses_raw_relevance() -> None:
     weak = cand(doc("b" * 24, priority=4, utility="useful", accuracy="accurate", pinned=True), 2.9, ("y",))
     chosen = select([strong, weak], now=NOW, limit=3)
     assert chosen == [strong] and weak.excluded == "below_relative_cutoff"
+
+
+def test_relative_cutoff_is_ninety_percent() -> None:
+    assert RELATIVE_CUTOFF == 0.9
+    best = cand(doc("a" * 24), 4.0, ("x",))
+    close = cand(doc("b" * 24), 3.6, ("y",))
+    far = cand(doc("c" * 24), 3.5, ("z",))
+    assert select([best, close, far], now=NOW, limit=3) == [best, close]
+    assert far.excluded == "below_relative_cutoff"
 
 
 def test_quality_orders_close_matches() -> None:
@@ -70,6 +79,23 @@ def test_facet_redundancy_per_origin_and_kind() -> None:
     chosen = select([fact, variant, state, other_origin], now=NOW, limit=3)
     assert {c.doc.memory_id[0] for c in chosen} == {"a", "c", "d"}
     assert variant.excluded == "redundant_facet"
+
+
+def test_complete_answers_are_never_redundant() -> None:
+    # Three claims that each match the whole question (the places of every event in one
+    # city) are all answers; a partial match on the same words is one side of it.
+    full = [Candidate(doc(f"{c}" * 24), 3.0 - n / 100, ("~location", "shenzhen"), (), complete=True)
+            for n, c in enumerate("abc")]
+    chosen = select(full, now=NOW, limit=3)
+    assert chosen == full
+    partial = [Candidate(doc(f"{c}" * 24), 3.0 - n / 100, ("shenzhen",), ()) for n, c in enumerate("def")]
+    chosen = select(partial, now=NOW, limit=3)
+    assert chosen == partial[:1]
+    assert [c.excluded for c in partial[1:]] == ["redundant_facet", "redundant_facet"]
+    # A strict subset of a better claim's facets is always redundant, complete or not.
+    more = Candidate(doc("g" * 24), 3.0, ("~location", "shenzhen", "hall"), (), complete=True)
+    fewer = Candidate(doc("h" * 24), 2.95, ("~location", "shenzhen"), ())
+    assert select([more, fewer], now=NOW, limit=3) == [more]
 
 
 def test_limit() -> None:

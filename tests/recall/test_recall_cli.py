@@ -123,3 +123,40 @@ def test_tool_definition_matches_the_recall_command(home: Path, cli_run) -> None
     assert argv[0] == "memevo"
     out = json.loads(cli_run(*argv[1:]).output)
     assert [c["id"] for c in out["claims"]] == [port]
+
+
+def test_explain_says_which_gate_dropped_a_claim(home: Path, cli_run) -> None:
+    port, auth, other = seed(home, "SQLite listens on port 5432", "SQLite authentication uses a secret file",
+                             "PostgreSQL listens on port 5433")
+    data = json.loads(cli_run("explain", "SQLite port?", "--claim", auth, "--json").output)
+    assert data["claim"]["reason"] == "named_attribute_missing" and data["claim"]["stage"] == "gate"
+    assert data["claim"]["missing"] == ["~port"]
+    text = cli_run("explain", "SQLite port?", "--claim", other).output
+    assert f"claim {other}: dropped by a relevance gate (named_subject_missing)" in text
+    assert "missing: sqlite" in text
+    assert f"claim {port}: selected" in cli_run("explain", "SQLite port?", "--claim", port).output
+    missing = json.loads(cli_run("explain", "SQLite port?", "--claim", "0" * 24, "--json").output)
+    assert missing["claim"]["reason"] == "not_found"
+    assert cli_run("explain", "--claim", port).exit_code == 2
+    assert cli_run("explain", "SQLite port?", "--claim", "nope").exit_code == 2
+
+
+def test_explain_claim_never_scored(home: Path) -> None:
+    """A claim the best-first scoring never reached still gets its reason."""
+    from memory_core.recall.service import explain_claim, recall
+    from memory_core.store.database import Store as _Store
+
+    ids = seed(home, "Worker pool threads: eight", *[f"Worker pool queue {n} drains jobs nightly" for n in range(80)])
+    reader = _Store.open_readonly(home)
+    try:
+        now = time.time()
+        result = recall(reader.conn, "worker pool threads", now=now)
+        chosen = [c.memory_id for c in result.claims]
+        assert chosen == [ids[0]] and result.diagnostics["lifecycle"]["matched"] == 1
+        verdict = explain_claim(reader.conn, "worker pool threads", ids[-1], now=now)
+        assert verdict["selected"] is False and verdict["reason"] == "focus_coverage"
+        assert verdict["matched"] == ["worker", "pool"] and verdict["missing"] == ["thread"]
+        # Asking about a claim changes nothing that is chosen.
+        assert [c.memory_id for c in recall(reader.conn, "worker pool threads", now=now).claims] == chosen
+    finally:
+        reader.close()

@@ -113,3 +113,56 @@ def test_short_named_attribute_rule() -> None:
 def test_unknown_words_block_a_single_match() -> None:
     s = scorer("zyxwv threads", {"thread": 3})
     assert s.evaluate({"thread": BODY}, 5).reason == "unknown_words"
+
+
+def test_a_word_no_claim_holds_counts_as_one_light_word() -> None:
+    # "zyxwv", "qwfp" ... are held by no claim: each counts as one word of weight 1.
+    one = scorer("worker threads zyxwv", {"worker": 3, "thread": 3})
+    w = one.weights["worker"]
+    both = {"worker": BODY, "thread": BODY}
+    assert one.coverage(both) == pytest.approx(2 * w / (2 * w + 1))
+    assert one.evaluate(both, 5).reason is None
+    many = scorer("worker threads zyxwv qwfp jklm uvwx nopq rstu vwxy abcd efgh ijkl mnop qrst",
+                  {"worker": 3, "thread": 3})
+    assert many.coverage(both) == pytest.approx(2 * w / (2 * w + 12))
+    assert many.evaluate(both, 5).reason == "focus_coverage"
+
+
+def test_unknown_written_out_word_still_blocks_a_lone_match() -> None:
+    s = scorer("zyxwv threads", {"thread": 3})
+    assert s.evaluate({"thread": BODY}, 5).reason == "unknown_words"
+    # A Chinese segment no claim holds is phrasing more often than a name: it does not block.
+    zh = scorer("表姐干点什么", {"表姐": 3})
+    assert zh.evaluate({"表姐": BODY}, 5).reason is None
+
+
+def test_three_units_need_two_matches_only_counting_units_some_claim_holds() -> None:
+    held = scorer("alpha beta gamma", {"alpha": 1, "beta": 50, "gamma": 50})
+    assert held.evaluate({"alpha": BODY}, 5).reason == "too_few_matches"
+    # gamma is held by no claim: two units remain, but an unknown word blocks a lone match.
+    unheld = scorer("alpha beta gamma", {"alpha": 1, "beta": 50})
+    assert unheld.evaluate({"alpha": BODY}, 5).reason == "unknown_words"
+
+
+def test_a_bigram_over_a_function_character_at_a_segment_edge_is_not_the_subject() -> None:
+    # "表妹有多高": 多高 asks the height, the segment is 表妹有 -> 表妹, 妹有.
+    s = scorer("我表妹有多高来着？", {"表妹": 4, "妹有": 1, "~height": 4})
+    assert [t.feature for t in s.focus] == ["表妹", "妹有", "~height"]
+    assert s.evaluate({"表妹": BODY, "~height": BODY}, 5).reason is None
+    assert s.evaluate({"表妹": BODY, "~height": BODY}, 5).complete
+
+
+def test_any_one_asked_attribute_answers_a_short_named_question() -> None:
+    s = scorer("舅舅的单位叫什么名字？", {"舅舅": 1, "~employer": 30, "~name": 30})
+    assert s.named_attribute is not None
+    assert s.evaluate({"舅舅": BODY, "~employer": BODY}, 5).reason is None
+    one = scorer("舅舅的单位？", {"舅舅": 1, "~employer": 30})
+    assert one.evaluate({"舅舅": BODY}, 5).reason == "named_attribute_missing"
+
+
+def test_complement_answers_the_open_part() -> None:
+    s = scorer("billing job host port", {"bill": 2, "~job": 2, "~host": 2, "~port": 5})
+    open_part = frozenset({"~port"})
+    assert s.complement({"~port": BODY}, open_part) == pytest.approx(s.weights["~port"])
+    assert s.complement({"~port": QUOTE}, open_part) == 0.0
+    assert s.complement({"bill": BODY}, open_part) == 0.0

@@ -2,7 +2,8 @@
 
 The CLI (npm package ``@anthropic-ai/claude-code``, version :data:`CLAUDE_CODE_VERSION`)
 is installed once into a cache outside the repository: ``$MEMEVO_AGENT_CACHE`` if set,
-else ``~/.cache/memevo-agent-clis``; the package lives in ``<cache>/claude-code``.
+else ``~/.cache/memevo-agent-clis``; the package lives in ``<cache>/claude-code`` (see
+:mod:`tests.support.npm_cli`, which holds the install and run machinery every agent shares).
 Only this install talks to the network (the npm registry); a run talks to 127.0.0.1 only.
 
 In a test::
@@ -25,69 +26,37 @@ Only the standard library is used (pytest is imported by :func:`require_claude` 
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import fcntl
 import json
 import os
-import re
-import shlex
-import shutil
-import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support.npm_cli import (
+    NpmCli,
+    agent_environment,
+    command_line,
+    dropping,
+    hook_settings,
+    install_main,
+    run_headless,
+)
+
+__all__ = ["CLAUDE_CODE", "ClaudeRun", "ClaudeRunner", "claude_binary", "claude_environment", "command_line",
+           "hook_settings", "require_claude"]
+
 CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code"
 CLAUDE_CODE_VERSION = "2.1.332"
-CACHE_ENV = "MEMEVO_AGENT_CACHE"
-REQUIRE_ENV = "MEMEVO_REQUIRE_AGENT_CLIS"
-INSTALL_TIMEOUT = 900.0
 DUMMY_API_KEY = "sk-ant-fake-key-for-tests"
 
-# The test suite's autouse fixture removes MEMEVO_* variables before each test; these
-# settings are read when this module is imported (at collection) so they still count.
-_STARTUP_ENV = {name: os.environ[name] for name in (CACHE_ENV, REQUIRE_ENV) if name in os.environ}
-_PROXY_VARS = {
-    "http_proxy",
-    "https_proxy",
-    "all_proxy",
-    "ftp_proxy",
-    "no_proxy",
-    "npm_config_proxy",
-    "npm_config_https_proxy",
-}
-_STACK_LINE = re.compile(r"^(npm (error|ERR!))?\s+at ")
-_failure: str | None = None  # why the CLI is unavailable, remembered for the rest of the process
-_verified: Path | None = None
-
-
-class AgentCliUnavailable(RuntimeError):
-    """The pinned CLI is not installed and could not be installed."""
-
-
-def _setting(name: str) -> str | None:
-    return os.environ.get(name) or _STARTUP_ENV.get(name) or None
-
-
-def cache_dir() -> Path:
-    """Where agent CLIs are installed: ``$MEMEVO_AGENT_CACHE`` or ``~/.cache/memevo-agent-clis``."""
-    configured = _setting(CACHE_ENV)
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "memevo-agent-clis"
-
-
-def claude_code_prefix() -> Path:
-    """The npm prefix holding the pinned Claude Code package."""
-    return cache_dir() / "claude-code"
-
-
-def agent_clis_required() -> bool:
-    """Whether a missing CLI must fail the tests (``MEMEVO_REQUIRE_AGENT_CLIS=1``, set by CI)."""
-    return (_setting(REQUIRE_ENV) or "").strip().lower() in {"1", "true", "yes"}
+# Inherited variables a run must not see: credentials and switches of the real CLI, proxies
+# (the CLI must only reach the loopback fake), the user's memevo settings (pass ``MEMEVO_HOME``
+# explicitly; without it memevo's default lies under the throwaway HOME) and XDG directories
+# (moved under the throwaway HOME).
+_dropped = dropping(("ANTHROPIC_", "CLAUDE", "MEMEVO_", "XDG_"))
 
 
 def _candidates(prefix: Path) -> list[Path]:
@@ -99,214 +68,51 @@ def _candidates(prefix: Path) -> list[Path]:
     return found
 
 
-def _installed_version(prefix: Path) -> str | None:
-    manifest = prefix / "node_modules" / "@anthropic-ai" / "claude-code" / "package.json"
-    try:
-        return str(json.loads(manifest.read_text(encoding="utf-8")).get("version"))
-    except (OSError, ValueError):
-        return None
-
-
-def _reports_version(binary: Path) -> bool:
+def _reports_version(binary: Path, version: str) -> bool:
     """Whether ``binary --version`` runs and names the pinned version."""
-    if not (binary.is_file() and os.access(binary, os.X_OK)):
-        return False
+    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
     try:
-        done = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={**_clean_base_env(), "DISABLE_AUTOUPDATER": "1"},
-            stdin=subprocess.DEVNULL,
-        )
+        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
+                              env={**env, "DISABLE_AUTOUPDATER": "1"}, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError):
         return False
-    return done.returncode == 0 and done.stdout.strip().startswith(CLAUDE_CODE_VERSION)
+    return done.returncode == 0 and done.stdout.strip().startswith(version)
 
 
-def installed_claude_binary(prefix: Path | None = None) -> Path | None:
-    """The pinned CLI's binary if it is installed and runs, else ``None``."""
-    prefix = prefix or claude_code_prefix()
-    if _installed_version(prefix) != CLAUDE_CODE_VERSION:
-        return None
-    return next((b for b in _candidates(prefix) if _reports_version(b)), None)
-
-
-@contextlib.contextmanager
-def _install_lock(directory: Path) -> Iterator[None]:
-    """An exclusive lock so concurrent test processes install only once."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / "claude-code.lock", "w") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def install_claude_code(*, force: bool = False, timeout: float = INSTALL_TIMEOUT) -> Path:
-    """Install the pinned CLI into the cache unless it is there already; return its binary.
-
-    Installs into a temporary prefix and moves it into place only once the binary runs,
-    so an interrupted install never leaves a broken cache. Raises :class:`AgentCliUnavailable`.
-    """
-    prefix = claude_code_prefix()
-    if not force and (binary := installed_claude_binary(prefix)):
-        return binary
-    npm = shutil.which("npm")
-    if npm is None:
-        raise AgentCliUnavailable("npm is not on PATH; Node.js and npm are needed to install Claude Code")
-    with _install_lock(prefix.parent):
-        if not force and (binary := installed_claude_binary(prefix)):
-            return binary  # another process installed it while we waited
-        staging = prefix.with_name(f"{prefix.name}.installing-{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
-        staging.mkdir(parents=True)
-        command = [
-            npm,
-            "install",
-            "--prefix",
-            str(staging),
-            f"{CLAUDE_CODE_PACKAGE}@{CLAUDE_CODE_VERSION}",
-            "--no-audit",
-            "--no-fund",
-            "--no-update-notifier",
-            "--loglevel=error",
-            "--fetch-retries=1",
-            "--fetch-retry-mintimeout=2000",
-            "--fetch-retry-maxtimeout=10000",
-        ]
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise AgentCliUnavailable(f"`npm install {CLAUDE_CODE_PACKAGE}` took over {timeout:.0f} s") from None
-        if done.returncode != 0:
-            shutil.rmtree(staging, ignore_errors=True)
-            # Keep npm's message, drop its stack trace.
-            lines = [ln for ln in (done.stderr or done.stdout).splitlines() if not _STACK_LINE.match(ln)]
-            tail = "\n".join(line for line in lines[:8] if line.strip())[:1500]
-            raise AgentCliUnavailable(
-                f"`npm install {CLAUDE_CODE_PACKAGE}@{CLAUDE_CODE_VERSION}` failed (exit {done.returncode}): {tail}"
-            )
-        if installed_claude_binary(staging) is None:
-            shutil.rmtree(staging, ignore_errors=True)
-            raise AgentCliUnavailable(
-                f"{CLAUDE_CODE_PACKAGE}@{CLAUDE_CODE_VERSION} installed but no binary of it runs on this platform"
-            )
-        shutil.rmtree(prefix, ignore_errors=True)
-        os.replace(staging, prefix)
-    binary = installed_claude_binary(prefix)
-    if binary is None:
-        raise AgentCliUnavailable(f"{CLAUDE_CODE_PACKAGE} vanished from {prefix} after installing")
-    return binary
+CLAUDE_CODE = NpmCli(name="claude-code", package=CLAUDE_CODE_PACKAGE, version=CLAUDE_CODE_VERSION,
+                     binary_path="node_modules/@anthropic-ai/claude-code/bin/claude.exe", binaries=_candidates,
+                     version_check=_reports_version, title="Claude Code")
 
 
 def claude_binary() -> Path:
-    """The pinned CLI's binary, installing it first if needed (raises :class:`AgentCliUnavailable`).
-
-    A failure is remembered for the rest of the process so later tests do not retry it.
-    """
-    global _failure, _verified
-    if _verified is not None and _verified.exists():
-        return _verified
-    if _failure is not None:
-        raise AgentCliUnavailable(_failure)
-    try:
-        _verified = install_claude_code()
-    except AgentCliUnavailable as exc:
-        _failure = str(exc)
-        raise
-    return _verified
+    """The pinned CLI's binary, installing it first if needed (raises
+    :class:`~tests.support.npm_cli.AgentCliUnavailable`); a failure is remembered for the process."""
+    return CLAUDE_CODE.binary()
 
 
 def require_claude() -> Path:
     """:func:`claude_binary` for tests: skip without it, or fail when ``MEMEVO_REQUIRE_AGENT_CLIS=1``."""
-    import pytest
-
-    try:
-        return claude_binary()
-    except AgentCliUnavailable as exc:
-        message = f"Claude Code CLI unavailable: {exc}"
-        if agent_clis_required():
-            pytest.fail(f"{message} ({REQUIRE_ENV}=1 makes this an error)", pytrace=False)
-        pytest.skip(message)
+    return CLAUDE_CODE.require()
 
 
 # -- running it ---------------------------------------------------------------------------------
 
 
-def _dropped(name: str) -> bool:
-    """Inherited variables a run must not see: credentials and switches of the real CLI,
-    proxies (the CLI must only reach the loopback fake), the user's memevo settings (pass
-    ``MEMEVO_HOME`` explicitly; without it memevo's default lies under the throwaway HOME)
-    and XDG directories (moved under the throwaway HOME)."""
-    upper = name.upper()
-    return (
-        upper.startswith(("ANTHROPIC_", "CLAUDE", "MEMEVO_", "XDG_"))
-        or name.lower() in _PROXY_VARS
-        or upper in {"NODE_OPTIONS", "DEBUG"}
-    )
-
-
-def _clean_base_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not _dropped(k)}
-
-
 def claude_environment(base_url: str, home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run against the fake at ``base_url`` with ``home`` as HOME."""
-    env = _clean_base_env()
-    path_parts = [str(Path(sys.executable).parent)]
-    node = shutil.which("node")
-    if node:
-        path_parts.insert(0, str(Path(node).resolve().parent))
-    env["PATH"] = os.pathsep.join([*path_parts, env.get("PATH", os.defpath)])
-    env.update(
-        {
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "XDG_STATE_HOME": str(home / ".local" / "state"),
-            "CLAUDE_CODE_TMPDIR": str(home / ".tmp"),  # task outputs, otherwise under /tmp/claude-<uid>
-            "NO_PROXY": "127.0.0.1,localhost",
-            "no_proxy": "127.0.0.1,localhost",
-            "ANTHROPIC_BASE_URL": base_url,
-            "ANTHROPIC_API_KEY": DUMMY_API_KEY,
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
-            "DISABLE_COST_WARNINGS": "1",
-            "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
-            "IS_SANDBOX": "1",  # as root, bypassPermissions is refused without it
-        }
-    )
-    env.update(extra or {})
-    return env
-
-
-def command_line(*argv: str | os.PathLike[str]) -> str:
-    """A shell-quoted hook ``command`` from an argument list."""
-    return shlex.join(str(a) for a in argv)
-
-
-def hook_settings(
-    hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "", timeout: float | None = 30
-) -> dict[str, Any]:
-    """Settings JSON running command hooks: ``{"Stop": "cmd", "UserPromptSubmit": ["a", "b"]}``."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for event, commands in hooks.items():
-        entries = []
-        for command in [commands] if isinstance(commands, str) else commands:
-            entry: dict[str, Any] = {"type": "command", "command": command}
-            if timeout is not None:
-                entry["timeout"] = timeout
-            entries.append(entry)
-        out[event] = [{"matcher": matcher, "hooks": entries}]
-    return {"hooks": out}
+    return agent_environment(home, _dropped, {
+        "CLAUDE_CODE_TMPDIR": str(home / ".tmp"),  # task outputs, otherwise under /tmp/claude-<uid>
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": DUMMY_API_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+        "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
+        "DISABLE_COST_WARNINGS": "1",
+        "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+        "IS_SANDBOX": "1",  # as root, bypassPermissions is refused without it
+    }, extra)
 
 
 @dataclass(frozen=True)
@@ -445,41 +251,11 @@ class ClaudeRunner:
         :class:`AssertionError` raised.
         """
         argv = self.command(prompt, continue_session=continue_session, resume=resume, args=args)
-        limit = self.timeout if timeout is None else timeout
-        started = time.monotonic()
-        process = subprocess.Popen(
-            argv,
-            cwd=str(self.cwd),
-            env=self.environment(env),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
-        try:
-            stdout, stderr = process.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
-            raise AssertionError(
-                f"claude -p {prompt!r} took over {limit:.0f}s\n"
-                f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}"
-            ) from None
-        finally:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        run = ClaudeRun(
-            args=argv,
-            returncode=process.returncode,
-            stdout=stdout,
-            stderr=stderr,
-            output=_parse_output(stdout),
-            duration=time.monotonic() - started,
-        )
+        returncode, stdout, stderr, duration = run_headless(
+            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
+            what=f"claude -p {prompt!r}")
+        run = ClaudeRun(args=argv, returncode=returncode, stdout=stdout, stderr=stderr, output=_parse_output(stdout),
+                        duration=duration)
         if check and (run.returncode != 0 or run.is_error):
             raise AssertionError(run.describe())
         return run
@@ -487,33 +263,7 @@ class ClaudeRunner:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: ``install`` (default), ``path`` or ``version``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m tests.support.agent_clis",
-        description="Install the pinned agent CLIs used by the end-to-end tests.",
-    )
-    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
-    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
-    args = parser.parse_args(argv)
-    if args.action == "version":
-        print(f"{CLAUDE_CODE_PACKAGE}@{CLAUDE_CODE_VERSION}")
-        return 0
-    if args.action == "path":
-        binary = installed_claude_binary()
-        if binary is None:
-            print(
-                f"{CLAUDE_CODE_PACKAGE}@{CLAUDE_CODE_VERSION} is not installed in {claude_code_prefix()}",
-                file=sys.stderr,
-            )
-            return 1
-        print(binary)
-        return 0
-    try:
-        binary = install_claude_code(force=args.force)
-    except AgentCliUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(binary)
-    return 0
+    return install_main(CLAUDE_CODE, "tests.support.agent_clis", argv)
 
 
 if __name__ == "__main__":

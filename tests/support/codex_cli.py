@@ -31,24 +31,27 @@ Only the standard library is used (pytest is imported by :func:`require_codex` a
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
 import os
 import re
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.agent_clis import AgentCliUnavailable, command_line, hook_settings
-from tests.support.npm_cli import NpmCli
+from tests.support.npm_cli import (
+    NpmCli,
+    agent_environment,
+    command_line,
+    dropping,
+    hook_settings,
+    install_main,
+    path_with_node,
+    run_headless,
+)
 
 __all__ = ["CODEX", "CodexRun", "CodexRunner", "codex_environment", "command_line", "hook_settings",
            "require_codex"]
@@ -61,14 +64,17 @@ DUMMY_API_KEY = "sk-fake-codex-key-for-tests"
 OFFLINE_FEATURES = ("plugins", "remote_plugin", "apps", "in_app_updates", "tool_suggest",
                     "skill_mcp_dependency_install")
 _SESSION_LINE = re.compile(r"^session id: (\S+)$", re.MULTILINE)
-_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy"}
+# Inherited variables a run must not see: credentials and switches of the real CLI, proxies
+# (the CLI must only reach the loopback fake), the user's memevo settings (pass ``MEMEVO_HOME``
+# explicitly) and XDG directories.
+_dropped = dropping(("OPENAI_", "CODEX_", "MEMEVO_", "XDG_", "RUST_"), {"AZURE_OPENAI_API_KEY"})
 
 
 def _reports_version(binary: Path, version: str) -> bool:
     """``codex --version`` names ``version``, run with a throwaway HOME and CODEX_HOME."""
     with tempfile.TemporaryDirectory(prefix="codex-version-") as scratch:
-        env = {**_clean_base_env(), "HOME": scratch, "CODEX_HOME": scratch}
-        env["PATH"] = _path_with_node(env.get("PATH", os.defpath))
+        env = {**{k: v for k, v in os.environ.items() if not _dropped(k)}, "HOME": scratch, "CODEX_HOME": scratch}
+        env["PATH"] = path_with_node(env.get("PATH", os.defpath))
         try:
             done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60, env=env,
                                   stdin=subprocess.DEVNULL)
@@ -78,7 +84,7 @@ def _reports_version(binary: Path, version: str) -> bool:
 
 
 CODEX = NpmCli(name="codex", package=CODEX_PACKAGE, version=CODEX_VERSION, binary_path="node_modules/.bin/codex",
-               version_check=_reports_version)
+               version_check=_reports_version, title="Codex")
 
 
 def require_codex() -> Path:
@@ -89,46 +95,13 @@ def require_codex() -> Path:
 # -- running it ---------------------------------------------------------------------------------
 
 
-def _dropped(name: str) -> bool:
-    """Inherited variables a run must not see: credentials and switches of the real CLI,
-    proxies (the CLI must only reach the loopback fake), the user's memevo settings (pass
-    ``MEMEVO_HOME`` explicitly) and XDG directories."""
-    upper = name.upper()
-    return (upper.startswith(("OPENAI_", "CODEX_", "MEMEVO_", "XDG_", "RUST_")) or name.lower() in _PROXY_VARS
-            or upper in {"NODE_OPTIONS", "DEBUG", "AZURE_OPENAI_API_KEY"})
-
-
-def _clean_base_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not _dropped(k)}
-
-
-def _path_with_node(path: str) -> str:
-    """``path`` with node's directory (the npm launcher is a node script) and this Python's first."""
-    parts = [str(Path(sys.executable).parent)]
-    node = shutil.which("node")
-    if node:
-        parts.insert(0, str(Path(node).resolve().parent))
-    return os.pathsep.join([*parts, path])
-
-
 def codex_environment(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run with ``home`` as HOME and ``home/.codex`` as CODEX_HOME."""
-    env = _clean_base_env()
-    env["PATH"] = _path_with_node(env.get("PATH", os.defpath))
-    env.update({
-        "HOME": str(home),
+    return agent_environment(home, _dropped, {
         "CODEX_HOME": str(home / ".codex"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
         "FAKE_CODEX_API_KEY": DUMMY_API_KEY,
         "NO_COLOR": "1",
-    })
-    env.update(extra or {})
-    return env
+    }, extra)
 
 
 def config_toml(base_url: str, *, model: str = MODEL) -> str:
@@ -242,31 +215,17 @@ class CodexRunner:
         """
         last = Path(tempfile.mkstemp(prefix="codex-last-", suffix=".txt", dir=self.home)[1])
         argv = self.command(prompt, resume=resume, args=["--output-last-message", str(last), *args])
-        limit = self.timeout if timeout is None else timeout
-        started = time.monotonic()
-        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            stdout, stderr = process.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
-            raise AssertionError(f"codex exec {prompt!r} took over {limit:.0f}s\n--- stdout ---\n{stdout[-4000:]}\n"
-                                 f"--- stderr ---\n{stderr[-4000:]}") from None
-        finally:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        returncode, stdout, stderr, duration = run_headless(
+            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
+            what=f"codex exec {prompt!r}")
         try:
             message = last.read_text(encoding="utf-8") if last.stat().st_size else None
         except OSError:
             message = None
         finally:
             last.unlink(missing_ok=True)
-        run = CodexRun(args=argv, returncode=process.returncode, stdout=stdout, stderr=stderr, last_message=message,
-                       duration=time.monotonic() - started)
+        run = CodexRun(args=argv, returncode=returncode, stdout=stdout, stderr=stderr, last_message=message,
+                       duration=duration)
         if check and run.returncode != 0:
             raise AssertionError(run.describe())
         return run
@@ -274,28 +233,7 @@ class CodexRunner:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: ``install`` (default), ``path`` or ``version``."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.codex_cli",
-                                     description="Install the pinned Codex CLI used by the end-to-end tests.")
-    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
-    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
-    args = parser.parse_args(argv)
-    if args.action == "version":
-        print(CODEX.spec)
-        return 0
-    if args.action == "path":
-        binary = CODEX.installed_binary()
-        if binary is None:
-            print(f"{CODEX.spec} is not installed in {CODEX.prefix()}", file=sys.stderr)
-            return 1
-        print(binary)
-        return 0
-    try:
-        binary = CODEX.install(force=args.force)
-    except AgentCliUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(binary)
-    return 0
+    return install_main(CODEX, "tests.support.codex_cli", argv)
 
 
 if __name__ == "__main__":

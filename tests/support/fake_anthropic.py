@@ -28,25 +28,20 @@ As a separate process (to try the CLI by hand)::
 
     python -m tests.support.fake_anthropic --port-file PORT [--requests-file REQUESTS.jsonl]
 
-Only the standard library is used.
+Built on :mod:`tests.support.loopback_server`; only the standard library is used.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
-import signal
 import sys
-import threading
-import time
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+from tests.support.loopback_server import LoggedRequest, ScriptedServer, arguments, estimate_tokens, serve
 
 MESSAGES_PATH = "/v1/messages"
 COUNT_TOKENS_PATH = "/v1/messages/count_tokens"
@@ -60,7 +55,6 @@ COMPACT_MARKERS = (
     "Your task is to create a detailed summary of the conversation so far",
     "create a detailed summary of the conversation",
 )
-_SECRET_HEADERS = {"x-api-key", "authorization", "proxy-authorization", "cookie"}
 
 
 @dataclass(frozen=True)
@@ -107,33 +101,15 @@ class Reply:
 
 
 @dataclass(frozen=True)
-class Request:
-    """One recorded HTTP request.
-
-    ``path`` has no query string (``query`` holds it); ``headers`` are lower-cased
-    without credentials; ``body`` is the parsed JSON body (``None`` if absent or not JSON);
-    ``reply`` is what was answered (``None`` for non-model calls).
-    """
-
-    number: int
-    method: str
-    path: str
-    query: str
-    headers: dict[str, str]
-    body: dict[str, Any] | None
-    kind: str
-    reply: Reply | None = None
-    time: float = field(default_factory=time.time)
+class Request(LoggedRequest):
+    """One recorded HTTP request (see :class:`~tests.support.loopback_server.LoggedRequest`);
+    ``reply`` is the :class:`Reply` answered."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
         """The body's ``messages`` (empty if none)."""
         messages = (self.body or {}).get("messages")
         return messages if isinstance(messages, list) else []
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable form."""
-        return asdict(self)
 
 
 def _error_body(kind: str, message: str) -> str:
@@ -223,12 +199,15 @@ def classify(method: str, path: str, body: dict[str, Any] | None) -> str:
     return "main"
 
 
-def _estimate_tokens(raw: bytes | str) -> int:
-    return max(1, len(raw) // 4)
-
-
-class FakeAnthropicServer:
+class FakeAnthropicServer(ScriptedServer):
     """A threaded loopback server answering the Messages API (see the module docstring)."""
+
+    thread_name = "fake-anthropic"
+    reply_type = Reply
+    request_type = Request
+    secret_headers = frozenset({"x-api-key", "authorization", "proxy-authorization", "cookie"})
+    reply_kinds = ("main", "compact", "aux")
+    send_headers = {"request-id": "req_fake"}
 
     def __init__(
         self,
@@ -240,26 +219,11 @@ class FakeAnthropicServer:
         port: int = 0,
         requests_file: os.PathLike[str] | str | None = None,
     ) -> None:
-        self._queues: dict[str, deque[Reply]] = {"main": deque(script), "compact": deque(), "aux": deque()}
-        self._defaults: dict[str, Reply] = {
-            "main": Reply(text=default_text),
-            "compact": Reply(text=compact_summary),
-            "aux": Reply(text=default_text),
-        }
+        defaults = {"main": Reply(text=default_text), "compact": Reply(text=compact_summary),
+                    "aux": Reply(text=default_text)}
+        super().__init__(script, defaults=defaults, port=port, requests_file=requests_file)
         self.model = model
-        self._lock = threading.Lock()
-        self._requests: list[Request] = []
         self._ids = itertools.count(1)
-        self._requests_file = requests_file
-        self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port on 127.0.0.1."""
-        return int(self._httpd.server_address[1])
 
     @property
     def base_url(self) -> str:
@@ -274,47 +238,13 @@ class FakeAnthropicServer:
         ``kind`` is ``main`` (turns of the agent and of its subagents, in arrival order),
         ``compact`` or ``aux``.
         """
-        queue = self._queue_for(kind)
-        with self._lock:
-            queue.extend(Reply(text=r) if isinstance(r, str) else r for r in replies)
+        super().enqueue(*replies, kind=kind)
 
     def enqueue_compact_summary(self, summary: str) -> None:
         """Answer the next compaction request with ``summary``."""
         self.enqueue(Reply(text=summary), kind="compact")
 
-    def set_default(self, reply: Reply | str, kind: str = "main") -> None:
-        """Change the reply used once the queue of ``kind`` is empty."""
-        self._queue_for(kind)
-        with self._lock:
-            self._defaults[kind] = Reply(text=reply) if isinstance(reply, str) else reply
-
-    def pending(self, kind: str = "main") -> int:
-        """Scripted replies of ``kind`` not used yet."""
-        queue = self._queue_for(kind)
-        with self._lock:
-            return len(queue)
-
-    def _queue_for(self, kind: str) -> deque[Reply]:
-        kind = "main" if kind == "subagent" else kind
-        if kind not in self._queues:
-            raise ValueError(f"unknown reply kind {kind!r}; use main, compact or aux")
-        return self._queues[kind]
-
     # -- the log ----------------------------------------------------------------------------
-
-    @property
-    def requests(self) -> list[Request]:
-        """Every request received so far, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
-    def requests_of(self, *kinds: str) -> list[Request]:
-        """The requests of the given kinds, in arrival order."""
-        return [r for r in self.requests if r.kind in kinds]
-
-    def main_requests(self) -> list[Request]:
-        """Requests of the main agent loop (one per model call of a turn)."""
-        return self.requests_of("main")
 
     def compact_requests(self) -> list[Request]:
         """Compaction (summary) requests."""
@@ -324,62 +254,33 @@ class FakeAnthropicServer:
         """Every ``/v1/messages`` call of any kind."""
         return self.requests_of("main", "subagent", "compact", "aux")
 
-    def clear(self) -> None:
-        """Forget the recorded requests (scripted replies are kept)."""
-        with self._lock:
-            self._requests.clear()
-
-    # -- lifecycle --------------------------------------------------------------------------
-
-    def start(self) -> FakeAnthropicServer:
-        """Serve in a background thread."""
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-anthropic", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self.stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=5)
-        self._httpd.server_close()
-
-    def __enter__(self) -> FakeAnthropicServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # -- answering --------------------------------------------------------------------------
 
-    def _record(self, method: str, target: str, headers: dict[str, str], body: dict[str, Any] | None) -> Request:
-        parts = urlsplit(target)
-        kind = classify(method, parts.path, body)
-        clean = {k: v for k, v in headers.items() if k not in _SECRET_HEADERS}
-        script = "main" if kind == "subagent" else kind
-        with self._lock:
-            reply = None
-            if script in self._queues and parts.path == MESSAGES_PATH:
-                queue = self._queues[script]
-                reply = queue.popleft() if queue else self._defaults[script]
-            request = Request(
-                number=len(self._requests) + 1,
-                method=method,
-                path=parts.path,
-                query=parts.query,
-                headers=clean,
-                body=body,
-                kind=kind,
-                reply=reply,
-            )
-            self._requests.append(request)
-            if self._requests_file is not None:
-                with open(self._requests_file, "a", encoding="utf-8") as out:
-                    out.write(json.dumps(request.to_dict(), ensure_ascii=False) + "\n")
-        return request
+    def classify(self, method: str, path: str, body: dict[str, Any] | None) -> str:
+        return classify(method, path, body)
+
+    def queue_kind(self, kind: str) -> str:
+        return "main" if kind == "subagent" else kind  # subagents share the main queue
+
+    def scripted(self, path: str) -> bool:
+        return path == MESSAGES_PATH
+
+    def get_body(self, request: Request) -> bytes:
+        return b'{"data": [], "has_more": false}' if request.path == "/v1/models" else b"{}"
+
+    def special(self, request: Request, raw: bytes) -> bytes | None:
+        if request.path == COUNT_TOKENS_PATH:
+            return json.dumps({"input_tokens": estimate_tokens(raw)}).encode()
+        return None
+
+    def error_body(self, status: int, message: str, *, invalid: bool = False) -> str:
+        return _error_body("invalid_request_error" if invalid else "api_error", message)
+
+    def answer(self, request: Request, raw: bytes, reply: Reply) -> tuple[bytes, str]:
+        message, blocks = self._message(request, raw, reply)
+        if (request.body or {}).get("stream"):
+            return self._sse(message, blocks), "text/event-stream"
+        return json.dumps(message, ensure_ascii=False).encode("utf-8"), "application/json"
 
     def _blocks(self, reply: Reply) -> list[dict[str, Any]]:
         blocks: list[dict[str, Any]] = []
@@ -402,8 +303,8 @@ class FakeAnthropicServer:
         stop_reason = reply.stop_reason or ("tool_use" if reply.tool is not None else "end_turn")
         out_text = "".join(b.get("text", "") + json.dumps(b.get("input", "")) for b in blocks)
         usage = {
-            "input_tokens": reply.input_tokens if reply.input_tokens is not None else _estimate_tokens(raw),
-            "output_tokens": reply.output_tokens if reply.output_tokens is not None else _estimate_tokens(out_text),
+            "input_tokens": reply.input_tokens if reply.input_tokens is not None else estimate_tokens(raw),
+            "output_tokens": reply.output_tokens if reply.output_tokens is not None else estimate_tokens(out_text),
             "cache_creation_input_tokens": 0,
             "cache_read_input_tokens": 0,
         }
@@ -460,92 +361,11 @@ class FakeAnthropicServer:
         return text.encode("utf-8")
 
 
-def _make_handler(server: FakeAnthropicServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # keep test output clean
-
-        def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("request-id", "req_fake")
-            if content_type == "text/event-stream":
-                self.send_header("Cache-Control", "no-cache")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-        def _headers(self) -> dict[str, str]:
-            return {name.lower(): value for name, value in self.headers.items()}
-
-        def do_HEAD(self) -> None:
-            server._record("HEAD", self.path, self._headers(), None)
-            self._send(200, b"")
-
-        def do_GET(self) -> None:
-            request = server._record("GET", self.path, self._headers(), None)
-            self._send(200, b'{"data": [], "has_more": false}' if request.path == "/v1/models" else b"{}")
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
-                body = None
-            request = server._record("POST", self.path, self._headers(), body)
-            if request.path == COUNT_TOKENS_PATH:
-                self._send(200, json.dumps({"input_tokens": _estimate_tokens(raw)}).encode())
-                return
-            reply = request.reply
-            if reply is None:
-                self._send(200, b"{}")
-                return
-            if request.body is None:
-                self._send(400, _error_body("invalid_request_error", "body is not a JSON object").encode())
-                return
-            if reply.delay and server.stopping.wait(reply.delay):
-                return
-            if reply.status != 200 or reply.body is not None:
-                text = reply.body if reply.body is not None else _error_body("api_error", "scripted failure")
-                self._send(reply.status, text.encode("utf-8"))
-                return
-            message, blocks = server._message(request, raw, reply)
-            if request.body.get("stream"):
-                self._send(200, server._sse(message, blocks), "text/event-stream")
-            else:
-                self._send(200, json.dumps(message, ensure_ascii=False).encode("utf-8"))
-
-    return Handler
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: serve until SIGTERM/SIGINT."""
-    parser = argparse.ArgumentParser(
-        prog="python -m tests.support.fake_anthropic", description=(__doc__ or "").split("\n")[0]
-    )
-    parser.add_argument("--port-file", required=True, help="write the bound port here once listening")
-    parser.add_argument("--port", type=int, default=0, help="port to bind (default: any free port)")
-    parser.add_argument("--requests-file", help="append each request as a JSON line here")
-    parser.add_argument("--default-text", default=DEFAULT_TEXT, help="text of the default reply")
-    args = parser.parse_args(argv)
+    args = arguments("tests.support.fake_anthropic", __doc__, DEFAULT_TEXT).parse_args(argv)
     server = FakeAnthropicServer(default_text=args.default_text, port=args.port, requests_file=args.requests_file)
-    done = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: done.set())
-    server.start()
-    tmp = f"{args.port_file}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(str(server.port))
-    os.replace(tmp, args.port_file)
-    print(server.base_url, flush=True)
-    done.wait()
-    server.stop()
-    return 0
+    return serve(server, args.port_file)
 
 
 if __name__ == "__main__":

@@ -26,25 +26,21 @@ As a separate process (to try the CLI by hand)::
 
     python -m tests.support.fake_codex --port-file PORT [--requests-file REQUESTS.jsonl]
 
-Only the standard library is used.
+Built on :mod:`tests.support.loopback_server`; only the standard library is used.
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
-import signal
 import sys
-import threading
 import time
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+from tests.support.loopback_server import LoggedRequest, ScriptedServer, arguments, estimate_tokens, serve
 
 RESPONSES_PATH = "/v1/responses"
 KINDS = ("main", "aux", "other")
@@ -52,7 +48,6 @@ DEFAULT_TEXT = "OK."
 SHELL_TOOL = "exec_command"
 # How the user-role messages Codex writes on its own start (not the user's prompt).
 CONTEXT_PREFIXES = ("<environment_context>", "# AGENTS.md instructions", "<user_instructions>", "<INSTRUCTIONS>")
-_SECRET_HEADERS = {"authorization", "proxy-authorization", "cookie", "openai-api-key"}
 
 
 @dataclass(frozen=True)
@@ -89,33 +84,15 @@ class Reply:
 
 
 @dataclass(frozen=True)
-class Request:
-    """One recorded HTTP request.
-
-    ``path`` has no query string (``query`` holds it); ``headers`` are lower-cased without
-    credentials; ``body`` is the parsed JSON body (``None`` if absent or not JSON);
-    ``reply`` is what was answered (``None`` for non-model calls).
-    """
-
-    number: int
-    method: str
-    path: str
-    query: str
-    headers: dict[str, str]
-    body: dict[str, Any] | None
-    kind: str
-    reply: Reply | None = None
-    time: float = field(default_factory=time.time)
+class Request(LoggedRequest):
+    """One recorded HTTP request (see :class:`~tests.support.loopback_server.LoggedRequest`);
+    ``reply`` is the :class:`Reply` answered."""
 
     @property
     def input(self) -> list[dict[str, Any]]:
         """The body's ``input`` items (empty if none)."""
         items = (self.body or {}).get("input")
         return [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable form."""
-        return asdict(self)
 
 
 def _error_body(status: int, message: str) -> str:
@@ -209,12 +186,14 @@ def classify(method: str, path: str, body: dict[str, Any] | None) -> str:
     return "main"
 
 
-def _estimate_tokens(raw: bytes | str) -> int:
-    return max(1, len(raw) // 4)
-
-
-class FakeCodexServer:
+class FakeCodexServer(ScriptedServer):
     """A threaded loopback server answering the Responses API (see the module docstring)."""
+
+    thread_name = "fake-codex"
+    reply_type = Reply
+    request_type = Request
+    secret_headers = frozenset({"authorization", "proxy-authorization", "cookie", "openai-api-key"})
+    send_headers = {"x-request-id": "req_fake"}
 
     def __init__(
         self,
@@ -225,120 +204,37 @@ class FakeCodexServer:
         port: int = 0,
         requests_file: os.PathLike[str] | str | None = None,
     ) -> None:
-        self._queues: dict[str, deque[Reply]] = {"main": deque(script), "aux": deque()}
-        self._defaults: dict[str, Reply] = {"main": Reply(text=default_text), "aux": Reply(text=default_text)}
+        defaults = {"main": Reply(text=default_text), "aux": Reply(text=default_text)}
+        super().__init__(script, defaults=defaults, port=port, requests_file=requests_file)
         self.model = model
-        self._lock = threading.Lock()
-        self._requests: list[Request] = []
         self._ids = itertools.count(1)
-        self._requests_file = requests_file
-        self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port on 127.0.0.1."""
-        return int(self._httpd.server_address[1])
 
     @property
     def base_url(self) -> str:
         """The provider's ``base_url`` (with ``/v1``)."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    # -- scripting --------------------------------------------------------------------------
-
-    def enqueue(self, *replies: Reply | str, kind: str = "main") -> None:
-        """Add scripted replies (a string is a text reply) for requests of ``kind``."""
-        queue = self._queue_for(kind)
-        with self._lock:
-            queue.extend(Reply(text=r) if isinstance(r, str) else r for r in replies)
-
-    def set_default(self, reply: Reply | str, kind: str = "main") -> None:
-        """Change the reply used once the queue of ``kind`` is empty."""
-        self._queue_for(kind)
-        with self._lock:
-            self._defaults[kind] = Reply(text=reply) if isinstance(reply, str) else reply
-
-    def pending(self, kind: str = "main") -> int:
-        """Scripted replies of ``kind`` not used yet."""
-        queue = self._queue_for(kind)
-        with self._lock:
-            return len(queue)
-
-    def _queue_for(self, kind: str) -> deque[Reply]:
-        if kind not in self._queues:
-            raise ValueError(f"unknown reply kind {kind!r}; use main or aux")
-        return self._queues[kind]
-
-    # -- the log ----------------------------------------------------------------------------
-
-    @property
-    def requests(self) -> list[Request]:
-        """Every request received so far, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
-    def requests_of(self, *kinds: str) -> list[Request]:
-        """The requests of the given kinds, in arrival order."""
-        return [r for r in self.requests if r.kind in kinds]
-
-    def main_requests(self) -> list[Request]:
-        """Requests of the main agent loop (one per model call of a turn)."""
-        return self.requests_of("main")
-
     def model_requests(self) -> list[Request]:
         """Every ``/v1/responses`` call of any kind."""
         return self.requests_of("main", "aux")
 
-    def clear(self) -> None:
-        """Forget the recorded requests (scripted replies are kept)."""
-        with self._lock:
-            self._requests.clear()
-
-    # -- lifecycle --------------------------------------------------------------------------
-
-    def start(self) -> FakeCodexServer:
-        """Serve in a background thread."""
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-codex", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self.stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=5)
-        self._httpd.server_close()
-
-    def __enter__(self) -> FakeCodexServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # -- answering --------------------------------------------------------------------------
 
-    def _record(self, method: str, target: str, headers: dict[str, str], body: dict[str, Any] | None) -> Request:
-        parts = urlsplit(target)
-        kind = classify(method, parts.path, body)
-        clean = {k: v for k, v in headers.items() if k not in _SECRET_HEADERS}
-        with self._lock:
-            reply = None
-            if kind in self._queues:
-                queue = self._queues[kind]
-                reply = queue.popleft() if queue else self._defaults[kind]
-            request = Request(number=len(self._requests) + 1, method=method, path=parts.path, query=parts.query,
-                              headers=clean, body=body, kind=kind, reply=reply)
-            self._requests.append(request)
-            if self._requests_file is not None:
-                with open(self._requests_file, "a", encoding="utf-8") as out:
-                    out.write(json.dumps(request.to_dict(), ensure_ascii=False) + "\n")
-        return request
+    def classify(self, method: str, path: str, body: dict[str, Any] | None) -> str:
+        return classify(method, path, body)
+
+    def get_body(self, request: Request) -> bytes:
+        models = request.path.rstrip("/").endswith("/models")
+        return b'{"object": "list", "data": [], "models": []}' if models else b"{}"
+
+    def error_body(self, status: int, message: str, *, invalid: bool = False) -> str:
+        return _error_body(status, message)
+
+    def answer(self, request: Request, raw: bytes, reply: Reply) -> tuple[bytes, str]:
+        response, items = self._response(request, raw, reply)
+        if (request.body or {}).get("stream"):
+            return self._sse(response, items), "text/event-stream"
+        return json.dumps(response, ensure_ascii=False).encode("utf-8"), "application/json"
 
     def _output_items(self, request: Request, reply: Reply) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -356,8 +252,8 @@ class FakeCodexServer:
     def _response(self, request: Request, raw: bytes, reply: Reply) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The reply as a complete response object, and its output items."""
         items = self._output_items(request, reply)
-        input_tokens = _estimate_tokens(raw)
-        output_tokens = _estimate_tokens(json.dumps(items))
+        input_tokens = estimate_tokens(raw)
+        output_tokens = estimate_tokens(json.dumps(items))
         response = {
             "id": f"resp_fake{request.number:06d}",
             "object": "response",
@@ -407,89 +303,11 @@ class FakeCodexServer:
         return text.encode("utf-8")
 
 
-def _make_handler(server: FakeCodexServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # keep test output clean
-
-        def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("x-request-id", "req_fake")
-            if content_type == "text/event-stream":
-                self.send_header("Cache-Control", "no-cache")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-        def _headers(self) -> dict[str, str]:
-            return {name.lower(): value for name, value in self.headers.items()}
-
-        def do_HEAD(self) -> None:
-            server._record("HEAD", self.path, self._headers(), None)
-            self._send(200, b"")
-
-        def do_GET(self) -> None:
-            request = server._record("GET", self.path, self._headers(), None)
-            models = request.path.rstrip("/").endswith("/models")
-            self._send(200, b'{"object": "list", "data": [], "models": []}' if models else b"{}")
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
-                body = None
-            request = server._record("POST", self.path, self._headers(), body)
-            reply = request.reply
-            if reply is None:
-                self._send(200, b"{}")
-                return
-            if request.body is None:
-                self._send(400, _error_body(400, "body is not a JSON object").encode())
-                return
-            if reply.delay and server.stopping.wait(reply.delay):
-                return
-            if reply.status != 200 or reply.body is not None:
-                text = reply.body if reply.body is not None else _error_body(reply.status, "scripted failure")
-                self._send(reply.status, text.encode("utf-8"))
-                return
-            response, items = server._response(request, raw, reply)
-            if request.body.get("stream"):
-                self._send(200, server._sse(response, items), "text/event-stream")
-            else:
-                self._send(200, json.dumps(response, ensure_ascii=False).encode("utf-8"))
-
-    return Handler
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: serve until SIGTERM/SIGINT."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.fake_codex",
-                                     description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--port-file", required=True, help="write the bound port here once listening")
-    parser.add_argument("--port", type=int, default=0, help="port to bind (default: any free port)")
-    parser.add_argument("--requests-file", help="append each request as a JSON line here")
-    parser.add_argument("--default-text", default=DEFAULT_TEXT, help="text of the default reply")
-    args = parser.parse_args(argv)
+    args = arguments("tests.support.fake_codex", __doc__, DEFAULT_TEXT).parse_args(argv)
     server = FakeCodexServer(default_text=args.default_text, port=args.port, requests_file=args.requests_file)
-    done = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: done.set())
-    server.start()
-    tmp = f"{args.port_file}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(str(server.port))
-    os.replace(tmp, args.port_file)
-    print(server.base_url, flush=True)
-    done.wait()
-    server.stop()
-    return 0
+    return serve(server, args.port_file)
 
 
 if __name__ == "__main__":

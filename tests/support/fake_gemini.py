@@ -25,32 +25,26 @@ As a separate process (to try the CLI by hand)::
 
     python -m tests.support.fake_gemini --port-file PORT [--requests-file REQUESTS.jsonl]
 
-Only the standard library is used.
+Built on :mod:`tests.support.loopback_server`; only the standard library is used.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
-import signal
 import sys
-import threading
-import time
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+
+from tests.support.loopback_server import LoggedRequest, ScriptedServer, arguments, estimate_tokens, serve
 
 MODELS_PREFIX = "/v1beta/models/"
 STREAM_METHOD = "streamGenerateContent"
 KINDS = ("main", "aux", "other")
 DEFAULT_TEXT = "OK."
 SHELL_TOOL = "run_shell_command"
-_SECRET_HEADERS = {"x-goog-api-key", "authorization", "proxy-authorization", "cookie"}
 
 
 @dataclass(frozen=True)
@@ -87,37 +81,19 @@ class Reply:
 
 
 @dataclass(frozen=True)
-class Request:
-    """One recorded HTTP request.
+class Request(LoggedRequest):
+    """One recorded HTTP request (see :class:`~tests.support.loopback_server.LoggedRequest`);
+    ``method_name`` is the API method after the colon (``streamGenerateContent``), ``model``
+    the model in the path; ``reply`` is the :class:`Reply` answered."""
 
-    ``path`` has no query string (``query`` holds it); ``method_name`` is the API method
-    after the colon (``streamGenerateContent``), ``model`` the model in the path;
-    ``headers`` are lower-cased without credentials; ``body`` is the parsed JSON body
-    (``None`` if absent or not JSON); ``reply`` is what was answered (``None`` for
-    non-model calls).
-    """
-
-    number: int
-    method: str
-    path: str
-    query: str
-    headers: dict[str, str]
-    body: dict[str, Any] | None
-    kind: str
     model: str | None = None
     method_name: str | None = None
-    reply: Reply | None = None
-    time: float = field(default_factory=time.time)
 
     @property
     def contents(self) -> list[dict[str, Any]]:
         """The body's ``contents`` (empty if none)."""
         contents = (self.body or {}).get("contents")
         return [c for c in contents if isinstance(c, dict)] if isinstance(contents, list) else []
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable form."""
-        return asdict(self)
 
 
 def _error_body(status: int, message: str) -> str:
@@ -199,12 +175,13 @@ def classify(method: str, path: str) -> str:
     return "main" if api_method == STREAM_METHOD else "aux"
 
 
-def _estimate_tokens(raw: bytes | str) -> int:
-    return max(1, len(raw) // 4)
-
-
-class FakeGeminiServer:
+class FakeGeminiServer(ScriptedServer):
     """A threaded loopback server answering the Gemini API (see the module docstring)."""
+
+    thread_name = "fake-gemini"
+    reply_type = Reply
+    request_type = Request
+    secret_headers = frozenset({"x-goog-api-key", "authorization", "proxy-authorization", "cookie"})
 
     def __init__(
         self,
@@ -214,119 +191,49 @@ class FakeGeminiServer:
         port: int = 0,
         requests_file: os.PathLike[str] | str | None = None,
     ) -> None:
-        self._queues: dict[str, deque[Reply]] = {"main": deque(script), "aux": deque()}
-        self._defaults: dict[str, Reply] = {"main": Reply(text=default_text), "aux": Reply(text=default_text)}
-        self._lock = threading.Lock()
-        self._requests: list[Request] = []
-        self._requests_file = requests_file
-        self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port on 127.0.0.1."""
-        return int(self._httpd.server_address[1])
+        defaults = {"main": Reply(text=default_text), "aux": Reply(text=default_text)}
+        super().__init__(script, defaults=defaults, port=port, requests_file=requests_file)
 
     @property
     def base_url(self) -> str:
         """What ``GOOGLE_GEMINI_BASE_URL`` should be set to."""
         return f"http://127.0.0.1:{self.port}"
 
-    # -- scripting --------------------------------------------------------------------------
-
-    def enqueue(self, *replies: Reply | str, kind: str = "main") -> None:
-        """Add scripted replies (a string is a text reply) for requests of ``kind`` (main or aux)."""
-        queue = self._queue_for(kind)
-        with self._lock:
-            queue.extend(Reply(text=r) if isinstance(r, str) else r for r in replies)
-
-    def set_default(self, reply: Reply | str, kind: str = "main") -> None:
-        """Change the reply used once the queue of ``kind`` is empty."""
-        self._queue_for(kind)
-        with self._lock:
-            self._defaults[kind] = Reply(text=reply) if isinstance(reply, str) else reply
-
-    def pending(self, kind: str = "main") -> int:
-        """Scripted replies of ``kind`` not used yet."""
-        queue = self._queue_for(kind)
-        with self._lock:
-            return len(queue)
-
-    def _queue_for(self, kind: str) -> deque[Reply]:
-        if kind not in self._queues:
-            raise ValueError(f"unknown reply kind {kind!r}; use main or aux")
-        return self._queues[kind]
-
-    # -- the log ----------------------------------------------------------------------------
-
-    @property
-    def requests(self) -> list[Request]:
-        """Every request received so far, in arrival order."""
-        with self._lock:
-            return list(self._requests)
-
-    def requests_of(self, *kinds: str) -> list[Request]:
-        """The requests of the given kinds, in arrival order."""
-        return [r for r in self.requests if r.kind in kinds]
-
-    def main_requests(self) -> list[Request]:
-        """Streamed requests of the agent loop (one per model call of a turn)."""
-        return self.requests_of("main")
-
     def model_requests(self) -> list[Request]:
         """Every model call of any kind."""
         return self.requests_of("main", "aux")
 
-    def clear(self) -> None:
-        """Forget the recorded requests (scripted replies are kept)."""
-        with self._lock:
-            self._requests.clear()
-
-    # -- lifecycle --------------------------------------------------------------------------
-
-    def start(self) -> FakeGeminiServer:
-        """Serve in a background thread."""
-        self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="fake-gemini", daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving and close the socket."""
-        self.stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=5)
-        self._httpd.server_close()
-
-    def __enter__(self) -> FakeGeminiServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # -- answering --------------------------------------------------------------------------
 
-    def _record(self, method: str, target: str, headers: dict[str, str], body: dict[str, Any] | None) -> Request:
-        parts = urlsplit(target)
-        kind = classify(method, parts.path)
-        model, api_method = split_model_path(parts.path)
-        clean = {k: v for k, v in headers.items() if k not in _SECRET_HEADERS}
-        with self._lock:
-            reply = None
-            if kind in self._queues and api_method in (STREAM_METHOD, "generateContent"):
-                queue = self._queues[kind]
-                reply = queue.popleft() if queue else self._defaults[kind]
-            request = Request(number=len(self._requests) + 1, method=method, path=parts.path, query=parts.query,
-                              headers=clean, body=body, kind=kind, model=model, method_name=api_method, reply=reply)
-            self._requests.append(request)
-            if self._requests_file is not None:
-                with open(self._requests_file, "a", encoding="utf-8") as out:
-                    out.write(json.dumps(request.to_dict(), ensure_ascii=False) + "\n")
-        return request
+    def classify(self, method: str, path: str, body: dict[str, Any] | None) -> str:
+        return classify(method, path)
+
+    def scripted(self, path: str) -> bool:
+        return split_model_path(path)[1] in (STREAM_METHOD, "generateContent")
+
+    def request_fields(self, path: str) -> dict[str, Any]:
+        model, api_method = split_model_path(path)
+        return {"model": model, "method_name": api_method}
+
+    def get_body(self, request: Request) -> bytes:
+        return b'{"models": []}' if request.path.rstrip("/").endswith("/models") else b"{}"
+
+    def special(self, request: Request, raw: bytes) -> bytes | None:
+        if request.method_name == "countTokens":
+            return json.dumps({"totalTokens": estimate_tokens(raw)}).encode()
+        if request.method_name in ("embedContent", "batchEmbedContents"):
+            vector = {"values": [0.0] * 8}
+            answer = {"embedding": vector} if request.method_name == "embedContent" else {"embeddings": [vector]}
+            return json.dumps(answer).encode()
+        return None
+
+    def error_body(self, status: int, message: str, *, invalid: bool = False) -> str:
+        return _error_body(status, message)
+
+    def answer(self, request: Request, raw: bytes, reply: Reply) -> tuple[bytes, str]:
+        if request.method_name == STREAM_METHOD:
+            return self._sse(request, raw, reply), "text/event-stream"
+        return json.dumps(self._response(request, raw, reply), ensure_ascii=False).encode(), "application/json"
 
     @staticmethod
     def _parts(reply: Reply) -> list[dict[str, Any]]:
@@ -339,8 +246,8 @@ class FakeGeminiServer:
 
     @staticmethod
     def _usage(raw: bytes, parts: list[dict[str, Any]]) -> dict[str, int]:
-        prompt = _estimate_tokens(raw)
-        out = _estimate_tokens(json.dumps(parts))
+        prompt = estimate_tokens(raw)
+        out = estimate_tokens(json.dumps(parts))
         return {"promptTokenCount": prompt, "candidatesTokenCount": out, "totalTokenCount": prompt + out}
 
     def _response(self, request: Request, raw: bytes, reply: Reply) -> dict[str, Any]:
@@ -383,94 +290,11 @@ def _json_answer(body: dict[str, Any] | None) -> str:
                        "is_stuck": False, "unproductive_state_confidence": 0.0, "complexity_score": 1})
 
 
-def _make_handler(server: FakeGeminiServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # keep test output clean
-
-        def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            if content_type == "text/event-stream":
-                self.send_header("Cache-Control", "no-cache")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-        def _headers(self) -> dict[str, str]:
-            return {name.lower(): value for name, value in self.headers.items()}
-
-        def do_HEAD(self) -> None:
-            server._record("HEAD", self.path, self._headers(), None)
-            self._send(200, b"")
-
-        def do_GET(self) -> None:
-            request = server._record("GET", self.path, self._headers(), None)
-            self._send(200, b'{"models": []}' if request.path.rstrip("/").endswith("/models") else b"{}")
-
-        def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            if not isinstance(body, dict):
-                body = None
-            request = server._record("POST", self.path, self._headers(), body)
-            if request.method_name == "countTokens":
-                self._send(200, json.dumps({"totalTokens": _estimate_tokens(raw)}).encode())
-                return
-            if request.method_name in ("embedContent", "batchEmbedContents"):
-                vector = {"values": [0.0] * 8}
-                answer = {"embedding": vector} if request.method_name == "embedContent" else {"embeddings": [vector]}
-                self._send(200, json.dumps(answer).encode())
-                return
-            reply = request.reply
-            if reply is None:
-                self._send(200, b"{}")
-                return
-            if request.body is None:
-                self._send(400, _error_body(400, "body is not a JSON object").encode())
-                return
-            if reply.delay and server.stopping.wait(reply.delay):
-                return
-            if reply.status != 200 or reply.body is not None:
-                text = reply.body if reply.body is not None else _error_body(reply.status, "scripted failure")
-                self._send(reply.status, text.encode("utf-8"))
-                return
-            if request.method_name == STREAM_METHOD:
-                self._send(200, server._sse(request, raw, reply), "text/event-stream")
-            else:
-                self._send(200, json.dumps(server._response(request, raw, reply), ensure_ascii=False).encode())
-
-    return Handler
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: serve until SIGTERM/SIGINT."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.fake_gemini",
-                                     description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--port-file", required=True, help="write the bound port here once listening")
-    parser.add_argument("--port", type=int, default=0, help="port to bind (default: any free port)")
-    parser.add_argument("--requests-file", help="append each request as a JSON line here")
-    parser.add_argument("--default-text", default=DEFAULT_TEXT, help="text of the default reply")
-    args = parser.parse_args(argv)
+    args = arguments("tests.support.fake_gemini", __doc__, DEFAULT_TEXT).parse_args(argv)
     server = FakeGeminiServer(default_text=args.default_text, port=args.port, requests_file=args.requests_file)
-    done = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: done.set())
-    server.start()
-    tmp = f"{args.port_file}.{os.getpid()}.tmp"
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(str(server.port))
-    os.replace(tmp, args.port_file)
-    print(server.base_url, flush=True)
-    done.wait()
-    server.stop()
-    return 0
+    return serve(server, args.port_file)
 
 
 if __name__ == "__main__":

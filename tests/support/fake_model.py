@@ -27,19 +27,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
-import signal
 import subprocess
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
+
+from tests.support.loopback_server import LoopbackHandler, LoopbackServer, serve, write_atomically
 
 REPO = Path(__file__).resolve().parents[2]
 COMPLETIONS_PATH = "/v1/chat/completions"
@@ -131,15 +130,10 @@ def empty_claims(request: dict[str, Any]) -> str:
 DEFAULTS: dict[str, Callable[[dict[str, Any]], str]] = {"claims": claims_from_prompt, "empty": empty_claims}
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    # Readers in other processes must never see a half-written file.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-class FakeModelServer:
+class FakeModelServer(LoopbackServer):
     """A threaded loopback server answering ``POST /v1/chat/completions``."""
+
+    thread_name = "fake-model"
 
     def __init__(self, script: Iterable[Reply] = (), *,
                  default: Callable[[dict[str, Any]], str] = claims_from_prompt,
@@ -150,28 +144,18 @@ class FakeModelServer:
         parameters, the way strict servers refuse what they do not know, before any
         scripted reply is used: ``"response_format"`` refuses it in any form,
         ``"response_format.type=json_object"`` only that type (LM Studio's refusal)."""
+        super().__init__(_make_handler, port=port)
         self._queue: deque[Reply] = deque(script)
         self._reject_params = tuple(reject_params)
         self._default = default
         self._default_delay = default_delay
-        self._lock = threading.Lock()
         self._count = 0
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
         self._count_file = count_file
         self._requests_file = requests_file
-        self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
-        # Handler threads may be parked in a hang; they must not keep the process alive.
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
         if count_file is not None:
-            _write_atomically(count_file, "0")
-
-    @property
-    def port(self) -> int:
-        """The bound TCP port on 127.0.0.1."""
-        return int(self._httpd.server_address[1])
+            write_atomically(count_file, "0")
 
     @property
     def base_url(self) -> str:
@@ -201,28 +185,6 @@ class FakeModelServer:
         with self._lock:
             self._queue.extend(replies)
 
-    def start(self) -> FakeModelServer:
-        """Serve in a background thread."""
-        # A short poll interval keeps stop() (and so every test using the server) quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="fake-model", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Release hanging handlers, stop serving and close the socket."""
-        self.stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=5)
-        self._httpd.server_close()
-
-    def __enter__(self) -> FakeModelServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def rejects(self, request: dict[str, Any]) -> str | None:
         """The rejected parameter a request carries, if any (see ``reject_params``)."""
         for rule in self._reject_params:
@@ -242,7 +204,7 @@ class FakeModelServer:
             self._requests.append(body)
             self._headers.append(headers)
             if self._count_file is not None:
-                _write_atomically(self._count_file, str(self._count))
+                write_atomically(self._count_file, str(self._count))
             if self._requests_file is not None:
                 with self._requests_file.open("a", encoding="utf-8") as out:
                     out.write(json.dumps(body, ensure_ascii=False) + "\n")
@@ -279,23 +241,12 @@ class FakeModelServer:
 
 
 def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # keep test output clean
-
+    class Handler(LoopbackHandler):
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
+            self.send(status, body, headers=headers)
 
         def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            raw = self.read_body()
             if self.path != COMPLETIONS_PATH:
                 self._send(404, b'{"error": {"message": "not found"}}')
                 return
@@ -304,7 +255,7 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 self._send(400, b'{"error": {"message": "request body is not JSON"}}')
                 return
-            headers = {name.lower(): value for name, value in self.headers.items()}
+            headers = self.lower_headers()
             rejected = server.rejects(request) if isinstance(request, dict) else None
             number, scripted = server._record(request, headers, consume=rejected is None)
             if rejected is not None:
@@ -440,15 +391,7 @@ def main(argv: list[str] | None = None) -> int:
     server = FakeModelServer(script, default=DEFAULTS[args.default], default_delay=args.default_delay,
                              port=args.port, count_file=args.count_file, requests_file=args.requests_file,
                              reject_params=args.reject_param)
-    done = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: done.set())
-    server.start()
-    _write_atomically(args.port_file, str(server.port))
-    print(server.base_url, flush=True)
-    done.wait()
-    server.stop()
-    return 0
+    return serve(server, args.port_file)
 
 
 if __name__ == "__main__":

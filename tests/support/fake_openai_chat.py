@@ -26,7 +26,7 @@ As a separate process (to try an agent by hand)::
     python -m tests.support.fake_openai_chat --port-file PORT [--requests-file REQUESTS.jsonl]
         [--default TEXT]
 
-Only the standard library is used.
+Built on :mod:`tests.support.loopback_server`; only the standard library is used.
 """
 
 from __future__ import annotations
@@ -34,18 +34,17 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import os
-import signal
 import sys
-import threading
 import time
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.support.loopback_server import LoopbackHandler, LoopbackServer, serve
 
 COMPLETIONS_PATH = "/v1/chat/completions"
 MODELS_PATH = "/v1/models"
@@ -160,25 +159,19 @@ def user_texts(request: ChatRequest | dict[str, Any]) -> list[str]:
             if isinstance(m, dict) and m.get("role") == "user"]
 
 
-class FakeOpenAIChatServer:
+class FakeOpenAIChatServer(LoopbackServer):
     """A threaded loopback server answering ``/v1/chat/completions`` (streamed or not)."""
+
+    thread_name = "fake-openai-chat"
 
     def __init__(self, script: Iterable[ChatReply | str] = (), *, default: ChatReply | str = DEFAULT_TEXT,
                  port: int = 0, requests_file: Path | None = None) -> None:
+        super().__init__(_make_handler, port=port)
         self._queue: deque[ChatReply] = deque(_reply(r) for r in script)
         self._default = _reply(default)
-        self._lock = threading.Lock()
         self._requests: list[ChatRequest] = []
         self._numbers = itertools.count(1)
         self._requests_file = requests_file
-        self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
-        self._httpd.daemon_threads = True
-        self._thread: threading.Thread | None = None
-
-    @property
-    def port(self) -> int:
-        return int(self._httpd.server_address[1])
 
     @property
     def base_url(self) -> str:
@@ -203,25 +196,6 @@ class FakeOpenAIChatServer:
     def completion_requests(self) -> list[ChatRequest]:
         """The ``POST /v1/chat/completions`` requests so far."""
         return [r for r in self.requests() if r.is_completion]
-
-    def start(self) -> FakeOpenAIChatServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name="fake-openai-chat", daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.stopping.set()
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=5)
-        self._httpd.server_close()
-
-    def __enter__(self) -> FakeOpenAIChatServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def _record(self, method: str, path: str, headers: dict[str, str], body: dict[str, Any] | None) -> ChatRequest:
         with self._lock:
@@ -296,22 +270,12 @@ def _chunks(request: ChatRequest, reply: ChatReply) -> list[dict[str, Any]]:
 
 
 def _make_handler(server: FakeOpenAIChatServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
+    class Handler(LoopbackHandler):
         def _send(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body, ensure_ascii=False).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self.send(status, json.dumps(body, ensure_ascii=False).encode("utf-8"))
 
         def _headers(self) -> dict[str, str]:
-            return {k.lower(): v for k, v in self.headers.items() if k.lower() not in _SECRET_HEADERS}
+            return {k: v for k, v in self.lower_headers().items() if k not in _SECRET_HEADERS}
 
         def do_GET(self) -> None:
             path = urlsplit(self.path).path
@@ -322,13 +286,10 @@ def _make_handler(server: FakeOpenAIChatServer) -> type[BaseHTTPRequestHandler]:
                 self._send(404, {"error": {"message": "not found", "type": "fake"}})
 
         def do_POST(self) -> None:
-            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            raw = self.read_body()
             path = urlsplit(self.path).path
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = None
-            request = server._record("POST", path, self._headers(), body if isinstance(body, dict) else None)
+            body = self.json_object(raw)
+            request = server._record("POST", path, self._headers(), body)
             if request.reply is None:
                 self._send(404, {"error": {"message": "not found", "type": "fake"}})
                 return
@@ -373,17 +334,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--default", default=DEFAULT_TEXT, help="the text of every reply")
     args = parser.parse_args(argv)
     server = FakeOpenAIChatServer(default=args.default, port=args.port, requests_file=args.requests_file)
-    done = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: done.set())
-    server.start()
-    tmp = args.port_file.with_name(f".{args.port_file.name}.{os.getpid()}.tmp")
-    tmp.write_text(str(server.port), encoding="utf-8")
-    os.replace(tmp, args.port_file)
-    print(server.base_url, flush=True)
-    done.wait()
-    server.stop()
-    return 0
+    return serve(server, args.port_file)
 
 
 if __name__ == "__main__":

@@ -30,24 +30,19 @@ Only the standard library is used (pytest is imported by :func:`require_gemini` 
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import copy
 import json
-import os
-import shlex
-import shutil
-import signal
-import subprocess
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.agent_clis import AgentCliUnavailable
-from tests.support.npm_cli import NpmCli
+from tests.support import npm_cli
+from tests.support.npm_cli import NpmCli, agent_environment, command_line, dropping, install_main, run_headless
+
+__all__ = ["GEMINI", "GeminiRun", "GeminiRunner", "command_line", "gemini_binary", "gemini_environment",
+           "hook_settings", "require_gemini", "with_base_settings"]
 
 GEMINI_CLI_PACKAGE = "@google/gemini-cli"
 GEMINI_CLI_VERSION = "0.61.0"
@@ -57,7 +52,7 @@ DUMMY_API_KEY = "fake-gemini-key-for-tests"
 QUIET_ENV = {"GEMINI_CLI_NO_RELAUNCH": "true", "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "true"}
 
 GEMINI = NpmCli(name="gemini", package=GEMINI_CLI_PACKAGE, version=GEMINI_CLI_VERSION,
-                binary_path="node_modules/.bin/gemini", env=QUIET_ENV)
+                binary_path="node_modules/.bin/gemini", env=QUIET_ENV, title="Gemini")
 
 # What every run's ~/.gemini/settings.json holds (a test's own settings are merged over it).
 BASE_SETTINGS: dict[str, Any] = {
@@ -70,8 +65,10 @@ BASE_SETTINGS: dict[str, Any] = {
     "hooksConfig": {"enabled": True},
 }
 
-_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy",
-               "npm_config_https_proxy"}
+# Inherited variables a run must not see: the real CLI's credentials and switches, Google
+# credentials, proxies (the CLI must only reach the loopback fake), the user's memevo settings
+# (pass ``MEMEVO_HOME`` explicitly) and XDG directories.
+_dropped = dropping(("GEMINI_", "GOOGLE_", "CLOUDSDK_", "MEMEVO_", "XDG_"), {"DEBUG_MODE"})
 
 
 def require_gemini() -> Path:
@@ -84,58 +81,20 @@ def gemini_binary() -> Path:
     return GEMINI.binary()
 
 
-def _dropped(name: str) -> bool:
-    """Inherited variables a run must not see: the real CLI's credentials and switches,
-    Google credentials, proxies (the CLI must only reach the loopback fake), the user's
-    memevo settings (pass ``MEMEVO_HOME`` explicitly) and XDG directories."""
-    upper = name.upper()
-    return (upper.startswith(("GEMINI_", "GOOGLE_", "CLOUDSDK_", "MEMEVO_", "XDG_"))
-            or name.lower() in _PROXY_VARS or upper in {"NODE_OPTIONS", "DEBUG", "DEBUG_MODE"})
-
-
 def gemini_environment(base_url: str, home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run against the fake at ``base_url`` with ``home`` as HOME."""
-    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
-    path_parts = [str(Path(sys.executable).parent)]
-    node = shutil.which("node")
-    if node:
-        path_parts.insert(0, str(Path(node).resolve().parent))
-    env["PATH"] = os.pathsep.join([*path_parts, env.get("PATH", os.defpath)])
-    env.update({
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
+    return agent_environment(home, _dropped, {
         "TMPDIR": str(home / ".tmp"),  # error reports otherwise land in /tmp
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
         "GOOGLE_GEMINI_BASE_URL": base_url,
         "GEMINI_API_KEY": DUMMY_API_KEY,
         **QUIET_ENV,
-    })
-    env.update(extra or {})
-    return env
-
-
-def command_line(*argv: str | os.PathLike[str]) -> str:
-    """A shell-quoted hook ``command`` from an argument list."""
-    return shlex.join(str(a) for a in argv)
+    }, extra)
 
 
 def hook_settings(hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "",
                   timeout_ms: int | None = 30_000) -> dict[str, Any]:
     """Settings JSON running command hooks (timeouts in milliseconds, as Gemini counts them)."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for event, commands in hooks.items():
-        entries = []
-        for command in [commands] if isinstance(commands, str) else commands:
-            entry: dict[str, Any] = {"type": "command", "command": command}
-            if timeout_ms is not None:
-                entry["timeout"] = timeout_ms
-            entries.append(entry)
-        out[event] = [{"matcher": matcher, "hooks": entries}]
-    return {"hooks": out}
+    return npm_cli.hook_settings(hooks, matcher=matcher, timeout=timeout_ms)
 
 
 def with_base_settings(settings: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -268,26 +227,11 @@ class GeminiRunner:
         """
         self.ensure_base_settings()
         argv = self.command(prompt, resume=resume, args=args)
-        limit = self.timeout if timeout is None else timeout
-        started = time.monotonic()
-        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   start_new_session=True)
-        try:
-            stdout, stderr = process.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
-            raise AssertionError(f"gemini -p {prompt!r} took over {limit:.0f}s\n"
-                                 f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}") from None
-        finally:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        run = GeminiRun(args=argv, returncode=process.returncode, stdout=stdout, stderr=stderr,
-                        output=_parse_output(stdout), duration=time.monotonic() - started)
+        returncode, stdout, stderr, duration = run_headless(
+            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
+            what=f"gemini -p {prompt!r}")
+        run = GeminiRun(args=argv, returncode=returncode, stdout=stdout, stderr=stderr, output=_parse_output(stdout),
+                        duration=duration)
         if check and (run.returncode != 0 or run.is_error):
             raise AssertionError(run.describe())
         return run
@@ -295,28 +239,7 @@ class GeminiRunner:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: ``install`` (default), ``path`` or ``version``."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.gemini_cli",
-                                     description="Install the pinned Gemini CLI used by the end-to-end tests.")
-    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
-    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
-    args = parser.parse_args(argv)
-    if args.action == "version":
-        print(GEMINI.spec)
-        return 0
-    if args.action == "path":
-        binary = GEMINI.installed_binary()
-        if binary is None:
-            print(f"{GEMINI.spec} is not installed in {GEMINI.prefix()}", file=sys.stderr)
-            return 1
-        print(binary)
-        return 0
-    try:
-        binary = GEMINI.install(force=args.force)
-    except AgentCliUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(binary)
-    return 0
+    return install_main(GEMINI, "tests.support.gemini_cli", argv)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,19 @@
-"""Install a pinned agent CLI from the npm registry into the agent cache, for any agent.
+"""Install a pinned agent CLI from the npm registry into the agent cache and run it
+headless, for any agent: what :mod:`tests.support.agent_clis` (Claude Code),
+:mod:`~tests.support.codex_cli`, :mod:`~tests.support.gemini_cli` and
+:mod:`~tests.support.pi_cli` share.
 
-The generic part of :mod:`tests.support.agent_clis` (which installs Claude Code): one
-:class:`NpmCli` names a package, its pinned version and the binary it ships; ``install()``
-puts it into ``<cache>/<name>`` (the cache is :func:`tests.support.agent_clis.cache_dir`:
+One :class:`NpmCli` names a package, its pinned version and the binary it ships;
+``install()`` puts it into ``<cache>/<name>`` (the cache is :func:`cache_dir`:
 ``$MEMEVO_AGENT_CACHE`` or ``~/.cache/memevo-agent-clis``) once, under a file lock so
 concurrent test processes install it only once, through a staging prefix moved into place
 only after the binary runs, so an interrupted install never leaves a broken cache.
+:func:`install_main` is each module's ``python -m … install | path | version``.
+
+For running: :func:`agent_environment` (the inherited environment without what a run must
+not see, node on PATH, a throwaway HOME and XDG directories, loopback not proxied),
+:func:`run_headless` (one run, its process group killed on timeout), :func:`command_line`
+(a shell-quoted hook command) and :func:`hook_settings` (settings JSON running command hooks).
 
 In a test::
 
@@ -13,32 +21,58 @@ In a test::
                     binary_path="node_modules/.bin/gemini")
     binary = GEMINI.require()  # skips, or fails when MEMEVO_REQUIRE_AGENT_CLIS=1
 
-Only the registry is contacted, by ``npm install``; running the CLI is up to the caller.
-Only the standard library is used (pytest is imported by :meth:`NpmCli.require` alone).
+Only the registry is contacted, by ``npm install``. Only the standard library is used
+(pytest is imported by :meth:`NpmCli.require` alone).
 """
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import fcntl
 import json
 import os
 import re
+import shlex
 import shutil
+import signal
 import subprocess
-from collections.abc import Callable, Iterator, Mapping
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from tests.support.agent_clis import (
-    INSTALL_TIMEOUT,
-    REQUIRE_ENV,
-    AgentCliUnavailable,
-    agent_clis_required,
-    cache_dir,
-)
+CACHE_ENV = "MEMEVO_AGENT_CACHE"
+REQUIRE_ENV = "MEMEVO_REQUIRE_AGENT_CLIS"
+INSTALL_TIMEOUT = 900.0
 
+# The test suite's autouse fixture removes MEMEVO_* variables before each test; these
+# settings are read when this module is imported (at collection) so they still count.
+_STARTUP_ENV = {name: os.environ[name] for name in (CACHE_ENV, REQUIRE_ENV) if name in os.environ}
+PROXY_VARS = frozenset({"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy",
+                        "npm_config_https_proxy"})
 _STACK_LINE = re.compile(r"^(npm (error|ERR!))?\s+at ")
+
+
+class AgentCliUnavailable(RuntimeError):
+    """The pinned CLI is not installed and could not be installed."""
+
+
+def _setting(name: str) -> str | None:
+    return os.environ.get(name) or _STARTUP_ENV.get(name) or None
+
+
+def cache_dir() -> Path:
+    """Where agent CLIs are installed: ``$MEMEVO_AGENT_CACHE`` or ``~/.cache/memevo-agent-clis``."""
+    configured = _setting(CACHE_ENV)
+    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "memevo-agent-clis"
+
+
+def agent_clis_required() -> bool:
+    """Whether a missing CLI must fail the tests (``MEMEVO_REQUIRE_AGENT_CLIS=1``, set by CI)."""
+    return (_setting(REQUIRE_ENV) or "").strip().lower() in {"1", "true", "yes"}
 
 
 @contextlib.contextmanager
@@ -76,9 +110,10 @@ def npm_install(prefix: Path, spec: str, *, timeout: float = INSTALL_TIMEOUT) ->
 class NpmCli:
     """One agent CLI published on npm, pinned to ``version``.
 
-    ``binary_path`` is the binary relative to the install prefix; ``version_check`` runs it
-    and says whether it works (default: ``BINARY --version`` prints the version), with
-    ``env`` added to that run (switches that keep it offline).
+    ``binary_path`` is the binary relative to the install prefix (``binaries``, if given,
+    lists the binaries to try in a prefix instead); ``version_check`` runs it and says
+    whether it works (default: ``BINARY --version`` prints the version), with ``env`` added
+    to that run (switches that keep it offline); ``title`` names the CLI in messages.
     """
 
     name: str  # the cache subdirectory: "gemini"
@@ -87,6 +122,8 @@ class NpmCli:
     binary_path: str  # "node_modules/.bin/gemini"
     env: Mapping[str, str] = field(default_factory=dict)
     version_check: Callable[[Path, str], bool] | None = None
+    binaries: Callable[[Path], list[Path]] | None = None
+    title: str = ""
     _verified: Path | None = field(default=None, init=False, repr=False)
     _failure: str | None = field(default=None, init=False, repr=False)
 
@@ -123,8 +160,8 @@ class NpmCli:
         prefix = prefix or self.prefix()
         if self.installed_version(prefix) != self.version:
             return None
-        binary = prefix / self.binary_path
-        return binary if self._runs(binary) else None
+        candidates = self.binaries(prefix) if self.binaries is not None else [prefix / self.binary_path]
+        return next((binary for binary in candidates if self._runs(binary)), None)
 
     def install(self, *, force: bool = False, timeout: float = INSTALL_TIMEOUT) -> Path:
         """Install the pinned CLI unless it is there already; return its binary."""
@@ -172,7 +209,132 @@ class NpmCli:
         try:
             return self.binary()
         except AgentCliUnavailable as exc:
-            message = f"{self.package} CLI unavailable: {exc}"
+            message = f"{self.title or self.package} CLI unavailable: {exc}"
             if agent_clis_required():
                 pytest.fail(f"{message} ({REQUIRE_ENV}=1 makes this an error)", pytrace=False)
             pytest.skip(message)
+
+
+def install_main(cli: NpmCli, module: str, argv: list[str] | None = None) -> int:
+    """Command-line entry of ``python -m MODULE``: ``install`` (default, ``--force`` to
+    reinstall; prints the binary's path), ``path`` or ``version``."""
+    parser = argparse.ArgumentParser(prog=f"python -m {module}",
+                                     description=f"Install the pinned {cli.title or cli.package} CLI "
+                                                 "used by the end-to-end tests.")
+    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
+    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
+    args = parser.parse_args(argv)
+    if args.action == "version":
+        print(cli.spec)
+        return 0
+    if args.action == "path":
+        binary = cli.installed_binary()
+        if binary is None:
+            print(f"{cli.spec} is not installed in {cli.prefix()}", file=sys.stderr)
+            return 1
+        print(binary)
+        return 0
+    try:
+        binary = cli.install(force=args.force)
+    except AgentCliUnavailable as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(binary)
+    return 0
+
+
+# -- running it ---------------------------------------------------------------------------------
+
+
+def dropping(prefixes: tuple[str, ...], names: Iterable[str] = ()) -> Callable[[str], bool]:
+    """A test of inherited variables a run must not see: those starting with ``prefixes`` or
+    named in ``names`` (upper-cased), ``NODE_OPTIONS``, ``DEBUG`` and the proxies (the CLI
+    must only reach the loopback fake)."""
+    dropped_names = {"NODE_OPTIONS", "DEBUG", *names}
+
+    def dropped(name: str) -> bool:
+        upper = name.upper()
+        return upper.startswith(prefixes) or name.lower() in PROXY_VARS or upper in dropped_names
+
+    return dropped
+
+
+def path_with_node(path: str) -> str:
+    """``path`` with node's directory (npm launchers are node scripts) and this Python's first."""
+    parts = [str(Path(sys.executable).parent)]
+    node = shutil.which("node")
+    if node:
+        parts.insert(0, str(Path(node).resolve().parent))
+    return os.pathsep.join([*parts, path])
+
+
+def agent_environment(home: Path, dropped: Callable[[str], bool], settings: Mapping[str, str],
+                      extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a headless run with ``home`` as HOME: the inherited one without what
+    ``dropped`` names, node first on PATH, the XDG directories under ``home``, loopback not
+    proxied; then the agent's ``settings`` and ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not dropped(k)}
+    env["PATH"] = path_with_node(env.get("PATH", os.defpath))
+    env.update({
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "XDG_STATE_HOME": str(home / ".local" / "state"),
+        "NO_PROXY": "127.0.0.1,localhost",
+        "no_proxy": "127.0.0.1,localhost",
+        **settings,
+    })
+    env.update(extra or {})
+    return env
+
+
+def kill_group(process: subprocess.Popen[str]) -> None:
+    """SIGKILL the process group of ``process`` (started with ``start_new_session``)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+
+
+def run_headless(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,
+                 what: str) -> tuple[int, str, str, float]:
+    """Run ``argv`` in its own process group and wait: ``(returncode, stdout, stderr, seconds)``.
+
+    On timeout the whole group is killed and :class:`AssertionError` raised, naming ``what``
+    and the output so far.
+    """
+    started = time.monotonic()
+    process = subprocess.Popen(list(argv), cwd=str(cwd), env=dict(env), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(process)
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"{what} took over {timeout:.0f}s\n"
+                             f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}") from None
+    finally:
+        if process.poll() is None:
+            kill_group(process)
+            process.wait()
+    return process.returncode, stdout, stderr, time.monotonic() - started
+
+
+def command_line(*argv: str | os.PathLike[str]) -> str:
+    """A shell-quoted hook ``command`` from an argument list."""
+    return shlex.join(str(a) for a in argv)
+
+
+def hook_settings(hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "",
+                  timeout: float | None = 30) -> dict[str, Any]:
+    """Settings JSON running command hooks: ``{"Stop": "cmd", "UserPromptSubmit": ["a", "b"]}``
+    (``timeout`` in the agent's unit: seconds for Claude Code and Codex, milliseconds for Gemini)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for event, commands in hooks.items():
+        entries = []
+        for command in [commands] if isinstance(commands, str) else commands:
+            entry: dict[str, Any] = {"type": "command", "command": command}
+            if timeout is not None:
+                entry["timeout"] = timeout
+            entries.append(entry)
+        out[event] = [{"matcher": matcher, "hooks": entries}]
+    return {"hooks": out}

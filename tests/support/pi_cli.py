@@ -31,23 +31,17 @@ Only the standard library is used (pytest is imported by :func:`require_pi` alon
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.agent_clis import AgentCliUnavailable
-from tests.support.npm_cli import NpmCli
+from tests.support.npm_cli import NpmCli, agent_environment, dropping, install_main, kill_group, run_headless
 
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
 PI_VERSION = "0.73.1"
@@ -56,11 +50,11 @@ MODEL = "fake-model"
 DUMMY_API_KEY = "fake-pi-key-for-tests"
 # Switches that keep any run of the binary (the version check included) off the network.
 QUIET_ENV = {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
-_PROXY_VARS = {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy",
-               "npm_config_https_proxy"}
-# Provider credentials Pi would pick up from the environment.
-_CREDENTIAL_PREFIXES = ("PI_", "MEMEVO_", "XDG_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "AZURE_",
-                        "MISTRAL_", "GROQ_", "XAI_", "OPENROUTER_", "DEEPSEEK_", "CEREBRAS_", "AWS_", "COPILOT_")
+# Inherited variables a run must not see: Pi's own settings, provider credentials Pi would pick
+# up from the environment, proxies (the CLI must only reach the loopback fake), the user's memevo
+# settings (pass ``MEMEVO_HOME`` explicitly) and XDG directories.
+_dropped = dropping(("PI_", "MEMEVO_", "XDG_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "AZURE_", "MISTRAL_",
+                     "GROQ_", "XAI_", "OPENROUTER_", "DEEPSEEK_", "CEREBRAS_", "AWS_", "COPILOT_"))
 
 
 def _version_check(binary: Path, version: str) -> bool:
@@ -75,7 +69,7 @@ def _version_check(binary: Path, version: str) -> bool:
 
 
 PI = NpmCli(name="pi", package=PI_PACKAGE, version=PI_VERSION, binary_path="node_modules/.bin/pi",
-            env=QUIET_ENV, version_check=_version_check)
+            env=QUIET_ENV, version_check=_version_check, title="Pi")
 
 
 def require_pi() -> Path:
@@ -88,37 +82,13 @@ def pi_binary() -> Path:
     return PI.binary()
 
 
-def _dropped(name: str) -> bool:
-    """Inherited variables a run must not see: Pi's own settings, provider credentials,
-    proxies (the CLI must only reach the loopback fake), the user's memevo settings (pass
-    ``MEMEVO_HOME`` explicitly) and XDG directories."""
-    upper = name.upper()
-    return (upper.startswith(_CREDENTIAL_PREFIXES) or name.lower() in _PROXY_VARS
-            or upper in {"NODE_OPTIONS", "DEBUG"})
-
-
 def pi_environment(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run with ``home`` as HOME (and ``home/.pi/agent`` as Pi's dir)."""
-    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
-    path_parts = [str(Path(sys.executable).parent)]
-    node = shutil.which("node")
-    if node:
-        path_parts.insert(0, str(Path(node).resolve().parent))
-    env["PATH"] = os.pathsep.join([*path_parts, env.get("PATH", os.defpath)])
-    env.update({
-        "HOME": str(home),
+    return agent_environment(home, _dropped, {
         "PI_CODING_AGENT_DIR": str(home / ".pi" / "agent"),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
         "TMPDIR": str(home / ".tmp"),
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
         **QUIET_ENV,
-    })
-    env.update(extra or {})
-    return env
+    }, extra)
 
 
 def models_json(base_url: str) -> dict[str, Any]:
@@ -230,25 +200,10 @@ class PiRunner:
         non-error answer. On timeout its whole process group is killed.
         """
         argv = self.command(prompt, continue_session=continue_session, args=args)
-        limit = self.timeout if timeout is None else timeout
-        started = time.monotonic()
-        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   start_new_session=True)
-        try:
-            stdout, stderr = process.communicate(timeout=limit)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            stdout, stderr = process.communicate()
-            raise AssertionError(f"pi -p {prompt!r} took over {limit:.0f}s\n--- stdout ---\n{stdout[-4000:]}\n"
-                                 f"--- stderr ---\n{stderr[-4000:]}") from None
-        finally:
-            if process.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
-        run = PiRun(argv, process.returncode, stdout, stderr, _parse_events(stdout), time.monotonic() - started)
+        returncode, stdout, stderr, duration = run_headless(
+            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
+            what=f"pi -p {prompt!r}")
+        run = PiRun(argv, returncode, stdout, stderr, _parse_events(stdout), duration)
         if check and (run.returncode != 0 or run.is_error):
             raise AssertionError(run.describe())
         return run
@@ -263,7 +218,7 @@ class PiRunner:
         process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                    start_new_session=True)
-        timer = threading.Timer(limit, lambda: _kill_group(process))
+        timer = threading.Timer(limit, lambda: kill_group(process))
         timer.start()
         try:
             assert process.stdin is not None and process.stdout is not None
@@ -280,42 +235,16 @@ class PiRunner:
         finally:
             timer.cancel()
             if process.poll() is None:
-                _kill_group(process)
+                kill_group(process)
                 process.wait()
         if response is None:
             raise AssertionError(f"pi --mode rpc gave no compact response (exit {process.returncode})")
         return response
 
 
-def _kill_group(process: subprocess.Popen[str]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: ``install`` (default), ``path`` or ``version``."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.pi_cli",
-                                     description="Install the pinned Pi CLI used by the end-to-end tests.")
-    parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
-    parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
-    args = parser.parse_args(argv)
-    if args.action == "version":
-        print(PI.spec)
-        return 0
-    if args.action == "path":
-        binary = PI.installed_binary()
-        if binary is None:
-            print(f"{PI.spec} is not installed in {PI.prefix()}", file=sys.stderr)
-            return 1
-        print(binary)
-        return 0
-    try:
-        binary = PI.install(force=args.force)
-    except AgentCliUnavailable as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    print(binary)
-    return 0
+    return install_main(PI, "tests.support.pi_cli", argv)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,15 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cli.hooks import session_stash
-from cli.hooks.adapters.native import Handler, NativePayload, additional_context, await_value, parse_native
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, clip_middle
-from cli.hooks.transcripts.claude_code import Turn
+from cli.hooks.adapters.native import (
+    Handler,
+    NativePayload,
+    StashedTurns,
+    additional_context,
+    parse_native,
+    session_end,
+)
+from cli.hooks.event import HookEvent
 from cli.hooks.transcripts.codex import read_rollout
 
 AGENT = "codex"
@@ -40,6 +45,7 @@ PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole 
 # only guards against a slower disk or a future version.
 LAG_WAIT_SECONDS = 0.3
 LAG_POLL_SECONDS = 0.05
+_TURNS = StashedTurns(read_rollout, "turn_id", EARLIER_TURNS, PROMPT_WINDOW_BYTES, LAG_WAIT_SECONDS, LAG_POLL_SECONDS)
 
 
 def is_codex_payload(payload: dict[str, Any]) -> bool:
@@ -67,74 +73,11 @@ def _session_start(call: NativePayload, home: Path, now: float) -> tuple[HookEve
     return (HookEvent("session_start", **call.base()),)
 
 
-def _user_prompt(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
-    prompt = call.text("prompt", required=True) or ""
-    if not prompt.strip():
-        return ()
-    base = call.base()
-    turn_id = call.text("turn_id")
-    if base["session_id"]:
-        session_stash.write_prompt(home, base["session_id"], prompt, turn_id, now)
-    earlier = _earlier_user_texts(base["transcript_path"], turn_id, prompt)
-    return (HookEvent("user_prompt", user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
-                      prompt=clip_middle(prompt, MAX_TEXT), **base),)
-
-
-def _earlier_user_texts(path: str | None, turn_id: str | None, prompt: str) -> list[str]:
-    rollout = read_rollout(path, max_bytes=PROMPT_WINDOW_BYTES)
-    earlier = rollout.earlier_user_texts(turn_id, prompt, EARLIER_TURNS)
-    if len(earlier) < EARLIER_TURNS and rollout.clipped:
-        earlier = read_rollout(path).earlier_user_texts(turn_id, prompt, EARLIER_TURNS)
-    return earlier
-
-
-def _stop(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
-    if call.flag("stop_hook_active"):  # Codex is continuing because of a Stop hook: seen already
-        return ()
-    base = call.base()
-    turn_id = call.text("turn_id")
-    last_message = call.text("last_assistant_message")
-    stash = session_stash.read_prompt(home, base["session_id"]) if base["session_id"] else None
-    if stash is not None and turn_id and stash.prompt_id and stash.prompt_id != turn_id:
-        stash = None  # an earlier turn's prompt
-    turn = _await_turn(base["transcript_path"], turn_id, stash)
-    stashed = (clip_middle(stash.prompt, MAX_TEXT),) if stash is not None else ()
-    final = last_message if last_message is not None else (turn.final_message if turn else None)
-    return (HookEvent(
-        "turn_end",
-        user_messages=(turn.user_messages if turn else ()) or stashed,
-        operations=turn.operations if turn else (),
-        final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-        ended_in_error=turn.ended_in_error if turn else False,
-        **base,
-    ),)
-
-
-def _await_turn(path: str | None, turn_id: str | None, stash: session_stash.StashedPrompt | None) -> Turn | None:
-    """The current turn from the rollout, polling briefly while it is not written yet."""
-    if not path:
-        return None
-    digest = stash.prompt_digest if stash is not None else None
-
-    def is_prompt(text: str) -> bool:  # without turn ids, the stashed prompt names the turn
-        return digest is None or session_stash.prompt_digest(text) == digest
-
-    return await_value(lambda: read_rollout(path).current_turn(turn_id, is_prompt),
-                       wait=LAG_WAIT_SECONDS, poll=LAG_POLL_SECONDS)
-
-
-def _session_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
-    # Codex clamps SessionEnd hooks to 3 s: delete one small file, open no database.
-    base = call.base()
-    if base["session_id"]:
-        session_stash.forget_session(home, base["session_id"])
-    return (HookEvent("session_end", **base),)
-
-
 _EVENTS: dict[str, Handler] = {
     "SessionStart": _session_start,
-    "UserPromptSubmit": _user_prompt,
-    "Stop": _stop,
-    "SessionEnd": _session_end,
+    "UserPromptSubmit": _TURNS.user_prompt,
+    "Stop": _TURNS.turn_end,
+    # Codex clamps SessionEnd hooks to 3 s: delete one small file, open no database.
+    "SessionEnd": session_end,
     # PreToolUse / PostToolUse: Stop reads the calls from the rollout. Everything else is not memevo's business.
 }

@@ -28,15 +28,16 @@ which Gemini adds to the prompt as a ``<hook_context>`` part. AfterAgent prints 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, HookInputError, clip_middle
-from cli.hooks.transcripts.gemini import NO_RESPONSE, Turn, is_typed_text, read_transcript, strip_injected
-from memory_core.errors import UsageError
+from cli.hooks.adapters.native import Handler, NativePayload, additional_context, parse_native
+from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, clip_middle
+from cli.hooks.transcripts.common import Turn
+from cli.hooks.transcripts.gemini import NO_RESPONSE, is_typed_text, read_transcript, strip_injected
 
 AGENT = "gemini"
+TITLE = "Gemini CLI"
 EARLIER_TURNS = 5
 PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole bound only if they are not in it
 
@@ -58,53 +59,27 @@ def is_gemini_payload(payload: dict[str, Any]) -> bool:
 
 def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float) -> tuple[HookEvent, ...]:
     """The normalized events of one Gemini CLI hook call (none for an ignored event)."""
-    name = payload.get("hook_event_name")
-    if not isinstance(name, str) or not name:
-        raise UsageError('a Gemini CLI hook input needs "hook_event_name" (a string)')
-    if event_arg is not None and event_arg != name:
-        raise UsageError(f"hook input is Gemini CLI's {name!r} event but the command was `memevo hook {event_arg}`")
-    try:
-        if name == "SessionStart":
-            return (HookEvent("session_start", **_base(payload, name)),)
-        if name == "BeforeAgent":
-            return _before_agent(payload, name)
-        if name == "AfterAgent":
-            return _after_agent(payload, name)
-        if name == "SessionEnd":
-            return (HookEvent("session_end", **_base(payload, name)),)
-    except HookInputError as exc:
-        raise UsageError(f"Gemini CLI hook input field {exc}") from None
-    return ()
+    # No Gemini payload is known to name a subagent: none is skipped for an ``agent_id``.
+    return parse_native(payload, event_arg, _EVENTS, agent=AGENT, title=TITLE, home=home, now=now,
+                        skip_subagents=False)
 
 
 def render(event: HookEvent, output: str) -> str:
     """Only the recall digest is printed, in the envelope Gemini adds to the prompt."""
-    if event.event != "user_prompt" or not output:
+    if event.event != "user_prompt":
         return ""
-    return json.dumps({"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": output}})
+    return additional_context("BeforeAgent", output)
 
 
-def _text(payload: dict[str, Any], event: str, key: str, *, required: bool = False) -> str | None:
-    value = payload.get(key)
-    if value is None and not required:
-        return None
-    if not isinstance(value, str):
-        need = "needs" if value is None else "needs a string in"
-        raise UsageError(f'a Gemini CLI {event} hook input {need} "{key}"')
-    return value
+def _session_start(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
+    return (HookEvent("session_start", **call.base()),)
 
 
-def _base(payload: dict[str, Any], event: str) -> dict[str, Any]:
-    """The fields every normalized event gets."""
-    return {"agent": AGENT, "session_id": _text(payload, event, "session_id"),
-            "cwd": _text(payload, event, "cwd") or "", "transcript_path": _text(payload, event, "transcript_path")}
-
-
-def _before_agent(payload: dict[str, Any], event: str) -> tuple[HookEvent, ...]:
-    prompt = strip_injected(_text(payload, event, "prompt", required=True) or "")
+def _before_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
+    prompt = strip_injected(call.text("prompt", required=True) or "")
     if not prompt:
         return ()
-    base = _base(payload, event)
+    base = call.base()
     # Every prompt pays for this read: the recent end usually holds the last turns already.
     transcript = read_transcript(base["transcript_path"], max_bytes=PROMPT_WINDOW_BYTES)
     earlier = transcript.earlier_user_texts(prompt, EARLIER_TURNS)
@@ -114,15 +89,12 @@ def _before_agent(payload: dict[str, Any], event: str) -> tuple[HookEvent, ...]:
                       prompt=clip_middle(prompt, MAX_TEXT), **base),)
 
 
-def _after_agent(payload: dict[str, Any], event: str) -> tuple[HookEvent, ...]:
-    active = payload.get("stop_hook_active")
-    if active is not None and not isinstance(active, bool):
-        raise UsageError('a Gemini CLI AfterAgent hook input needs true or false in "stop_hook_active"')
-    if active:  # the agent goes on because an AfterAgent hook asked it to: not the user's turn
+def _after_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
+    if call.flag("stop_hook_active"):  # an AfterAgent hook made the agent go on: not the user's turn
         return ()
-    base = _base(payload, event)
-    prompt = strip_injected(_text(payload, event, "prompt", required=True) or "")
-    response = _text(payload, event, "prompt_response")
+    base = call.base()
+    prompt = strip_injected(call.text("prompt", required=True) or "")
+    response = call.text("prompt_response")
     if not prompt:
         return ()
     # The CLI writes each record before the next step, so the turn is in the transcript when
@@ -141,3 +113,15 @@ def _after_agent(payload: dict[str, Any], event: str) -> tuple[HookEvent, ...]:
         ended_in_error=turn.ended_in_error,
         **base,
     ),)
+
+
+def _session_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
+    return (HookEvent("session_end", **call.base()),)
+
+
+_EVENTS: dict[str, Handler] = {
+    "SessionStart": _session_start,
+    "BeforeAgent": _before_agent,
+    "AfterAgent": _after_agent,
+    "SessionEnd": _session_end,  # nothing to do: no per-session state is kept
+}

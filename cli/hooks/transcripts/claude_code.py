@@ -15,13 +15,13 @@ Only the user's own words are ever returned as user turns.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
 
 # Text the CLI writes into user records on the user's behalf: slash commands and their
@@ -32,7 +32,7 @@ _NOT_TYPED = re.compile(
 )
 # Injected context, wherever a CLI version puts it: system reminders and memevo's own recall
 # fence (memory_core.recall.digest.OPEN/CLOSE), so recalled text is never learned back.
-_INJECTED = re.compile(r"<(system-reminder|memevo-recall)>.*?(?:</\1>|\Z)", re.DOTALL)
+_INJECTED = fenced("system-reminder", RECALL_TAG)
 _INTERRUPTED = "[Request interrupted by user"
 
 # How Claude Code wraps a compaction summary in the transcript (see summary_from_compact_message).
@@ -54,16 +54,6 @@ class UserTurn:
 
     text: str
     prompt_id: str | None
-
-
-@dataclass(frozen=True)
-class Turn:
-    """The current turn: the user's messages, the tool calls in order and how it ended."""
-
-    user_messages: tuple[str, ...]
-    operations: tuple[Operation, ...]
-    final_message: str | None
-    ended_in_error: bool
 
 
 class Transcript:
@@ -107,7 +97,7 @@ class Transcript:
                 continue
             if session_id and record.get("sessionId") not in (None, session_id):
                 continue
-            text = "\n".join(_texts(_content(record)))
+            text = "\n".join(texts(_content(record)))
             return summary_from_compact_message(text) or None
         return None
 
@@ -144,7 +134,7 @@ def user_text(record: dict[str, Any]) -> str | None:
     content = message.get("content")
     if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
         return None
-    text = _INJECTED.sub("", "\n".join(_texts(content))).strip()
+    text = _INJECTED.sub("", "\n".join(texts(content))).strip()
     if not text or _NOT_TYPED.match(text) or text.startswith(_INTERRUPTED):
         return None
     return text
@@ -196,27 +186,27 @@ def _read_turn(records: list[dict[str, Any]]) -> Turn:
             for block in _blocks(_content(record), "tool_result"):
                 call = calls.get(str(block.get("tool_use_id")))
                 if call is not None:
-                    call["output"] = _result_text(block.get("content"))
+                    call["output"] = result_text(block.get("content"))
                     call["result_id"] = block.get("tool_use_id")
                     call["status"] = _result_status(block, record, call["output"])
         elif kind == "assistant":
             content = _content(record)
             for block in _blocks(content, "tool_use"):
-                call = {"tool": str(block.get("name") or "unknown"), "input": _input_text(block.get("input")),
-                        "output": "", "status": "interrupted", "call_id": _str(block.get("id")), "result_id": None}
+                call = {"tool": str(block.get("name") or "unknown"), "input": input_text(block.get("input")),
+                        "output": "", "status": "interrupted", "call_id": nonempty(block.get("id")), "result_id": None}
                 order.append(call)
                 if call["call_id"]:
                     calls[call["call_id"]] = call
-            texts = _texts(content)
-            if texts:
+            said = texts(content)
+            if said:
                 message = record.get("message")
                 message_id = message.get("id") if isinstance(message, dict) else None
                 if message_id is None or message_id != final_id:
                     final_id, final_parts = message_id, []
-                final_parts.extend(texts)
+                final_parts.extend(said)
             ended_in_error = record.get("isApiErrorMessage") is True or record.get("apiErrorStatus") is not None
     operations = tuple(Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"],
-                                         _str(c["result_id"])) for c in order[-MAX_OPERATIONS:])
+                                         nonempty(c["result_id"])) for c in order[-MAX_OPERATIONS:])
     final = "\n".join(final_parts).strip() or None
     return Turn(tuple(user_messages), operations, final, ended_in_error)
 
@@ -239,41 +229,5 @@ def _blocks(content: object, kind: str) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict) and b.get("type") == kind]
 
 
-def _texts(content: object) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    return [b["text"] for b in _blocks(content, "text") if isinstance(b.get("text"), str)]
-
-
-def _result_text(content: object) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    parts = []
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-        elif isinstance(block, dict) and block.get("type") == "image":
-            parts.append("[image]")
-    return "\n".join(parts)
-
-
-def _input_text(value: object) -> str:
-    """A shell command as typed; any other tool input as compact JSON."""
-    if isinstance(value, dict) and isinstance(value.get("command"), str):
-        return value["command"]
-    if value is None:
-        return ""
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return ""
-
-
 def _prompt_id(record: dict[str, Any]) -> str | None:
-    return _str(record.get("promptId"))
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    return nonempty(record.get("promptId"))

@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
-from cli.hooks.transcripts.claude_code import Turn
+from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, nonempty, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
 
-# memevo's own recall fence (memory_core.recall.digest.OPEN/CLOSE): recalled text is never learned back.
-_RECALL = re.compile(r"<memevo-recall>.*?(?:</memevo-recall>|\Z)", re.DOTALL)
+# memevo's own recall fence: recalled text is never learned back.
+_RECALL = fenced(RECALL_TAG)
 # Blocks Codex writes into user-role messages on the user's behalf.
 _CONTEXT_PREFIXES = (
     "<environment_context>", "# AGENTS.md instructions for", "<user_instructions>", "<INSTRUCTIONS>",
@@ -136,7 +136,7 @@ class Rollout:
                     result["output"] = _output_text(payload.get("output"))
                     result["result_id"] = payload.get("call_id")
             elif kind == "message" and payload.get("role") == "assistant":
-                said = "\n".join(_texts(payload.get("content"), "output_text")).strip()
+                said = "\n".join(texts(payload.get("content"), "output_text")).strip()
                 if said:
                     final = said
         operations = tuple(_operation(c, executions.get(c["call_id"] or "")) for c in order[-MAX_OPERATIONS:])
@@ -157,7 +157,7 @@ def user_event_text(record: dict[str, Any]) -> str | None:
     if payload.get("type") == "user_message":
         message = payload.get("message")
         return _typed(message) if isinstance(message, str) else None
-    return _typed("\n".join(_texts(payload["item"].get("content"), "text")))
+    return _typed("\n".join(texts(payload["item"].get("content"), "text")))
 
 
 def user_message_text(record: dict[str, Any]) -> str | None:
@@ -238,7 +238,7 @@ def _call(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _new_call(tool: str, text: str, call_id: object) -> dict[str, Any]:
-    return {"tool": tool, "input": text, "output": "", "call_id": _str(call_id), "result_id": None}
+    return {"tool": tool, "input": text, "output": "", "call_id": nonempty(call_id), "result_id": None}
 
 
 def _arguments_text(name: str, arguments: object) -> str:
@@ -291,7 +291,7 @@ def _operation(call: dict[str, Any], execution: dict[str, Any] | None) -> Operat
             if execution.get("status") in ("declined", "failed") and code is None:
                 code = 1
         status = "error" if code not in (None, 0) else "ok"
-    return Operation.bounded(call["tool"], call["input"], output, status, call["call_id"], _str(call["result_id"]))
+    return Operation.bounded(call["tool"], call["input"], output, status, call["call_id"], nonempty(call["result_id"]))
 
 
 def _unwrap_output(text: str) -> tuple[str, int | None]:
@@ -310,16 +310,3 @@ def _unwrap_output(text: str) -> tuple[str, int | None]:
     match = _EXIT_CODE.search(head if mark else text[:512])
     code = int(match.group(1)) if match else None
     return (body if mark and match else text), code
-
-
-def _texts(content: object, kind: str) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return []
-    return [part["text"] for part in content
-            if isinstance(part, dict) and part.get("type") == kind and isinstance(part.get("text"), str)]
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None

@@ -28,20 +28,19 @@ returned as user turns.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
-from cli.hooks.transcripts.claude_code import Turn
+from cli.hooks.transcripts.common import RECALL_TAG, Turn, compact_json, fenced, nonempty
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
 
 SHELL_TOOL = "run_shell_command"
 # Text the CLI or a hook put into a user message on the user's behalf. memevo's own fence
 # (memory_core.recall.digest.OPEN/CLOSE) is listed too, so recalled text is never learned back.
-_INJECTED = re.compile(r"<(hook_context|session_context|memevo-recall)>.*?(?:</\1>|\Z)", re.DOTALL)
+_INJECTED = fenced("hook_context", "session_context", RECALL_TAG)
 # The content of ``@file`` references, which the CLI appends to the prompt it sends and reports.
 _REFERENCED = re.compile(r"\s*--- Content from referenced files ---.*?(?:--- End of content ---|\Z)", re.DOTALL)
 # Messages the CLI itself leaves out of a resumed conversation: slash commands and "?" help
@@ -72,7 +71,7 @@ class Transcript:
 
     def user_turns(self) -> list[UserTurn]:
         """Every message the user typed, oldest first."""
-        return [UserTurn(text, _str(m.get("id"))) for m in self.messages if (text := user_text(m)) is not None]
+        return [UserTurn(text, nonempty(m.get("id"))) for m in self.messages if (text := user_text(m)) is not None]
 
     def earlier_user_texts(self, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before ``prompt`` (the CLI writes the prompt's
@@ -166,7 +165,7 @@ def _read_turn(user_message: str, messages: list[dict[str, Any]]) -> Turn:
                 recorded = [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
                             for c in _parts(content, "functionCall")]
             for recorded_call in recorded:
-                calls[_str(recorded_call.get("id")) or f"#{len(calls)}"] = dict(recorded_call)
+                calls[nonempty(recorded_call.get("id")) or f"#{len(calls)}"] = dict(recorded_call)
             text = "\n".join(_texts(content)).strip()
             if text:
                 final = text
@@ -183,8 +182,8 @@ def _read_turn(user_message: str, messages: list[dict[str, Any]]) -> Turn:
 
 
 def _operation(call: dict[str, Any]) -> Operation:
-    tool = _str(call.get("name")) or "unknown"
-    call_id = _str(call.get("id"))
+    tool = nonempty(call.get("name")) or "unknown"
+    call_id = nonempty(call.get("id"))
     response, result_id = _function_response(call.get("result"), call_id)
     output = _output_text(response)
     status = call.get("status")
@@ -211,7 +210,7 @@ def _function_response(result: object, call_id: str | None) -> tuple[object, str
             found = response
     if found is None:
         return None, None
-    return found.get("response"), _str(found.get("id")) or call_id
+    return found.get("response"), nonempty(found.get("id")) or call_id
 
 
 def _output_text(response: object) -> str:
@@ -223,7 +222,7 @@ def _output_text(response: object) -> str:
         value = response
     if value is None:
         return ""
-    text = value if isinstance(value, str) else _json(value)
+    text = value if isinstance(value, str) else compact_json(value)
     text = _INJECTED.sub("", text)
     wrapped = _UNTRUSTED.match(text)
     return (wrapped.group(1) if wrapped else text).strip()
@@ -240,16 +239,9 @@ def _input_text(tool: str, args: object) -> str:
     if tool == SHELL_TOOL and isinstance(args, dict) and isinstance(args.get("command"), str):
         directory = args.get("dir_path")
         if isinstance(directory, str) and directory:
-            return _json({"command": args["command"], "cwd": directory})
+            return compact_json({"command": args["command"], "cwd": directory})
         return args["command"]
-    return "" if args is None else _json(args)
-
-
-def _json(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    except (TypeError, ValueError, RecursionError):
-        return ""
+    return "" if args is None else compact_json(args)
 
 
 def _parts(content: object, kind: str) -> list[dict[str, Any]]:
@@ -267,7 +259,3 @@ def _texts(parts: object) -> list[str]:
         return []
     return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
             and p.get("thought") is not True]
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None

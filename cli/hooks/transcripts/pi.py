@@ -21,26 +21,17 @@ added, from the user's message to the last answer), so one reader serves both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
-from cli.hooks.transcripts.claude_code import _INJECTED, _input_text, _result_text, _texts
+from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import read_tail
 
 # The earlier turns a prompt needs are near the end; Pi writes the prompt only after it is sent.
 EARLIER_WINDOW_BYTES = 512 * 1024
 FAILED_STOPS = ("error", "aborted")
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What one prompt's run did: the user's messages, the tool calls in order and how it ended."""
-
-    user_messages: tuple[str, ...]
-    operations: tuple[Operation, ...]
-    final_message: str | None
-    ended_in_error: bool
+# Injected text removed from the user's messages: memevo's recall fence and system reminders.
+_INJECTED = fenced("system-reminder", RECALL_TAG)
 
 
 def user_text(message: object) -> str | None:
@@ -48,7 +39,7 @@ def user_text(message: object) -> str | None:
     any other message."""
     if not isinstance(message, dict) or message.get("role") != "user":
         return None
-    text = _INJECTED.sub("", "\n".join(_texts(message.get("content")))).strip()
+    text = _INJECTED.sub("", "\n".join(texts(message.get("content")))).strip()
     return text or None
 
 
@@ -76,19 +67,19 @@ def read_turn(messages: Iterable[object]) -> Turn:
             for part in content if isinstance(content, list) else []:
                 if isinstance(part, dict) and part.get("type") == "toolCall":
                     call: dict[str, Any] = {
-                        "tool": _str(part.get("name")) or "unknown", "input": _input_text(part.get("arguments")),
-                        "output": "", "status": "interrupted", "call_id": _str(part.get("id")), "result_id": None}
+                        "tool": nonempty(part.get("name")) or "unknown", "input": input_text(part.get("arguments")),
+                        "output": "", "status": "interrupted", "call_id": nonempty(part.get("id")), "result_id": None}
                     order.append(call)
                     if call["call_id"]:
                         calls[call["call_id"]] = call
-            text = "\n".join(_texts(content)).strip()
+            text = "\n".join(texts(content)).strip()
             if text:
                 final = text
             ended_in_error = message.get("stopReason") in FAILED_STOPS
         elif role == "toolResult":
             answered = calls.get(str(message.get("toolCallId")))
             if answered is not None:
-                answered["output"] = _result_text(message.get("content"))
+                answered["output"] = result_text(message.get("content"))
                 answered["result_id"] = answered["call_id"]
                 answered["status"] = "error" if message.get("isError") is True else "ok"
     operations = tuple(Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"],
@@ -105,20 +96,16 @@ def earlier_user_texts(session_file: str | None, limit: int) -> list[str]:
     entries = [r for r in read_tail(session_file, max_bytes=EARLIER_WINDOW_BYTES).records
                if isinstance(r.get("id"), str)]
     by_id = {entry["id"]: entry for entry in entries}
-    texts: list[str] = []
+    found: list[str] = []
     entry = entries[-1] if entries else None
     seen: set[str] = set()
-    while entry is not None and entry["id"] not in seen and len(texts) < limit:
+    while entry is not None and entry["id"] not in seen and len(found) < limit:
         seen.add(entry["id"])
         if entry.get("type") == "message":
             text = user_text(entry.get("message"))
             if text is not None:
-                texts.append(text)
+                found.append(text)
         parent = entry.get("parentId")
         entry = by_id.get(parent) if isinstance(parent, str) else None
-    texts.reverse()
-    return texts
-
-
-def _str(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+    found.reverse()
+    return found

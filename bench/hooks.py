@@ -1,0 +1,325 @@
+"""Every hook as an agent runs it, against a bare `python -c 'import sqlite3'`, in one
+interleaved run at 10k and 100k realistic claims; the import time of the hook path; the peak
+memory of each hook process; and in-process recall of the worst query shapes at both sizes.
+
+    python bench/hooks.py [--runs 15] [--sizes 10000,100000] [--cache DIR] [--quick]
+
+Claims are LoCoMo observations (``../shared/eval/locomo-dev.json``, 353 of them) repeated to
+size, each repetition in its own project (``/work/project-N``), so at 100k claims every
+question matches ten times as many claims as at 10k; questions are real LoCoMo questions that
+match (those whose recall prints a digest). Without the eval data the synthetic corpus of
+``recall_speed.py`` is used (its ``build``). The hooks, each a whole process of the installed
+console script with the payload on stdin:
+
+* generic ``user_prompt`` (prints a digest), ``turn_end`` with a "remember that …" cue (a new
+  statement every run, so every run captures a source and enqueues a nudge) and
+  ``session_start`` (enqueues the recover nudge);
+* Claude Code ``UserPromptSubmit`` and ``Stop`` with the 200-record transcript of
+  ``claude_code_hooks.py`` (needs ``../shared/agents/claude-code``).
+
+Medians after two discarded warm-up rounds; every round runs bare, then each hook at each
+size, so load on the machine hits all alike. ``--cache DIR`` keeps the built stores (keyed by
+size, corpus and index version) for the next run; each run works on a copy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._util import REPO, bench_env, memevo_exe, summary, time_command  # noqa: E402
+from bench.recall_speed import Corpus, build  # noqa: E402
+from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
+
+LOCOMO = REPO.parent / "shared" / "eval" / "locomo-dev.json"
+WARMUP = 2
+SESSION = "5e55b3c4-0000-4000-8000-00000000be4c"
+
+# Worst query shapes for recall (in-process, both sizes).
+COMMON_WORDS = ("so what did we say about the thing that we were going to do with it and what is the "
+                "plan for the next one and how does that work with what they have been doing")
+CHINESE = "我们之前说过数据库的端口和部署配置是什么？测试服务器的缓存版本还要改吗"
+
+
+def locomo() -> tuple[list[str], list[str]] | None:
+    """The observations and the questions (categories 1-4) of the LoCoMo dev set."""
+    if not LOCOMO.exists():
+        return None
+    data = json.loads(LOCOMO.read_text(encoding="utf-8"))
+    texts = [text for s in data for speakers in s["observation"].values() for items in speakers.values()
+             for text, _ in items]
+    questions = [qa["question"] for s in data for qa in s["qa"] if int(qa["category"]) != 5]
+    return texts, questions
+
+
+def build_locomo(home: Path, texts: list[str], size: int, now: float) -> None:
+    """``size`` claims: the observations again and again, each pass in its own project."""
+    from memory_core.ids import content_hash, memory_id
+    from memory_core.records import Evidence, Memory
+    from memory_core.store.database import Store
+    from memory_core.store.memories import put_memory
+
+    kinds = ("fact", "preference", "decision", "project_state")
+    store = Store.open(home)
+    try:
+        for start in range(0, size, 2_000):
+            with store.transaction() as conn:
+                for n in range(start, min(size, start + 2_000)):
+                    text = texts[n % len(texts)]
+                    origin = f"/work/project-{n // len(texts)}"
+                    kind = kinds[n % 4]
+                    at = now - (n % 97) * 3_600
+                    source = f"{n:024x}"
+                    put_memory(conn, Memory(
+                        id=memory_id(origin, kind, text), origin=origin, kind=kind, content=text,
+                        content_hash=content_hash(text), created_at=at, updated_at=at, source_id=source,
+                        evidence=Evidence(basis="summary", method="model", source_id=source, at=at),
+                    ))
+    finally:
+        store.close()
+
+
+def built_home(cache: Path, size: int, now: float, realistic: tuple[list[str], list[str]] | None) -> tuple[Path, float]:
+    """A built store for ``size`` claims under ``cache`` (built once); returns it and the build seconds."""
+    kind = "locomo" if realistic else "synthetic"
+    home = cache / f"{kind}-{size}-v{INDEX_VERSION}"
+    if (home / "memory.db").exists():
+        return home, 0.0
+    shutil.rmtree(home, ignore_errors=True)
+    started = time.perf_counter()
+    if realistic:
+        build_locomo(home, realistic[0], size, now)
+    else:
+        build(home, Corpus(), size, now)
+    return home, time.perf_counter() - started
+
+
+def copy_home(home: Path, into: Path) -> Path:
+    into.mkdir(parents=True)
+    for name in ("memory.db", "memory.db-wal"):
+        if (home / name).exists():
+            shutil.copy2(home / name, into / name)
+    return into
+
+
+def generic(event: str, cwd: str, **fields: Any) -> bytes:
+    return json.dumps({"schema": "memevo.hook/v1", "event": event, "cwd": cwd, "session_id": "bench-hooks",
+                       **fields}).encode()
+
+
+def run(argv: list[str], payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(argv, input=payload, env=env, capture_output=True, check=True, cwd=REPO)
+
+
+def matching_questions(questions: list[str], home: Path, now: float, want: int) -> list[str]:
+    """Questions whose turn recall prints a digest at this store."""
+    from memory_core.recall.service import turn_recall
+    from memory_core.store.database import Store
+
+    found = []
+    with Store.open_readonly(home) as store:
+        for q in questions:
+            if turn_recall(store.conn, [q], now=now, session_is_fresh=True).digest:
+                found.append(q)
+                if len(found) == want:
+                    break
+    return found
+
+
+def in_process(home: Path, shapes: dict[str, list[list[str]]], now: float, repeat: int) -> dict[str, Any]:
+    """Median milliseconds of :func:`turn_recall` for each query shape (after one warm-up pass)."""
+    from memory_core.recall.service import turn_recall
+    from memory_core.store.database import Store
+
+    out: dict[str, Any] = {}
+    with Store.open_readonly(home) as store:
+        for name, queries in shapes.items():
+            for texts in queries:
+                turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
+            samples = []
+            for _ in range(repeat):
+                for texts in queries:
+                    started = time.perf_counter()
+                    turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
+                    samples.append((time.perf_counter() - started) * 1000)
+            out[name] = round(statistics.median(samples), 2)
+    return out
+
+
+def import_profile(argv: list[str], payload: bytes, env: dict[str, str]) -> dict[str, Any]:
+    """``-X importtime`` of one hook process: modules loaded, total import time, the costliest."""
+    done = subprocess.run(argv, input=payload, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True,
+                          cwd=REPO)
+    rows = []
+    for line in done.stderr.decode(errors="replace").splitlines():
+        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)", line)
+        if match:
+            rows.append((int(match.group(1)), int(match.group(2)), len(match.group(3)) // 2, match.group(4)))
+    top_level = sum(cumulative for _, cumulative, depth, _ in rows if depth == 0)
+    costly = sorted(rows, reverse=True)[:8]
+    return {"modules": len(rows), "import_ms": round(top_level / 1000, 1),
+            "costliest_self_ms": {name: round(own / 1000, 1) for own, _, _, name in costly}}
+
+
+def peak_kb(argv: list[str], payload: bytes, env: dict[str, str]) -> int:
+    """Peak resident memory of one process (``getrusage`` of the children of a fresh helper)."""
+    helper = ("import resource, subprocess, sys\n"
+              "subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), stdout=subprocess.DEVNULL,"
+              " stderr=subprocess.DEVNULL)\n"
+              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", helper, *argv], input=payload, env=env, capture_output=True,
+                          check=True, cwd=REPO)
+    return int(done.stdout.strip())
+
+
+def claude_code_setup(tmp: Path) -> dict[str, Any] | None:
+    try:
+        from bench import claude_code_hooks as cc
+    except ImportError:
+        return None
+    if not cc.REAL_TRANSCRIPT.exists():
+        return None
+    user_home = tmp / "user"
+    project = user_home / "project"
+    project.mkdir(parents=True)
+    transcript = user_home / ".claude" / "projects" / "-tmp-user-project" / f"{cc.SESSION}.jsonl"
+    transcript.parent.mkdir(parents=True)
+    records, last_turn = cc.build_transcript(str(project))
+    cc.write_transcript(transcript, cc.with_statement(records, last_turn, cc.statement(0)))
+    base = {"session_id": cc.SESSION, "transcript_path": str(transcript), "cwd": str(project)}
+    return {"cc": cc, "user_home": user_home, "transcript": transcript, "records": records, "last_turn": last_turn,
+            "prompt": {**cc.real_payload("UserPromptSubmit"), **base},
+            "stop": {**cc.real_payload("Stop"), **base, "prompt_id": cc.STOP_PROMPT_ID}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed rounds (default 15)")
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--cache", type=Path, help="keep the built stores here for later runs")
+    parser.add_argument("--quick", action="store_true", help="4 rounds, for a smoke check")
+    args = parser.parse_args()
+    runs = 4 if args.quick else args.runs
+    sizes = [int(s) for s in args.sizes.split(",")]
+    now = time.time()
+    realistic = locomo()
+    exe = memevo_exe()
+    started_all = time.perf_counter()
+    result: dict[str, Any] = {"setup": {"corpus": "locomo observations" if realistic else "synthetic",
+                                        "runs": runs, "index_version": INDEX_VERSION}}
+    with tempfile.TemporaryDirectory(prefix="memevo-hooks-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        cache = args.cache or tmp / "cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        homes: dict[int, Path] = {}
+        for size in sizes:
+            built, build_s = built_home(cache, size, now, realistic)
+            homes[size] = copy_home(built, tmp / f"home-{size}")
+            result["setup"][f"build_s_{size}"] = round(build_s, 1)
+            result["setup"][f"db_mb_{size}"] = round((built / "memory.db").stat().st_size / 1e6, 1)
+        if realistic:
+            questions = matching_questions(realistic[1], homes[sizes[0]], now, 12)
+        else:
+            corpus = Corpus()
+            questions = [f"what about {corpus.word()} {corpus.word()}?" for _ in range(12)]
+        result["setup"]["questions"] = questions[:3]
+        cc = claude_code_setup(tmp)
+        cwd = str(tmp / "project")
+
+        # Each hook: (name, argv, payload for round i, size or None).
+        hooks: list[tuple[str, list[str], Any, int | None]] = []
+        for size in sizes:
+            hooks.append((f"user_prompt_{size}", [exe, "hook", "user_prompt"],
+                          lambda i: generic("user_prompt", cwd, prompt=questions[i % len(questions)]), size))
+        hooks.append(("turn_end_remember", [exe, "hook", "turn_end"],
+                      lambda i: generic("turn_end", cwd, session_id=f"b-{i}", user_messages=[
+                          f"remember that release build {i} of the billing service needs node 20"]), sizes[0]))
+        hooks.append(("session_start", [exe, "hook", "session_start"],
+                      lambda i: generic("session_start", cwd), sizes[0]))
+        if cc is not None:
+            for size in sizes:
+                hooks.append((f"cc_user_prompt_submit_{size}", [exe, "hook", "--agent", "claude-code"],
+                              lambda i: json.dumps({**cc["prompt"], "prompt": questions[i % len(questions)],
+                                                    "prompt_id": str(uuid.uuid4())}).encode(), size))
+            hooks.append(("cc_stop_new_source", [exe, "hook", "--agent", "claude-code"],
+                          lambda i: json.dumps(cc["stop"]).encode(), sizes[0]))
+
+        def env_for(size: int | None) -> dict[str, str]:
+            env = bench_env(homes[size or sizes[0]], **({"HOME": str(cc["user_home"])} if cc else {}))
+            env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode compiled
+            return env
+
+        # Every hook must work before it is timed: a digest where one is expected, nothing on stderr.
+        for name, argv, payload, size in hooks:
+            done = run(argv, payload(0), env_for(size))
+            if done.stderr or (("user_prompt" in name) and not done.stdout.strip()):
+                raise SystemExit(f"{name}: stdout {done.stdout[:200]!r} stderr {done.stderr[:300]!r}")
+
+        samples: dict[str, list[float]] = {"bare": [], **{name: [] for name, *_ in hooks}}
+        for i in range(runs + WARMUP):
+            if cc is not None:  # the turn that just ended, with a statement no earlier run captured
+                cc["cc"].write_transcript(cc["transcript"], cc["cc"].with_statement(
+                    cc["records"], cc["last_turn"], cc["cc"].statement(i + 1)))
+            timed = {"bare": time_command([sys.executable, "-c", "import sqlite3"], env=env_for(None))}
+            for name, argv, payload, size in hooks:
+                timed[name] = time_command(argv, input_bytes=payload(i + 1), env=env_for(size))
+            if i >= WARMUP:
+                for name, ms in timed.items():
+                    samples[name].append(ms)
+
+        bare = statistics.median(samples["bare"])
+        result["bare_python_import_sqlite3"] = summary(samples["bare"])
+        for name, *_ in hooks:
+            entry = summary(samples[name])
+            entry["extra_ms"] = round(entry["median_ms"] - bare, 1)
+            result[name] = entry
+        for prefix in ("user_prompt", "cc_user_prompt_submit"):
+            if len(sizes) == 2 and f"{prefix}_{sizes[1]}" in result:
+                small, large = (result[f"{prefix}_{s}"]["extra_ms"] for s in sizes)
+                result[f"{prefix}_extra_ratio_{sizes[1]}_to_{sizes[0]}"] = round(large / max(small, 0.1), 2)
+
+        # The import time of the hook path and the peak memory of each hook process.
+        result["imports"] = {
+            "bare": import_profile([sys.executable, "-c", "import sqlite3"], b"", env_for(None)),
+            **{name: import_profile(argv, payload(0), env_for(size)) for name, argv, payload, size in hooks
+               if name.endswith(f"_{sizes[0]}") or not name[-1].isdigit()},
+        }
+        result["peak_rss_kb"] = {
+            "bare": peak_kb([sys.executable, "-c", "import sqlite3"], b"", env_for(None)),
+            **{name: peak_kb(argv, payload(0), env_for(size)) for name, argv, payload, size in hooks},
+        }
+
+        # Recall alone, in-process, for the worst query shapes at every size.
+        long_message = " ".join((realistic[0] if realistic else questions)[:40])[:6000]
+        shapes = {
+            "questions": [[q] for q in questions],
+            "many_common_words": [[COMMON_WORDS]],
+            "long_message": [[long_message]],
+            "chinese": [[CHINESE]],
+            "conversation_6_turns": [[*questions[:5], questions[5]]],
+        }
+        recall_ms = {size: in_process(homes[size], shapes, now, 3 if args.quick else 10) for size in sizes}
+        result["in_process_recall_ms"] = {str(size): recall_ms[size] for size in sizes}
+        if len(sizes) == 2:
+            small, large = recall_ms[sizes[0]], recall_ms[sizes[1]]
+            result["in_process_ratio"] = {shape: round(large[shape] / max(small[shape], 0.01), 2) for shape in shapes}
+    result["machine"] = {"load_avg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+    result["bench_s"] = round(time.perf_counter() - started_all, 1)
+    print(json.dumps(result, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""The hook's boundary and its entry without click: what `memevo hook` runs on every agent event.
+
+Everything an agent sends crosses one boundary, :func:`run_hook`: the bytes are bounded
+(:data:`MAX_STDIN_BYTES`), parsed as one JSON object, turned into normalized events by the
+adapter, and every text of every event is made valid UTF-8 there, once (a lone surrogate
+such as JSON ``"\\udc00"`` becomes U+FFFD), before any handler stores, hashes or searches
+it. The command only reads stdin and prints what :func:`run_hook` returns; the reliability
+fuzzing drives :func:`run_hook` directly.
+
+Agents run a hook on every user turn and every turn end, so :func:`main` (called by
+:func:`cli.main.main` for ``memevo hook …``) handles the command lines agents are configured
+with (``hook [EVENT]``, ``--agent NAME`` before or after it) without importing click; any
+other command line (``--help``, a mistake) goes to the click command in
+:mod:`cli.commands.hook_cmd`, which prints the same results and the same messages.
+``tests/integration/test_hook_imports.py`` keeps the modules each event loads from growing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from typing import Any, NamedTuple
+
+from cli.hooks.event import HookEvent
+from memory_core.errors import MemevoError, UsageError
+from memory_core.sanitize import valid_text
+
+# Kept in step with cli.hooks.adapters.ADAPTER_NAMES (a test checks), so the entry need not
+# import the adapters to read a command line.
+ADAPTER_NAMES: tuple[str, ...] = ("generic", "claude-code", "pi", "gemini", "codex")
+
+MAX_STDIN_BYTES = 4_000_000
+
+
+class HookRun(NamedTuple):
+    """What one hook call prints: ``stdout`` for the agent ('' for nothing), one ``stderr`` line."""
+
+    stdout: str
+    stderr: str
+
+
+def _log_failure(message: str, detail: str | None = None) -> None:
+    """Append to logs/hooks.log in the state dir; never raises."""
+    try:
+        from memory_core import clock
+        from memory_core.paths import state_home
+        from memory_core.store.connection import ensure_private_dir
+
+        logs = ensure_private_dir(state_home() / "logs")
+        path = logs / "hooks.log"
+        with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(f"{clock.iso(clock.now())} {message}\n")
+            if detail:
+                handle.write(detail.rstrip() + "\n")
+        path.chmod(0o600)
+    except Exception:
+        pass
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    """One JSON object from at most :data:`MAX_STDIN_BYTES` bytes, or a :class:`UsageError`."""
+    if len(raw) > MAX_STDIN_BYTES:
+        raise UsageError(f"hook input is larger than {MAX_STDIN_BYTES} bytes")
+    if not raw.strip():
+        raise UsageError("hook input is empty; send one JSON object on stdin (see docs/hooks.md)")
+    try:
+        payload = json.loads(raw.decode("utf-8", errors="replace"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"hook input is not JSON ({exc.msg} at line {exc.lineno}); see docs/hooks.md") from None
+    except RecursionError:
+        raise UsageError("hook input is nested too deeply; send one flat JSON object (see docs/hooks.md)") from None
+    except ValueError:  # a number of more than 4,300 digits
+        raise UsageError("hook input holds a number too long to read; see docs/hooks.md") from None
+    if not isinstance(payload, dict):
+        raise UsageError("hook input must be one JSON object (see docs/hooks.md)")
+    return payload
+
+
+def valid_event(event: HookEvent) -> HookEvent:
+    """``event`` with every text made valid UTF-8: strings, tuples of strings and the text
+    fields of nested event parts (operations), whatever fields an adapter fills."""
+    changes = {}
+    for spec in dataclasses.fields(event):
+        value = getattr(event, spec.name)
+        fixed = _valid_value(value)
+        if fixed is not value:
+            changes[spec.name] = fixed
+    return dataclasses.replace(event, **changes) if changes else event
+
+
+def _valid_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, tuple):
+        items = tuple(_valid_value(item) for item in value)
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {}
+        for spec in dataclasses.fields(value):
+            item = getattr(value, spec.name)
+            fixed = _valid_value(item)
+            if fixed is not item:
+                changes[spec.name] = fixed
+        return dataclasses.replace(value, **changes) if changes else value
+    return value
+
+
+def run_hook(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
+    """Handle one hook call; never raises (except on interpreter exit).
+
+    Returns what goes to stdout and the one line for stderr; failures are also logged to
+    ``logs/hooks.log`` in the state dir.
+    """
+    label = event or "hook"
+    out: list[str] = []
+    try:
+        payload = parse_payload(raw)
+        if event is None and isinstance(payload.get("hook_event_name"), str):
+            label = valid_text(payload["hook_event_name"][:64])
+        from cli.hooks.adapters import parse_event
+        from cli.hooks.dispatch import handle_event
+        from memory_core import clock
+        from memory_core.paths import state_home
+
+        home, now = state_home(), clock.now()
+        parsed = parse_event(adapter, payload, event, home=home, now=now)
+        for normalized in parsed.events:
+            normalized = valid_event(normalized)  # the one place hook text is made valid UTF-8
+            output = parsed.render(normalized, handle_event(normalized, home, now))
+            if output:
+                out.append(output)
+    except MemevoError as exc:
+        message = valid_text(str(exc))
+        _log_failure(f"{label}: {message}")
+        return HookRun("\n".join(out), f"memevo hook: {message}")
+    except Exception as exc:  # fail open: the agent's turn goes on
+        import traceback
+
+        _log_failure(f"{label}: internal error", traceback.format_exc())
+        return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); "
+                                       "details in logs/hooks.log")
+    return HookRun("\n".join(out), "")
+
+
+def read_input(event: str | None) -> bytes:
+    """Stdin, at most one byte more than :data:`MAX_STDIN_BYTES` (b"" when it cannot be read)."""
+    try:
+        return sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        _log_failure(f"{event or 'hook'}: cannot read stdin ({type(exc).__name__})")
+        return b""
+
+
+def handle(event: str | None, adapter: str | None) -> HookRun:
+    """One hook call from stdin: what the click command and :func:`main` print."""
+    raw = read_input(event)
+    return run_hook(raw, valid_text(event) if event is not None else None, adapter)
+
+
+def parse_argv(args: list[str]) -> tuple[str | None, str | None] | None:
+    """``(event, adapter)`` from the arguments after ``hook``, or ``None`` for any command line
+    this entry leaves to click (help, an unknown option, a missing or unknown ``--agent``
+    value, a second EVENT, ``--``)."""
+    event: str | None = None
+    adapter: str | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--agent" or arg.startswith("--agent="):
+            if adapter is not None:
+                return None
+            if arg == "--agent":
+                if i + 1 >= len(args):
+                    return None
+                i += 1
+                adapter = args[i]
+            else:
+                adapter = arg.removeprefix("--agent=")
+            if adapter not in ADAPTER_NAMES:
+                return None
+        elif arg.startswith("-") or not arg or event is not None:
+            return None
+        else:
+            event = arg
+        i += 1
+    return event, adapter
+
+
+def _echo(text: str, stream: Any) -> None:
+    """Print as ``click.echo`` does to a pipe: one line, flushed, terminal escapes removed."""
+    if "\x1b" in text:
+        import re
+
+        text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
+    stream.write(text + "\n")
+    stream.flush()
+
+
+def main(args: list[str]) -> bool:
+    """Run ``memevo hook`` with ``args`` (what follows ``hook``) when this entry can read them;
+    ``False`` leaves the command line to click. The process then exits 0, as the click command."""
+    parsed = parse_argv(args)
+    if parsed is None:
+        return False
+    result = handle(*parsed)
+    try:
+        if result.stdout:
+            _echo(result.stdout, sys.stdout)
+        if result.stderr:
+            _echo(result.stderr, sys.stderr)
+    except BrokenPipeError:  # as click: the reader went away
+        sys.exit(1)
+    return True

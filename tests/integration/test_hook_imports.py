@@ -1,0 +1,179 @@
+"""The modules each hook event loads stay within an allowlist (issue 15).
+
+Agents run a hook process on every user turn and every turn end, so what a hook imports is
+paid again and again: click, pydantic, httpx and huey never load, regular expressions of
+modules an event does not need are never compiled, and no module joins the hook path
+unnoticed. Each event runs in a real process, as an agent runs it; the test records every
+module loaded after the interpreter started (``sys.modules``) and fails on any module that
+is not allowed for that event. It measures the set of modules, never timing.
+
+When a change really needs a new module on a hook path, add it to the allowlist below, and
+say in the change why the event needs it (see docs/hooks.md, "Cost").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hooks import claude_data
+from tests.support.processes import REPO
+
+# Runs ``memevo ARGS`` from the console-script entry and lists what it loaded.
+PROBE = r"""
+import sys
+before = set(sys.modules)
+args = sys.argv[1:]
+sys.argv = ["memevo", *args]
+from cli.main import main
+try:
+    main()
+except SystemExit:
+    pass
+loaded = sorted(set(sys.modules) - before)
+with open(OUT, "w") as handle:
+    handle.write("\n".join(loaded))
+"""
+
+NEVER = {"click", "pydantic", "httpx", "huey", "workers.tasks", "workers.app", "memory_core.records",
+         "memory_core.config", "tempfile", "uuid", "secrets", "pickle", "logging", "asyncio"}
+
+# Standard-library modules any hook may load (C accelerators, named with a leading
+# underscore, are not listed; bare `python -c 'import sqlite3'` already holds re, pathlib,
+# collections, enum, functools, os, urllib.parse …).
+STDLIB = {
+    "ast", "bisect", "collections.abc", "copy", "dataclasses", "datetime", "dis", "fcntl", "hashlib", "inspect",
+    "json", "json.decoder", "json.encoder", "json.scanner", "linecache", "math", "opcode", "sqlite3",
+    "shlex", "sqlite3.dbapi2", "stat", "token", "tokenize", "typing", "typing.io", "typing.re", "unicodedata",
+    "weakref", "zlib",
+}
+
+ENTRY = {"cli", "cli.main", "cli.regex_cache", "cli.hooks", "cli.hooks.entry", "cli.hooks.event", "cli.hooks.adapters",
+         "cli.hooks.dispatch", "memory_core", "memory_core.clock", "memory_core.errors", "memory_core.paths",
+         "memory_core.sanitize"}
+STORE = {"memory_core.store", "memory_core.store.columns", "memory_core.store.connection",
+         "memory_core.store.database", "memory_core.store.index_version", "memory_core.store.migrations"}
+TEXT = {"memory_core.text", "memory_core.text.concepts", "memory_core.text.stem", "memory_core.text.tokenize",
+        "memory_core.text.vocabulary"}
+RECALL = ENTRY | STORE | TEXT | {
+    "memory_core.recall", "memory_core.recall.aging", "memory_core.recall.candidates",
+    "memory_core.recall.complement", "memory_core.recall.diagnostics", "memory_core.recall.digest",
+    "memory_core.recall.engine", "memory_core.recall.index", "memory_core.recall.query_plan",
+    "memory_core.recall.rank", "memory_core.recall.rows", "memory_core.recall.scoring",
+    "memory_core.recall.service", "memory_core.store.postings",
+}
+NUDGE = {"cli.nudge", "workers", "workers.nudge_queue", "memory_core.store", "memory_core.store.connection"}
+CAPTURE = ENTRY | STORE | NUDGE | {
+    "memory_core.capture", "memory_core.capture.cues", "memory_core.capture.feedback_syntax",
+    "memory_core.capture.intake", "memory_core.capture.learning_log", "memory_core.capture.progress",
+    "memory_core.capture.progress_targets", "memory_core.capture.statement_en",
+    "memory_core.capture.statement_text", "memory_core.capture.statements", "memory_core.capture.turn",
+    "memory_core.ids", "memory_core.store.source_rows",
+}
+CLAUDE_CODE = {"cli.hooks.adapters.claude_code", "cli.hooks.adapters.native", "cli.hooks.session_stash",
+               "cli.hooks.transcripts", "cli.hooks.transcripts.claude_code", "cli.hooks.transcripts.common",
+               "cli.hooks.transcripts.tail"}
+
+ALLOWED: dict[str, set[str]] = {
+    "user_prompt": RECALL | {"cli.hooks.adapters.generic"},
+    "turn_end": CAPTURE | {"cli.hooks.adapters.generic"},  # a "remember that" turn: no work, no tokenizer
+    "session_start": ENTRY | NUDGE | {"cli.hooks.adapters.generic"},
+    "claude_code_user_prompt_submit": RECALL | CLAUDE_CODE,
+    # A turn that did work (two Bash calls): its progress source reads the operations and
+    # nominates targets with the tokenizer.
+    "claude_code_stop": CAPTURE | CLAUDE_CODE | TEXT | {"memory_core.capture.work_operations"},
+}
+
+
+def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str) -> list[str]:
+    out = tmp_path / "modules.txt"
+    probe = PROBE.replace("OUT", repr(str(out)))
+    result = subprocess.run([sys.executable, "-c", probe, *args], input=stdin.encode("utf-8"), cwd=REPO,
+                            capture_output=True, env={"MEMEVO_HOME": str(home), "HOME": str(tmp_path), "PATH": ""},
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert not result.stderr, result.stderr  # the hook worked: no failure line
+    return out.read_text().split("\n")
+
+
+def beyond(event: str, modules: list[str]) -> list[str]:
+    """What ``event`` loaded that its allowlist does not hold (C accelerators aside)."""
+    ours = ("cli", "memory_core", "workers")
+    extra = []
+    for name in modules:
+        if name.split(".")[0] in ours:
+            if name not in ALLOWED[event]:
+                extra.append(name)
+        elif not name.startswith("_") and name not in STDLIB:
+            extra.append(name)
+    return extra
+
+
+def generic(event: str, **fields: Any) -> str:
+    return json.dumps({"schema": "memevo.hook/v1", "event": event, "cwd": "/work/app", "session_id": "imports",
+                       **fields})
+
+
+@pytest.fixture
+def seeded_home(home: Path) -> Path:
+    from memory_core import clock
+    from memory_core.store.database import Store
+    from tests.factories import make_memory, seed
+
+    with Store.open(home) as store:
+        seed(store, make_memory("The build needs node 20 on the staging runners", at=clock.now() - 60))
+    return home
+
+
+def check(event: str, modules: list[str]) -> None:
+    extra = beyond(event, modules)
+    assert not extra, f"{event} loads modules outside its allowlist: {extra} (see this test's docstring)"
+    assert not NEVER & set(modules), sorted(NEVER & set(modules))
+
+
+def test_user_prompt(seeded_home: Path, tmp_path: Path) -> None:
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "user_prompt"],
+                             generic("user_prompt", prompt="which node version does the build need?"))
+    assert "memory_core.recall.service" in modules  # it really recalled
+    assert (seeded_home / "last-recall.json").exists()
+    check("user_prompt", modules)
+
+
+def test_turn_end_with_a_statement(seeded_home: Path, tmp_path: Path) -> None:
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "turn_end"],
+                             generic("turn_end", user_messages=["remember that the deploy needs node 22"]))
+    assert "workers.nudge_queue" in modules  # it captured and nudged
+    check("turn_end", modules)
+
+
+def test_session_start(seeded_home: Path, tmp_path: Path) -> None:
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "session_start"], generic("session_start"))
+    assert "workers.nudge_queue" in modules
+    check("session_start", modules)
+
+
+def test_claude_code_user_prompt_submit(seeded_home: Path, tmp_path: Path) -> None:
+    transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
+    data = claude_data.payload("turn2-bash.UserPromptSubmit.1", transcript,
+                               prompt="which node version does the build need?", cwd="/work/app")
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
+    assert "memory_core.recall.service" in modules
+    check("claude_code_user_prompt_submit", modules)
+
+
+def test_claude_code_stop(seeded_home: Path, tmp_path: Path) -> None:
+    transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
+    data = claude_data.payload("turn2-bash.Stop.1", transcript)
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
+    assert "memory_core.capture.turn" in modules
+    check("claude_code_stop", modules)
+
+
+def test_the_checker_sees_a_new_module() -> None:
+    assert beyond("session_start", ["cli.main", "click", "_sre", "memory_core.recall.service"]) == [
+        "click", "memory_core.recall.service"]

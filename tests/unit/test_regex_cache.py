@@ -1,0 +1,86 @@
+"""Stored regular-expression programs give the modules the very patterns compiling gives, and
+a missing, damaged or foreign cache file only means compiling as usual."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.processes import REPO
+
+# Adds to DIR the programs of everything the hook path compiles (and a few redaction patterns
+# compiled lazily) into DIR.
+_WRITE = """
+import sys
+sys.dont_write_bytecode = False
+from cli import regex_cache
+regex_cache.preload(DIR)
+import memory_core.recall.service, memory_core.capture.turn, cli.hooks.entry
+from memory_core.sanitize import redact_secrets
+redact_secrets("password: hunter2Xyz api_key=abc https://u:p@h Authorization: Bearer abcdefghijklmnop")
+print(regex_cache.save(DIR))
+"""
+
+# Seeds re's cache from DIR, imports the same modules and compares every seeded pattern with
+# a fresh compilation: same program, and the same matches on a mixed sample.
+_CHECK = """
+import json, re, sys
+from re import _compiler
+from cli import regex_cache
+loaded = regex_cache.preload(DIR)
+import memory_core.recall.service, memory_core.capture.turn, cli.hooks.entry
+from memory_core.sanitize import redact_secrets
+from memory_core.text import tokenize
+sample = ("Please remember that the staging DB (数据库) runs on port 5433; password: hunter2Xyz, see "
+          "/srv/app/config.py and https://u:p@example.com/x?y=1 -- what did we decide about it? 密码是abc123XYZ "
+          "Authorization: Bearer abcdefghijklmnop1234 export API_KEY=Zq8mW4tKp2Lx9Vb7 it's fine \\n\\t end")
+differences = []
+for (kind, pattern, flags), seeded in list(re._cache.items()):
+    if (pattern, flags) not in regex_cache._loaded:
+        continue
+    fresh = _compiler.compile(pattern, flags)
+    same = (seeded.flags, seeded.groups, seeded.groupindex) == (fresh.flags, fresh.groups, fresh.groupindex)
+    for text in (sample, sample.upper(), sample.lower()):
+        if not same:
+            break
+        same = [m.span() for m in seeded.finditer(text)] == [m.span() for m in fresh.finditer(text)]
+    if not same:
+        differences.append(pattern)
+token = tokenize._TOKEN
+print(json.dumps({"loaded": loaded, "differences": differences,
+                  "token_seeded": (token.pattern, 0) in regex_cache._loaded and re.compile(token.pattern) is token}))
+"""
+
+
+def run(code: str, directory: Path) -> str:
+    result = subprocess.run([sys.executable, "-c", code.replace("DIR", repr(str(directory)))], cwd=REPO,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_seeded_patterns_are_the_compiled_ones(tmp_path: Path) -> None:
+    assert int(run(_WRITE, tmp_path)) > 40
+    out = json.loads(run(_CHECK, tmp_path))
+    assert out["loaded"] > 40 and out["differences"] == [] and out["token_seeded"], out
+    assert int(run(_WRITE, tmp_path)) == 0  # nothing new the second time
+
+
+def test_a_damaged_or_missing_file_means_compiling(tmp_path: Path) -> None:
+    from cli import regex_cache
+
+    assert regex_cache.preload(str(tmp_path)) == 0  # none yet
+    path = regex_cache.cache_path(str(tmp_path))
+    assert path is not None
+    Path(path).write_bytes(b"\x00not marshal")
+    assert regex_cache.preload(str(tmp_path)) == 0
+    out = json.loads(run(_CHECK, tmp_path))
+    assert out["loaded"] == 0 and out["differences"] == []
+
+
+def test_nothing_is_written_where_bytecode_would_not_be(tmp_path: Path) -> None:
+    code = _WRITE.replace("sys.dont_write_bytecode = False", "sys.dont_write_bytecode = True")
+    assert run(code, tmp_path) == "0"
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,125 @@
+"""Nudges written straight into huey's SQLite queue, with the standard library only.
+
+Hooks enqueue a nudge on most turns (a captured source, a session start). Importing huey
+and the task module costs a hook process about 50 ms, more than the rest of the capture,
+so the hook writes the message itself: the row huey's ``SqliteStorage.enqueue`` would write
+(``queue.db`` in the state dir, private, WAL, the same tables), holding the pickled
+``huey.registry.Message`` that ``huey.task`` would build for :func:`workers.tasks.consolidate`
+or :func:`workers.tasks.recover` with default options. The consumer reads it as any other
+message. ``tests/integration/test_nudge_queue.py`` compares both against huey itself (the
+message fields, the tables, the queue name), so an upgrade of huey that changes them fails
+there, not silently in a hook.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from memory_core.paths import state_home
+from memory_core.store.connection import ensure_private_dir, touch_private
+
+QUEUE_NAME = "memevo"  # the name of the SqliteHuey in workers.app
+QUEUE_FILE = "queue.db"
+TIMEOUT = 10.0  # workers.app's busy timeout
+TASK_NAMES = {"consolidate": "workers.tasks.consolidate", "recover": "workers.tasks.recover"}
+# huey's SqliteStorage.ddl (idempotent), run on every connection as workers.app does.
+DDL: tuple[str, ...] = (
+    "create table if not exists kv (queue text not null, key text not null, value blob not null, "
+    "primary key(queue, key))",
+    "create table if not exists schedule (id integer not null primary key, queue text not null, "
+    "data blob not null, timestamp real not null)",
+    "create index if not exists schedule_queue_timestamp on schedule (queue, timestamp)",
+    "create table if not exists task (id integer not null primary key, queue text not null, "
+    "data blob not null, priority real not null default 0.0)",
+    "create index if not exists task_queue_priority_id on task (queue, priority desc, id)",
+    "create table if not exists counter (queue text not null, key text not null, "
+    "value integer not null default 0, primary key(queue, key))",
+    "drop index if exists task_priority_id",
+)
+# pickle opcodes (protocol 2): huey.registry.Message called with the field tuple. The few
+# value types a nudge holds are written by :func:`_pickled`, so a hook need not load pickle.
+_HEADER = b"\x80\x02chuey.registry\nMessage\n"
+_CALL = b"R."
+
+
+def task_id() -> str:
+    """A random id in the form huey gives a task (``str(uuid.uuid4())``), without loading uuid."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def message_fields(task: str, args: tuple[Any, ...], kwargs: dict[str, Any], message_id: str) -> tuple[Any, ...]:
+    """The fields of huey's ``Message`` for ``task`` called with ``args`` and ``kwargs``:
+    id, name, eta, retries, retry_delay, priority, args, kwargs, on_complete, on_error,
+    expires, expires_resolved, timeout, chord_config, retry_backoff (``huey.task()`` defaults)."""
+    return (message_id, TASK_NAMES[task], None, 0, 0, None, args, kwargs, None, None, None, None, None, None, 0)
+
+
+def message_bytes(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
+                  message_id: str | None = None) -> bytes:
+    """What huey's serializer stores for the message (a pickle that unpickles as ``Message``)."""
+    fields = message_fields(task, args, {} if kwargs is None else kwargs, message_id or task_id())
+    return _HEADER + _pickled(fields) + _CALL
+
+
+def _pickled(value: Any) -> bytes:
+    """``value`` in pickle opcodes (protocol 2), for None, booleans, small ints, strings,
+    tuples and dicts of them; anything else is refused."""
+    if value is None:
+        return b"N"
+    if value is True or value is False:
+        return b"\x88" if value else b"\x89"  # NEWTRUE, NEWFALSE
+    if isinstance(value, int) and 0 <= value < 256:
+        return b"K" + bytes([value])  # BININT1
+    if isinstance(value, str):
+        raw = value.encode("utf-8", "surrogatepass")
+        return b"X" + len(raw).to_bytes(4, "little") + raw  # BINUNICODE
+    if isinstance(value, tuple):
+        return b"(" + b"".join(_pickled(v) for v in value) + b"t" if value else b")"  # MARK … TUPLE
+    if isinstance(value, dict):
+        items = b"".join(_pickled(k) + _pickled(v) for k, v in value.items())
+        return b"}" + (b"(" + items + b"u" if value else b"")  # EMPTY_DICT, MARK … SETITEMS
+    raise TypeError(f"a nudge cannot hold {type(value).__name__}")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    ensure_private_dir(path.parent)
+    touch_private(path)
+    conn = sqlite3.connect(path, timeout=TIMEOUT, isolation_level=None)
+    deadline = time.monotonic() + TIMEOUT
+    while True:  # as huey: switching a new file to WAL may briefly meet a lock
+        try:
+            conn.execute('pragma journal_mode="wal"')
+            break
+        except sqlite3.OperationalError as exc:
+            if "database is locked" not in str(exc) or time.monotonic() >= deadline:
+                conn.close()
+                raise
+            time.sleep(0.01)
+    for statement in DDL:
+        conn.execute(statement)
+    return conn
+
+
+def enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, *,
+            home: Path | None = None) -> None:
+    """Put one message for ``task`` on the queue in ``home`` (the state dir by default)."""
+    data = message_bytes(task, args, kwargs)
+    conn = _connect((home or state_home()) / QUEUE_FILE)
+    try:
+        conn.execute("begin exclusive")
+        try:
+            conn.execute("insert into task (queue, data, priority) values (?, ?, ?)", (QUEUE_NAME, data, 0))
+        except BaseException:
+            conn.execute("rollback")
+            raise
+        conn.execute("commit")
+    finally:
+        conn.close()
