@@ -20,8 +20,9 @@ def memevo_exe() -> str:
 def time_command(argv: list[str], *, input_bytes: bytes | None = None, env: dict[str, str] | None = None) -> float:
     """Wall time of one process run, in milliseconds."""
     started = time.perf_counter()
-    subprocess.run(argv, input=input_bytes, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   check=True, cwd=REPO)
+    subprocess.run(
+        argv, input=input_bytes, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, cwd=REPO
+    )
     return (time.perf_counter() - started) * 1000
 
 

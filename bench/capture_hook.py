@@ -27,17 +27,33 @@ def main() -> None:
         bare, hook, turn = [], [], []
         for i in range(args.runs):
             bare.append(time_command([sys.executable, "-c", "import sqlite3"], env=env))
-            summary_payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": tmp,
-                               "session_id": f"bench-{i}",
-                               "summary": f"Session {i}.\n- Decision: benchmark run {i} uses WAL\n" + "text " * 400}
-            hook.append(time_command([memevo_exe(), "hook", "compaction"],
-                                     input_bytes=json.dumps(summary_payload).encode(), env=env))
-            turn_payload = {"schema": "memevo.hook/v1", "event": "turn_end", "cwd": tmp, "session_id": f"b-{i}",
-                            "user_messages": ["please run the tests", f"remember that build {i} needs node 20"]}
-            turn.append(time_command([memevo_exe(), "hook", "turn_end"],
-                                     input_bytes=json.dumps(turn_payload).encode(), env=env))
-    result = {"bare_python_import_sqlite3": summary(bare), "hook_compaction": summary(hook),
-              "hook_turn_end": summary(turn)}
+            summary_payload = {
+                "schema": "memevo.hook/v1",
+                "event": "compaction",
+                "cwd": tmp,
+                "session_id": f"bench-{i}",
+                "summary": f"Session {i}.\n- Decision: benchmark run {i} uses WAL\n" + "text " * 400,
+            }
+            hook.append(
+                time_command(
+                    [memevo_exe(), "hook", "compaction"], input_bytes=json.dumps(summary_payload).encode(), env=env
+                )
+            )
+            turn_payload = {
+                "schema": "memevo.hook/v1",
+                "event": "turn_end",
+                "cwd": tmp,
+                "session_id": f"b-{i}",
+                "user_messages": ["please run the tests", f"remember that build {i} needs node 20"],
+            }
+            turn.append(
+                time_command([memevo_exe(), "hook", "turn_end"], input_bytes=json.dumps(turn_payload).encode(), env=env)
+            )
+    result = {
+        "bare_python_import_sqlite3": summary(bare),
+        "hook_compaction": summary(hook),
+        "hook_turn_end": summary(turn),
+    }
     base = result["bare_python_import_sqlite3"]["median_ms"]
     for key in ("hook_compaction", "hook_turn_end"):
         result[key]["ratio_to_bare"] = round(result[key]["median_ms"] / base, 2)

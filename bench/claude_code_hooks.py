@@ -78,8 +78,12 @@ def copy_turn(turn: list[dict[str, Any]], n: int, cwd: str, prompt_id: str | Non
     request ids, this session and cwd, the user's words marked with ``n`` (so no two turns
     say the same thing)."""
     text = json.dumps(turn)
-    text = _UUID.sub(lambda m: m.group(0) if m.group(0) == REAL_SESSION
-                     else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{n}:{m.group(0)}")), text)
+    text = _UUID.sub(
+        lambda m: (
+            m.group(0) if m.group(0) == REAL_SESSION else str(uuid.uuid5(uuid.NAMESPACE_URL, f"{n}:{m.group(0)}"))
+        ),
+        text,
+    )
     text = _FAKE_IDS.sub(lambda m: f"{m.group(1)}{n:04d}{m.group(2)}", text)
     records = json.loads(text)
     for record in records:
@@ -90,8 +94,12 @@ def copy_turn(turn: list[dict[str, Any]], n: int, cwd: str, prompt_id: str | Non
         if prompt_id and "promptId" in record:
             record["promptId"] = prompt_id
         message = record.get("message")
-        if (record.get("type") == "user" and isinstance(message, dict) and isinstance(message.get("content"), str)
-                and not record.get("isMeta")):
+        if (
+            record.get("type") == "user"
+            and isinstance(message, dict)
+            and isinstance(message.get("content"), str)
+            and not record.get("isMeta")
+        ):
             message["content"] += f" (step {n})"
         if record.get("type") == "queue-operation" and isinstance(record.get("content"), str):
             record["content"] += f" (step {n})"
@@ -110,7 +118,7 @@ def build_transcript(cwd: str) -> tuple[list[dict[str, Any]], int]:
     while len(records) < TRANSCRIPT_RECORDS - len(last):
         records += copy_turn(turns[n % len(turns)], n, cwd)
         n += 1
-    records = records[:TRANSCRIPT_RECORDS - len(last)] + last  # the turn cut short was interrupted
+    records = records[: TRANSCRIPT_RECORDS - len(last)] + last  # the turn cut short was interrupted
     parent = None
     for record in records:  # one main chain, as Claude Code writes it
         if "parentUuid" in record:
@@ -146,8 +154,14 @@ def real_payload(name: str) -> dict[str, Any]:
 
 
 def run_hook(payload: dict[str, Any], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([memevo_exe(), "hook", "--agent", "claude-code"], input=json.dumps(payload).encode(),
-                          env=env, capture_output=True, check=True, cwd=REPO)
+    return subprocess.run(
+        [memevo_exe(), "hook", "--agent", "claude-code"],
+        input=json.dumps(payload).encode(),
+        env=env,
+        capture_output=True,
+        check=True,
+        cwd=REPO,
+    )
 
 
 def find_prompt(corpus: Corpus, texts: list[str], payload: dict[str, Any], env: dict[str, str]) -> tuple[str, str]:
@@ -216,12 +230,17 @@ def main() -> None:
             # The turn that just ended, with a statement no earlier run captured.
             write_transcript(transcript, with_statement(records, last_turn, statement(i + 1)))
             b = time_command([sys.executable, "-c", "import sqlite3"], env=env)
-            p = time_command([memevo_exe(), "hook", "--agent", "claude-code"], env=env, input_bytes=json.dumps(
-                {**prompt_payload, "prompt": prompt, "prompt_id": str(uuid.uuid4())}).encode())
-            s = time_command([memevo_exe(), "hook", "--agent", "claude-code"], env=env,
-                             input_bytes=json.dumps(stop_payload).encode())
-            r = time_command([memevo_exe(), "hook", "--agent", "claude-code"], env=env,
-                             input_bytes=json.dumps(stop_payload).encode())
+            p = time_command(
+                [memevo_exe(), "hook", "--agent", "claude-code"],
+                env=env,
+                input_bytes=json.dumps({**prompt_payload, "prompt": prompt, "prompt_id": str(uuid.uuid4())}).encode(),
+            )
+            s = time_command(
+                [memevo_exe(), "hook", "--agent", "claude-code"], env=env, input_bytes=json.dumps(stop_payload).encode()
+            )
+            r = time_command(
+                [memevo_exe(), "hook", "--agent", "claude-code"], env=env, input_bytes=json.dumps(stop_payload).encode()
+            )
             if i >= WARMUP:  # the first rounds only warm the disk and bytecode caches
                 bare.append(b)
                 prompt_ms.append(p)
@@ -232,16 +251,22 @@ def main() -> None:
         log = home / "logs" / "hooks.log"
         result: dict[str, Any] = {
             "setup": {
-                "claims": CLAIMS, "build_s": round(build_s, 1), "db_mb": round(db.stat().st_size / 1e6, 1),
-                "transcript_records": len(records), "transcript_kb": round(transcript.stat().st_size / 1e3, 1),
-                "prompt": prompt, "digest_bytes": len(digest.encode()), "runs": runs,
+                "claims": CLAIMS,
+                "build_s": round(build_s, 1),
+                "db_mb": round(db.stat().st_size / 1e6, 1),
+                "transcript_records": len(records),
+                "transcript_kb": round(transcript.stat().st_size / 1e3, 1),
+                "prompt": prompt,
+                "digest_bytes": len(digest.encode()),
+                "runs": runs,
             },
             "bare_python_import_sqlite3": summary(bare),
             "user_prompt_submit_10k": summary(prompt_ms),
             "stop_new_source": summary(stop_new),
             "stop_repeat": summary(stop_repeat),
             "checks": {
-                "stop_sources_captured": captured, "stop_runs": runs + WARMUP,
+                "stop_sources_captured": captured,
+                "stop_runs": runs + WARMUP,
                 "nudges_queued": count(home / "queue.db", "SELECT count(*) FROM task"),
                 "hook_failures_logged": len(log.read_text().splitlines()) if log.exists() else 0,
             },

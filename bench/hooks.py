@@ -49,8 +49,10 @@ WARMUP = 2
 SESSION = "5e55b3c4-0000-4000-8000-00000000be4c"
 
 # Worst query shapes for recall (in-process, both sizes).
-COMMON_WORDS = ("so what did we say about the thing that we were going to do with it and what is the "
-                "plan for the next one and how does that work with what they have been doing")
+COMMON_WORDS = (
+    "so what did we say about the thing that we were going to do with it and what is the "
+    "plan for the next one and how does that work with what they have been doing"
+)
 CHINESE = "我们之前说过数据库的端口和部署配置是什么？测试服务器的缓存版本还要改吗"
 
 
@@ -59,8 +61,9 @@ def locomo() -> tuple[list[str], list[str]] | None:
     if not LOCOMO.exists():
         return None
     data = json.loads(LOCOMO.read_text(encoding="utf-8"))
-    texts = [text for s in data for speakers in s["observation"].values() for items in speakers.values()
-             for text, _ in items]
+    texts = [
+        text for s in data for speakers in s["observation"].values() for items in speakers.values() for text, _ in items
+    ]
     questions = [qa["question"] for s in data for qa in s["qa"] if int(qa["category"]) != 5]
     return texts, questions
 
@@ -83,11 +86,20 @@ def build_locomo(home: Path, texts: list[str], size: int, now: float) -> None:
                     kind = kinds[n % 4]
                     at = now - (n % 97) * 3_600
                     source = f"{n:024x}"
-                    put_memory(conn, Memory(
-                        id=memory_id(origin, kind, text), origin=origin, kind=kind, content=text,
-                        content_hash=content_hash(text), created_at=at, updated_at=at, source_id=source,
-                        evidence=Evidence(basis="summary", method="model", source_id=source, at=at),
-                    ))
+                    put_memory(
+                        conn,
+                        Memory(
+                            id=memory_id(origin, kind, text),
+                            origin=origin,
+                            kind=kind,
+                            content=text,
+                            content_hash=content_hash(text),
+                            created_at=at,
+                            updated_at=at,
+                            source_id=source,
+                            evidence=Evidence(basis="summary", method="model", source_id=source, at=at),
+                        ),
+                    )
     finally:
         store.close()
 
@@ -116,8 +128,9 @@ def copy_home(home: Path, into: Path) -> Path:
 
 
 def generic(event: str, cwd: str, **fields: Any) -> bytes:
-    return json.dumps({"schema": "memevo.hook/v1", "event": event, "cwd": cwd, "session_id": "bench-hooks",
-                       **fields}).encode()
+    return json.dumps(
+        {"schema": "memevo.hook/v1", "event": event, "cwd": cwd, "session_id": "bench-hooks", **fields}
+    ).encode()
 
 
 def run(argv: list[str], payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
@@ -161,8 +174,9 @@ def in_process(home: Path, shapes: dict[str, list[list[str]]], now: float, repea
 
 def import_profile(argv: list[str], payload: bytes, env: dict[str, str]) -> dict[str, Any]:
     """``-X importtime`` of one hook process: modules loaded, total import time, the costliest."""
-    done = subprocess.run(argv, input=payload, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True,
-                          cwd=REPO)
+    done = subprocess.run(
+        argv, input=payload, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True, cwd=REPO
+    )
     rows = []
     for line in done.stderr.decode(errors="replace").splitlines():
         match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)", line)
@@ -170,18 +184,24 @@ def import_profile(argv: list[str], payload: bytes, env: dict[str, str]) -> dict
             rows.append((int(match.group(1)), int(match.group(2)), len(match.group(3)) // 2, match.group(4)))
     top_level = sum(cumulative for _, cumulative, depth, _ in rows if depth == 0)
     costly = sorted(rows, reverse=True)[:8]
-    return {"modules": len(rows), "import_ms": round(top_level / 1000, 1),
-            "costliest_self_ms": {name: round(own / 1000, 1) for own, _, _, name in costly}}
+    return {
+        "modules": len(rows),
+        "import_ms": round(top_level / 1000, 1),
+        "costliest_self_ms": {name: round(own / 1000, 1) for own, _, _, name in costly},
+    }
 
 
 def peak_kb(argv: list[str], payload: bytes, env: dict[str, str]) -> int:
     """Peak resident memory of one process (``getrusage`` of the children of a fresh helper)."""
-    helper = ("import resource, subprocess, sys\n"
-              "subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), stdout=subprocess.DEVNULL,"
-              " stderr=subprocess.DEVNULL)\n"
-              "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    done = subprocess.run([sys.executable, "-c", helper, *argv], input=payload, env=env, capture_output=True,
-                          check=True, cwd=REPO)
+    helper = (
+        "import resource, subprocess, sys\n"
+        "subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), stdout=subprocess.DEVNULL,"
+        " stderr=subprocess.DEVNULL)\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", helper, *argv], input=payload, env=env, capture_output=True, check=True, cwd=REPO
+    )
     return int(done.stdout.strip())
 
 
@@ -200,9 +220,15 @@ def claude_code_setup(tmp: Path) -> dict[str, Any] | None:
     records, last_turn = cc.build_transcript(str(project))
     cc.write_transcript(transcript, cc.with_statement(records, last_turn, cc.statement(0)))
     base = {"session_id": cc.SESSION, "transcript_path": str(transcript), "cwd": str(project)}
-    return {"cc": cc, "user_home": user_home, "transcript": transcript, "records": records, "last_turn": last_turn,
-            "prompt": {**cc.real_payload("UserPromptSubmit"), **base},
-            "stop": {**cc.real_payload("Stop"), **base, "prompt_id": cc.STOP_PROMPT_ID}}
+    return {
+        "cc": cc,
+        "user_home": user_home,
+        "transcript": transcript,
+        "records": records,
+        "last_turn": last_turn,
+        "prompt": {**cc.real_payload("UserPromptSubmit"), **base},
+        "stop": {**cc.real_payload("Stop"), **base, "prompt_id": cc.STOP_PROMPT_ID},
+    }
 
 
 def main() -> None:
@@ -218,8 +244,13 @@ def main() -> None:
     realistic = locomo()
     exe = memevo_exe()
     started_all = time.perf_counter()
-    result: dict[str, Any] = {"setup": {"corpus": "locomo observations" if realistic else "synthetic",
-                                        "runs": runs, "index_version": INDEX_VERSION}}
+    result: dict[str, Any] = {
+        "setup": {
+            "corpus": "locomo observations" if realistic else "synthetic",
+            "runs": runs,
+            "index_version": INDEX_VERSION,
+        }
+    }
     with tempfile.TemporaryDirectory(prefix="memevo-hooks-bench-") as tmp_name:
         tmp = Path(tmp_name)
         cache = args.cache or tmp / "cache"
@@ -242,20 +273,50 @@ def main() -> None:
         # Each hook: (name, argv, payload for round i, size or None).
         hooks: list[tuple[str, list[str], Any, int | None]] = []
         for size in sizes:
-            hooks.append((f"user_prompt_{size}", [exe, "hook", "user_prompt"],
-                          lambda i: generic("user_prompt", cwd, prompt=questions[i % len(questions)]), size))
-        hooks.append(("turn_end_remember", [exe, "hook", "turn_end"],
-                      lambda i: generic("turn_end", cwd, session_id=f"b-{i}", user_messages=[
-                          f"remember that release build {i} of the billing service needs node 20"]), sizes[0]))
-        hooks.append(("session_start", [exe, "hook", "session_start"],
-                      lambda i: generic("session_start", cwd), sizes[0]))
+            hooks.append(
+                (
+                    f"user_prompt_{size}",
+                    [exe, "hook", "user_prompt"],
+                    lambda i: generic("user_prompt", cwd, prompt=questions[i % len(questions)]),
+                    size,
+                )
+            )
+        hooks.append(
+            (
+                "turn_end_remember",
+                [exe, "hook", "turn_end"],
+                lambda i: generic(
+                    "turn_end",
+                    cwd,
+                    session_id=f"b-{i}",
+                    user_messages=[f"remember that release build {i} of the billing service needs node 20"],
+                ),
+                sizes[0],
+            )
+        )
+        hooks.append(
+            ("session_start", [exe, "hook", "session_start"], lambda i: generic("session_start", cwd), sizes[0])
+        )
         if cc is not None:
             for size in sizes:
-                hooks.append((f"cc_user_prompt_submit_{size}", [exe, "hook", "--agent", "claude-code"],
-                              lambda i: json.dumps({**cc["prompt"], "prompt": questions[i % len(questions)],
-                                                    "prompt_id": str(uuid.uuid4())}).encode(), size))
-            hooks.append(("cc_stop_new_source", [exe, "hook", "--agent", "claude-code"],
-                          lambda i: json.dumps(cc["stop"]).encode(), sizes[0]))
+                hooks.append(
+                    (
+                        f"cc_user_prompt_submit_{size}",
+                        [exe, "hook", "--agent", "claude-code"],
+                        lambda i: json.dumps(
+                            {**cc["prompt"], "prompt": questions[i % len(questions)], "prompt_id": str(uuid.uuid4())}
+                        ).encode(),
+                        size,
+                    )
+                )
+            hooks.append(
+                (
+                    "cc_stop_new_source",
+                    [exe, "hook", "--agent", "claude-code"],
+                    lambda i: json.dumps(cc["stop"]).encode(),
+                    sizes[0],
+                )
+            )
 
         def env_for(size: int | None) -> dict[str, str]:
             env = bench_env(homes[size or sizes[0]], **({"HOME": str(cc["user_home"])} if cc else {}))
@@ -271,8 +332,9 @@ def main() -> None:
         samples: dict[str, list[float]] = {"bare": [], **{name: [] for name, *_ in hooks}}
         for i in range(runs + WARMUP):
             if cc is not None:  # the turn that just ended, with a statement no earlier run captured
-                cc["cc"].write_transcript(cc["transcript"], cc["cc"].with_statement(
-                    cc["records"], cc["last_turn"], cc["cc"].statement(i + 1)))
+                cc["cc"].write_transcript(
+                    cc["transcript"], cc["cc"].with_statement(cc["records"], cc["last_turn"], cc["cc"].statement(i + 1))
+                )
             timed = {"bare": time_command([sys.executable, "-c", "import sqlite3"], env=env_for(None))}
             for name, argv, payload, size in hooks:
                 timed[name] = time_command(argv, input_bytes=payload(i + 1), env=env_for(size))
@@ -294,8 +356,11 @@ def main() -> None:
         # The import time of the hook path and the peak memory of each hook process.
         result["imports"] = {
             "bare": import_profile([sys.executable, "-c", "import sqlite3"], b"", env_for(None)),
-            **{name: import_profile(argv, payload(0), env_for(size)) for name, argv, payload, size in hooks
-               if name.endswith(f"_{sizes[0]}") or not name[-1].isdigit()},
+            **{
+                name: import_profile(argv, payload(0), env_for(size))
+                for name, argv, payload, size in hooks
+                if name.endswith(f"_{sizes[0]}") or not name[-1].isdigit()
+            },
         }
         result["peak_rss_kb"] = {
             "bare": peak_kb([sys.executable, "-c", "import sqlite3"], b"", env_for(None)),

@@ -27,8 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
-WORDS = ("the staging database listens on port 5433 and the deploy script runs every friday after the "
-         "tests pass so please check the cache settings before you change the timeout of the worker").split()
+WORDS = (
+    "the staging database listens on port 5433 and the deploy script runs every friday after the "
+    "tests pass so please check the cache settings before you change the timeout of the worker"
+).split()
 
 
 def ordinary(chars: int, seed: int = 3) -> str:
@@ -53,8 +55,7 @@ CASES: dict[str, str] = {
 
 
 def payload(event: str, text: str, i: int) -> bytes:
-    fields: dict[str, object] = {"schema": "memevo.hook/v1", "event": event, "session_id": f"bench-{i}",
-                                 "cwd": "/tmp"}
+    fields: dict[str, object] = {"schema": "memevo.hook/v1", "event": event, "session_id": f"bench-{i}", "cwd": "/tmp"}
     if event == "user_prompt":
         fields["prompt"] = text
     elif event == "turn_end":
@@ -68,8 +69,16 @@ def run_hook(repo: Path, env: dict[str, str], event: str, data: bytes, timeout: 
     """Wall milliseconds of one hook process, or ``None`` when it ran past ``timeout``."""
     started = time.perf_counter()
     try:
-        subprocess.run([sys.executable, "-m", "cli", "hook", event], input=data, env=env, cwd=repo,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=timeout, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "cli", "hook", event],
+            input=data,
+            env=env,
+            cwd=repo,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return None
     return (time.perf_counter() - started) * 1000
@@ -77,10 +86,23 @@ def run_hook(repo: Path, env: dict[str, str], event: str, data: bytes, timeout: 
 
 def seed(repo: Path, env: dict[str, str]) -> None:
     lines = [f"- Fact: service {i} of the staging cluster listens on port {5400 + i}" for i in range(40)]
-    data = json.dumps({"schema": "memevo.hook/v1", "event": "compaction", "session_id": "seed", "cwd": "/tmp",
-                       "summary": "Seed.\n" + "\n".join(lines)}).encode("utf-8")
-    subprocess.run([sys.executable, "-m", "cli", "hook", "compaction"], input=data, env=env, cwd=repo,
-                   check=True, capture_output=True)
+    data = json.dumps(
+        {
+            "schema": "memevo.hook/v1",
+            "event": "compaction",
+            "session_id": "seed",
+            "cwd": "/tmp",
+            "summary": "Seed.\n" + "\n".join(lines),
+        }
+    ).encode("utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "cli", "hook", "compaction"],
+        input=data,
+        env=env,
+        cwd=repo,
+        check=True,
+        capture_output=True,
+    )
 
 
 def main() -> None:
@@ -107,8 +129,9 @@ def main() -> None:
                     key = (name, event)
                     if None in samples.get(key, []):
                         continue  # once past the timeout, not again
-                    samples.setdefault(key, []).append(run_hook(repo, env, event, payload(event, text, n),
-                                                                args.timeout))
+                    samples.setdefault(key, []).append(
+                        run_hook(repo, env, event, payload(event, text, n), args.timeout)
+                    )
     result: dict[str, dict[str, str | float]] = {}
     for (name, event), values in samples.items():
         done = [v for v in values if v is not None]

@@ -163,11 +163,20 @@ def _store(home: Path, claims: list[Claim], origin: str) -> tuple[Store, dict[st
             text = claim.content.strip()[:4000]
             mid = memory_id(origin, claim.kind, text)
             keys.setdefault(mid, set()).update(claim.keys)
-            put_memory(conn, Memory(
-                id=mid, origin=origin, kind=claim.kind, content=text, content_hash=content_hash(text),
-                created_at=claim.at, updated_at=claim.at, source_id=f"{n:024x}",
-                evidence=Evidence(basis="summary", method="model", source_id=f"{n:024x}", at=claim.at),
-            ))
+            put_memory(
+                conn,
+                Memory(
+                    id=mid,
+                    origin=origin,
+                    kind=claim.kind,
+                    content=text,
+                    content_hash=content_hash(text),
+                    created_at=claim.at,
+                    updated_at=claim.at,
+                    source_id=f"{n:024x}",
+                    evidence=Evidence(basis="summary", method="model", source_id=f"{n:024x}", at=claim.at),
+                ),
+            )
     store.close()
     return Store.open_readonly(home), keys
 
@@ -183,8 +192,7 @@ class Run:
 
     def _add(self, q: Question, system: str, returned: list[set[str]], seconds: float = 0.0) -> None:
         for split in q.splits:
-            self.tallies.setdefault(split, {s: Tally() for s in SYSTEMS})[system].add(
-                returned, q.gold, seconds)
+            self.tallies.setdefault(split, {s: Tally() for s in SYSTEMS})[system].add(returned, q.gold, seconds)
 
     def conversations(self, conversations: Iterable[Conversation], name: str) -> None:
         with tempfile.TemporaryDirectory(prefix=f"memevo-bench-{name}-") as tmp:
@@ -197,10 +205,8 @@ class Run:
                     if len(q.texts) == 1:
                         result = service.recall(store.conn, q.texts[0][:2048], now=q.now)
                     else:
-                        result = service.turn_recall(store.conn, q.texts, now=q.now,
-                                                     session_is_fresh=False)
-                    self._add(q, "memevo", [keys[c.memory_id] for c in result.claims],
-                              time.perf_counter() - started)
+                        result = service.turn_recall(store.conn, q.texts, now=q.now, session_is_fresh=False)
+                    self._add(q, "memevo", [keys[c.memory_id] for c in result.claims], time.perf_counter() - started)
                     top = bm25.scored(" ".join(q.texts))
                     self._add(q, "bm25_top3", [conv.claims[i].keys for _, i in top])
                     kept = [i for s, i in top if s >= self.fraction * top[0][0]]
@@ -209,8 +215,15 @@ class Run:
                         self._explain(store, q, result, top, conv, ids)
                 store.close()
 
-    def _explain(self, store: Store, q: Question, result: service.RecallResult,
-                 top: list[tuple[float, int]], conv: Conversation, ids: dict[str, str]) -> None:
+    def _explain(
+        self,
+        store: Store,
+        q: Question,
+        result: service.RecallResult,
+        top: list[tuple[float, int]],
+        conv: Conversation,
+        ids: dict[str, str],
+    ) -> None:
         """For each gold claim BM25's top 3 held and memevo did not return: the reason."""
         returned = {c.memory_id for c in result.claims}
         for _, i in top:
@@ -218,8 +231,7 @@ class Run:
             mid = next((ids[k] for k in gold if k in ids), None)
             if mid is None or mid in returned:
                 continue
-            verdict = service.explain_claim(store.conn, q.texts[-1][:2048], mid,
-                                            context=q.texts[:-1], now=q.now)
+            verdict = service.explain_claim(store.conn, q.texts[-1][:2048], mid, context=q.texts[:-1], now=q.now)
             for split in q.splits:
                 self.reasons.setdefault(split, Counter())[verdict["reason"] or "selected"] += 1
 
@@ -255,10 +267,12 @@ def locomo(eval_dir: Path) -> Iterator[Conversation]:
         questions = []
         for qa in sample["qa"]:
             category = int(qa["category"])
-            splits = ("LoCoMo categories 1-4", f"LoCoMo category {category}") if category != 5 else (
-                "LoCoMo category 5 (adversarial)",)
-            questions.append(Question([qa["question"]], {e for x in qa["evidence"] for e in _ids(x)},
-                                      now, splits))
+            splits = (
+                ("LoCoMo categories 1-4", f"LoCoMo category {category}")
+                if category != 5
+                else ("LoCoMo category 5 (adversarial)",)
+            )
+            questions.append(Question([qa["question"]], {e for x in qa["evidence"] for e in _ids(x)}, now, splits))
         yield Conversation(claims, questions)
 
 
@@ -284,13 +298,16 @@ def memdaily(eval_dir: Path) -> Iterator[Conversation]:
         for scenario, trajectories in block.items():
             for event in trajectories:
                 messages = event["message_list"]
-                claims = [Claim(_MEMDAILY_ENVELOPE.sub("", m), _zh_time(m) or 0.0, keys={str(i)})
-                          for i, m in enumerate(messages)]
+                claims = [
+                    Claim(_MEMDAILY_ENVELOPE.sub("", m), _zh_time(m) or 0.0, keys={str(i)})
+                    for i, m in enumerate(messages)
+                ]
                 qa = event["QA"]
                 now = _zh_time(qa.get("time", "")) or max(c.at for c in claims) + DAY
                 splits = (f"MemDaily {scenario}", f"MemDaily {scenario} / {kind}")
-                yield Conversation(claims, [Question([qa["question"]], {str(i) for i in qa["target_step_id"]},
-                                                     now, splits)])
+                yield Conversation(
+                    claims, [Question([qa["question"]], {str(i) for i in qa["target_step_id"]}, now, splits)]
+                )
 
 
 def madial(eval_dir: Path, lang: str) -> Conversation:
@@ -312,37 +329,45 @@ def madial(eval_dir: Path, lang: str) -> Conversation:
             continue
         dialogue = json.loads(line)
         turn = dialogue["test-turn"][0]
-        users = [re.sub(r"^<[^>]+>:\s*", "", t).strip().strip('"')
-                 for t in dialogue["dialogue"][1:turn] if not t.startswith("<Assistant>")]
-        questions.append(Question(users[-6:], {str(i) for i in dialogue["relevant-id"]}, now,
-                                  (f"MADial {tag}",)))
+        users = [
+            re.sub(r"^<[^>]+>:\s*", "", t).strip().strip('"')
+            for t in dialogue["dialogue"][1:turn]
+            if not t.startswith("<Assistant>")
+        ]
+        questions.append(Question(users[-6:], {str(i) for i in dialogue["relevant-id"]}, now, (f"MADial {tag}",)))
     return Conversation(claims, questions)
 
 
 def _print(results: dict[str, dict], fraction: float) -> None:
     rel = f"BM25 >={fraction:.0%} of top"
     print(f"{'benchmark / split':<34} {'n':>4} | {'memevo':^20} {'ms/q':>5} | {'BM25 top-3':^13} | {rel:^20}")
-    print(f"{'':<34} {'':>4} | {'recall':>6} {'prec':>6} {'empty':>6} {'':>5} | {'recall':>6} {'prec':>6} "
-          f"| {'recall':>6} {'prec':>6} {'empty':>6}")
+    print(
+        f"{'':<34} {'':>4} | {'recall':>6} {'prec':>6} {'empty':>6} {'':>5} | {'recall':>6} {'prec':>6} "
+        f"| {'recall':>6} {'prec':>6} {'empty':>6}"
+    )
     for split, systems in results.items():
         m, b, r = systems["memevo"], systems["bm25_top3"], systems["bm25_rel"]
-        print(f"{split:<34} {m['questions']:>4} | {m['recall']:>6.3f} {m['precision']:>6.3f} {m['empty']:>6.3f} "
-              f"{m['ms_per_question']:>5.2f} | {b['recall']:>6.3f} {b['precision']:>6.3f} "
-              f"| {r['recall']:>6.3f} {r['precision']:>6.3f} {r['empty']:>6.3f}")
+        print(
+            f"{split:<34} {m['questions']:>4} | {m['recall']:>6.3f} {m['precision']:>6.3f} {m['empty']:>6.3f} "
+            f"{m['ms_per_question']:>5.2f} | {b['recall']:>6.3f} {b['precision']:>6.3f} "
+            f"| {r['recall']:>6.3f} {r['precision']:>6.3f} {r['empty']:>6.3f}"
+        )
         why = systems.get("memevo_misses_bm25_found")
         if why:
-            print(f"{'':<34}      memevo dropped BM25-found gold: "
-                  + ", ".join(f"{k} {v}" for k, v in why.items()))
+            print(f"{'':<34}      memevo dropped BM25-found gold: " + ", ".join(f"{k} {v}" for k, v in why.items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL)
     parser.add_argument("--only", default="locomo,memdaily,madial")
-    parser.add_argument("--bm25-fraction", type=float, default=0.5,
-                        help="bm25_rel keeps top-3 results scoring at least this share of the best")
-    parser.add_argument("--why", action="store_true",
-                        help="say why memevo dropped the gold claims BM25's top 3 held")
+    parser.add_argument(
+        "--bm25-fraction",
+        type=float,
+        default=0.5,
+        help="bm25_rel keeps top-3 results scoring at least this share of the best",
+    )
+    parser.add_argument("--why", action="store_true", help="say why memevo dropped the gold claims BM25's top 3 held")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
     wanted = set(args.only.split(","))
@@ -355,8 +380,7 @@ def main() -> None:
     if "madial" in wanted:
         for lang in ("ch", "en"):
             run.conversations([madial(args.eval_dir, lang)], f"madial-{lang}")
-    order = ["LoCoMo categories 1-4", *[f"LoCoMo category {c}" for c in range(1, 5)],
-             "LoCoMo category 5 (adversarial)"]
+    order = ["LoCoMo categories 1-4", *[f"LoCoMo category {c}" for c in range(1, 5)], "LoCoMo category 5 (adversarial)"]
     results = run.results()
     ranked = {k: results[k] for k in order if k in results}
     ranked.update({k: v for k, v in sorted(results.items()) if k not in ranked and k.startswith("MemDaily")})

@@ -104,12 +104,20 @@ def build(home: Path, corpus: Corpus, size: int, now: float) -> list[str]:
                 origin = f"/work/project-{n % 20}"
                 kind = KINDS[n % 4]
                 at = now - corpus.rng.uniform(0, 5) * 86_400
-                put_memory(conn, Memory(
-                    id=memory_id(origin, kind, text), origin=origin, kind=kind, content=text,
-                    content_hash=content_hash(text), created_at=at, updated_at=at,
-                    source_id=f"{n:024x}",
-                    evidence=Evidence(basis="summary", method="model", source_id=f"{n:024x}", at=at),
-                ))
+                put_memory(
+                    conn,
+                    Memory(
+                        id=memory_id(origin, kind, text),
+                        origin=origin,
+                        kind=kind,
+                        content=text,
+                        content_hash=content_hash(text),
+                        created_at=at,
+                        updated_at=at,
+                        source_id=f"{n:024x}",
+                        evidence=Evidence(basis="summary", method="model", source_id=f"{n:024x}", at=at),
+                    ),
+                )
     store.close()
     return texts
 

@@ -34,9 +34,16 @@ def capture_many(home: Path, n: int, tag: str) -> list[str]:
     with Store.open(home) as store:
         for i in range(n):
             with store.transaction() as conn:
-                ids.append(capture_source(conn, source_type="summary", origin="/bench", session_id=f"{tag}{i}",
-                                          text=f"Session {tag}{i}: service {tag}{i} moved to port {2000 + i}",
-                                          now=clock.now()).source_id)
+                ids.append(
+                    capture_source(
+                        conn,
+                        source_type="summary",
+                        origin="/bench",
+                        session_id=f"{tag}{i}",
+                        text=f"Session {tag}{i}: service {tag}{i} moved to port {2000 + i}",
+                        now=clock.now(),
+                    ).source_id
+                )
     return ids
 
 
@@ -46,8 +53,14 @@ def in_process(n: int, base_url: str) -> float:
 
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
-        os.environ.update({"MEMEVO_HOME": str(home), "MEMEVO_MODEL_URL": base_url, "MEMEVO_MODEL": "bench",
-                           "MEMEVO_DAILY_MODEL_CALLS": "1000000"})
+        os.environ.update(
+            {
+                "MEMEVO_HOME": str(home),
+                "MEMEVO_MODEL_URL": base_url,
+                "MEMEVO_MODEL": "bench",
+                "MEMEVO_DAILY_MODEL_CALLS": "1000000",
+            }
+        )
         ids = capture_many(home, n, "p")
         settings = load_settings()
         started = time.perf_counter()
@@ -63,14 +76,18 @@ def with_consumer(n: int, base_url: str, workers: int) -> float:
         os.environ["MEMEVO_HOME"] = str(home)
         ids = capture_many(home, n, f"c{workers}")
         # Enqueue the nudges before the consumer starts, so the figure is pure draining.
-        code = ("import sys; from workers.tasks import consolidate\n"
-                "for sid in sys.argv[1:]: consolidate(sid)")
+        code = "import sys; from workers.tasks import consolidate\nfor sid in sys.argv[1:]: consolidate(sid)"
         subprocess.run([sys.executable, "-c", code, *ids], env=env, cwd=REPO, check=True)
         exe = str(Path(sys.executable).with_name("huey_consumer"))
         started = time.perf_counter()
-        proc = subprocess.Popen([exe, "workers.main.huey", "-k", "process", "-w", str(workers), "-n", "-m", "0.2"],
-                                env=env, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [exe, "workers.main.huey", "-k", "process", "-w", str(workers), "-n", "-m", "0.2"],
+            env=env,
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         try:
             while True:
                 conn = sqlite3.connect(home / "memory.db", timeout=30)

@@ -20,8 +20,9 @@ a test fails when this file differs from what the CLI prints.
 
 
 def _help(*args: str) -> str:
-    result = CliRunner().invoke(cli, [*args, "--help"], prog_name="memevo", terminal_width=100,
-                                max_content_width=100, catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, [*args, "--help"], prog_name="memevo", terminal_width=100, max_content_width=100, catch_exceptions=False
+    )
     if result.exit_code != 0:
         raise RuntimeError(f"memevo {' '.join(args)} --help failed: {result.output}")
     return result.output.rstrip("\n")

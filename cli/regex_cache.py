@@ -78,8 +78,11 @@ def save(directory: str = _DIRECTORY) -> int:
         return 0
     try:
         cache: dict[Any, Any] = re._cache  # type: ignore[attr-defined]
-        new = [(pattern, flags) for kind, pattern, flags in list(cache)
-               if kind is str and isinstance(flags, int) and (pattern, flags) not in _loaded]
+        new = [
+            (pattern, flags)
+            for kind, pattern, flags in list(cache)
+            if kind is str and isinstance(flags, int) and (pattern, flags) not in _loaded
+        ]
         if not new:
             return 0
         import marshal
@@ -97,8 +100,13 @@ def save(directory: str = _DIRECTORY) -> int:
             indexgroup: list[str | None] = [None] * parsed.state.groups
             for name, index in groupindex.items():
                 indexgroup[index] = name
-            entries[pattern, flags] = (int(flags | parsed.state.flags), code, parsed.state.groups - 1, groupindex,
-                                       tuple(indexgroup))
+            entries[pattern, flags] = (
+                int(flags | parsed.state.flags),
+                code,
+                parsed.state.groups - 1,
+                groupindex,
+                tuple(indexgroup),
+            )
         os.makedirs(directory, exist_ok=True)
         temporary = f"{path}.{os.getpid()}.tmp"
         try:

@@ -79,9 +79,13 @@ class Settings(BaseModel):
 
     def model_setup_hint(self) -> str:
         """What to set for a model, naming only what is missing."""
-        wanted = {"MEMEVO_MODEL_URL": (self.model_url, "the base URL of an OpenAI-compatible API, "
-                                                       "e.g. http://127.0.0.1:11434/v1"),
-                  "MEMEVO_MODEL": (self.model, "the model name it serves")}
+        wanted = {
+            "MEMEVO_MODEL_URL": (
+                self.model_url,
+                "the base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:11434/v1",
+            ),
+            "MEMEVO_MODEL": (self.model, "the model name it serves"),
+        }
         missing = [f"{name} ({what})" for name, (value, what) in wanted.items() if not value]
         return "set " + " and ".join(missing or [f"{name} ({what})" for name, (_, what) in wanted.items()])
 
@@ -145,9 +149,7 @@ def _read_config_file(home: Path) -> dict[str, Any]:
     if "home" in data:
         raise ConfigError(f"{path}: 'home' cannot be set in the file; use MEMEVO_HOME")
     for secret in SECRET_FIELDS & set(data):
-        raise ConfigError(
-            f"{path}: {secret} must not be stored on disk; set {_env_name(secret)} instead"
-        )
+        raise ConfigError(f"{path}: {secret} must not be stored on disk; set {_env_name(secret)} instead")
     return data
 
 
@@ -174,6 +176,4 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         field = str(first["loc"][0]) if first["loc"] else "?"
         where = origin.get(field, _env_name(field))
         shown = "<hidden>" if field in SECRET_FIELDS else repr(values.get(field))
-        raise ConfigError(
-            f"invalid setting {where}={shown}: expected {ALLOWED.get(field, 'a valid value')}"
-        ) from None
+        raise ConfigError(f"invalid setting {where}={shown}: expected {ALLOWED.get(field, 'a valid value')}") from None

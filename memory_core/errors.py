@@ -46,8 +46,7 @@ class CorruptRecordError(MemevoError):
         self.row_id = row_id
         self.detail = detail
         super().__init__(
-            f"corrupt {table} row {row_id}: {detail} "
-            "(run `memevo status` for the full list; other rows are unaffected)"
+            f"corrupt {table} row {row_id}: {detail} (run `memevo status` for the full list; other rows are unaffected)"
         )
 
 

@@ -145,10 +145,8 @@ def replacement_decision(
     new = evidence_priority(new_evidence, new_kind)
     if new >= old:
         return Decision.ALLOW
-    if (is_current_user_statement and new_evidence.basis == "user_statement"
-            and old <= TESTIMONY_CEILING):
+    if is_current_user_statement and new_evidence.basis == "user_statement" and old <= TESTIMONY_CEILING:
         return Decision.ALLOW
-    if (is_fresh_progress_observation and new_evidence.basis == "tool_observation"
-            and new_kind == "project_state"):
+    if is_fresh_progress_observation and new_evidence.basis == "tool_observation" and new_kind == "project_state":
         return Decision.ALLOW
     return Decision.WITHHOLD_WEAKER

@@ -127,16 +127,68 @@ class Reason(StrEnum):
 
 # Field names a reason may carry: the contract's own, the host's, and the ones models are
 # known to add on their own. Any other name is stored as ``other``.
-REASON_FIELDS: frozenset[str] = frozenset({
-    "claims", "kind", "content", "replaces", "searchTerms",
-    "id", "evidence", "confidence", "verification", "utility", "accuracy", "feedback", "status",
-    "origin", "pinned", "source_id", "sourceId", "model_id", "revision",
-    "reason", "reasoning", "rationale", "explanation", "justification", "notes", "note", "comment",
-    "source", "type", "category", "tags", "title", "summary", "text", "claim", "search_terms",
-    "aliases", "keywords", "importance", "priority", "score", "updatedAt", "updated_at",
-    "createdAt", "created_at", "date", "timestamp", "project", "scope", "subject", "answer",
-    "result", "memories", "facts", "thought", "thoughts", "analysis", "other",
-})
+REASON_FIELDS: frozenset[str] = frozenset(
+    {
+        "claims",
+        "kind",
+        "content",
+        "replaces",
+        "searchTerms",
+        "id",
+        "evidence",
+        "confidence",
+        "verification",
+        "utility",
+        "accuracy",
+        "feedback",
+        "status",
+        "origin",
+        "pinned",
+        "source_id",
+        "sourceId",
+        "model_id",
+        "revision",
+        "reason",
+        "reasoning",
+        "rationale",
+        "explanation",
+        "justification",
+        "notes",
+        "note",
+        "comment",
+        "source",
+        "type",
+        "category",
+        "tags",
+        "title",
+        "summary",
+        "text",
+        "claim",
+        "search_terms",
+        "aliases",
+        "keywords",
+        "importance",
+        "priority",
+        "score",
+        "updatedAt",
+        "updated_at",
+        "createdAt",
+        "created_at",
+        "date",
+        "timestamp",
+        "project",
+        "scope",
+        "subject",
+        "answer",
+        "result",
+        "memories",
+        "facts",
+        "thought",
+        "thoughts",
+        "analysis",
+        "other",
+    }
+)
 REASON_MAX_CHARS = 64
 
 
@@ -265,7 +317,6 @@ class Source(_Strict):
         if self.last_error_reason is not None and not is_reason_code(self.last_error_reason):
             raise ValueError("last_error_reason is not an allowlisted reason code")
         return self
-
 
 
 class Event(_Strict):

@@ -93,35 +93,38 @@ _KEY_BODY = _lazy(
 )
 
 _W = r"A-Za-z0-9_\-"  # base64url and most key alphabets
-_TOKEN_PATTERNS = tuple(_lazy(p) for p in (
-    rf"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[{_W}]{{16,}}+",  # OpenAI / Anthropic
-    r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}+",  # Stripe secret, restricted, publishable keys
-    r"\bwhsec_[A-Za-z0-9+/=]{16,}+",  # Stripe webhook secrets
-    r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}+",  # GitHub
-    rf"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas)-[{_W}]{{20,}}+",  # GitLab
-    r"\bxox[abprse]-[A-Za-z0-9-]{10,}+",  # Slack tokens
-    r"\bxapp-\d-[A-Za-z0-9-]{10,}+",  # Slack app tokens
-    r"\bhooks\.slack\.com/services/[A-Za-z0-9/]{20,}+",  # Slack webhooks
-    r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",  # AWS access key ids
-    rf"\bAIza[{_W}]{{35}}\b",  # Google API keys
-    rf"\bya29\.[{_W}]{{20,}}+",  # Google OAuth access tokens
-    rf"\bGOCSPX-[{_W}]{{20,}}+",  # Google OAuth client secrets
-    r"\bnpm_[A-Za-z0-9]{36}\b",  # npm
-    rf"\bpypi-AgE[{_W}]{{20,}}+",  # PyPI
-    r"\bhf_[A-Za-z0-9]{30,}+",  # Hugging Face
-    rf"\bSG\.[{_W}]{{16,}}+\.[{_W}]{{16,}}+",  # SendGrid
-    r"\bSK[0-9a-fA-F]{32}\b",  # Twilio API keys
-    r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b",  # Shopify
-    r"\bdo[opr]_v1_[a-f0-9]{64}\b",  # DigitalOcean
-    r"\bdapi[a-f0-9]{32}(?:-\d)?\b",  # Databricks
-    r"\b(?:gsk|r8|sbp|tvly|figd|ntn|lin_api|sntrys|sntryu|pscale_tkn|pplx)[_-][A-Za-z0-9_\-]{24,}+",  # more APIs
-    rf"\bsq0(?:atp|csp)-[{_W}]{{22,}}+",  # Square
-    rf"\bATATT3[{_W}=]{{30,}}+",  # Atlassian
-    r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",  # age
-    r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b",  # Telegram bot tokens
-    # JWTs: the first segment is one run of the alphabet holding "eyJ" at a word start.
-    rf"(?<![{_W}])(?=[{_W}]*?(?<![A-Za-z0-9_])eyJ[{_W}]{{10}})[{_W}]++\.[{_W}]{{10,}}+\.[{_W}]{{10,}}+",
-))
+_TOKEN_PATTERNS = tuple(
+    _lazy(p)
+    for p in (
+        rf"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[{_W}]{{16,}}+",  # OpenAI / Anthropic
+        r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}+",  # Stripe secret, restricted, publishable keys
+        r"\bwhsec_[A-Za-z0-9+/=]{16,}+",  # Stripe webhook secrets
+        r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}+",  # GitHub
+        rf"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas)-[{_W}]{{20,}}+",  # GitLab
+        r"\bxox[abprse]-[A-Za-z0-9-]{10,}+",  # Slack tokens
+        r"\bxapp-\d-[A-Za-z0-9-]{10,}+",  # Slack app tokens
+        r"\bhooks\.slack\.com/services/[A-Za-z0-9/]{20,}+",  # Slack webhooks
+        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",  # AWS access key ids
+        rf"\bAIza[{_W}]{{35}}\b",  # Google API keys
+        rf"\bya29\.[{_W}]{{20,}}+",  # Google OAuth access tokens
+        rf"\bGOCSPX-[{_W}]{{20,}}+",  # Google OAuth client secrets
+        r"\bnpm_[A-Za-z0-9]{36}\b",  # npm
+        rf"\bpypi-AgE[{_W}]{{20,}}+",  # PyPI
+        r"\bhf_[A-Za-z0-9]{30,}+",  # Hugging Face
+        rf"\bSG\.[{_W}]{{16,}}+\.[{_W}]{{16,}}+",  # SendGrid
+        r"\bSK[0-9a-fA-F]{32}\b",  # Twilio API keys
+        r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b",  # Shopify
+        r"\bdo[opr]_v1_[a-f0-9]{64}\b",  # DigitalOcean
+        r"\bdapi[a-f0-9]{32}(?:-\d)?\b",  # Databricks
+        r"\b(?:gsk|r8|sbp|tvly|figd|ntn|lin_api|sntrys|sntryu|pscale_tkn|pplx)[_-][A-Za-z0-9_\-]{24,}+",  # more APIs
+        rf"\bsq0(?:atp|csp)-[{_W}]{{22,}}+",  # Square
+        rf"\bATATT3[{_W}=]{{30,}}+",  # Atlassian
+        r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",  # age
+        r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b",  # Telegram bot tokens
+        # JWTs: the first segment is one run of the alphabet holding "eyJ" at a word start.
+        rf"(?<![{_W}])(?=[{_W}]*?(?<![A-Za-z0-9_])eyJ[{_W}]{{10}})[{_W}]++\.[{_W}]{{10,}}+\.[{_W}]{{10,}}+",
+    )
+)
 
 # A value that may be a credential, after a context word: bounded, no spaces.
 _VALUE = r"(?:`[^`\n]{1,200}+`|\"[^\"\n]{1,200}+\"|'[^'\n]{1,200}+'|[^\s`\"']{1,200}+)"
@@ -140,8 +143,10 @@ _CLI_PASSWORD = _lazy(
 
 # Names of secrets in assignments: a run of name characters holding one of the words.
 _NAME_CHARS = r"A-Za-z0-9_.\-"
-_STRONG = (r"secret|token(?!s|iz)|passwd|password|pwd|passphrase|passcode|bearer|credential|api[_-]?key"
-           r"|access[_-]?key|private[_-]?key")
+_STRONG = (
+    r"secret|token(?!s|iz)|passwd|password|pwd|passphrase|passcode|bearer|credential|api[_-]?key"
+    r"|access[_-]?key|private[_-]?key"
+)
 _STRONG_WORDS = _lazy(f"(?i){_STRONG}")
 # Weaker name words: only with a value that looks like a credential ("primary_key=True" stays).
 _WEAK_WORDS = _lazy(r"(?i)(?:key|(?<![a-z])pass|(?<![a-z])auth|(?<![a-z])dsn|salt)$")
@@ -157,9 +162,7 @@ _LINE_ASSIGNMENT = _lazy(
     rf"^([^\S\n]*+(?:export[^\S\n]++)?){_CANDIDATE}([{_NAME_CHARS}]++)(\s*+[:=]\s*+)(\S.*)$", re.MULTILINE
 )
 # `NAME=value` inside a line (shell commands, env dumps): the value up to whitespace.
-_INLINE_ASSIGNMENT = _lazy(
-    rf"(?<![{_NAME_CHARS}]){_CANDIDATE}([{_NAME_CHARS}]++)(=)(\"[^\"]*+\"|'[^']*+'|[^\s\"']++)"
-)
+_INLINE_ASSIGNMENT = _lazy(rf"(?<![{_NAME_CHARS}]){_CANDIDATE}([{_NAME_CHARS}]++)(=)(\"[^\"]*+\"|'[^']*+'|[^\s\"']++)")
 # `"NAME": "value"` (JSON, YAML, Python dicts) anywhere in a line.
 _QUOTED_ASSIGNMENT = _lazy(
     rf"(?<![A-Za-z0-9_])([\"']){_CANDIDATE}([{_NAME_CHARS}]{{1,128}}+)\1([^\S\n]*+[:=][^\S\n]*+)"
@@ -192,10 +195,29 @@ _SENTENCE_ZH = _lazy(
     r"|[ \t]{0,4}+[:：=](?!//)[ \t]{0,4}+)"
     r"(?P<value>[「“\"'`]?[!-~]{1,200}+)"
 )
-_PASSWORD_WORDS = frozenset({"password", "passcode", "passwd", "pwd", "pw", "pin", "pincode", "pin code",
-                             "pin-code", "pin_code", "密码", "口令", "通行码", "验证码", "授权码", "访问码"})
-_REFERENCE = _lazy(r"^(?:\$\{?[A-Za-z_]\w*+\}?|%[A-Za-z_]\w*+%|\{\{.{0,200}?\}\}|<[^<>]{1,200}+>|\*{3,}+|x{3,}+)$",
-                        re.IGNORECASE)
+_PASSWORD_WORDS = frozenset(
+    {
+        "password",
+        "passcode",
+        "passwd",
+        "pwd",
+        "pw",
+        "pin",
+        "pincode",
+        "pin code",
+        "pin-code",
+        "pin_code",
+        "密码",
+        "口令",
+        "通行码",
+        "验证码",
+        "授权码",
+        "访问码",
+    }
+)
+_REFERENCE = _lazy(
+    r"^(?:\$\{?[A-Za-z_]\w*+\}?|%[A-Za-z_]\w*+%|\{\{.{0,200}?\}\}|<[^<>]{1,200}+>|\*{3,}+|x{3,}+)$", re.IGNORECASE
+)
 # Hyphenated or dotted words and host names: "top-secret", "docs.example.com".
 _PLAIN_WORDS = _lazy(r"[A-Za-z]++(?:[.\-][A-Za-z]++)++")
 _TRAILING_PUNCTUATION = ".,;:!?)]}'\"`>。，；：！？、）】」』"
@@ -257,7 +279,7 @@ def _redact_value(value: str) -> str:
         return value[0] + REDACTED + value[-1]
     core = value.rstrip(_TRAILING_PUNCTUATION)
     lead = value[0] if value[:1] in ("`", '"', "'", "「", "“") else ""
-    return lead + REDACTED + value[len(core):]
+    return lead + REDACTED + value[len(core) :]
 
 
 def _line(m: re.Match[str]) -> str:

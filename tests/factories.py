@@ -8,8 +8,14 @@ from memory_core.ids import content_hash, memory_id
 from memory_core.records import Evidence, Memory
 
 
-def make_memory(content: str = "The project uses SQLite for storage", *, origin: str = "/work/app",
-                kind: str = "fact", at: float = 1_700_000_000.0, **extra: Any) -> Memory:
+def make_memory(
+    content: str = "The project uses SQLite for storage",
+    *,
+    origin: str = "/work/app",
+    kind: str = "fact",
+    at: float = 1_700_000_000.0,
+    **extra: Any,
+) -> Memory:
     values: dict[str, Any] = {
         "id": memory_id(origin, kind, content),
         "origin": origin,

@@ -76,8 +76,15 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
             log.info("daily model budget spent; %s waits until %s", source_id, clock.iso(budget.resets_at))
             return AttemptOutcome(AttemptStatus.BUDGET_SPENT, source_id, next_due_at=budget.resets_at)
         with store.transaction() as conn:
-            lease = lease_job(conn, owner=worker_identity(), now=now, lease_seconds=settings.lease_seconds,
-                              source_id=source_id, forced=forced, require_request=True)
+            lease = lease_job(
+                conn,
+                owner=worker_identity(),
+                now=now,
+                lease_seconds=settings.lease_seconds,
+                source_id=source_id,
+                forced=forced,
+                require_request=True,
+            )
             write_heartbeat(conn, now)
             write_worker_model(conn, True)
             if lease is not None:
@@ -135,13 +142,27 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         batch = parse_model_output(completion.text)
         with store.transaction() as conn:
             report = apply_batch(conn, lease, batch, candidates, model_id, clock.now())
-        log.info("consolidated %s: %d added, %d superseded, %d withheld (prompt %d bytes, %d candidates, "
-                 "json mode %s)", source.id, len(report.added), len(report.superseded), report.withheld,
-                 prompt_bytes(messages), len(candidates), completion.json_mode)
-        return AttemptOutcome(AttemptStatus.DONE, source.id, changes={
-            "added": report.added, "superseded": report.superseded,
-            "conflicted": report.conflicted, "withheld": report.withheld,
-            "event_id": report.event_id})
+        log.info(
+            "consolidated %s: %d added, %d superseded, %d withheld (prompt %d bytes, %d candidates, json mode %s)",
+            source.id,
+            len(report.added),
+            len(report.superseded),
+            report.withheld,
+            prompt_bytes(messages),
+            len(candidates),
+            completion.json_mode,
+        )
+        return AttemptOutcome(
+            AttemptStatus.DONE,
+            source.id,
+            changes={
+                "added": report.added,
+                "superseded": report.superseded,
+                "conflicted": report.conflicted,
+                "withheld": report.withheld,
+                "event_id": report.event_id,
+            },
+        )
     except model_client.ModelCallError as exc:
         code, reason, retry_after = exc.code, exc.reason, exc.retry_after
         if exc.prompt_tokens or exc.completion_tokens:  # answered but unusable: still spent
@@ -166,11 +187,19 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, lease.attempt)
         return AttemptOutcome(AttemptStatus.STALE, source.id, error_code=code.value, error_reason=reason)
     if outcome.state == JobState.PAUSED:
-        log.warning("source %s paused after %d consecutive failures (last: %s)", source.id,
-                    outcome.consecutive_failures, shown)
+        log.warning(
+            "source %s paused after %d consecutive failures (last: %s)", source.id, outcome.consecutive_failures, shown
+        )
     else:
-        log.warning("attempt %d on %s failed: %s; failure %d, next attempt %s", lease.attempt, source.id,
-                    shown, outcome.consecutive_failures, clock.iso(outcome.next_due_at))
+        log.warning(
+            "attempt %d on %s failed: %s; failure %d, next attempt %s",
+            lease.attempt,
+            source.id,
+            shown,
+            outcome.consecutive_failures,
+            clock.iso(outcome.next_due_at),
+        )
     status = AttemptStatus.PAUSED if outcome.state == JobState.PAUSED else AttemptStatus.FAILED
-    return AttemptOutcome(status, source.id, error_code=code.value, error_reason=reason,
-                          next_due_at=outcome.next_due_at)
+    return AttemptOutcome(
+        status, source.id, error_code=code.value, error_reason=reason, next_due_at=outcome.next_due_at
+    )

@@ -81,9 +81,17 @@ class ModelCallError(MemevoError):
     the JSON mode of a request the server answered (2xx) before the answer was refused.
     """
 
-    def __init__(self, code: ErrorCode, description: str | None = None, *,
-                 reason: Reason | None = None, prompt_tokens: int = 0, completion_tokens: int = 0,
-                 retry_after: float | None = None, json_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        code: ErrorCode,
+        description: str | None = None,
+        *,
+        reason: Reason | None = None,
+        prompt_tokens: int = 0,
+        completion_tokens: int = 0,
+        retry_after: float | None = None,
+        json_mode: str | None = None,
+    ) -> None:
         self.code = code
         self.description = description or _DESCRIPTIONS.get(code, "the model call failed")
         self.reason = reason.value if reason is not None else None
@@ -106,8 +114,9 @@ class Completion:
     json_mode: str = "off"  # the response_format the answered request carried
 
 
-def complete(settings: Settings, messages: list[dict[str, str]], *, json_mode: str = "off",
-             fallback: bool = False) -> Completion:
+def complete(
+    settings: Settings, messages: list[dict[str, str]], *, json_mode: str = "off", fallback: bool = False
+) -> Completion:
     """Send ``messages`` and return the model's answer.
 
     Waits at most ``settings.attempt_seconds``. Only an answer that finished normally
@@ -127,7 +136,7 @@ def complete(settings: Settings, messages: list[dict[str, str]], *, json_mode: s
     deadline = time.monotonic() + settings.attempt_seconds
     outcome: dict[str, Any] = {}
 
-    modes = JSON_MODES[JSON_MODES.index(json_mode):] if fallback else (json_mode,)
+    modes = JSON_MODES[JSON_MODES.index(json_mode) :] if fallback else (json_mode,)
 
     def exchange() -> None:
         try:
@@ -148,8 +157,10 @@ def complete(settings: Settings, messages: list[dict[str, str]], *, json_mode: s
 def response_format(json_mode: str) -> dict[str, Any] | None:
     """The ``response_format`` parameter for a JSON mode (``None`` for ``off``)."""
     if json_mode == "schema":
-        return {"type": "json_schema",
-                "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": response_schema()}}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": response_schema()},
+        }
     if json_mode == "object":
         return {"type": "json_object"}
     return None
@@ -170,8 +181,9 @@ def _request_payload(settings: Settings, messages: list[dict[str, str]], json_mo
     return payload
 
 
-def _post_modes(settings: Settings, messages: list[dict[str, str]], modes: tuple[str, ...],
-                deadline: float) -> tuple[bytes, str]:
+def _post_modes(
+    settings: Settings, messages: list[dict[str, str]], modes: tuple[str, ...], deadline: float
+) -> tuple[bytes, str]:
     """Try each mode in turn while the server answers 400 to a ``response_format``."""
     for index, mode in enumerate(modes):
         try:
@@ -197,8 +209,9 @@ def _post(settings: Settings, messages: list[dict[str, str]], deadline: float, j
     try:
         # A fresh client per call: no connection, cookie or session state carries over.
         with httpx.Client(timeout=httpx.Timeout(remaining), follow_redirects=False) as client:
-            with client.stream("POST", url, json=_request_payload(settings, messages, json_mode),
-                               headers=_headers(settings)) as response:
+            with client.stream(
+                "POST", url, json=_request_payload(settings, messages, json_mode), headers=_headers(settings)
+            ) as response:
                 _check_status(response.status_code, response.headers.get("retry-after"))
                 chunks: list[bytes] = []
                 size = 0
@@ -207,8 +220,11 @@ def _post(settings: Settings, messages: list[dict[str, str]], deadline: float, j
                         raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE)
                     size += len(chunk)
                     if size > RESPONSE_MAX_BYTES:
-                        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is too large",
-                                             reason=Reason.RESPONSE_TOO_LARGE)
+                        raise ModelCallError(
+                            ErrorCode.PROVIDER,
+                            "the model server's response is too large",
+                            reason=Reason.RESPONSE_TOO_LARGE,
+                        )
                     chunks.append(chunk)
                 return b"".join(chunks)
     except httpx.TimeoutException:
@@ -220,7 +236,8 @@ def _post(settings: Settings, messages: list[dict[str, str]], deadline: float, j
         raise ModelCallError(ErrorCode.PROVIDER) from None
     except httpx.InvalidURL:
         raise ModelCallError(
-            ErrorCode.UNAVAILABLE, "MEMEVO_MODEL_URL is not a usable URL; set it to the server's base URL",
+            ErrorCode.UNAVAILABLE,
+            "MEMEVO_MODEL_URL is not a usable URL; set it to the server's base URL",
             reason=Reason.BAD_URL,
         ) from None
 
@@ -254,12 +271,15 @@ def retry_after_seconds(value: str | None) -> float | None:
 def _check_status(status: int, retry_after: str | None = None) -> None:
     if status == 429 or status >= 500:
         raise ModelCallError(
-            ErrorCode.UNAVAILABLE, f"the model server is unavailable or rate-limited (HTTP {status})",
-            reason=http_reason(status), retry_after=retry_after_seconds(retry_after),
+            ErrorCode.UNAVAILABLE,
+            f"the model server is unavailable or rate-limited (HTTP {status})",
+            reason=http_reason(status),
+            retry_after=retry_after_seconds(retry_after),
         )
     if not 200 <= status < 300:
-        raise ModelCallError(ErrorCode.PROVIDER, f"the model server refused the request (HTTP {status})",
-                             reason=http_reason(status))
+        raise ModelCallError(
+            ErrorCode.PROVIDER, f"the model server refused the request (HTTP {status})", reason=http_reason(status)
+        )
 
 
 def _token_count(usage: Any, name: str) -> int:
@@ -295,44 +315,63 @@ def read_completion(raw: bytes, *, fallback_model: str, json_mode: str = "off") 
     try:
         body = json.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is not JSON",
-                             reason=Reason.RESPONSE_NOT_JSON) from None
+        raise ModelCallError(
+            ErrorCode.PROVIDER, "the model server's response is not JSON", reason=Reason.RESPONSE_NOT_JSON
+        ) from None
     if not isinstance(body, dict):
-        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response is not a JSON object",
-                             reason=Reason.RESPONSE_NOT_JSON)
+        raise ModelCallError(
+            ErrorCode.PROVIDER, "the model server's response is not a JSON object", reason=Reason.RESPONSE_NOT_JSON
+        )
     choices = body.get("choices")
     choice = choices[0] if isinstance(choices, list) and choices else None
     message = choice.get("message") if isinstance(choice, dict) else None
     if not isinstance(choice, dict) or not isinstance(message, dict):
-        raise ModelCallError(ErrorCode.PROVIDER, "the model server's response has no answer in it",
-                             reason=Reason.NO_CHOICES)
+        raise ModelCallError(
+            ErrorCode.PROVIDER, "the model server's response has no answer in it", reason=Reason.NO_CHOICES
+        )
     usage = body.get("usage")
-    spent: dict[str, Any] = {"prompt_tokens": _token_count(usage, "prompt_tokens"),
-             "completion_tokens": _token_count(usage, "completion_tokens"), "json_mode": json_mode}
+    spent: dict[str, Any] = {
+        "prompt_tokens": _token_count(usage, "prompt_tokens"),
+        "completion_tokens": _token_count(usage, "completion_tokens"),
+        "json_mode": json_mode,
+    }
     finish_reason = choice.get("finish_reason")
     if finish_reason is not None and not isinstance(finish_reason, str):
         finish_reason = "<not a string>"
     if finish_reason in LENGTH_REASONS:
         raise ModelCallError(ErrorCode.OUTPUT_LIMIT, reason=Reason.CUT_OFF, **spent)
     if message.get("tool_calls") or message.get("function_call") or finish_reason in ("tool_calls", "function_call"):
-        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model called a tool instead of answering",
-                             reason=Reason.TOOL_CALLS, **spent)
+        raise ModelCallError(
+            ErrorCode.INVALID_OUTPUT, "the model called a tool instead of answering", reason=Reason.TOOL_CALLS, **spent
+        )
     if finish_reason == "content_filter":
-        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the server's content filter stopped the answer",
-                             reason=Reason.CONTENT_FILTER, **spent)
+        raise ModelCallError(
+            ErrorCode.INVALID_OUTPUT,
+            "the server's content filter stopped the answer",
+            reason=Reason.CONTENT_FILTER,
+            **spent,
+        )
     if finish_reason is not None and finish_reason not in STOP_REASONS:
         raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT, "the model stopped for a reason other than finishing its answer",
-            reason=Reason.WRONG_FINISH_REASON, **spent,
+            ErrorCode.INVALID_OUTPUT,
+            "the model stopped for a reason other than finishing its answer",
+            reason=Reason.WRONG_FINISH_REASON,
+            **spent,
         )
     text = _answer_text(message.get("content"))
     if text is None:
-        raise ModelCallError(ErrorCode.INVALID_OUTPUT, "the model answered without plain text",
-                             reason=Reason.NO_TEXT, **spent)
+        raise ModelCallError(
+            ErrorCode.INVALID_OUTPUT, "the model answered without plain text", reason=Reason.NO_TEXT, **spent
+        )
     reported = body.get("model")
     # What the server says it ran, for the worker's log; claims record the configured name
     # (captured before the call), never this.
     model = reported if isinstance(reported, str) and 0 < len(reported) <= MODEL_NAME_MAX_CHARS else fallback_model
-    return Completion(text=text, finish_reason=finish_reason if isinstance(finish_reason, str) else "stop",
-                      model=model, prompt_tokens=spent["prompt_tokens"],
-                      completion_tokens=spent["completion_tokens"], json_mode=json_mode)
+    return Completion(
+        text=text,
+        finish_reason=finish_reason if isinstance(finish_reason, str) else "stop",
+        model=model,
+        prompt_tokens=spent["prompt_tokens"],
+        completion_tokens=spent["completion_tokens"],
+        json_mode=json_mode,
+    )

@@ -62,8 +62,9 @@ def message_fields(task: str, args: tuple[Any, ...], kwargs: dict[str, Any], mes
     return (message_id, TASK_NAMES[task], None, 0, 0, None, args, kwargs, None, None, None, None, None, None, 0)
 
 
-def message_bytes(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
-                  message_id: str | None = None) -> bytes:
+def message_bytes(
+    task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, message_id: str | None = None
+) -> bytes:
     """What huey's serializer stores for the message (a pickle that unpickles as ``Message``)."""
     fields = message_fields(task, args, {} if kwargs is None else kwargs, message_id or task_id())
     return _HEADER + _pickled(fields) + _CALL
@@ -108,8 +109,9 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, *,
-            home: Path | None = None) -> None:
+def enqueue(
+    task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, *, home: Path | None = None
+) -> None:
     """Put one message for ``task`` on the queue in ``home`` (the state dir by default)."""
     data = message_bytes(task, args, kwargs)
     conn = _connect((home or state_home()) / QUEUE_FILE)

@@ -72,7 +72,8 @@ def recover_jobs() -> dict[str, int]:
             write_worker_model(conn, cfg.model_configured)
         for failure in failures:
             worker_logger(cfg.home).warning(
-                "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures)
+                "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures
+            )
             if failure.state == JobState.PENDING and cfg.model_configured:
                 consolidate.schedule(args=(failure.source_id,), delay=max(0.0, failure.next_due_at - now))
         nudged = 0
@@ -112,8 +113,10 @@ def announce_missing_model() -> bool:
 
 def no_model_message(cfg: Settings) -> str:
     """The one line the worker says when it has no model."""
-    return (f"no model configured: {cfg.model_setup_hint()}, then restart the worker. Until then "
-            "captured sources wait as pending; no attempt, failure or model budget is counted.")
+    return (
+        f"no model configured: {cfg.model_setup_hint()}, then restart the worker. Until then "
+        "captured sources wait as pending; no attempt, failure or model budget is counted."
+    )
 
 
 @huey.task()

@@ -48,8 +48,13 @@ def capture(home: Path, count: int) -> list[str]:
 
     with state_home(home):
         for i in range(count):
-            payload = {"schema": "memevo.hook/v1", "event": "compaction", "session_id": f"chaos-{i}", "cwd": "/tmp",
-                       "summary": f"Chaos item {i}: service c{i} runs on port {20000 + i}"}
+            payload = {
+                "schema": "memevo.hook/v1",
+                "event": "compaction",
+                "session_id": f"chaos-{i}",
+                "cwd": "/tmp",
+                "summary": f"Chaos item {i}: service c{i} runs on port {20000 + i}",
+            }
             result = run_hook(json.dumps(payload).encode(), "compaction", None)
             assert result == ("", ""), result
     return [sid for (sid,) in query(home, "SELECT id FROM sources ORDER BY created_at")]
@@ -57,8 +62,9 @@ def capture(home: Path, count: int) -> list[str]:
 
 def settled(home: Path) -> int:
     """Sources done or waiting for a retry after a failure (nothing leased or fresh)."""
-    return query(home, "SELECT COUNT(*) FROM sources WHERE state = 'done' OR "
-                       "(state = 'pending' AND consecutive_failures > 0)")[0][0]
+    return query(
+        home, "SELECT COUNT(*) FROM sources WHERE state = 'done' OR (state = 'pending' AND consecutive_failures > 0)"
+    )[0][0]
 
 
 def run(kills: int = 5, consolidations: int = 30, *, seed: int = 7, workdir: Path | None = None) -> dict[str, Any]:
@@ -71,8 +77,13 @@ def run(kills: int = 5, consolidations: int = 30, *, seed: int = 7, workdir: Pat
         home = root / "home"
         started = time.monotonic()
         with FakeModelProcess(root, default_delay=MODEL_DELAY) as model:
-            env = memevo_env(home, MEMEVO_MODEL_URL=model.base_url, MEMEVO_MODEL="fake",
-                             MEMEVO_ATTEMPT_SECONDS=str(ATTEMPT_SECONDS), MEMEVO_LEASE_GRACE_SECONDS=str(LEASE_GRACE))
+            env = memevo_env(
+                home,
+                MEMEVO_MODEL_URL=model.base_url,
+                MEMEVO_MODEL="fake",
+                MEMEVO_ATTEMPT_SECONDS=str(ATTEMPT_SECONDS),
+                MEMEVO_LEASE_GRACE_SECONDS=str(LEASE_GRACE),
+            )
             sources = capture(home, consolidations)
             assert len(sources) == consolidations
             in_flight_at_kill: list[int] = []
@@ -84,8 +95,13 @@ def run(kills: int = 5, consolidations: int = 30, *, seed: int = 7, workdir: Pat
                     seen = model.request_count()
                     # Wait for a request after the (re)start, then kill at a random moment of it
                     # or of the apply that follows; stop early if everything is done.
-                    wait_until(lambda seen=seen: model.request_count() > seen or source_states(home).get("done", 0)
-                               == consolidations, 60, "a model request")
+                    wait_until(
+                        lambda seen=seen: (
+                            model.request_count() > seen or source_states(home).get("done", 0) == consolidations
+                        ),
+                        60,
+                        "a model request",
+                    )
                     time.sleep(rng.uniform(0.0, 2 * MODEL_DELAY))
                     consumer.kill(signal.SIGKILL)
                     states = source_states(home)
@@ -108,8 +124,9 @@ def run(kills: int = 5, consolidations: int = 30, *, seed: int = 7, workdir: Pat
                 consumer.kill(signal.SIGTERM)
             requests = model.request_count()
         per_source = claims_per_source(home)
-        applies = dict(query(home, "SELECT source_id, COUNT(*) FROM events WHERE operation = 'consolidate' "
-                                   "GROUP BY source_id"))
+        applies = dict(
+            query(home, "SELECT source_id, COUNT(*) FROM events WHERE operation = 'consolidate' GROUP BY source_id")
+        )
         interrupted = query(home, "SELECT COUNT(*) FROM sources WHERE attempt > 1")[0][0]
         checked = integrity(home)
         figures = {

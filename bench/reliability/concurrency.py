@@ -60,17 +60,24 @@ def run(producers: int = 4, captures: int = 25, workers: int = 2, *, workdir: Pa
         with FakeModelProcess(root) as model:
             env = memevo_env(home, MEMEVO_MODEL_URL=model.base_url, MEMEVO_MODEL="fake")
             with Consumer(env, root / "consumer.log", workers=workers):
-                procs = [subprocess.Popen([sys.executable, "-c", PRODUCER, f"p{k}", str(captures)], cwd=REPO, env=env,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                         for k in range(producers)]
+                procs = [
+                    subprocess.Popen(
+                        [sys.executable, "-c", PRODUCER, f"p{k}", str(captures)],
+                        cwd=REPO,
+                        env=env,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        text=True,
+                    )
+                    for k in range(producers)
+                ]
                 hook_errors = 0
                 for proc in procs:
                     out, err = proc.communicate(timeout=600)
                     assert proc.returncode == 0, err[-2000:]
                     hook_errors += int(out.strip() or 0)
                 captured_at = round(time.monotonic() - started, 1)
-                wait_until(lambda: source_states(home).get("done", 0) >= expected, 600, "every source done",
-                           every=0.25)
+                wait_until(lambda: source_states(home).get("done", 0) >= expected, 600, "every source done", every=0.25)
                 time.sleep(1.0)  # a duplicate nudge would show up as an extra request
             requests = model.request_count()
         per_source = claims_per_source(home)

@@ -62,17 +62,35 @@ class Consumer:
     def __init__(self, env: dict[str, str], log: Path, workers: int = 2) -> None:
         exe = Path(sys.executable).with_name("huey_consumer")
         # -m 0.5: poll at least twice a second so nothing waits on idle back-off.
-        self.argv = [str(exe), "workers.main.huey", "-k", "process", "-w", str(workers), "-g", "TERM", "-t", "3",
-                     "-m", "0.5"]
+        self.argv = [
+            str(exe),
+            "workers.main.huey",
+            "-k",
+            "process",
+            "-w",
+            str(workers),
+            "-g",
+            "TERM",
+            "-t",
+            "3",
+            "-m",
+            "0.5",
+        ]
         self.env = env
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Consumer:
         with open(self.log, "ab") as handle:
-            self.process = subprocess.Popen(self.argv, cwd=REPO, env=self.env, stdout=handle,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                self.argv,
+                cwd=REPO,
+                env=self.env,
+                stdout=handle,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         return self
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
@@ -140,8 +158,14 @@ def force_attempts(env: dict[str, str], source_ids: list[str], wait: float = 30)
     """`memevo evolve --source ID --wait` for each id (a person forcing what waits for a retry)."""
     statuses = []
     for sid in source_ids:
-        result = subprocess.run([sys.executable, "-m", "cli", "evolve", "--source", sid, "--wait", str(wait),
-                                 "--json"], cwd=REPO, env=env, capture_output=True, text=True, timeout=wait + 60)
+        result = subprocess.run(
+            [sys.executable, "-m", "cli", "evolve", "--source", sid, "--wait", str(wait), "--json"],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=wait + 60,
+        )
         try:
             statuses.append(str(json.loads(result.stdout).get("status")))
         except ValueError:

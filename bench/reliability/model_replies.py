@@ -130,18 +130,29 @@ def attempt(name: str, spec: dict[str, Any], root: Path) -> dict[str, Any]:
     with FakeModelServer([Reply(**fields), Reply(**fields)]) as server, state_home(home):
         import os
 
-        os.environ.update({"MEMEVO_MODEL_URL": server.base_url, "MEMEVO_MODEL": "fake",
-                           "MEMEVO_ATTEMPT_SECONDS": str(spec.get("attempt_seconds", 10))})
+        os.environ.update(
+            {
+                "MEMEVO_MODEL_URL": server.base_url,
+                "MEMEVO_MODEL": "fake",
+                "MEMEVO_ATTEMPT_SECONDS": str(spec.get("attempt_seconds", 10)),
+            }
+        )
         with Store.open(home) as store, store.transaction() as conn:
-            sid = capture_source(conn, source_type="user_statement", origin="/work/app", now=clock.now(),
-                                 text="remember that the staging database listens on port 5433").source_id
+            sid = capture_source(
+                conn,
+                source_type="user_statement",
+                origin="/work/app",
+                now=clock.now(),
+                text="remember that the staging database listens on port 5433",
+            ).source_id
         before = clock.now()
         started = time.monotonic()
         outcome = consolidate_source(load_settings(), sid)
         seconds = time.monotonic() - started
         requests = server.request_count
-    row = query(home, "SELECT state, consecutive_failures, last_error_code, next_due_at FROM sources WHERE id=?",
-                (sid,))[0]
+    row = query(
+        home, "SELECT state, consecutive_failures, last_error_code, next_due_at FROM sources WHERE id=?", (sid,)
+    )[0]
     raw = b"".join(p.read_bytes() for p in home.glob("memory.db*"))
     return {
         "name": name,
@@ -161,9 +172,17 @@ def attempt(name: str, spec: dict[str, Any], root: Path) -> dict[str, Any]:
 
 
 def rejected(result: dict[str, Any]) -> bool:
-    return (result["status"] == "failed" and result["code"] in ALLOWED_CODES and result["stored_code"] == result["code"]
-            and result["state"] == "pending" and result["failures"] == 1 and (result["retry_in_s"] or 0) >= 59
-            and result["claims"] == 0 and result["applies"] == 0 and not result["marker_stored"])
+    return (
+        result["status"] == "failed"
+        and result["code"] in ALLOWED_CODES
+        and result["stored_code"] == result["code"]
+        and result["state"] == "pending"
+        and result["failures"] == 1
+        and (result["retry_in_s"] or 0) >= 59
+        and result["claims"] == 0
+        and result["applies"] == 0
+        and not result["marker_stored"]
+    )
 
 
 def run(only: list[str] | None = None, *, workdir: Path | None = None) -> dict[str, Any]:

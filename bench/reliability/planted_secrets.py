@@ -28,20 +28,50 @@ def _payloads(texts: list[str]) -> list[tuple[str | None, dict[str, Any]]]:
     generic = {"schema": "memevo.hook/v1", "cwd": "/work/app"}
     out: list[tuple[str | None, dict[str, Any]]] = []
     for g in range(0, len(texts), GROUP):
-        group = texts[g:g + GROUP]
+        group = texts[g : g + GROUP]
         lines = "\n".join(f"{text}\n- Fact: item {g + i} is noted: {text}" for i, text in enumerate(group))
-        out.append(("compaction", {**generic, "event": "compaction", "session_id": f"c{g}",
-                                   "summary": f"Session summary {g}.\n{lines}"}))
-        out.append(("turn_end", {**generic, "event": "turn_end", "session_id": f"t{g}",
-                                 "user_messages": [f"remember that {text}" for text in group],
-                                 "operations": [{"tool": "Bash", "input": f"echo {text}", "output": text,
-                                                 "call_id": f"k{g}-{i}", "result_id": f"k{g}-{i}"}
-                                                for i, text in enumerate(group)],
-                                 "final_message": "Done; I used " + " and ".join(group)}))
+        out.append(
+            (
+                "compaction",
+                {**generic, "event": "compaction", "session_id": f"c{g}", "summary": f"Session summary {g}.\n{lines}"},
+            )
+        )
+        out.append(
+            (
+                "turn_end",
+                {
+                    **generic,
+                    "event": "turn_end",
+                    "session_id": f"t{g}",
+                    "user_messages": [f"remember that {text}" for text in group],
+                    "operations": [
+                        {
+                            "tool": "Bash",
+                            "input": f"echo {text}",
+                            "output": text,
+                            "call_id": f"k{g}-{i}",
+                            "result_id": f"k{g}-{i}",
+                        }
+                        for i, text in enumerate(group)
+                    ],
+                    "final_message": "Done; I used " + " and ".join(group),
+                },
+            )
+        )
     for i, text in enumerate(texts):
         out.append(("user_prompt", {**generic, "event": "user_prompt", "session_id": f"u{i}", "prompt": text}))
-        out.append((None, {"hook_event_name": "UserPromptSubmit", "session_id": f"cc{i}", "cwd": "/work/app",
-                           "prompt": f"remember that {text}", "transcript_path": "/nonexistent"}))
+        out.append(
+            (
+                None,
+                {
+                    "hook_event_name": "UserPromptSubmit",
+                    "session_id": f"cc{i}",
+                    "cwd": "/work/app",
+                    "prompt": f"remember that {text}",
+                    "transcript_path": "/nonexistent",
+                },
+            )
+        )
     return out
 
 

@@ -22,8 +22,16 @@ if TYPE_CHECKING:
 _LABELS = {"ok": "ok", "warn": "WARN", "error": "ERROR"}
 
 
-def build_doctor_report(*, home: Path, settings: Settings | None, config_error: str | None, project_dir: Path,
-                        check_model: bool, now: float, env: Mapping[str, str]) -> dict[str, Any]:
+def build_doctor_report(
+    *,
+    home: Path,
+    settings: Settings | None,
+    config_error: str | None,
+    project_dir: Path,
+    check_model: bool,
+    now: float,
+    env: Mapping[str, str],
+) -> dict[str, Any]:
     """Every check, in the order a person would fix them."""
     from cli.install.check import agent_checks, no_agent_check
     from cli.install.registry import TARGETS
@@ -69,8 +77,12 @@ def render_doctor(report: dict[str, Any]) -> str:
 
 @click.command("doctor")
 @click.option("--check-model", is_flag=True, help="Also send the model one tiny request (10 s deadline).")
-@click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
-              help="Project whose agent settings to check (default: the current directory).")
+@click.option(
+    "--project-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Project whose agent settings to check (default: the current directory).",
+)
 @json_option
 def doctor_command(check_model: bool, project_dir: Path | None, as_json: bool) -> None:
     """Check agent hooks, worker, model, database, queue and hook errors; print a fix for each problem."""
@@ -84,9 +96,15 @@ def doctor_command(check_model: bool, project_dir: Path | None, as_json: bool) -
     except ConfigError as exc:
         settings, config_error = None, str(exc)
     home = settings.home if settings is not None else state_home()
-    report = build_doctor_report(home=home, settings=settings, config_error=config_error,
-                                 project_dir=project_dir or Path.cwd(), check_model=check_model,
-                                 now=clock.now(), env=os.environ)
+    report = build_doctor_report(
+        home=home,
+        settings=settings,
+        config_error=config_error,
+        project_dir=project_dir or Path.cwd(),
+        check_model=check_model,
+        now=clock.now(),
+        env=os.environ,
+    )
     emit(report, as_json, render_doctor)
     click.get_current_context().exit(report["exit_code"])
 

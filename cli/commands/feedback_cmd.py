@@ -41,9 +41,18 @@ def feedback_command(memory_id: str, verdict: str, as_json: bool) -> None:
     """
     with open_store() as store, store.transaction() as conn:
         result = give_feedback(conn, memory_id, verdict, clock.now())
-    emit({"memory_id": result.memory_id, "verdict": result.verdict, "outcome": result.outcome,
-          "event_id": result.event_id, "memories": [memory_summary(m) for m in result.after],
-          "retired_sources": result.retired_sources}, as_json, _render)
+    emit(
+        {
+            "memory_id": result.memory_id,
+            "verdict": result.verdict,
+            "outcome": result.outcome,
+            "event_id": result.event_id,
+            "memories": [memory_summary(m) for m in result.after],
+            "retired_sources": result.retired_sources,
+        },
+        as_json,
+        _render,
+    )
 
 
 COMMANDS = [feedback_command]

@@ -43,9 +43,13 @@ class HookCommand(click.Command):
 
 @click.command("hook", cls=HookCommand)
 @click.argument("event", required=False)
-@click.option("--agent", "adapter", type=click.Choice(ADAPTER_NAMES),
-              help="Input format: detected when omitted (memevo's generic JSON has \"schema\"; an agent's "
-                   "native hook JSON is recognised by its fields). `memevo install` writes it explicitly.")
+@click.option(
+    "--agent",
+    "adapter",
+    type=click.Choice(ADAPTER_NAMES),
+    help="Input format: detected when omitted (memevo's generic JSON has \"schema\"; an agent's "
+    "native hook JSON is recognised by its fields). `memevo install` writes it explicitly.",
+)
 def hook_command(event: str | None, adapter: str | None) -> None:
     """Handle one agent event (JSON on stdin). Fails open: always exits 0.
 

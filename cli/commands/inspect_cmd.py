@@ -56,26 +56,36 @@ def _render_list(data: dict[str, Any]) -> str:
         f"{'~ ' if m['provisional'] else ''}{_excerpt(m['content'])}"
         for m in rows
     ]
-    lines.append(f"page {data['page']} ({len(rows)} shown); `memevo show ID` for details"
-                 + ("; ~ provisional: inferred by a model" if any(m["provisional"] for m in rows) else ""))
+    lines.append(
+        f"page {data['page']} ({len(rows)} shown); `memevo show ID` for details"
+        + ("; ~ provisional: inferred by a model" if any(m["provisional"] for m in rows) else "")
+    )
     return "\n".join(lines)
 
 
 @click.command("list")
-@click.option("--origin", "origin_choice", type=click.Choice(["here", "legacy", "all"]),
-              default="all", show_default=True,
-              help="here: captured in this directory; legacy: imported without an origin.")
+@click.option(
+    "--origin",
+    "origin_choice",
+    type=click.Choice(["here", "legacy", "all"]),
+    default="all",
+    show_default=True,
+    help="here: captured in this directory; legacy: imported without an origin.",
+)
 @click.option("--kind", type=click.Choice(KINDS), help="Only this kind.")
 @click.option("--status", type=click.Choice(MEMORY_STATUSES), help="Only this status.")
-@click.option("--page", type=click.IntRange(min=1, max=MAX_PAGE), default=1, show_default=True,
-              help="20 memories a page, newest first.")
+@click.option(
+    "--page",
+    type=click.IntRange(min=1, max=MAX_PAGE),
+    default=1,
+    show_default=True,
+    help="20 memories a page, newest first.",
+)
 @json_option
-def list_command(origin_choice: str, kind: str | None, status: str | None, page: int,
-                 as_json: bool) -> None:
+def list_command(origin_choice: str, kind: str | None, status: str | None, page: int, as_json: bool) -> None:
     """List memories, 20 a page, most recently updated first."""
     with open_store() as store:
-        memories = list_memories(store.conn, origin=_origin_filter(origin_choice), kind=kind,
-                                 status=status, page=page)
+        memories = list_memories(store.conn, origin=_origin_filter(origin_choice), kind=kind, status=status, page=page)
     data = {"page": page, "memories": [memory_summary(m) for m in memories]}
     emit(data, as_json, _render_list)
 
@@ -127,7 +137,7 @@ def _render_show(data: dict[str, Any]) -> str:
         f"content:      {data['content']}",
         f"aliases:      {', '.join(data['search_terms']) or '-'}",
         f"origin:       {prov['origin']}",
-        f"source:       {prov['source_id'] or '-'}" + (f" (model {prov['model_id']})" if prov['model_id'] else ""),
+        f"source:       {prov['source_id'] or '-'}" + (f" (model {prov['model_id']})" if prov["model_id"] else ""),
         f"created:      {iso(prov['created_at'])}",
         f"updated:      {iso(prov['updated_at'])} (revision {prov['revision']})",
         f"confirmed:    {iso(prov['confirmed_at']) or '-'}",
@@ -139,17 +149,26 @@ def _render_show(data: dict[str, Any]) -> str:
     if evidence is None:
         lines.append("evidence:     unknown")
     else:
-        lines.append(f"evidence:     {evidence['basis']}/{evidence['method']} from "
-                     f"{evidence['source_id']} at {iso(evidence['at'])}")
+        lines.append(
+            f"evidence:     {evidence['basis']}/{evidence['method']} from "
+            f"{evidence['source_id']} at {iso(evidence['at'])}"
+        )
     for slot in ("utility", "accuracy"):
         verdict = data["feedback"][slot]
-        lines.append(f"{slot + ':':<14}" + ("-" if verdict is None else
-                     f"{verdict['verdict']} ({verdict['source_id']}, {iso(verdict['at'])})"))
+        lines.append(
+            f"{slot + ':':<14}"
+            + ("-" if verdict is None else f"{verdict['verdict']} ({verdict['source_id']}, {iso(verdict['at'])})")
+        )
     lines.append(f"priority:     {quality['source_priority']} (source appropriateness, not truth)")
-    lines.append(f"freshness:    {quality['freshness']:.2f} (age {quality['age_days']:.1f} days"
-                 + (", dormant: not offered automatically" if quality["dormant"] else "") + ")")
-    lines.append(f"ranking:      evidence x{quality['evidence_weight']}, utility x{quality['utility']}, "
-                 f"accuracy x{quality['accuracy']}")
+    lines.append(
+        f"freshness:    {quality['freshness']:.2f} (age {quality['age_days']:.1f} days"
+        + (", dormant: not offered automatically" if quality["dormant"] else "")
+        + ")"
+    )
+    lines.append(
+        f"ranking:      evidence x{quality['evidence_weight']}, utility x{quality['utility']}, "
+        f"accuracy x{quality['accuracy']}"
+    )
     if quality["content_blocked"]:
         lines.append("blocked:      this content may not be re-added automatically in its origin")
     for event in data["events"]:
@@ -164,8 +183,10 @@ def show_command(memory_id: str, as_json: bool) -> None:
     """Show one memory in full (provenance, evidence, feedback, quality, events), or one
     captured source with its job: state, attempts and why the last attempt failed."""
     if not is_memory_id(memory_id):
-        raise NotFoundError(f"{memory_id!r} is not a memory or source id (24 lowercase hex characters); "
-                            "see `memevo list`, `memevo search` or `memevo status`")
+        raise NotFoundError(
+            f"{memory_id!r} is not a memory or source id (24 lowercase hex characters); "
+            "see `memevo list`, `memevo search` or `memevo status`"
+        )
     with open_store() as store:
         memory = get_memory(store.conn, memory_id)
         if memory is not None:
@@ -184,15 +205,22 @@ def _render_history(data: dict[str, Any]) -> str:
     lines = []
     for e in data["events"]:
         changed = sorted(set(e["before_ids"]) | set(e["after_ids"]))
-        lines.append(f"{e['id']:>6}  {e['at_iso']}  {e['actor']:<6} {e['operation']:<10} "
-                     f"{len(changed)} memories: {' '.join(changed[:3])}{' …' if len(changed) > 3 else ''}")
+        lines.append(
+            f"{e['id']:>6}  {e['at_iso']}  {e['actor']:<6} {e['operation']:<10} "
+            f"{len(changed)} memories: {' '.join(changed[:3])}{' …' if len(changed) > 3 else ''}"
+        )
     lines.append(f"page {data['page']}; `memevo undo EVENT_ID` reverts one event")
     return "\n".join(lines)
 
 
 @click.command("history")
-@click.option("--page", type=click.IntRange(min=1, max=MAX_PAGE), default=1, show_default=True,
-              help="10 events a page, newest first.")
+@click.option(
+    "--page",
+    type=click.IntRange(min=1, max=MAX_PAGE),
+    default=1,
+    show_default=True,
+    help="10 events a page, newest first.",
+)
 @json_option
 def history_command(page: int, as_json: bool) -> None:
     """Show the latest changes to memories, 10 a page, newest first."""

@@ -14,13 +14,20 @@ from memory_core import clock
 
 def _common_options(func: Any) -> Any:
     func = click.option("--dry-run", is_flag=True, help="Print the change as a unified diff and write nothing.")(func)
-    func = click.option("--project-dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-                        default=None,
-                        help="Project the project and local scopes mean (default: current dir).")(func)
-    func = click.option("--scope", type=click.Choice(all_scopes()), default=None,
-                        help="Where: user (the default: your home, e.g. ~/.claude/settings.json), project (this "
-                             "project, e.g. .claude/settings.json) or local (Claude Code only: "
-                             ".claude/settings.local.json). See docs/agents/AGENT.md.")(func)
+    func = click.option(
+        "--project-dir",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        default=None,
+        help="Project the project and local scopes mean (default: current dir).",
+    )(func)
+    func = click.option(
+        "--scope",
+        type=click.Choice(all_scopes()),
+        default=None,
+        help="Where: user (the default: your home, e.g. ~/.claude/settings.json), project (this "
+        "project, e.g. .claude/settings.json) or local (Claude Code only: "
+        ".claude/settings.local.json). See docs/agents/AGENT.md.",
+    )(func)
     return click.argument("agent", type=click.Choice(agent_names()))(func)
 
 
@@ -33,8 +40,10 @@ def render_install(data: dict[str, Any]) -> str:
     if data["dry_run"]:
         return _dry_run_text(data)
     if not data["changed"]:
-        return (f"memevo's {data['title']} hooks are already installed in {data['path']} ({data['scope']} scope); "
-                "nothing changed.\nCheck everything with: memevo doctor")
+        return (
+            f"memevo's {data['title']} hooks are already installed in {data['path']} ({data['scope']} scope); "
+            "nothing changed.\nCheck everything with: memevo doctor"
+        )
     verb = "Updated" if data["action"] == "updated" else "Installed"
     lines = [f"{verb} memevo's {data['title']} hooks in {data['path']} ({data['scope']} scope)."]
     if data["backup"]:
@@ -54,8 +63,10 @@ def render_uninstall(data: dict[str, Any]) -> str:
         return _dry_run_text(data)
     if not data["changed"]:
         return f"no memevo hooks in {data['path']} ({data['scope']} scope); nothing changed"
-    lines = [f"Removed memevo's {data['title']} hooks ({data['removed']} entries: {', '.join(data['events'])}) "
-             f"from {data['path']}."]
+    lines = [
+        f"Removed memevo's {data['title']} hooks ({data['removed']} entries: {', '.join(data['events'])}) "
+        f"from {data['path']}."
+    ]
     if data["backup"]:
         lines.append(f"Backup of the previous file: {data['backup']}")
     return "\n".join(lines)
@@ -70,8 +81,9 @@ def install_command(agent: str, scope: str | None, project_dir: Path | None, dry
     from cli.install.registry import check_scope, get_target
 
     target = get_target(agent)
-    data = install(target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run,
-                   now=clock.now())
+    data = install(
+        target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run, now=clock.now()
+    )
     emit(data, as_json, render_install)
 
 
@@ -84,8 +96,9 @@ def uninstall_command(agent: str, scope: str | None, project_dir: Path | None, d
     from cli.install.registry import check_scope, get_target
 
     target = get_target(agent)
-    data = uninstall(target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run,
-                     now=clock.now())
+    data = uninstall(
+        target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run, now=clock.now()
+    )
     emit(data, as_json, render_uninstall)
 
 

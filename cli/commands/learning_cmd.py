@@ -20,8 +20,10 @@ def _decision_line(decision: dict[str, Any]) -> str:
         text = f"captured as source {decision.get('source_id')}"
         if decision.get("source_type") == "progress":
             targets = decision.get("targets") or []
-            text += (f" ({decision.get('observations', 0)} observations, {decision.get('omitted', 0)} omitted, "
-                     f"{decision.get('completion')}; targets {', '.join(map(str, targets)) or 'none'})")
+            text += (
+                f" ({decision.get('observations', 0)} observations, {decision.get('omitted', 0)} omitted, "
+                f"{decision.get('completion')}; targets {', '.join(map(str, targets)) or 'none'})"
+            )
         return f"  {label:<10} {text}"
     detail = REASONS.get(reason, reason)
     suffix = f" (source {decision['source_id']})" if decision.get("source_id") else ""
@@ -46,8 +48,14 @@ def render_learning(report: dict[str, Any]) -> str:
 
 
 @click.command("learning")
-@click.option("-n", "--limit", type=click.IntRange(1, 500), default=10, show_default=True,
-              help="How many of the latest turns to show.")
+@click.option(
+    "-n",
+    "--limit",
+    type=click.IntRange(1, 500),
+    default=10,
+    show_default=True,
+    help="How many of the latest turns to show.",
+)
 @json_option
 def learning_command(limit: int, as_json: bool) -> None:
     """Show what the latest turns captured for learning, and what they skipped and why.

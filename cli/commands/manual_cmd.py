@@ -102,9 +102,11 @@ def undo_command(event_id: str, as_json: bool) -> None:
     number = _event_number(event_id)
     with open_store() as store, store.transaction() as conn:
         undo_id = undo(conn, number, clock.now())
-    emit({"undone_event": number, "event_id": undo_id}, as_json,
-         lambda d: f"undid event {d['undone_event']} (recorded as event {d['event_id']})")
+    emit(
+        {"undone_event": number, "event_id": undo_id},
+        as_json,
+        lambda d: f"undid event {d['undone_event']} (recorded as event {d['event_id']})",
+    )
 
 
-COMMANDS = [forget_command, correct_command, pin_command, unpin_command, resolve_command,
-            undo_command]
+COMMANDS = [forget_command, correct_command, pin_command, unpin_command, resolve_command, undo_command]

@@ -38,8 +38,9 @@ def _render_search(data: dict[str, Any]) -> str:
         flags = " dormant" if c["dormant"] else ""
         flags += " pinned" if c["pinned"] else ""
         text = " ".join(c["excerpt"].split())
-        lines.append(f"{c['id']}  {c['kind']:<13} score {c['rank_score']:.3f} "
-                     f"fresh {c['freshness']:.2f}{flags}  {text[:100]}")
+        lines.append(
+            f"{c['id']}  {c['kind']:<13} score {c['rank_score']:.3f} fresh {c['freshness']:.2f}{flags}  {text[:100]}"
+        )
     lines.append("`memevo show ID` for details")
     return "\n".join(lines)
 
@@ -68,8 +69,10 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
             f"{c['basis']}/{c['method']} fresh {c['freshness']:.2f} utility {c['utility']:.2f} "
             f"accuracy {c['accuracy']:.2f}  {verdict}"
         )
-        lines.append(f"      matched: {', '.join(c.get('matched', [])) or '-'}"
-                     + (f"; context: {', '.join(c['context_matched'])}" if c.get("context_matched") else ""))
+        lines.append(
+            f"      matched: {', '.join(c.get('matched', [])) or '-'}"
+            + (f"; context: {', '.join(c['context_matched'])}" if c.get("context_matched") else "")
+        )
     for note in data.get("notes", []):
         lines.append(f"note: {note}")
     if data.get("truncated"):
@@ -86,15 +89,20 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         how = "as complementary evidence" if claim.get("complement") else "by relevance"
         lines = [f"claim {claim['id']}: selected ({how})"]
     else:
-        stage = {"gate": "dropped by a relevance gate", "selection": "dropped at selection",
-                 "index": "not recallable"}.get(claim.get("stage", ""), "dropped")
+        stage = {
+            "gate": "dropped by a relevance gate",
+            "selection": "dropped at selection",
+            "index": "not recallable",
+        }.get(claim.get("stage", ""), "dropped")
         lines = [f"claim {claim['id']}: {stage} ({claim.get('reason')}): {claim.get('detail', '')}"]
         if claim.get("status"):
             lines.append(f"      status: {claim['status']}")
     if "raw" in claim:
-        lines.append(f"      raw {claim['raw']:.3f}, matched {claim.get('coverage', 0):.0%} of the question's "
-                     f"weight; matched: {', '.join(claim.get('matched', [])) or '-'}; "
-                     f"missing: {', '.join(claim.get('missing', [])) or '-'}")
+        lines.append(
+            f"      raw {claim['raw']:.3f}, matched {claim.get('coverage', 0):.0%} of the question's "
+            f"weight; matched: {', '.join(claim.get('matched', [])) or '-'}; "
+            f"missing: {', '.join(claim.get('missing', [])) or '-'}"
+        )
     return lines
 
 
@@ -115,18 +123,16 @@ def _batch(handle: IO[str], include_dormant: bool) -> None:
                 query = validate_query(request.get("query"))
                 context = request.get("context") or []
                 if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
-                    raise UsageError("\"context\" must be a list of earlier user texts")
+                    raise UsageError('"context" must be a list of earlier user texts')
             except (ValueError, RecursionError, UsageError) as exc:
                 detail = str(exc)[:200] or "nested too deeply"
                 message = str(exc) if isinstance(exc, UsageError) else f"not JSON: {detail}"
-                click.echo(json.dumps({"id": request_id, "line": number, "error": message},
-                                      ensure_ascii=False))
+                click.echo(json.dumps({"id": request_id, "line": number, "error": message}, ensure_ascii=False))
                 continue
             if store is None:
                 out: dict[str, Any] = {"claims": [], "digest": ""}
             else:
-                out = recall(store.conn, query, context=context, now=now,
-                             include_dormant=include_dormant).as_dict()
+                out = recall(store.conn, query, context=context, now=now, include_dormant=include_dormant).as_dict()
             click.echo(json.dumps({"id": request_id, **out}, ensure_ascii=False))
     finally:
         if store is not None:
@@ -136,11 +142,14 @@ def _batch(handle: IO[str], include_dormant: bool) -> None:
 @click.command("recall")
 @click.argument("query", required=False)
 @click.option("--include-dormant", is_flag=True, help="Also return claims too old to be offered automatically.")
-@click.option("--batch", "batch_file", type=click.File("r", encoding="utf-8"),
-              help='JSON lines {"id", "query", "context": [earlier user texts]}; one result line each ("-" for stdin).')
+@click.option(
+    "--batch",
+    "batch_file",
+    type=click.File("r", encoding="utf-8"),
+    help='JSON lines {"id", "query", "context": [earlier user texts]}; one result line each ("-" for stdin).',
+)
 @json_option
-def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str] | None,
-                   as_json: bool) -> None:
+def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str] | None, as_json: bool) -> None:
     """Recall the claims that answer QUERY (1-512 characters), read-only."""
     if batch_file is not None:
         if query is not None:
@@ -160,8 +169,12 @@ def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str]
 
 @click.command("search")
 @click.argument("query")
-@click.option("--include-dormant/--no-dormant", default=True, show_default=True,
-              help="List claims too old to be offered automatically (marked dormant).")
+@click.option(
+    "--include-dormant/--no-dormant",
+    default=True,
+    show_default=True,
+    help="List claims too old to be offered automatically (marked dormant).",
+)
 @json_option
 def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
     """List up to 10 claims that match QUERY, best first, read-only."""
@@ -178,15 +191,19 @@ def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
 
 @click.command("explain")
 @click.argument("query", required=False)
-@click.option("--claim", "claim_id", metavar="ID",
-              help="Also say what became of this claim for QUERY: selected, or which gate or step dropped it.")
+@click.option(
+    "--claim",
+    "claim_id",
+    metavar="ID",
+    help="Also say what became of this claim for QUERY: selected, or which gate or step dropped it.",
+)
 @json_option
 def explain_command(query: str | None, claim_id: str | None, as_json: bool) -> None:
     """Show why the last automatic recall chose what it chose, or preview QUERY (no bodies)."""
     home = state_home()
     if query is None:
         if claim_id is not None:
-            raise UsageError("--claim needs a QUERY, e.g. `memevo explain \"sqlite port\" --claim ID`")
+            raise UsageError('--claim needs a QUERY, e.g. `memevo explain "sqlite port" --claim ID`')
         data = read_last_diagnostics(home)
     else:
         text = validate_query(query)
@@ -194,8 +211,9 @@ def explain_command(query: str | None, claim_id: str | None, as_json: bool) -> N
         from memory_core.ids import is_memory_id
 
         if claim_id is not None and not is_memory_id(claim_id):
-            raise UsageError(f"{claim_id!r} is not a memory id (24 lowercase hex characters); "
-                             "see `memevo search QUERY`")
+            raise UsageError(
+                f"{claim_id!r} is not a memory id (24 lowercase hex characters); see `memevo search QUERY`"
+            )
         store = open_recall_store(home)
         if store is None:
             data = preview(None, text, now=clock.now(), claim=claim_id)

@@ -22,23 +22,28 @@ def render_budget(budget: dict[str, Any]) -> str:
     if budget["spent"]:
         if not waiting:
             return f"spent for today; resets {budget['resumes_at'] or 'at midnight UTC'}"
-        return (f"spent for today; {sources} for the next UTC day: work resumes {budget['resumes_at']}, "
-                f"about {days} day{'s' if days != 1 else ''} to drain at {pace}"
-                + ("" if budget["drains_within_a_day"] else "; raise daily_model_calls to go faster"))
+        return (
+            f"spent for today; {sources} for the next UTC day: work resumes {budget['resumes_at']}, "
+            f"about {days} day{'s' if days != 1 else ''} to drain at {pace}"
+            + ("" if budget["drains_within_a_day"] else "; raise daily_model_calls to go faster")
+        )
     if not days:
-        return f"{sources}; today's budget covers {'them' if waiting != 1 else 'it'} " \
-               f"({budget['calls_left_today']:,} calls left)"
-    return (f"{sources}; today's budget has {budget['calls_left_today']:,} calls left, "
-            f"so about {days} more day{'s' if days != 1 else ''} to drain at {pace}"
-            + ("" if budget["drains_within_a_day"] else "; raise daily_model_calls to go faster"))
+        return (
+            f"{sources}; today's budget covers {'them' if waiting != 1 else 'it'} "
+            f"({budget['calls_left_today']:,} calls left)"
+        )
+    return (
+        f"{sources}; today's budget has {budget['calls_left_today']:,} calls left, "
+        f"so about {days} more day{'s' if days != 1 else ''} to drain at {pace}"
+        + ("" if budget["drains_within_a_day"] else "; raise daily_model_calls to go faster")
+    )
 
 
 def render_status(report: dict[str, Any]) -> str:
     mem = report["memories"]
     lines = [
         f"state dir:       {report['state_dir']}",
-        f"schema version:  {report['schema_version']} "
-        f"(this build supports {report['supported_schema_version']})",
+        f"schema version:  {report['schema_version']} (this build supports {report['supported_schema_version']})",
         f"memories:        {mem['total']} total",
         "  by kind:       " + ", ".join(f"{k} {v}" for k, v in mem["by_kind"].items()),
         "  by status:     " + ", ".join(f"{k} {v}" for k, v in mem["by_status"].items()),
@@ -52,19 +57,21 @@ def render_status(report: dict[str, Any]) -> str:
         lines.append(f"  failing {job['source_id']}: {job['failures']} failures, {why}, {due}")
     worker = report["worker"]
     lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}")
-    lines.append(f"model today:     {worker['model_calls_today']} calls, "
-                 f"{worker['model_tokens_today']} tokens"
-                 + (f" (daily budget spent; resets {worker['budget_resets_at']})"
-                    if worker["budget_spent"] else ""))
+    lines.append(
+        f"model today:     {worker['model_calls_today']} calls, "
+        f"{worker['model_tokens_today']} tokens"
+        + (f" (daily budget spent; resets {worker['budget_resets_at']})" if worker["budget_spent"] else "")
+    )
     lines.append(f"budget:          {render_budget(report['budget'])}")
     if worker["waiting_for_model"]:
         waiting = report["jobs"]["pending"] + report["jobs"]["retrying"] + report["jobs"]["paused"]
         hint = worker["model_hint"] or "set MEMEVO_MODEL_URL and MEMEVO_MODEL"
-        lines.append(f"model:           waiting for a model: {waiting} sources wait, uncounted; "
-                     f"{hint} for the worker, then restart it")
+        lines.append(
+            f"model:           waiting for a model: {waiting} sources wait, uncounted; "
+            f"{hint} for the worker, then restart it"
+        )
     elif not worker["model_configured"]:
-        lines.append("model:           not configured in this shell (the worker has one); "
-                     "`memevo evolve` needs it too")
+        lines.append("model:           not configured in this shell (the worker has one); `memevo evolve` needs it too")
     for line in report["hook_errors"]:
         lines.append(f"hook error:      {line}")
     integrity = report["integrity"]

@@ -25,8 +25,12 @@ def tool_definition() -> dict[str, object]:
         "input_schema": {
             "type": "object",
             "properties": {
-                "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS,
-                          "description": "The topic to recall, in English or Chinese."},
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_QUERY_CHARS,
+                    "description": "The topic to recall, in English or Chinese.",
+                },
             },
             "required": ["query"],
             "additionalProperties": False,

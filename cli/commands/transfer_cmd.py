@@ -35,8 +35,7 @@ def export_command(file: Path | None, as_json: bool) -> None:
             for line in export_lines(store.conn):
                 out.write(line + "\n")
                 written += 1
-    emit({"file": str(file), "lines": written}, as_json,
-         lambda d: f"exported {d['lines']} lines to {d['file']}")
+    emit({"file": str(file), "lines": written}, as_json, lambda d: f"exported {d['lines']} lines to {d['file']}")
 
 
 @click.command("import")
@@ -51,10 +50,15 @@ def import_command(file: Path, as_json: bool) -> None:
     with open_store() as store, store.transaction() as conn:
         # Split on newlines only: JSON strings may hold other line separators (U+2028).
         report = import_file(conn, text.split("\n"), clock.now())
-    emit(report.as_dict(), as_json,
-         lambda d: (f"imported {d['added']} memories ({d['already_present']} already present, "
-                    f"{d['blocked_skipped']} blocked, {d['events_skipped']} events not replayed)"
-                    + (f"; `memevo undo {d['event_id']}` reverts it" if d["event_id"] else "")))
+    emit(
+        report.as_dict(),
+        as_json,
+        lambda d: (
+            f"imported {d['added']} memories ({d['already_present']} already present, "
+            f"{d['blocked_skipped']} blocked, {d['events_skipped']} events not replayed)"
+            + (f"; `memevo undo {d['event_id']}` reverts it" if d["event_id"] else "")
+        ),
+    )
 
 
 COMMANDS = [export_command, import_command]

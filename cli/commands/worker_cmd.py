@@ -34,10 +34,8 @@ def consumer_argv(workers: int, periodic: bool) -> list[str]:
 
 
 @click.command("worker")
-@click.option("-w", "--workers", default=2, show_default=True, type=click.IntRange(1, 16),
-              help="Worker processes.")
-@click.option("--no-periodic", is_flag=True,
-              help="Do not schedule periodic recovery (for every consumer but one).")
+@click.option("-w", "--workers", default=2, show_default=True, type=click.IntRange(1, 16), help="Worker processes.")
+@click.option("--no-periodic", is_flag=True, help="Do not schedule periodic recovery (for every consumer but one).")
 def worker_command(workers: int, no_periodic: bool) -> None:
     """Start the background worker (huey_consumer with process workers) in the foreground."""
     cfg = settings()
@@ -55,8 +53,14 @@ EXIT_FAILED = 3  # it failed and will be retried
 EXIT_PAUSED = 4  # it failed and the source is now paused
 EXIT_BUDGET_SPENT = 5  # the daily model budget is spent: no attempt can start before it resets
 EXIT_NO_OUTCOME = 6  # still queued or running when --wait ran out (or handed back by a stopping worker)
-_EXIT_CODES = {"failed": EXIT_FAILED, "paused": EXIT_PAUSED, "budget_spent": EXIT_BUDGET_SPENT,
-               "queued": EXIT_NO_OUTCOME, "running": EXIT_NO_OUTCOME, "released": EXIT_NO_OUTCOME}
+_EXIT_CODES = {
+    "failed": EXIT_FAILED,
+    "paused": EXIT_PAUSED,
+    "budget_spent": EXIT_BUDGET_SPENT,
+    "queued": EXIT_NO_OUTCOME,
+    "running": EXIT_NO_OUTCOME,
+    "released": EXIT_NO_OUTCOME,
+}
 
 
 class EvolveBudgetSpent(BudgetSpent):
@@ -79,9 +83,11 @@ def _render_evolve(data: dict[str, Any]) -> str:
 
 
 def _budget_message(budget: Any) -> str:
-    return (f"the daily model budget is spent ({budget.usage.calls} calls, {budget.usage.tokens} tokens "
-            f"today); it resets at {clock.iso(budget.resets_at)}, or raise MEMEVO_DAILY_MODEL_CALLS "
-            "/ MEMEVO_DAILY_MODEL_TOKENS")
+    return (
+        f"the daily model budget is spent ({budget.usage.calls} calls, {budget.usage.tokens} tokens "
+        f"today); it resets at {clock.iso(budget.resets_at)}, or raise MEMEVO_DAILY_MODEL_CALLS "
+        "/ MEMEVO_DAILY_MODEL_TOKENS"
+    )
 
 
 def _queue(chosen: str, cfg: Any) -> tuple[Source, bool]:
@@ -131,8 +137,9 @@ def _wait(before: Source, data: dict[str, Any], wait_seconds: float, cfg: Any) -
     if wait_seconds and data["status"] == "queued":
         # JSON fields hold values; the hint is for people and scripts alike, in its own field.
         if worker_model is False:
-            data["hint"] = (f"the worker has no model configured: {cfg.model_setup_hint()} where it runs, "
-                            "then restart it")
+            data["hint"] = (
+                f"the worker has no model configured: {cfg.model_setup_hint()} where it runs, then restart it"
+            )
         else:
             data["hint"] = "not picked up yet: is `memevo worker` running?"
     return data
@@ -140,8 +147,13 @@ def _wait(before: Source, data: dict[str, Any], wait_seconds: float, cfg: Any) -
 
 @click.command("evolve")
 @click.option("--source", "source_id", help="Source id to attempt (default: the newest eligible).")
-@click.option("--wait", "wait_seconds", type=click.FloatRange(0, 3600), default=0.0,
-              help="Wait up to this many seconds and report the outcome.")
+@click.option(
+    "--wait",
+    "wait_seconds",
+    type=click.FloatRange(0, 3600),
+    default=0.0,
+    help="Wait up to this many seconds and report the outcome.",
+)
 @json_option
 def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) -> None:
     """Force one consolidation attempt now, overriding the retry delay and a pause.
@@ -153,16 +165,20 @@ def evolve_command(source_id: str | None, wait_seconds: float, as_json: bool) ->
     """
     cfg = settings()
     if not cfg.model_configured:
-        raise ConfigError(f"no model configured, so no attempt can run: {cfg.model_setup_hint()}, "
-                          "in the environment or config.toml (the worker needs it too); nothing was queued")
+        raise ConfigError(
+            f"no model configured, so no attempt can run: {cfg.model_setup_hint()}, "
+            "in the environment or config.toml (the worker needs it too); nothing was queued"
+        )
     with open_store() as store:
         chosen = pick_forced_source(store.conn, source_id)
     if chosen is None:
         raise UsageError("no pending or paused source to evolve; capture something first")
     before, reused = _queue(chosen, cfg)
-    data: dict[str, Any] = {"source_id": chosen,
-                            "status": "running" if before.state == JobState.LEASED else "queued",
-                            "reused": reused}
+    data: dict[str, Any] = {
+        "source_id": chosen,
+        "status": "running" if before.state == JobState.LEASED else "queued",
+        "reused": reused,
+    }
     if wait_seconds:
         data = _wait(before, data, wait_seconds, cfg)
     emit(data, as_json, _render_evolve)

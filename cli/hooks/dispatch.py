@@ -68,9 +68,18 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
     from memory_core.capture.learning_log import append_entry
     from memory_core.capture.turn import capture_turn, plan_turn
 
-    plan = plan_turn(agent=event.agent, session_id=event.session_id, origin=canonical_origin(event.cwd),
-                     cwd=event.cwd, messages=messages, statements=statements, operations=event.operations,
-                     final_message=event.final_message, ended_in_error=event.ended_in_error, state_dir=home)
+    plan = plan_turn(
+        agent=event.agent,
+        session_id=event.session_id,
+        origin=canonical_origin(event.cwd),
+        cwd=event.cwd,
+        messages=messages,
+        statements=statements,
+        operations=event.operations,
+        final_message=event.final_message,
+        ended_in_error=event.ended_in_error,
+        state_dir=home,
+    )
     if plan.needs_store:
         from memory_core.store.database import Store
 
@@ -125,8 +134,13 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
     with Store.open(home) as store:
         with store.transaction() as conn:
             result = capture_source(
-                conn, source_type=source_type, origin=canonical_origin(event.cwd), text=text,
-                now=now, agent=event.agent, session_id=event.session_id,
+                conn,
+                source_type=source_type,
+                origin=canonical_origin(event.cwd),
+                text=text,
+                now=now,
+                agent=event.agent,
+                session_id=event.session_id,
             )
     if result.created:
         nudge_consolidate(result.source_id)

@@ -138,8 +138,7 @@ def run_hook(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
         import traceback
 
         _log_failure(f"{label}: internal error", traceback.format_exc())
-        return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); "
-                                       "details in logs/hooks.log")
+        return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log")
     return HookRun("\n".join(out), "")
 
 

@@ -40,7 +40,7 @@ def clip_middle(text: str, limit: int) -> str:
     room = max(limit - len(marker), 0)
     head = (room + 1) // 2
     tail = room - head
-    return (text[:head] + marker + (text[len(text) - tail:] if tail else ""))[:limit]
+    return (text[:head] + marker + (text[len(text) - tail :] if tail else ""))[:limit]
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,15 @@ class Operation:
         _check_text("operation result_id", self.result_id, MAX_LABEL)
 
     @classmethod
-    def bounded(cls, tool: str, input: str = "", output: str = "", status: str = "ok",
-                call_id: str | None = None, result_id: str | None = None) -> Operation:
+    def bounded(
+        cls,
+        tool: str,
+        input: str = "",
+        output: str = "",
+        status: str = "ok",
+        call_id: str | None = None,
+        result_id: str | None = None,
+    ) -> Operation:
         """An operation with every text field clipped to its bound (output keeps head and tail)."""
         return cls(
             tool=tool[:MAX_TOOL_NAME] or "unknown",

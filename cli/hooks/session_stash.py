@@ -59,8 +59,13 @@ def write_prompt(home: Path, session_id: str, prompt: str, prompt_id: str | None
     # The digest is of the prompt as typed (the transcript holds the same text); what is
     # written is valid UTF-8, redacted and bounded (the hook's input is made valid only
     # after the adapter that writes this has run).
-    record = {"v": 1, "prompt_id": prompt_id, "prompt_digest": prompt_digest(prompt),
-              "prompt": redact_clipped(valid_text(prompt), MAX_PROMPT_BYTES), "at": now}
+    record = {
+        "v": 1,
+        "prompt_id": prompt_id,
+        "prompt_digest": prompt_digest(prompt),
+        "prompt": redact_clipped(valid_text(prompt), MAX_PROMPT_BYTES),
+        "at": now,
+    }
     path = stash_path(home, session_id)
     try:
         directory = ensure_private_dir(path.parent)

@@ -46,8 +46,9 @@ class Plan:
         return unified_diff(self.file.path, self.file.text if self.file.exists else None, self.new_text)
 
 
-def _plan(target: HookTarget, path: Path, wanted: Mapping[str, dict[str, Any]],
-          extra: Mapping[str, Any] | None = None) -> Plan:
+def _plan(
+    target: HookTarget, path: Path, wanted: Mapping[str, dict[str, Any]], extra: Mapping[str, Any] | None = None
+) -> Plan:
     file = read_settings(path)
     new_data = merge_hooks(file.data, wanted, target.is_ours, target.group_of)
     if extra:  # install only: the settings the hooks need (uninstall leaves them)
@@ -62,12 +63,21 @@ def _execute(plan: Plan, dry_run: bool, now: float) -> tuple[bool, str | None]:
     return True, None if backup is None else str(backup)
 
 
-def install(target: HookTarget | owned_file.FileTarget, scope: str, *, project_dir: Path, dry_run: bool, now: float,
-            env: Mapping[str, str] | None = None, launcher: Sequence[str] | None = None) -> dict[str, Any]:
+def install(
+    target: HookTarget | owned_file.FileTarget,
+    scope: str,
+    *,
+    project_dir: Path,
+    dry_run: bool,
+    now: float,
+    env: Mapping[str, str] | None = None,
+    launcher: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Make memevo's entries in ``scope``'s settings file exactly the current ones."""
     if isinstance(target, owned_file.FileTarget):
-        return owned_file.install(target, scope, project_dir=project_dir, dry_run=dry_run, now=now, env=env,
-                                  launcher=launcher)
+        return owned_file.install(
+            target, scope, project_dir=project_dir, dry_run=dry_run, now=now, env=env, launcher=launcher
+        )
     env = os.environ if env is None else env
     launcher = list(launcher or current_launcher())
     path = target.settings_path(scope, project_dir, env)
@@ -96,8 +106,15 @@ def install(target: HookTarget | owned_file.FileTarget, scope: str, *, project_d
     }
 
 
-def uninstall(target: HookTarget | owned_file.FileTarget, scope: str, *, project_dir: Path, dry_run: bool,
-              now: float, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+def uninstall(
+    target: HookTarget | owned_file.FileTarget,
+    scope: str,
+    *,
+    project_dir: Path,
+    dry_run: bool,
+    now: float,
+    env: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """Remove exactly memevo's entries from ``scope``'s settings file."""
     if isinstance(target, owned_file.FileTarget):
         return owned_file.uninstall(target, scope, project_dir=project_dir, dry_run=dry_run, now=now, env=env)

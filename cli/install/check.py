@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cli.install import owned_file
+from cli.install import owned_file, scope_checks
 from cli.install.executable import launcher_problem
 from cli.install.settings_json import SettingsFileError, find_ours, read_settings
 from cli.install.target import HookTarget
@@ -17,9 +17,16 @@ from memory_core.reports.health import ERROR, OK, WARN, make_check
 def inspect_scope(target: HookTarget, scope: str, project_dir: Path, env: Mapping[str, str]) -> dict[str, Any]:
     """What one settings file holds of memevo's (read-only)."""
     path = target.settings_path(scope, project_dir, env)
-    info: dict[str, Any] = {"scope": scope, "path": str(path), "exists": path.exists(), "problem": None,
-                            "events": [], "missing_events": list(target.events), "commands": [],
-                            "hooks_disabled": False}
+    info: dict[str, Any] = {
+        "scope": scope,
+        "path": str(path),
+        "exists": path.exists(),
+        "problem": None,
+        "events": [],
+        "missing_events": list(target.events),
+        "commands": [],
+        "hooks_disabled": False,
+    }
     try:
         file = read_settings(path)
     except SettingsFileError as exc:
@@ -44,12 +51,18 @@ def no_agent_check(checks: list[dict[str, Any]], names: list[str]) -> dict[str, 
     """A warning when none of the agents has memevo installed: nothing feeds or reads memory."""
     if any(check["details"].get("installed", True) for check in checks if check["name"] in names):
         return None
-    return make_check("agents", WARN, "no agent is connected: memevo learns and recalls nothing",
-                      "memevo install claude-code  # or codex, gemini, pi", agents=names)
+    return make_check(
+        "agents",
+        WARN,
+        "no agent is connected: memevo learns and recalls nothing",
+        "memevo install claude-code  # or codex, gemini, pi",
+        agents=names,
+    )
 
 
-def agent_checks(target: HookTarget | owned_file.FileTarget, project_dir: Path,
-                 env: Mapping[str, str]) -> list[dict[str, Any]]:
+def agent_checks(
+    target: HookTarget | owned_file.FileTarget, project_dir: Path, env: Mapping[str, str]
+) -> list[dict[str, Any]]:
     """One ``ok`` check, or one check per problem, each with the command that fixes it."""
     if isinstance(target, owned_file.FileTarget):
         return owned_file.checks(target, project_dir, env)
@@ -58,48 +71,68 @@ def agent_checks(target: HookTarget | owned_file.FileTarget, project_dir: Path,
     checks: list[dict[str, Any]] = []
     for info in scopes:
         if info["problem"]:
-            checks.append(make_check(name, ERROR, f"{info['scope']} settings {info['path']} {info['problem']}",
-                                     f"${{EDITOR:-vi}} {shlex.quote(info['path'])}  # fix it by hand",
-                                     scope=info["scope"], path=info["path"]))
+            checks.append(
+                make_check(
+                    name,
+                    ERROR,
+                    f"{info['scope']} settings {info['path']} {info['problem']}",
+                    f"${{EDITOR:-vi}} {shlex.quote(info['path'])}  # fix it by hand",
+                    scope=info["scope"],
+                    path=info["path"],
+                )
+            )
     installed = [info for info in scopes if info["events"]]
     if not installed:
         if not checks:
-            # Not using an agent is fine; doctor warns only when no agent at all is connected.
-            checks.append(make_check(
-                name, OK, f"{target.title} hooks are not installed (to use it: memevo install {name})",
-                scopes=scopes, installed=False))
+            checks.append(scope_checks.not_installed(name, target.title, "hooks are", scopes))
         return checks
     file_errors = len(checks)
     for info in scopes:
         if info["hooks_disabled"]:
-            checks.append(make_check(
-                name, ERROR, f"{info['path']} sets {target.disabling_key}: {target.title} runs no hooks at all",
-                f"${{EDITOR:-vi}} {shlex.quote(info['path'])}  # remove \"{target.disabling_key}\": true",
-                scope=info["scope"], path=info["path"]))
+            checks.append(
+                make_check(
+                    name,
+                    ERROR,
+                    f"{info['path']} sets {target.disabling_key}: {target.title} runs no hooks at all",
+                    f'${{EDITOR:-vi}} {shlex.quote(info["path"])}  # remove "{target.disabling_key}": true',
+                    scope=info["scope"],
+                    path=info["path"],
+                )
+            )
     for info in installed:
         reinstall = f"memevo install {name} --scope {info['scope']}"
         for command in info["commands"]:
             if command["problem"]:
-                checks.append(make_check(
-                    name, ERROR, f"{info['scope']} hooks ({info['path']}) cannot run: {command['problem']}",
-                    reinstall, scope=info["scope"], path=info["path"], command=command["command"]))
+                checks.append(
+                    make_check(
+                        name,
+                        ERROR,
+                        f"{info['scope']} hooks ({info['path']}) cannot run: {command['problem']}",
+                        reinstall,
+                        scope=info["scope"],
+                        path=info["path"],
+                        command=command["command"],
+                    )
+                )
         if info["missing_events"]:
-            checks.append(make_check(
-                name, WARN, f"{info['scope']} hooks ({info['path']}) lack {', '.join(info['missing_events'])}",
-                reinstall, scope=info["scope"], path=info["path"], missing_events=info["missing_events"]))
+            checks.append(
+                make_check(
+                    name,
+                    WARN,
+                    f"{info['scope']} hooks ({info['path']}) lack {', '.join(info['missing_events'])}",
+                    reinstall,
+                    scope=info["scope"],
+                    path=info["path"],
+                    missing_events=info["missing_events"],
+                )
+            )
     if target.extra_checks is not None:  # what only this agent can tell (Codex: are the hooks trusted?)
         checks.extend(target.extra_checks(target, installed, env))
-    if len(installed) > 1:
-        extra = installed[1:]
-        checks.append(make_check(
-            name, WARN,
-            f"installed in {' and '.join(info['scope'] for info in installed)} scopes: {target.title} runs them all, "
-            "so memevo runs more than once per event",
-            " && ".join(f"memevo uninstall {name} --scope {info['scope']}" for info in extra),
-            scopes=[info["scope"] for info in installed]))
+    several = scope_checks.several_scopes(name, target.title, installed)
+    if several is not None:
+        checks.append(several)
     if len(checks) == file_errors:
         where = ", ".join(f"{info['scope']} ({info['path']})" for info in installed)
         commands = sorted({c["command"] for info in installed for c in info["commands"]})
-        checks.append(make_check(name, OK, f"hooks installed: {where}; runs {'; '.join(commands)}",
-                                 scopes=scopes))
+        checks.append(make_check(name, OK, f"hooks installed: {where}; runs {'; '.join(commands)}", scopes=scopes))
     return checks

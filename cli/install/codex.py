@@ -64,9 +64,12 @@ def event_label(event: str) -> str:
 def hook_hash(event: str, group: Mapping[str, Any], entry: Mapping[str, Any]) -> str:
     """The ``trusted_hash`` Codex records when the user trusts this command hook."""
     timeout = entry.get("timeout", entry.get("timeout_sec"))
-    handler: dict[str, Any] = {"type": "command", "command": entry.get("command"),
-                               "timeout": max(int(timeout), 1) if isinstance(timeout, int | float) else DEFAULT_TIMEOUT,
-                               "async": entry.get("async") is True}
+    handler: dict[str, Any] = {
+        "type": "command",
+        "command": entry.get("command"),
+        "timeout": max(int(timeout), 1) if isinstance(timeout, int | float) else DEFAULT_TIMEOUT,
+        "async": entry.get("async") is True,
+    }
     if isinstance(entry.get("statusMessage"), str):
         handler["statusMessage"] = entry["statusMessage"]
     identity: dict[str, Any] = {"event_name": event_label(event), "hooks": [handler]}
@@ -106,7 +109,7 @@ def _our_hooks(target: HookTarget, path: Path) -> list[tuple[str, str, str]]:
 
 def _state(states: Mapping[str, Any], path: Path, key: str) -> Mapping[str, Any]:
     """The hook state under ``key``, or under the same key with the file's real path."""
-    for candidate in (key, str(path.resolve()) + key[len(str(path)):]):
+    for candidate in (key, str(path.resolve()) + key[len(str(path)) :]):
         value = states.get(candidate)
         if isinstance(value, Mapping):
             return value
@@ -128,8 +131,9 @@ def trust_checks(target: HookTarget, installed: list[dict[str, Any]], env: Mappi
     config_path = codex_home(env) / CONFIG_FILE
     config = _read_config(config_path)
     if config is None:
-        return [make_check(target.name, WARN, f"{UNKNOWN} ({config_path} cannot be read)", TRUST_FIX,
-                           path=str(config_path))]
+        return [
+            make_check(target.name, WARN, f"{UNKNOWN} ({config_path} cannot be read)", TRUST_FIX, path=str(config_path))
+        ]
     hooks = config.get("hooks")
     states = hooks.get("state") if isinstance(hooks, Mapping) else None
     states = states if isinstance(states, Mapping) else {}
@@ -144,11 +148,17 @@ def trust_checks(target: HookTarget, installed: list[dict[str, Any]], env: Mappi
             level = _project_trust(projects, project)
             if level != "trusted":
                 state = "is marked untrusted" if level == "untrusted" else "is not trusted yet"
-                checks.append(make_check(
-                    target.name, ERROR if level == "untrusted" else WARN,
-                    f"{where}: Codex loads a project's .codex/ only when it trusts the project, and {project} {state}",
-                    f"cd {shlex.quote(str(project))} && codex  # and trust the project when Codex asks",
-                    scope=scope, path=str(path)))
+                checks.append(
+                    make_check(
+                        target.name,
+                        ERROR if level == "untrusted" else WARN,
+                        f"{where}: Codex loads a project's .codex/ only when it trusts the project, "
+                        f"and {project} {state}",
+                        f"cd {shlex.quote(str(project))} && codex  # and trust the project when Codex asks",
+                        scope=scope,
+                        path=str(path),
+                    )
+                )
         untrusted, changed, disabled = [], [], []
         for event, key, expected in _our_hooks(target, path):
             recorded = _state(states, path, key)
@@ -160,16 +170,40 @@ def trust_checks(target: HookTarget, installed: list[dict[str, Any]], env: Mappi
             elif trusted != expected:
                 changed.append(event)
         if disabled:
-            checks.append(make_check(target.name, ERROR, f"{where}: disabled in Codex: {', '.join(disabled)}",
-                                     TRUST_FIX + " (and enable them)", scope=scope, path=str(path)))
+            checks.append(
+                make_check(
+                    target.name,
+                    ERROR,
+                    f"{where}: disabled in Codex: {', '.join(disabled)}",
+                    TRUST_FIX + " (and enable them)",
+                    scope=scope,
+                    path=str(path),
+                )
+            )
         if untrusted:
-            checks.append(make_check(
-                target.name, ERROR, f"{where} are not trusted in Codex, which skips untrusted hooks: "
-                f"{', '.join(untrusted)}", TRUST_FIX, scope=scope, path=str(path), untrusted=untrusted))
+            checks.append(
+                make_check(
+                    target.name,
+                    ERROR,
+                    f"{where} are not trusted in Codex, which skips untrusted hooks: {', '.join(untrusted)}",
+                    TRUST_FIX,
+                    scope=scope,
+                    path=str(path),
+                    untrusted=untrusted,
+                )
+            )
         if changed:
-            checks.append(make_check(
-                target.name, WARN, f"{where} changed since Codex trusted them (a reinstall, or another Codex "
-                f"version), so Codex may skip them: {', '.join(changed)}", TRUST_FIX, scope=scope, path=str(path)))
+            checks.append(
+                make_check(
+                    target.name,
+                    WARN,
+                    f"{where} changed since Codex trusted them (a reinstall, or another Codex "
+                    f"version), so Codex may skip them: {', '.join(changed)}",
+                    TRUST_FIX,
+                    scope=scope,
+                    path=str(path),
+                )
+            )
     return checks
 
 
@@ -185,8 +219,10 @@ TARGET = HookTarget(
         "Stop": 30,  # captures the turn; may wait briefly for the rollout to catch up
         "SessionEnd": 3,  # Codex clamps SessionEnd hooks to 3 s
     },
-    notice=("Codex runs hooks only once you trust them: open Codex (`codex`) and run /hooks to review and "
-            "trust memevo's hooks (memevo never marks its own hooks trusted). `memevo doctor` shows whether "
-            "they are trusted."),
+    notice=(
+        "Codex runs hooks only once you trust them: open Codex (`codex`) and run /hooks to review and "
+        "trust memevo's hooks (memevo never marks its own hooks trusted). `memevo doctor` shows whether "
+        "they are trusted."
+    ),
     extra_checks=trust_checks,
 )

@@ -59,17 +59,29 @@ def hooks_checks(target: HookTarget, installed: list[dict[str, Any]], env: Mappi
         config = config if isinstance(config, dict) else {}
         where = f"{info['path']} ({info['scope']} scope)"
         if config.get("enabled") is False:
-            checks.append(make_check(
-                target.name, ERROR, f"{where} sets hooksConfig.enabled to false: Gemini CLI runs no hooks at all",
-                f"memevo install {target.name} --scope {info['scope']}  # sets it to true",
-                scope=info["scope"], path=info["path"]))
+            checks.append(
+                make_check(
+                    target.name,
+                    ERROR,
+                    f"{where} sets hooksConfig.enabled to false: Gemini CLI runs no hooks at all",
+                    f"memevo install {target.name} --scope {info['scope']}  # sets it to true",
+                    scope=info["scope"],
+                    path=info["path"],
+                )
+            )
         disabled = config.get("disabled")
         ours = {command["command"] for command in info["commands"]}
         if isinstance(disabled, list) and ours.intersection(d for d in disabled if isinstance(d, str)):
-            checks.append(make_check(
-                target.name, ERROR, f"{where} lists memevo's hook command in hooksConfig.disabled",
-                f"${{EDITOR:-vi}} {shlex.quote(info['path'])}  # remove it from \"hooksConfig.disabled\"",
-                scope=info["scope"], path=info["path"]))
+            checks.append(
+                make_check(
+                    target.name,
+                    ERROR,
+                    f"{where} lists memevo's hook command in hooksConfig.disabled",
+                    f'${{EDITOR:-vi}} {shlex.quote(info["path"])}  # remove it from "hooksConfig.disabled"',
+                    scope=info["scope"],
+                    path=info["path"],
+                )
+            )
     return checks
 
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cli.install import scope_checks
 from cli.install.executable import current_launcher, launcher_problem
 from cli.install.settings_json import (
     SettingsFile,
@@ -133,16 +134,26 @@ def _replace_pristine(found: _Found, text: str) -> None:
     try:
         replace_atomically(target, text, stat.S_IMODE(target.stat().st_mode))
     except OSError as exc:
-        raise SettingsFileError(f"cannot write {found.path}: {exc.strerror or exc}; check the directory's "
-                                "permissions (the file was not changed)") from None
+        raise SettingsFileError(
+            f"cannot write {found.path}: {exc.strerror or exc}; check the directory's "
+            "permissions (the file was not changed)"
+        ) from None
 
 
 def _removal_diff(path: Path, old: str) -> str:
     return "\n".join(difflib.unified_diff(old.splitlines(), [], fromfile=str(path), tofile="/dev/null", lineterm=""))
 
 
-def install(target: FileTarget, scope: str, *, project_dir: Path, dry_run: bool, now: float,
-            env: Mapping[str, str] | None = None, launcher: Sequence[str] | None = None) -> dict[str, Any]:
+def install(
+    target: FileTarget,
+    scope: str,
+    *,
+    project_dir: Path,
+    dry_run: bool,
+    now: float,
+    env: Mapping[str, str] | None = None,
+    launcher: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """Make the scope's file exactly memevo's current one for ``launcher``."""
     env = os.environ if env is None else env
     launcher = list(launcher or current_launcher())
@@ -151,7 +162,9 @@ def install(target: FileTarget, scope: str, *, project_dir: Path, dry_run: bool,
     if found.exists and not found.ours:
         raise SettingsFileError(
             f"{path} exists and is not memevo's {target.title} extension; move it away and run the command "
-            "again (nothing was changed)", "is not memevo's file")
+            "again (nothing was changed)",
+            "is not memevo's file",
+        )
     new_text = target.render(launcher)
     changed = found.text != new_text
     backup: Path | None = None
@@ -177,12 +190,20 @@ def install(target: FileTarget, scope: str, *, project_dir: Path, dry_run: bool,
         "timeout_notes": dict(target.notes),
         "notice": target.notice if changed else None,
         "diff": (unified_diff(path, found.text if found.exists else None, new_text) if changed else "")
-        if dry_run else None,
+        if dry_run
+        else None,
     }
 
 
-def uninstall(target: FileTarget, scope: str, *, project_dir: Path, dry_run: bool, now: float,
-              env: Mapping[str, str] | None = None) -> dict[str, Any]:
+def uninstall(
+    target: FileTarget,
+    scope: str,
+    *,
+    project_dir: Path,
+    dry_run: bool,
+    now: float,
+    env: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """Remove the scope's file if it is memevo's (a changed one is kept as a backup)."""
     env = os.environ if env is None else env
     path = target.file_path(scope, project_dir, env)
@@ -200,8 +221,10 @@ def uninstall(target: FileTarget, scope: str, *, project_dir: Path, dry_run: boo
             else:
                 backup = _backup_by_rename(found, now)
         except OSError as exc:
-            raise SettingsFileError(f"cannot remove {path}: {exc.strerror or exc}; check the directory's "
-                                    "permissions (the file was not changed)") from None
+            raise SettingsFileError(
+                f"cannot remove {path}: {exc.strerror or exc}; check the directory's "
+                "permissions (the file was not changed)"
+            ) from None
         written = True
     return {
         "agent": target.name,
@@ -222,16 +245,27 @@ def uninstall(target: FileTarget, scope: str, *, project_dir: Path, dry_run: boo
 def inspect_scope(target: FileTarget, scope: str, project_dir: Path, env: Mapping[str, str]) -> dict[str, Any]:
     """What one scope holds of memevo's (read-only)."""
     path = target.file_path(scope, project_dir, env)
-    info: dict[str, Any] = {"scope": scope, "path": str(path), "exists": False, "ours": False, "problem": None,
-                            "command": None, "command_problem": None, "stale": False}
+    info: dict[str, Any] = {
+        "scope": scope,
+        "path": str(path),
+        "exists": False,
+        "ours": False,
+        "problem": None,
+        "command": None,
+        "command_problem": None,
+        "stale": False,
+    }
     try:
         found = _read(target, path)
     except SettingsFileError as exc:
         return {**info, "exists": True, "problem": exc.problem}
     info.update(exists=found.exists, ours=found.ours)
     if found.launcher is not None:
-        info.update(command=target.hook_command(found.launcher), command_problem=launcher_problem(found.launcher),
-                    stale=not _pristine(target, found))
+        info.update(
+            command=target.hook_command(found.launcher),
+            command_problem=launcher_problem(found.launcher),
+            stale=not _pristine(target, found),
+        )
     return info
 
 
@@ -242,40 +276,63 @@ def checks(target: FileTarget, project_dir: Path, env: Mapping[str, str]) -> lis
     found: list[dict[str, Any]] = []
     for info in scopes:
         if info["problem"]:
-            found.append(make_check(name, ERROR, f"{info['scope']} extension {info['path']} {info['problem']}",
-                                    f"ls -l {shlex.quote(info['path'])}  # fix it by hand",
-                                    scope=info["scope"], path=info["path"]))
+            found.append(
+                make_check(
+                    name,
+                    ERROR,
+                    f"{info['scope']} extension {info['path']} {info['problem']}",
+                    f"ls -l {shlex.quote(info['path'])}  # fix it by hand",
+                    scope=info["scope"],
+                    path=info["path"],
+                )
+            )
         elif info["exists"] and not info["ours"]:
-            found.append(make_check(name, WARN, f"{info['path']} is not memevo's {target.title} extension",
-                                    f"mv {shlex.quote(info['path'])} {shlex.quote(info['path'] + '.old')}"
-                                    f" && memevo install {name} --scope {info['scope']}",
-                                    scope=info["scope"], path=info["path"]))
+            found.append(
+                make_check(
+                    name,
+                    WARN,
+                    f"{info['path']} is not memevo's {target.title} extension",
+                    f"mv {shlex.quote(info['path'])} {shlex.quote(info['path'] + '.old')}"
+                    f" && memevo install {name} --scope {info['scope']}",
+                    scope=info["scope"],
+                    path=info["path"],
+                )
+            )
     installed = [info for info in scopes if info["ours"]]
     if not installed:
         if not found:
-            # Not using an agent is fine; doctor warns only when no agent at all is connected.
-            found.append(make_check(
-                name, OK, f"{target.title} extension is not installed (to use it: memevo install {name})",
-                scopes=scopes, installed=False))
+            found.append(scope_checks.not_installed(name, target.title, "extension is", scopes))
         return found
     problems = len(found)
     for info in installed:
         reinstall = f"memevo install {name} --scope {info['scope']}"
         if info["command_problem"]:
-            found.append(make_check(
-                name, ERROR, f"{info['scope']} extension ({info['path']}) cannot run memevo: {info['command_problem']}",
-                reinstall, scope=info["scope"], path=info["path"], command=info["command"]))
+            found.append(
+                make_check(
+                    name,
+                    ERROR,
+                    f"{info['scope']} extension ({info['path']}) cannot run memevo: {info['command_problem']}",
+                    reinstall,
+                    scope=info["scope"],
+                    path=info["path"],
+                    command=info["command"],
+                )
+            )
         elif info["stale"]:
-            found.append(make_check(
-                name, WARN, f"{info['scope']} extension ({info['path']}) is stale: not what this memevo installs",
-                reinstall, scope=info["scope"], path=info["path"], command=info["command"]))
-    if len(installed) > 1:
-        found.append(make_check(
-            name, WARN,
-            f"installed in {' and '.join(info['scope'] for info in installed)} scopes: {target.title} loads them all, "
-            "so memevo runs more than once per event",
-            " && ".join(f"memevo uninstall {name} --scope {info['scope']}" for info in installed[1:]),
-            scopes=[info["scope"] for info in installed]))
+            found.append(
+                make_check(
+                    name,
+                    WARN,
+                    f"{info['scope']} extension ({info['path']}) is stale: not what this memevo installs",
+                    reinstall,
+                    scope=info["scope"],
+                    path=info["path"],
+                    command=info["command"],
+                )
+            )
+    several = scope_checks.several_scopes(name, target.title, installed)
+    if several is not None:
+        found.append(several)
     if len(found) == problems:
         where = ", ".join(f"{info['scope']} ({info['path']})" for info in installed)
         commands = sorted({info["command"] for info in installed})

@@ -74,8 +74,7 @@ class SettingsFile:
 
 
 def _refuse(path: Path, problem: str) -> SettingsFileError:
-    return SettingsFileError(f"{path} {problem}; fix the file and run the command again (nothing was changed)",
-                             problem)
+    return SettingsFileError(f"{path} {problem}; fix the file and run the command again (nothing was changed)", problem)
 
 
 def _no_constants(name: str) -> Any:
@@ -91,8 +90,10 @@ def read_raw(path: Path) -> tuple[Path, bytes | None]:
     except FileNotFoundError:
         return target, None
     except OSError as exc:
-        raise SettingsFileError(f"cannot read {path}: {exc.strerror}; check the file and its permissions",
-                                f"cannot be read ({exc.strerror})") from None
+        raise SettingsFileError(
+            f"cannot read {path}: {exc.strerror}; check the file and its permissions",
+            f"cannot be read ({exc.strerror})",
+        ) from None
 
 
 def read_settings(path: Path) -> SettingsFile:
@@ -155,8 +156,9 @@ def default_group(entry: HookEntry) -> dict[str, Any]:
     return {"matcher": "", "hooks": [entry]}
 
 
-def merge_hooks(data: Mapping[str, Any], wanted: Mapping[str, HookEntry], is_ours: IsOurs,
-                group_of: GroupOf = default_group) -> dict[str, Any]:
+def merge_hooks(
+    data: Mapping[str, Any], wanted: Mapping[str, HookEntry], is_ours: IsOurs, group_of: GroupOf = default_group
+) -> dict[str, Any]:
     """A copy of ``data`` whose memevo entries are exactly ``wanted`` (event -> entry).
 
     ``wanted = {}`` removes memevo's entries. Nothing else changes.
@@ -229,8 +231,11 @@ def render(data: Mapping[str, Any]) -> str:
 def unified_diff(path: Path, old: str | None, new: str) -> str:
     """A unified diff of the file; ``old`` is ``None`` for a file that does not exist yet."""
     lines = difflib.unified_diff(
-        (old or "").splitlines(), new.splitlines(),
-        fromfile="/dev/null" if old is None else str(path), tofile=str(path), lineterm="",
+        (old or "").splitlines(),
+        new.splitlines(),
+        fromfile="/dev/null" if old is None else str(path),
+        tofile=str(path),
+        lineterm="",
     )
     return "\n".join(lines)
 

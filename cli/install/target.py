@@ -62,7 +62,7 @@ def launcher_of(command: str, agent: str) -> list[str] | None:
     for i, token in enumerate(argv):
         if token != "hook":
             continue
-        prefix, rest = argv[:i], argv[i + 1:]
+        prefix, rest = argv[:i], argv[i + 1 :]
         if not is_memevo_launcher(prefix):
             return None
         pairs = zip(rest, [*rest[1:], None], strict=True)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 
-_ENGLISH = re.compile(r"^\s*memory\s+([0-9a-f]{24})\s+is\s+(useful|unhelpful|accurate|incorrect)\s*[.!]?\s*$",
-                      re.IGNORECASE)
+_ENGLISH = re.compile(
+    r"^\s*memory\s+([0-9a-f]{24})\s+is\s+(useful|unhelpful|accurate|incorrect)\s*[.!]?\s*$", re.IGNORECASE
+)
 _CHINESE = re.compile(r"^\s*记忆\s*([0-9a-f]{24})\s*(有用|没用|正确|错误)\s*[。.!！]?\s*$")
 _CHINESE_VERDICTS = {"有用": "useful", "没用": "unhelpful", "正确": "accurate", "错误": "incorrect"}
 

@@ -45,15 +45,17 @@ def key_prefix(agent: str, session_id: str | None) -> str:
     return f"{agent}|{session_id or '-'}|"
 
 
-def source_exists_for(conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str,
-                      identity: str) -> str | None:
+def source_exists_for(
+    conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str, identity: str
+) -> str | None:
     """The id of the source already captured with ``identity`` in this agent session, if any."""
     sid = make_source_id(dedupe_key(agent, session_id, source_type, "", identity))
     return sid if source_exists(conn, sid) else None
 
 
-def captured_texts(conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str,
-                   limit: int = 500) -> list[str]:
+def captured_texts(
+    conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str, limit: int = 500
+) -> list[str]:
     """The texts of the newest sources of one type this agent session captured already."""
     prefix = f"{key_prefix(agent, session_id)}{source_type}|"
     texts = []
@@ -101,8 +103,17 @@ def capture_source(
     if source_exists(conn, sid):
         return CaptureResult(sid, created=False)
     insert_source_row(
-        conn, source_id=sid, origin=origin, source_type=source_type, dedupe_key=key, created_at=now,
-        text=clean, agent=agent, session_id=session_id, target_ids=list(target_ids)[:8], job=new_job(now),
+        conn,
+        source_id=sid,
+        origin=origin,
+        source_type=source_type,
+        dedupe_key=key,
+        created_at=now,
+        text=clean,
+        agent=agent,
+        session_id=session_id,
+        target_ids=list(target_ids)[:8],
+        job=new_job(now),
     )
     added = 0
     if source_type == "summary":
@@ -114,8 +125,7 @@ def capture_source(
     return CaptureResult(sid, created=True, local_claims=added)
 
 
-def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: list[tuple[str, str]],
-                      now: float) -> int:
+def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: list[tuple[str, str]], now: float) -> int:
     # Only summaries with labelled lines need the record models.
     from memory_core.records import Evidence, new_memory
     from memory_core.store.changes import ChangeSet
@@ -131,6 +141,12 @@ def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: li
             continue
         if get_memory(conn, claim.id) is None:
             changes.write(None, claim)
-    changes.commit(at=now, actor="local", operation="capture_local", source_id=sid, manual=False,
-                   reason="labelled lines of a compaction summary")
+    changes.commit(
+        at=now,
+        actor="local",
+        operation="capture_local",
+        source_id=sid,
+        manual=False,
+        reason="labelled lines of a compaction summary",
+    )
     return len(changes.after)

@@ -169,7 +169,7 @@ def _state_markers(state_dir: Path | None) -> tuple[str, ...]:
     home = os.path.expanduser("~")
     for form in list(forms):
         if home not in ("", "/") and form.startswith(home + os.sep):
-            forms.add("~" + form[len(home):])
+            forms.add("~" + form[len(home) :])
     return tuple(sorted(f.rstrip("/") for f in forms if f.rstrip("/")))
 
 
@@ -187,8 +187,11 @@ def clip_middle_bytes(text: str, max_bytes: int, head_share: float = HEAD_SHARE)
         room = max(max_bytes - len(marker.encode("utf-8")), 0)
         head = clip_utf8(text, int(room * head_share))
         tail = _tail_utf8(text, room - len(head.encode("utf-8", errors="surrogatepass")))
-        omitted = len(raw) - len(head.encode("utf-8", errors="surrogatepass")) - len(
-            tail.encode("utf-8", errors="surrogatepass"))
+        omitted = (
+            len(raw)
+            - len(head.encode("utf-8", errors="surrogatepass"))
+            - len(tail.encode("utf-8", errors="surrogatepass"))
+        )
         marker = f"\n[… {omitted} bytes omitted …]\n"
     clipped = head + marker + tail
     return clip_utf8(clipped, max_bytes)
@@ -213,8 +216,12 @@ def _clean(text: str) -> str:
 def _observation(position: int, op: OperationLike, category: str) -> Observation:
     operation = clip_middle_bytes(f"{op.tool}: {_clean(op.input)}", OPERATION_BYTES, head_share=0.6)
     return Observation(
-        position=position, tool=op.tool, category=category, status=op.status,
-        operation=operation, output=clip_middle_bytes(_clean(op.output), OUTPUT_BYTES),
+        position=position,
+        tool=op.tool,
+        category=category,
+        status=op.status,
+        operation=operation,
+        output=clip_middle_bytes(_clean(op.output), OUTPUT_BYTES),
         failed=op.status != "ok",
     )
 
@@ -272,8 +279,9 @@ def _resource(how: str, raw: str, cwd: str, markers: tuple[str, ...]) -> Resourc
     return Resource(how, path, directory, False)
 
 
-def resources_of(messages: Sequence[str], readings: Sequence[tuple[str, str]], cwd: str,
-                 markers: tuple[str, ...] = ()) -> tuple[Resource, ...]:
+def resources_of(
+    messages: Sequence[str], readings: Sequence[tuple[str, str]], cwd: str, markers: tuple[str, ...] = ()
+) -> tuple[Resource, ...]:
     """Explicit resources: ``cd``/``git -C`` and paths in the user's words, and the directories
     and files operations named in their *input*. The working directory alone is none."""
     from memory_core.capture.work_operations import absolute_paths
@@ -359,14 +367,29 @@ def plan_progress(
         text = _render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
     identity = hashlib.sha256("\x00".join([request, *call_ids]).encode("utf-8")).hexdigest()[:32]
     return ProgressPlan(
-        text=text, identity=identity, request=request, topics=topics, observations=tuple(kept),
-        omitted=len(candidates) - len(kept), excluded=excluded, unlinked=unlinked, completion=completion,
+        text=text,
+        identity=identity,
+        request=request,
+        topics=topics,
+        observations=tuple(kept),
+        omitted=len(candidates) - len(kept),
+        excluded=excluded,
+        unlinked=unlinked,
+        completion=completion,
         resources=resources,
     )
 
 
-def _render(request: str, kept: Sequence[Observation], resources: Sequence[Resource], completion: str,
-            report: str | None, total: int, excluded: int, unlinked: int) -> str:
+def _render(
+    request: str,
+    kept: Sequence[Observation],
+    resources: Sequence[Resource],
+    completion: str,
+    report: str | None,
+    total: int,
+    excluded: int,
+    unlinked: int,
+) -> str:
     lines = [
         "Progress observation: the tool calls of one agent turn and what they returned, recorded by the host.",
         f"completion: {completion}",
@@ -378,8 +401,7 @@ def _render(request: str, kept: Sequence[Observation], resources: Sequence[Resou
             for r in resources
         )
         lines.append("resources: " + clip_utf8(_clean(described), RESOURCE_BYTES))
-    notes = [f"{len(kept)} of {total} kept, in the order they ran",
-             f"omitted {total - len(kept)} less important"]
+    notes = [f"{len(kept)} of {total} kept, in the order they ran", f"omitted {total - len(kept)} less important"]
     if excluded:
         notes.append(f"excluded {excluded} (memevo's own or touching its state directory)")
     if unlinked:
@@ -394,6 +416,8 @@ def _render(request: str, kept: Sequence[Observation], resources: Sequence[Resou
     if report is None:
         lines.append("assistant report: none" + (" (the final response failed)" if completion == INTERRUPTED else ""))
     else:
-        lines.append("assistant report (the agent's words, not proof): "
-                     + clip_middle_bytes(_clean(report), REPORT_BYTES, head_share=0.6))
+        lines.append(
+            "assistant report (the agent's words, not proof): "
+            + clip_middle_bytes(_clean(report), REPORT_BYTES, head_share=0.6)
+        )
     return "\n".join(lines)

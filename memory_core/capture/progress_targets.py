@@ -56,10 +56,12 @@ fail fails failed failing failure success successful error errors check checks c
 results remote origin main master local changes upstream release released deploy deployed ok
 提交 推送 合并 测试 构建 安装 运行 修复 修改 更新 完成 状态 进度 项目 仓库 分支 文件 代码 任务 失败 成功
 """
-_GENERIC_NAMES = frozenset("""
+_GENERIC_NAMES = frozenset(
+    """
 src lib libs tmp temp app apps main master test tests docs doc home work repo repos project projects code
 build dist bin scripts script data config etc usr var opt users user dev tools util utils packages pkg
-""".split())
+""".split()
+)
 
 
 @functools.cache
@@ -114,8 +116,11 @@ def _path_strength(paths: list[str], text: str, resources: Sequence[Resource]) -
     for resource in resources:
         related = False
         for path in paths:
-            if _within(resource.path, path) or _within(resource.root, path) or (
-                    resource.is_checkout and _within(path, resource.root)):
+            if (
+                _within(resource.path, path)
+                or _within(resource.root, path)
+                or (resource.is_checkout and _within(path, resource.root))
+            ):
                 strength = max(strength, QUALIFIED)
                 related = True
         name = os.path.basename(resource.root.rstrip("/"))

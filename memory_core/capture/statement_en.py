@@ -24,24 +24,88 @@ _QUOTE_TOKEN = "quoted_text"
 _PUNCT = frozenset(",;:?!")
 
 _SPECIAL_CONTRACTIONS = {
-    "don't": ("do", "not"), "won't": ("will", "not"), "can't": ("can", "not"), "cannot": ("can", "not"),
-    "shan't": ("shall", "not"), "let's": ("let", "us"), "lets": ("let", "us"), "i'm": ("i", "am"),
+    "don't": ("do", "not"),
+    "won't": ("will", "not"),
+    "can't": ("can", "not"),
+    "cannot": ("can", "not"),
+    "shan't": ("shall", "not"),
+    "let's": ("let", "us"),
+    "lets": ("let", "us"),
+    "i'm": ("i", "am"),
     "ain't": ("is", "not"),
 }
 _SUFFIX_CONTRACTIONS = (("'ll", "will"), ("'re", "are"), ("'ve", "have"), ("'m", "am"), ("'d", "would"))
 _IS_CONTRACTED = frozenset("it that what there here who he she where how this".split())
 
 # Leading words that carry no meaning for the decision ("ok, …", "btw …").
-_FREE_FILLERS = (("by", "the", "way"), ("one", "more", "thing"), ("one", "last", "thing"), ("another", "thing"),
-                 ("one", "thing"), ("oh", "and"), ("and", "also"), ("that", "said"), ("and",), ("also",), ("but",),
-                 ("so",), ("though",), ("plus",), ("btw",), ("fyi",), ("just", "fyi"), ("heads", "up"),
-                 ("ps",), ("actually",), ("anyway",), ("anyways",), ("then",), ("please",), ("pls",),
-                 ("plz",), ("kindly",), ("oh",))
-_PUNCT_FILLERS = (("never", "mind"), ("no", "worries"), ("sounds", "good"), ("looks", "good"), ("got", "it"),
-                  ("makes", "sense"), ("thank", "you"), ("all", "good"), ("ok",), ("okay",), ("alright",),
-                  ("sure",), ("yes",), ("yeah",), ("yep",), ("yup",), ("no",), ("nope",), ("thanks",), ("thx",),
-                  ("great",), ("cool",), ("nice",), ("perfect",), ("good",), ("hmm",), ("hm",), ("hey",), ("hi",),
-                  ("hello",), ("well",), ("right",), ("lol",), ("wait",), ("now",), ("also",))
+_FREE_FILLERS = (
+    ("by", "the", "way"),
+    ("one", "more", "thing"),
+    ("one", "last", "thing"),
+    ("another", "thing"),
+    ("one", "thing"),
+    ("oh", "and"),
+    ("and", "also"),
+    ("that", "said"),
+    ("and",),
+    ("also",),
+    ("but",),
+    ("so",),
+    ("though",),
+    ("plus",),
+    ("btw",),
+    ("fyi",),
+    ("just", "fyi"),
+    ("heads", "up"),
+    ("ps",),
+    ("actually",),
+    ("anyway",),
+    ("anyways",),
+    ("then",),
+    ("please",),
+    ("pls",),
+    ("plz",),
+    ("kindly",),
+    ("oh",),
+)
+_PUNCT_FILLERS = (
+    ("never", "mind"),
+    ("no", "worries"),
+    ("sounds", "good"),
+    ("looks", "good"),
+    ("got", "it"),
+    ("makes", "sense"),
+    ("thank", "you"),
+    ("all", "good"),
+    ("ok",),
+    ("okay",),
+    ("alright",),
+    ("sure",),
+    ("yes",),
+    ("yeah",),
+    ("yep",),
+    ("yup",),
+    ("no",),
+    ("nope",),
+    ("thanks",),
+    ("thx",),
+    ("great",),
+    ("cool",),
+    ("nice",),
+    ("perfect",),
+    ("good",),
+    ("hmm",),
+    ("hm",),
+    ("hey",),
+    ("hi",),
+    ("hello",),
+    ("well",),
+    ("right",),
+    ("lol",),
+    ("wait",),
+    ("now",),
+    ("also",),
+)
 _FILLER_FIRST = frozenset(filler[0] for filler in _FREE_FILLERS + _PUNCT_FILLERS)
 _CHATTER = frozenset(
     "ok okay alright sure yes yeah yep yup no nope thanks thank you thx great cool nice perfect good fine lgtm "
@@ -51,62 +115,164 @@ _CHATTER = frozenset(
 )
 
 _RECALL_PHRASES = (
-    "do you remember", "did you remember", "can you remember", "could you remember", "do you still remember",
-    "do you recall", "can you recall", "could you recall", "remind me", "what did i say", "what did i tell",
-    "what did we decide", "what did we agree", "what did we say", "what did we settle", "what did we choose",
-    "what did we pick", "what did we use", "what do you know about", "what do you remember", "have i told you",
-    "have i mentioned", "did i tell you", "did i mention", "did i say", "you remember",
+    "do you remember",
+    "did you remember",
+    "can you remember",
+    "could you remember",
+    "do you still remember",
+    "do you recall",
+    "can you recall",
+    "could you recall",
+    "remind me",
+    "what did i say",
+    "what did i tell",
+    "what did we decide",
+    "what did we agree",
+    "what did we say",
+    "what did we settle",
+    "what did we choose",
+    "what did we pick",
+    "what did we use",
+    "what do you know about",
+    "what do you remember",
+    "have i told you",
+    "have i mentioned",
+    "did i tell you",
+    "did i mention",
+    "did i say",
+    "you remember",
 )
-_RECALL_STARTS = ("recall", "remember when", "remember what", "remember how", "remember where", "remember which",
-                  "remember the time", "remember why", "remember who")
-_RECALL_NOUNS = frozenset("decision convention conventions rule rules preference policy agreement plan naming "
-                          "setup process".split())
+_RECALL_STARTS = (
+    "recall",
+    "remember when",
+    "remember what",
+    "remember how",
+    "remember where",
+    "remember which",
+    "remember the time",
+    "remember why",
+    "remember who",
+)
+_RECALL_NOUNS = frozenset(
+    "decision convention conventions rule rules preference policy agreement plan naming setup process".split()
+)
 
-_QUESTION_STARTS = frozenset("what why how where which who whom whose is are was were am can could would will "
-                             "should shall may might".split())
+_QUESTION_STARTS = frozenset(
+    "what why how where which who whom whose is are was were am can could would will should shall may might".split()
+)
 _AUX_QUESTION = frozenset("do does did have has".split())
 _PRONOUNS = frozenset("you we i they it this that these those he she there".split())
 _HEDGES = ("not sure", "i wonder", "i guess", "wondering", "no idea")
 
-_REPORT_VERBS = frozenset("says said reads mentions mentioned states stated wrote claims claimed suggests suggested "
-                          "recommends recommended shows showed prints printed outputs".split())
+_REPORT_VERBS = frozenset(
+    "says said reads mentions mentioned states stated wrote claims claimed suggests suggested "
+    "recommends recommended shows showed prints printed outputs".split()
+)
 _PLURAL_REPORTERS = frozenset("docs logs people they guidelines instructions others folks".split())
 
 _CUES = (  # (tokens, strong); longest first where they share a prefix
-    (("quick", "note", "for", "the", "future"), True), (("note", "for", "the", "future"), True),
-    (("for", "future", "reference"), True), (("for", "the", "record"), True), (("for", "the", "future"), True),
-    (("for", "reference"), True), (("keep", "in", "mind"), True), (("bear", "in", "mind"), True),
-    (("do", "not", "forget"), True), (("never", "forget"), True), (("make", "a", "note"), True),
-    (("remember", "that"), True), (("remember", "this"), True), (("remember", "to"), True),
-    (("remember", ":"), True), (("remember", ","), True), (("note", "that"), False), (("note", ":"), False),
-    (("memorize",), True), (("memorise",), True), (("remember",), False),
+    (("quick", "note", "for", "the", "future"), True),
+    (("note", "for", "the", "future"), True),
+    (("for", "future", "reference"), True),
+    (("for", "the", "record"), True),
+    (("for", "the", "future"), True),
+    (("for", "reference"), True),
+    (("keep", "in", "mind"), True),
+    (("bear", "in", "mind"), True),
+    (("do", "not", "forget"), True),
+    (("never", "forget"), True),
+    (("make", "a", "note"), True),
+    (("remember", "that"), True),
+    (("remember", "this"), True),
+    (("remember", "to"), True),
+    (("remember", ":"), True),
+    (("remember", ","), True),
+    (("note", "that"), False),
+    (("note", ":"), False),
+    (("memorize",), True),
+    (("memorise",), True),
+    (("remember",), False),
 )
 _CUE_PUNCT = frozenset((":", ",", ";"))
 
-_STANDING_FRAMES = (("from", "now", "on"), ("going", "forward"), ("moving", "forward"), ("from", "here", "on", "out"),
-                    ("from", "here", "on"), ("henceforth",), ("in", "the", "future"), ("in", "future"),
-                    ("next", "time"), ("by", "default"), ("as", "a", "rule"), ("in", "general"),
-                    ("for", "future", "sessions"), ("always",), ("never",))
-_SCOPE_NOUNS = frozenset("repo repository project codebase team org company monorepo package service app library "
-                         "workspace client customer product environment".split())
-_SCOPE_PHRASES = tuple(f"{prep} {det} {noun}" for prep in ("in", "for", "across") for det in ("this", "our", "the")
-                       for noun in ("repo", "repository", "project", "codebase", "monorepo", "team", "company"))
+_STANDING_FRAMES = (
+    ("from", "now", "on"),
+    ("going", "forward"),
+    ("moving", "forward"),
+    ("from", "here", "on", "out"),
+    ("from", "here", "on"),
+    ("henceforth",),
+    ("in", "the", "future"),
+    ("in", "future"),
+    ("next", "time"),
+    ("by", "default"),
+    ("as", "a", "rule"),
+    ("in", "general"),
+    ("for", "future", "sessions"),
+    ("always",),
+    ("never",),
+)
+_SCOPE_NOUNS = frozenset(
+    "repo repository project codebase team org company monorepo package service app library "
+    "workspace client customer product environment".split()
+)
+_SCOPE_PHRASES = tuple(
+    f"{prep} {det} {noun}"
+    for prep in ("in", "for", "across")
+    for det in ("this", "our", "the")
+    for noun in ("repo", "repository", "project", "codebase", "monorepo", "team", "company")
+)
 _SCOPE_FRAMES = tuple(tuple(phrase.split()) for phrase in (*_SCOPE_PHRASES, "here"))
 _FRAME_FIRST = frozenset(frame[0] for frame in _STANDING_FRAMES + _SCOPE_FRAMES)
-_STANDING_PHRASES = ("from now on", "going forward", "moving forward", "from here on", "henceforth",
-                     "in the future", "in future", "next time", "every time", "each time", "any time", "anytime",
-                     "whenever", "always", "never", "by default", "as a rule", "at all times", "no matter what",
-                     "on every", "in every", "for every", "for each", "for all new", "for any", "before every",
-                     "before each", "before any", "after every", "after each", "after any", "without asking",
-                     "without checking")
-_EVENT_VERBS = frozenset("commit push merge release deploy open submit ask change start touch run send create make "
-                         "add delete remove edit write fix".split())
+_STANDING_PHRASES = (
+    "from now on",
+    "going forward",
+    "moving forward",
+    "from here on",
+    "henceforth",
+    "in the future",
+    "in future",
+    "next time",
+    "every time",
+    "each time",
+    "any time",
+    "anytime",
+    "whenever",
+    "always",
+    "never",
+    "by default",
+    "as a rule",
+    "at all times",
+    "no matter what",
+    "on every",
+    "in every",
+    "for every",
+    "for each",
+    "for all new",
+    "for any",
+    "before every",
+    "before each",
+    "before any",
+    "after every",
+    "after each",
+    "after any",
+    "without asking",
+    "without checking",
+)
+_EVENT_VERBS = frozenset(
+    "commit push merge release deploy open submit ask change start touch run send create make "
+    "add delete remove edit write fix".split()
+)
 
-_POLICY_VERBS = frozenset("use prefer avoid stick default follow favor favour pin target treat keep stay limit "
-                          "prefix name indent support require assume spell".split())
+_POLICY_VERBS = frozenset(
+    "use prefer avoid stick default follow favor favour pin target treat keep stay limit "
+    "prefix name indent support require assume spell".split()
+)
 _STYLE_VERBS = frozenset("answer reply respond speak talk explain write".split())  # policy when followed by a style
-_STYLE_NEXT = frozenset("in with using briefly concisely only always never without short shortly tersely like as "
-                        "docstrings comments tests code commit".split())
+_STYLE_NEXT = frozenset(
+    "in with using briefly concisely only always never without short shortly tersely like as "
+    "docstrings comments tests code commit".split()
+)
 _KEEP_ONE_OFF = frozenset("going trying working it at up on looking digging this that them me".split())
 _TASK_VERBS = frozenset(
     "fix run look check open show explain debug investigate implement add remove delete rename refactor update try "
@@ -118,106 +284,236 @@ _TASK_VERBS = frozenset(
     "have let wait retry rerun rewrite redo reset pull fetch clone migrate seed load save upload download sort "
     "strip trim insert append handle verify validate ensure double-check".split()
 )
-_RULE_TASK_VERBS = frozenset("write name format document put store place log wrap prefix mark tag handle validate "
-                             "route send test cover ensure".split())
-_SPECIFIC_AFTER_QUANTIFIER = frozenset("the these those of my our your them this that time right good".split() +
-                                       list(_PUNCT))
+_RULE_TASK_VERBS = frozenset(
+    "write name format document put store place log wrap prefix mark tag handle validate "
+    "route send test cover ensure".split()
+)
+_SPECIFIC_AFTER_QUANTIFIER = frozenset(
+    "the these those of my our your them this that time right good".split() + list(_PUNCT)
+)
 _NOT_PROHIBITED = frozenset(
     "need way idea problem worries luck rush change changes difference one it that this matter clue doubt thanks "
     "error errors exception exceptions bug bugs crash failure failures traceback issue issues problems timeout "
-    "timeouts".split())  # "no worries", "no idea", "no errors in the log" are not rules
+    "timeouts".split()
+)  # "no worries", "no idea", "no errors in the log" are not rules
 _NEG_CHATTER = frozenset("worry bother mind care panic stress sweat hesitate rush".split())
-_ALWAYS_NOT_VERB = frozenset("the a an so nice good fun been same like happens happened true great worth fine "
-                             "there".split())
+_ALWAYS_NOT_VERB = frozenset(
+    "the a an so nice good fun been same like happens happened true great worth fine there".split()
+)
 
-_MODALS = (("should",), ("must",), ("need", "to"), ("have", "to"), ("has", "to"), ("ought", "to"), ("shall",),
-           ("are", "required", "to"), ("are", "supposed", "to"), ("are", "expected", "to"), ("will", "always"),
-           ("will", "never"), ("would", "always"), ("would", "never"), ("got", "to"))
+_MODALS = (
+    ("should",),
+    ("must",),
+    ("need", "to"),
+    ("have", "to"),
+    ("has", "to"),
+    ("ought", "to"),
+    ("shall",),
+    ("are", "required", "to"),
+    ("are", "supposed", "to"),
+    ("are", "expected", "to"),
+    ("will", "always"),
+    ("will", "never"),
+    ("would", "always"),
+    ("would", "never"),
+    ("got", "to"),
+)
 _MODAL_SUBJECTS = frozenset("you we i everyone everybody".split())
 _MODAL_ADVERBS = frozenset("always never not only also all really definitely ever just strictly please".split())
 _GENERIC_MODALS = frozenset("must should shall needs need has have may can are is".split())
 _EPISTEMIC_AFTER = {"must": frozenset(("have",)), "should": frozenset(("work", "have", "pass"))}
-_EPISTEMIC_BE = frozenset("a an the some because broken wrong it why from related caused fine ok okay good done "
-                          "working enough right correct there able".split())
+_EPISTEMIC_BE = frozenset(
+    "a an the some because broken wrong it why from related caused fine ok okay good done "
+    "working enough right correct there able".split()
+)
 _CANNOT_OBSERVE = frozenset("find see tell figure reproduce get open connect load start".split())
 _GENERIC_SUBJECT_STOP = frozenset("it this that he she they there i you we what which who".split())
 
 _PREF_SUBJECTS = frozenset(("i", "we"))
-_PREF_ADVERBS = frozenset("really strongly generally usually much would do also always personally definitely "
-                          "still kind of just".split())
+_PREF_ADVERBS = frozenset(
+    "really strongly generally usually much would do also always personally definitely still kind of just".split()
+)
 _PREF_VERBS = frozenset("prefer rather like love hate dislike want expect enjoy".split())
 _REACTION_OBJECTS = frozenset("it this that them when how what these those".split())
 
 _DECISION_VERBS = frozenset("decided agreed settled chose picked".split())
-_DECISION_PHRASES = ("are going with", "are going to go with", "will go with", "are switching to",
-                     "are moving to", "are migrating to", "are dropping", "are standardizing on",
-                     "are standardising on", "will use", "will keep", "will drop", "will stick", "will not support",
-                     "will no longer", "will not add", "are not supporting", "no longer support", "went with",
-                     "are sticking with", "will standardize", "will switch to", "would not support")
-_LET_DECISIONS = frozenset("use go stick stay keep standardize standardise adopt switch move drop settle pick choose "
-                           "agree avoid not always never make".split())
+_DECISION_PHRASES = (
+    "are going with",
+    "are going to go with",
+    "will go with",
+    "are switching to",
+    "are moving to",
+    "are migrating to",
+    "are dropping",
+    "are standardizing on",
+    "are standardising on",
+    "will use",
+    "will keep",
+    "will drop",
+    "will stick",
+    "will not support",
+    "will no longer",
+    "will not add",
+    "are not supporting",
+    "no longer support",
+    "went with",
+    "are sticking with",
+    "will standardize",
+    "will switch to",
+    "would not support",
+)
+_LET_DECISIONS = frozenset(
+    "use go stick stay keep standardize standardise adopt switch move drop settle pick choose "
+    "agree avoid not always never make".split()
+)
 _DECISION_SUBJECT_SKIP = frozenset("have just finally all already now also both".split())
 
-_PAST_IRREGULAR = frozenset("did was were had got went came saw ran made took found thought said told wrote tried "
-                            "broke forgot left began knew gave kept meant sent spent built lost felt heard paid "
-                            "stood understood woke drove fell grew".split())
-_PARTICIPLES = frozenset("been done seen gone made taken written broken found run got gotten tried had put set "
-                         "left lost".split())
+_PAST_IRREGULAR = frozenset(
+    "did was were had got went came saw ran made took found thought said told wrote tried "
+    "broke forgot left began knew gave kept meant sent spent built lost felt heard paid "
+    "stood understood woke drove fell grew".split()
+)
+_PARTICIPLES = frozenset(
+    "been done seen gone made taken written broken found run got gotten tried had put set left lost".split()
+)
 _PRESENT_AUX = frozenset("is are am do does will can should must may need needs has have".split())
 _BASE_LIKE_PAST = frozenset("run put set cut hit let read come".split())  # same spelling as the imperative
 _NARRATION_SUBJECTS = frozenset("i we you he she they it this that someone somebody nobody everyone".split())
 _DETERMINERS = frozenset("the my our your this that his her their".split())
-_NARRATION_ADVERBS = frozenset("just already also then finally accidentally never literally actually still even only "
-                               "recently ever first totally".split())
-_PAST_TIMES = ("yesterday", "last week", "last night", "last time", "last month", "last sprint", "last year",
-               "last friday", "earlier", "this morning", "ago", "just now", "the other day", "at standup")
+_NARRATION_ADVERBS = frozenset(
+    "just already also then finally accidentally never literally actually still even only "
+    "recently ever first totally".split()
+)
+_PAST_TIMES = (
+    "yesterday",
+    "last week",
+    "last night",
+    "last time",
+    "last month",
+    "last sprint",
+    "last year",
+    "last friday",
+    "earlier",
+    "this morning",
+    "ago",
+    "just now",
+    "the other day",
+    "at standup",
+)
 
 _FAILURE_PREDICATES = frozenset(
     "crash crashes crashed crashing fail fails failed failing broken breaks broke hang hangs hanging hung freeze "
     "freezes freezing froze frozen flaky flakes segfault segfaults segfaulted panic panics panicked stuck slow "
     "slower wrong mess painful annoying ugh oom throws explodes complaining complains forever".split()
 )
-_FAILURE_PHRASES = ("timing out", "times out", "timed out", "does not work", "do not work", "not working",
-                    "will not start", "will not build", "will not compile", "will not run", "will not load",
-                    "blows up", "blew up", "errors out", "is red", "goes red", "permission denied", "never works",
-                    "never finishes", "keeps failing")
-_FAILURE_NOUNS = frozenset("error errors exception exceptions bug bugs crash failure failures traceback issue issues "
-                           "problem problems timeout timeouts".split())
+_FAILURE_PHRASES = (
+    "timing out",
+    "times out",
+    "timed out",
+    "does not work",
+    "do not work",
+    "not working",
+    "will not start",
+    "will not build",
+    "will not compile",
+    "will not run",
+    "will not load",
+    "blows up",
+    "blew up",
+    "errors out",
+    "is red",
+    "goes red",
+    "permission denied",
+    "never works",
+    "never finishes",
+    "keeps failing",
+)
+_FAILURE_NOUNS = frozenset(
+    "error errors exception exceptions bug bugs crash failure failures traceback issue issues "
+    "problem problems timeout timeouts".split()
+)
 
-_WE_SUBJECTS = (("our", "team"), ("the", "team"), ("my", "team"), ("our", "company"), ("we", "all"), ("we",),
-                ("everyone",), ("everybody",), ("i",))
-_HABIT_ADVERBS = frozenset("always never usually normally generally typically only mostly also all still do does "
-                           "not no longer just strictly consistently rarely tend to".split())
+_WE_SUBJECTS = (
+    ("our", "team"),
+    ("the", "team"),
+    ("my", "team"),
+    ("our", "company"),
+    ("we", "all"),
+    ("we",),
+    ("everyone",),
+    ("everybody",),
+    ("i",),
+)
+_HABIT_ADVERBS = frozenset(
+    "always never usually normally generally typically only mostly also all still do does "
+    "not no longer just strictly consistently rarely tend to".split()
+)
 _CONVENTION_VERBS = _POLICY_VERBS | frozenset(
     "deploy release ship run write squash rebase merge tag version vendor review branch document store log host "
     "build publish commit track freeze cut bump rotate call declare wrap put lint format test code develop migrate "
     "cache generate rely depend structure organize organise split group mirror mock enforce check sign "
     "squash-merge squash-merges keep reviews releases deploys ships runs writes uses".split()
 )
-_PROJECT_SUBJECT_VERBS = frozenset("uses runs targets requires follows deploys ships supports relies depends prefers "
-                                   "avoids builds lives needs".split())
-_PROJECT_IS = frozenset("built written based deployed hosted licensed managed released tested formatted linted "
-                        "versioned".split())
-_CONVENTION_NOUNS = frozenset("convention conventions rule rules policy policies standard standards guideline "
-                              "guidelines norm norms style naming practice preference preferences workflow process "
-                              "approach".split())
+_PROJECT_SUBJECT_VERBS = frozenset(
+    "uses runs targets requires follows deploys ships supports relies depends prefers avoids builds lives needs".split()
+)
+_PROJECT_IS = frozenset(
+    "built written based deployed hosted licensed managed released tested formatted linted versioned".split()
+)
+_CONVENTION_NOUNS = frozenset(
+    "convention conventions rule rules policy policies standard standards guideline "
+    "guidelines norm norms style naming practice preference preferences workflow process "
+    "approach".split()
+)
 _RULE_HEADER_NOUNS = _CONVENTION_NOUNS | frozenset("ground conventions requirements preferences".split())
 _PLACEMENT_VERBS = frozenset("go goes live lives belong belongs sit sits stay stays reside resides".split())
 _PLACEMENT_PREPS = frozenset("in under into next inside through via at on".split())
-_STATUS_WORDS = frozenset("always never only forbidden required mandatory banned preferred deprecated optional "
-                          "allowed".split())
-_PRACTICE_PASSIVES = frozenset("named stored written kept formatted tagged versioned deployed released reviewed "
-                                "squashed prefixed organized organised structured indented pinned located returned "
-                                "handled logged documented tested linted generated vendored".split())
-_LABELS = {"decision": "decision", "rule": "requirement", "convention": "convention", "policy": "requirement",
-           "preference": "preference", "requirement": "requirement", "guideline": "convention",
-           "standard": "convention"}
+_STATUS_WORDS = frozenset(
+    "always never only forbidden required mandatory banned preferred deprecated optional allowed".split()
+)
+_PRACTICE_PASSIVES = frozenset(
+    "named stored written kept formatted tagged versioned deployed released reviewed "
+    "squashed prefixed organized organised structured indented pinned located returned "
+    "handled logged documented tested linted generated vendored".split()
+)
+_LABELS = {
+    "decision": "decision",
+    "rule": "requirement",
+    "convention": "convention",
+    "policy": "requirement",
+    "preference": "preference",
+    "requirement": "requirement",
+    "guideline": "convention",
+    "standard": "convention",
+}
 _DEICTIC_WORDS = frozenset("it them these those".split())
-_DEICTIC_THAT_NEXT = frozenset("one file function test thing way approach change bug error part line branch commit "
-                               "method class module code for again too either please".split())
-_DEICTIC_PHRASES = ("for now", "right now", "this time", "for the moment", "at the moment", "temporarily",
-                    "real quick", "quickly", "you just", "i just", "we just", "the same", "the other", "the last",
-                    "the previous", "the new", "above", "below", "again", "once more", "my question")
+_DEICTIC_THAT_NEXT = frozenset(
+    "one file function test thing way approach change bug error part line branch commit "
+    "method class module code for again too either please".split()
+)
+_DEICTIC_PHRASES = (
+    "for now",
+    "right now",
+    "this time",
+    "for the moment",
+    "at the moment",
+    "temporarily",
+    "real quick",
+    "quickly",
+    "you just",
+    "i just",
+    "we just",
+    "the same",
+    "the other",
+    "the last",
+    "the previous",
+    "the new",
+    "above",
+    "below",
+    "again",
+    "once more",
+    "my question",
+)
 _CLAUSE_BREAK = frozenset((",", ";", ":", "so", "because", "since", "but"))
 
 
@@ -257,7 +553,7 @@ def classify(sentence: str) -> Verdict:
     if verdict[0] is None and verdict[1].startswith(("no statement form", "problem report")):
         for i, tok in enumerate(toks[:-2]):
             if (tok == ";" or (tok == "," and toks[i + 1] == "so")) and i > 1:
-                rest = toks[i + 2:] if tok == "," else toks[i + 1:]
+                rest = toks[i + 2 :] if tok == "," else toks[i + 1 :]
                 kind, reason = _directive(rest, " " + " ".join(rest) + " ", None, ignore_deictic=True) or (None, "")
                 if kind is not None:
                     return kind, f"consequence clause: {reason}"
@@ -315,7 +611,7 @@ def _strip_fillers(toks: list[str]) -> list[str]:
             break
         for filler in _FREE_FILLERS:
             if _starts(toks, filler) and len(toks) > len(filler):
-                toks = toks[len(filler):]
+                toks = toks[len(filler) :]
                 changed = True
                 break
         else:
@@ -389,8 +685,12 @@ def _recall(toks: list[str], pad: str) -> bool:
     if any(pad.startswith(f" {start} ") for start in _RECALL_STARTS):
         return True
     # "what is our branch naming convention"
-    if len(toks) >= 3 and toks[0] == "what" and toks[1] in ("is", "was", "are", "were") and toks[2] in (
-            "our", "my", "the"):
+    if (
+        len(toks) >= 3
+        and toks[0] == "what"
+        and toks[1] in ("is", "was", "are", "were")
+        and toks[2] in ("our", "my", "the")
+    ):
         return any(t in _RECALL_NOUNS for t in toks[3:7])
     return False
 
@@ -450,7 +750,7 @@ def _label(raw_lower: str) -> Verdict | None:
 def _cue(toks: list[str]) -> tuple[str, bool, list[str]] | None:
     for seq, strong in _CUES:
         if _starts(toks, seq):
-            body = toks[len(seq):]
+            body = toks[len(seq) :]
             while body and body[0] in _CUE_PUNCT:
                 body = body[1:]
             if body[:1] == ["that"] and seq[-1] not in _CUE_PUNCT:  # "keep in mind that …"
@@ -517,7 +817,7 @@ def _frame(toks: list[str], pad: str) -> Verdict | None:
         return None
     for frame in _STANDING_FRAMES:
         if _starts(toks, frame) and frame not in (("always",), ("never",)):
-            rest = toks[len(frame):]
+            rest = toks[len(frame) :]
             while rest and rest[0] in _PUNCT:
                 rest = rest[1:]
             marker = " ".join(frame)
@@ -531,7 +831,7 @@ def _frame(toks: list[str], pad: str) -> Verdict | None:
     for words in _SCOPE_FRAMES:
         scope = " ".join(words)
         if _starts(toks, words) and len(toks) > len(words) + 1 and toks[len(words)] == ",":
-            rest = toks[len(words) + 1:]
+            rest = toks[len(words) + 1 :]
             rest_pad = " " + " ".join(rest) + " "
             kind, reason = _forms(rest, rest_pad)
             if kind is not None:
@@ -550,13 +850,13 @@ def _preference(toks: list[str], pad: str) -> Verdict | None:
         while j < len(toks) and toks[j] in _PREF_ADVERBS:
             j += 1
         negated = False
-        if toks[j:j + 1] == ["not"]:
+        if toks[j : j + 1] == ["not"]:
             negated, j = True, j + 1
-        elif toks[j:j + 3] == ["can", "not", "stand"]:
+        elif toks[j : j + 3] == ["can", "not", "stand"]:
             negated, j = True, j + 2
         if j >= len(toks) or toks[j] not in _PREF_VERBS | {"stand"}:
             continue
-        verb, obj = toks[j], toks[j + 1:]
+        verb, obj = toks[j], toks[j + 1 :]
         if verb in ("prefer", "rather") and obj[:1] == ["that"]:
             obj = obj[1:]
         said = f"{tok} {'not ' if negated else ''}{verb}"
@@ -590,17 +890,18 @@ def _decision(toks: list[str], pad: str) -> Verdict | None:
     if pad.startswith(" going with "):
         return "decision", "decision: 'going with'"
     for i, tok in enumerate(toks[:10]):
-        if tok not in ("we", "i", "team") or (i and toks[i - 1] not in _PUNCT and toks[i - 1] not in (
-                "but", "and", "so", "the", "our")):
+        if tok not in ("we", "i", "team") or (
+            i and toks[i - 1] not in _PUNCT and toks[i - 1] not in ("but", "and", "so", "the", "our")
+        ):
             continue
         j = i + 1
         while j < len(toks) and toks[j] in _DECISION_SUBJECT_SKIP:
             j += 1
         if j < len(toks) and toks[j] in _DECISION_VERBS:
-            if toks[j] == "decided" and toks[j + 1:j + 3] in (["to", "take"], ["to", "try"]):
+            if toks[j] == "decided" and toks[j + 1 : j + 3] in (["to", "take"], ["to", "try"]):
                 return None
             return "decision", f"decision: '{tok} {toks[j]}'"
-        after = " " + " ".join(toks[j:j + 5]) + " "
+        after = " " + " ".join(toks[j : j + 5]) + " "
         phrase = _has(after, _DECISION_PHRASES)
         moving = _MOVING_TO.match(after)
         if moving and not phrase:
@@ -616,16 +917,23 @@ def _decision(toks: list[str], pad: str) -> Verdict | None:
 def _conditional(toks: list[str], pad: str) -> Verdict | None:
     """ "Whenever you change the schema, bump …" / "If a test is flaky, mark it …"."""
     first = toks[0]
-    generic_start = first in ("whenever", "anytime") or _starts(toks, ("every", "time")) or _starts(
-        toks, ("each", "time")) or _starts(toks, ("any", "time"))
+    generic_start = (
+        first in ("whenever", "anytime")
+        or _starts(toks, ("every", "time"))
+        or _starts(toks, ("each", "time"))
+        or _starts(toks, ("any", "time"))
+    )
     if not (generic_start or first in ("if", "when", "before", "after", "once", "while")) or "," not in toks:
         return None
     comma = toks.index(",")
-    clause, main = toks[1:comma], toks[comma + 1:]
+    clause, main = toks[1:comma], toks[comma + 1 :]
     if not clause or not main:
         return None
-    generic = generic_start or any(t in ("a", "an", "any", "every", "each", "new") for t in clause) or (
-        first in ("before", "after", "when", "while") and clause[0].endswith("ing"))
+    generic = (
+        generic_start
+        or any(t in ("a", "an", "any", "every", "each", "new") for t in clause)
+        or (first in ("before", "after", "when", "while") and clause[0].endswith("ing"))
+    )
     main_pad = " " + " ".join(main) + " "
     if generic:
         verdict = _directive(main, main_pad, standing=" ".join(toks[:2]), ignore_deictic=True)
@@ -665,8 +973,14 @@ def _directive(toks: list[str], pad: str, standing: str | None, ignore_deictic: 
         if deictic and not marker:
             return None, f"one-off instruction: '{negation} …' refers to {deictic!r}"
         return "requirement", f"prohibition: '{negation} …'"
-    if (first == "no" and len(toks) > 2 and toks[1] not in _PUNCT and toks[1] not in _NOT_PROHIBITED
-            and toks[1:3] != ["more", "questions"] and not toks[1].endswith("ed")):
+    if (
+        first == "no"
+        and len(toks) > 2
+        and toks[1] not in _PUNCT
+        and toks[1] not in _NOT_PROHIBITED
+        and toks[1:3] != ["more", "questions"]
+        and not toks[1].endswith("ed")
+    ):
         return "requirement", f"prohibition: 'no {toks[1]} …'"
     if first == "only" and len(toks) > 2 and toks[1] not in ("the", "one", "a", "if", "when", "because"):
         if deictic or _failure_predicate(toks, pad) or _is_past(toks[1:2]) or toks[1] in _PAST_IRREGULAR:
@@ -695,7 +1009,7 @@ def _directive(toks: list[str], pad: str, standing: str | None, ignore_deictic: 
     if first in _MODAL_SUBJECTS:
         for modal in _MODALS:
             if _starts(toks[1:], modal):
-                rest = toks[1 + len(modal):]
+                rest = toks[1 + len(modal) :]
                 negated = modal[-1] == "never"
                 while rest and rest[0] in _MODAL_ADVERBS:
                     negated = negated or rest[0] in ("never", "not")
@@ -748,7 +1062,7 @@ def _generic_modal(toks: list[str], deictic: str | None) -> Verdict | None:
     for m, tok in enumerate(toks[:9]):
         if m == 0 or tok not in _GENERIC_MODALS:
             continue
-        after = toks[m + 1:m + 3]
+        after = toks[m + 1 : m + 3]
         nxt = after[0] if after else ""
         if tok in ("must", "should", "shall"):
             if nxt in _EPISTEMIC_AFTER.get(tok, ()) or (nxt == "be" and after[1:] and after[1] in _EPISTEMIC_BE):
@@ -766,8 +1080,9 @@ def _generic_modal(toks: list[str], deictic: str | None) -> Verdict | None:
             if nxt != "not" or (after[1:] and after[1] in _CANNOT_OBSERVE):
                 continue
         elif tok in ("are", "is"):
-            if not (after and (after[0] in ("required", "forbidden", "mandatory", "banned")
-                               or after == ["not", "allowed"])):
+            if not (
+                after and (after[0] in ("required", "forbidden", "mandatory", "banned") or after == ["not", "allowed"])
+            ):
                 continue
         if any(t in _PUNCT for t in toks[:m]):
             return None
@@ -803,7 +1118,7 @@ def _narration(toks: list[str], pad: str) -> str | None:
         part = toks[j + 1]
         if part in _PARTICIPLES or _is_past([part]):
             return f"narration: '{verb} {part}'"
-    if verb == "used" and toks[j + 1:j + 2] == ["to"]:
+    if verb == "used" and toks[j + 1 : j + 2] == ["to"]:
         return "narration: 'used to'"
     if toks[0] in ("i", "we") and verb in ("am", "are") and j + 1 < len(toks) and toks[j + 1].endswith("ing"):
         return f"narration: ongoing ({verb} {toks[j + 1]})"
@@ -848,16 +1163,18 @@ def _habit(toks: list[str]) -> Verdict | None:
                 k += 1
             verbs = _CONVENTION_VERBS | {t + "s" for t in _CONVENTION_VERBS} if k > j else _PROJECT_SUBJECT_VERBS
             if k < len(toks) and toks[k] in verbs:
-                return "convention", f"convention: 'our … {' '.join(toks[j:k + 1])}'"
-    if len(toks) > 2 and toks[0] in ("this", "the", "our") and toks[1] in _SCOPE_NOUNS | {
-            "backend", "frontend", "api", "cli"}:
+                return "convention", f"convention: 'our … {' '.join(toks[j : k + 1])}'"
+    if (
+        len(toks) > 2
+        and toks[0] in ("this", "the", "our")
+        and toks[1] in _SCOPE_NOUNS | {"backend", "frontend", "api", "cli"}
+    ):
         j = 2
         while j < len(toks) and toks[j] in ("always", "only", "now", "still", "also", "strictly", "mainly", "mostly"):
             j += 1
         verb = toks[j] if j < len(toks) else ""
         nxt = toks[j + 1] if j + 1 < len(toks) else ""
-        if verb in _PROJECT_SUBJECT_VERBS or (verb == "is" and nxt in _PROJECT_IS) or (
-                verb == "does" and nxt == "not"):
+        if verb in _PROJECT_SUBJECT_VERBS or (verb == "is" and nxt in _PROJECT_IS) or (verb == "does" and nxt == "not"):
             return "convention", f"convention: '{toks[0]} {toks[1]} {verb}'"
     return None
 
@@ -866,14 +1183,14 @@ def _convention(toks: list[str], pad: str) -> Verdict | None:
     deictic = _deictic(toks)
     if toks[0] in ("the", "our", "my", "team", "house"):
         for i, tok in enumerate(toks[1:4], 1):
-            if tok in _CONVENTION_NOUNS and any(t in ("is", "are", ":") for t in toks[i + 1:i + 4]):
+            if tok in _CONVENTION_NOUNS and any(t in ("is", "are", ":") for t in toks[i + 1 : i + 4]):
                 kind = "preference" if tok.startswith("preference") else "convention"
                 return kind, f"{kind}: '{toks[0]} {tok} is …'"
     if toks[0] not in _GENERIC_SUBJECT_STOP and not deictic:
         for i, tok in enumerate(toks[1:7], 1):
-            if tok in _PLACEMENT_VERBS and toks[i + 1:i + 2] and toks[i + 1] in _PLACEMENT_PREPS:
+            if tok in _PLACEMENT_VERBS and toks[i + 1 : i + 2] and toks[i + 1] in _PLACEMENT_PREPS:
                 return "convention", f"convention: placement ('{tok} {toks[i + 1]}')"
-            if tok in ("are", "is") and toks[i + 1:i + 2] and toks[i + 1] in _STATUS_WORDS | _PRACTICE_PASSIVES:
+            if tok in ("are", "is") and toks[i + 1 : i + 2] and toks[i + 1] in _STATUS_WORDS | _PRACTICE_PASSIVES:
                 return "convention", f"convention: '{tok} {toks[i + 1]}'"
     scope = _has(pad, _SCOPE_PHRASES + ("everywhere else", "across the board"))
     if scope and not deictic and toks[0] not in _GENERIC_SUBJECT_STOP - {"we"}:

@@ -54,8 +54,14 @@ class StatementDecision:
 
     __slots__ = ("kind", "reason", "text", "sentences", "scanned_chars")
 
-    def __init__(self, kind: str | None, reason: str, text: str = "",
-                 sentences: tuple[SentenceDecision, ...] = (), scanned_chars: int = 0) -> None:
+    def __init__(
+        self,
+        kind: str | None,
+        reason: str,
+        text: str = "",
+        sentences: tuple[SentenceDecision, ...] = (),
+        scanned_chars: int = 0,
+    ) -> None:
         self.kind, self.reason, self.text = kind, reason, text
         self.sentences, self.scanned_chars = sentences, scanned_chars
 
@@ -78,25 +84,68 @@ class _Unit:
 
 # The text is matched after folding (see _FOLD), so every pattern here is ASCII. A full-width
 # 。！？ becomes U+E000 (a private-use character) and ends a sentence without a following space.
-_FOLD = (("。", "\ue000"), ("！", "\ue000"), ("？", "\ue000"), ("•", "*"), ("、", ","), ("（", "("), ("）", ")"),
-         ("＞", ">"))
+_FOLD = (
+    ("。", "\ue000"),
+    ("！", "\ue000"),
+    ("？", "\ue000"),
+    ("•", "*"),
+    ("、", ","),
+    ("（", "("),
+    ("）", ")"),
+    ("＞", ">"),
+)
 _LIST_MARK = re.compile(r"\s*(?:[-*+]|\d{1,3}[.),]|\(\d{1,3}\))\s+")
 # A sentence ends at . ! ? followed by a space, or right after a folded 。！？.
 _SENTENCE_END = re.compile(r"[.!?]+(?=\s)|\ue000+")
 # Lines that are not prose typed by the user: logs, stack traces, shell, diff and test output.
-_LOG_PREFIXES = ("Traceback (most recent call last)", "npm ERR!", "npm WARN", "$ ", ">>> ", "+++ ", "--- ", "@@ ",
-                 "diff --git", "===", "---", "***", "___", "E  ", "[INFO]", "[DEBUG]", "[WARN", "[ERROR]", "[FATAL]",
-                 "[TRACE]", "[CRITICAL]", "[NOTICE]", "error: ", "error[", "warning: ", "warning[", "at ", 'File "',
-                 "│", "├", "└", "┌")
-_LOG_LEVELS = frozenset(("INFO", "DEBUG", "WARN", "WARNING", "ERROR", "FATAL", "TRACE", "CRITICAL", "PASSED", "FAILED",
-                         "SKIPPED"))
-_LOG_LINE = re.compile(r"\[?\d{4}-\d\d-\d\d[T ]\d|\[?\d\d?:\d\d:\d\d|[A-Za-z_][\w.]*(?:Error|Exception|Warning)(?::|$)"
-                       r"|\d+ passed\b")
-_CODE_LINE = re.compile(r"def \w+\(|class \w+[(:{]|(?:async )?function\b[^(]*\(|func \w+\(|fn \w+[(<]"
-                        r"|(?:pub|public|private|protected) (?:fn|static|class|void|int|final|struct|enum)\b"
-                        r"|(?:package|import) [\w.]+(?: as \w+)?;?$|from [\w.]+ import |return(?: [\w.()\[\]\"']+)?;?$"
-                        r"|(?:const|let|var) \w+\s*=|#include|@\w+\(|[{}\[\]()];?$|[\w.\[\]]+\s*[-+*/]?=\s*\S"
-                        r"|</?[\w-]+(?:\s[^>]*)?>$")
+_LOG_PREFIXES = (
+    "Traceback (most recent call last)",
+    "npm ERR!",
+    "npm WARN",
+    "$ ",
+    ">>> ",
+    "+++ ",
+    "--- ",
+    "@@ ",
+    "diff --git",
+    "===",
+    "---",
+    "***",
+    "___",
+    "E  ",
+    "[INFO]",
+    "[DEBUG]",
+    "[WARN",
+    "[ERROR]",
+    "[FATAL]",
+    "[TRACE]",
+    "[CRITICAL]",
+    "[NOTICE]",
+    "error: ",
+    "error[",
+    "warning: ",
+    "warning[",
+    "at ",
+    'File "',
+    "│",
+    "├",
+    "└",
+    "┌",
+)
+_LOG_LEVELS = frozenset(
+    ("INFO", "DEBUG", "WARN", "WARNING", "ERROR", "FATAL", "TRACE", "CRITICAL", "PASSED", "FAILED", "SKIPPED")
+)
+_LOG_LINE = re.compile(
+    r"\[?\d{4}-\d\d-\d\d[T ]\d|\[?\d\d?:\d\d:\d\d|[A-Za-z_][\w.]*(?:Error|Exception|Warning)(?::|$)"
+    r"|\d+ passed\b"
+)
+_CODE_LINE = re.compile(
+    r"def \w+\(|class \w+[(:{]|(?:async )?function\b[^(]*\(|func \w+\(|fn \w+[(<]"
+    r"|(?:pub|public|private|protected) (?:fn|static|class|void|int|final|struct|enum)\b"
+    r"|(?:package|import) [\w.]+(?: as \w+)?;?$|from [\w.]+ import |return(?: [\w.()\[\]\"']+)?;?$"
+    r"|(?:const|let|var) \w+\s*=|#include|@\w+\(|[{}\[\]()];?$|[\w.\[\]]+\s*[-+*/]?=\s*\S"
+    r"|</?[\w-]+(?:\s[^>]*)?>$"
+)
 _DROP_CODE_CHARS = str.maketrans("", "", "{}[]<>=;$|\\&#@^~*/_`")
 _NOT_ALNUM = re.compile(r"[\W_]+")
 _JOINABLE_GAP = re.compile(r"[\s\-*•+\d.)、]*")
@@ -118,8 +167,7 @@ def classify_statement(text: str) -> StatementDecision:
         return StatementDecision(None, _rejection_summary(decisions), "", tuple(decisions), len(scanned))
     first = positive[0]
     reason = first.reason if len(positive) == 1 else f"{first.reason} (+{len(positive) - 1} more)"
-    return StatementDecision(first.kind, reason, _captured_text(scanned, positive), tuple(decisions),
-                             len(scanned))
+    return StatementDecision(first.kind, reason, _captured_text(scanned, positive), tuple(decisions), len(scanned))
 
 
 def is_recall_request(text: str) -> bool:
@@ -127,7 +175,7 @@ def is_recall_request(text: str) -> bool:
     scanned = text[:MAX_SCAN_CHARS]
     units, _, _ = _segment(fold(scanned, _FOLD))
     for unit in units:
-        sentence = scanned[unit.start:unit.end]
+        sentence = scanned[unit.start : unit.end]
         if _rules_for(sentence).is_recall(sentence):
             return True
     return False
@@ -137,7 +185,7 @@ def _classify_units(text: str, units: list[_Unit]) -> list[SentenceDecision]:
     decisions: list[SentenceDecision] = []
     header: tuple[int, str, str] | None = None  # (index, default kind, header text) of an open list header
     for unit in units:
-        sentence = text[unit.start:unit.end]
+        sentence = text[unit.start : unit.end]
         if len(sentence) > MAX_UNIT_CHARS:
             kind, reason = None, f"too long: a sentence over {MAX_UNIT_CHARS} characters is not a statement"
         else:
@@ -238,7 +286,7 @@ def _split_sentences(line: str, offset: int, base: int, item: bool, block: int, 
     for match in _SENTENCE_END.finditer(line, offset):
         if len(units) >= MAX_UNITS:
             return
-        if line[start:match.end()].strip():
+        if line[start : match.end()].strip():
             units.append(_trimmed(line, start, match.end(), base, item, block))
         start = match.end()
     if line[start:].strip() and len(units) < MAX_UNITS:
@@ -270,11 +318,14 @@ def _is_nonprose(line: str, stripped: str) -> bool:
     if stripped.startswith(_LOG_PREFIXES) and _log_prefix_fits(stripped):
         return True
     level = stripped.split(" ", 1)[0].strip("[]:|-")
-    if (level in _LOG_LEVELS and stripped[len(level):len(level) + 1] in (" ", ":", "]", "|", "-")) or _LOG_LINE.match(
-            stripped) or _CODE_LINE.match(stripped):
+    if (
+        (level in _LOG_LEVELS and stripped[len(level) : len(level) + 1] in (" ", ":", "]", "|", "-"))
+        or _LOG_LINE.match(stripped)
+        or _CODE_LINE.match(stripped)
+    ):
         return True
     mark = _LIST_MARK.match(line)
-    compact = (line[mark.end():] if mark else stripped).replace(" ", "")
+    compact = (line[mark.end() :] if mark else stripped).replace(" ", "")
     if len(compact) < 8:
         return False
     words = len(_NOT_ALNUM.sub("", compact))

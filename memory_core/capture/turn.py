@@ -45,8 +45,12 @@ class Decision:
         if self.source_id:
             data["source_id"] = self.source_id
         if self.source_type == PROGRESS and self.reason == "captured":
-            data.update(targets=list(self.targets), observations=self.observations, omitted=self.omitted,
-                        completion=self.completion)
+            data.update(
+                targets=list(self.targets),
+                observations=self.observations,
+                omitted=self.omitted,
+                completion=self.completion,
+            )
         return data
 
 
@@ -91,8 +95,9 @@ def plan_turn(
 ) -> TurnPlan:
     """Read a finished turn. ``messages`` are the user's own messages of the turn without
     feedback messages; ``statements`` the ones the statement classifier kept."""
-    progress = plan_progress(messages, operations, final_message=final_message, ended_in_error=ended_in_error,
-                             cwd=cwd, state_dir=state_dir)
+    progress = plan_progress(
+        messages, operations, final_message=final_message, ended_in_error=ended_in_error, cwd=cwd, state_dir=state_dir
+    )
     return TurnPlan(agent, session_id, origin, tuple(messages), tuple(statements), progress)
 
 
@@ -113,8 +118,14 @@ def capture_turn(conn: sqlite3.Connection | None, plan: TurnPlan, now: float) ->
         created.append(progress.source_id)
     decisions = (statement, progress)
     last = next((m for m in reversed(plan.messages) if m.strip()), "")
-    log = {"at": now, "agent": plan.agent, "session": (plan.session_id or "")[:64], "origin": plan.origin,
-           "message": excerpt(last), "decisions": [d.as_dict() for d in decisions]}
+    log = {
+        "at": now,
+        "agent": plan.agent,
+        "session": (plan.session_id or "")[:64],
+        "origin": plan.origin,
+        "message": excerpt(last),
+        "decisions": [d.as_dict() for d in decisions],
+    }
     return TurnCapture(tuple(created), decisions, log)
 
 
@@ -127,12 +138,18 @@ def _statement(conn: sqlite3.Connection, plan: TurnPlan, now: float) -> Decision
     if not plan.statements:
         return _no_statement(plan)
     earlier = captured_texts(conn, plan.agent, plan.session_id, STATEMENT)
-    fresh = [s for s in plan.statements
-             if (clean := sanitize_text(s)) and not any(clean in text for text in earlier)]
+    fresh = [s for s in plan.statements if (clean := sanitize_text(s)) and not any(clean in text for text in earlier)]
     if not fresh:
         return Decision(STATEMENT, "duplicate")
-    result = capture_source(conn, source_type=STATEMENT, origin=plan.origin, text="\n\n".join(fresh), now=now,
-                            agent=plan.agent, session_id=plan.session_id)
+    result = capture_source(
+        conn,
+        source_type=STATEMENT,
+        origin=plan.origin,
+        text="\n\n".join(fresh),
+        now=now,
+        agent=plan.agent,
+        session_id=plan.session_id,
+    )
     return Decision(STATEMENT, "captured" if result.created else "duplicate", result.source_id)
 
 
@@ -144,8 +161,23 @@ def _progress(conn: sqlite3.Connection, plan: TurnPlan, progress: ProgressPlan, 
     if not nominated:
         return Decision(PROGRESS, "no_target")
     targets = tuple(n.memory_id for n in nominated)
-    result = capture_source(conn, source_type=PROGRESS, origin=plan.origin, text=progress.text, now=now,
-                            agent=plan.agent, session_id=plan.session_id, target_ids=targets,
-                            identity=progress.identity)
-    return Decision(PROGRESS, "captured" if result.created else "duplicate", result.source_id, targets,
-                    len(progress.observations), progress.omitted, progress.completion)
+    result = capture_source(
+        conn,
+        source_type=PROGRESS,
+        origin=plan.origin,
+        text=progress.text,
+        now=now,
+        agent=plan.agent,
+        session_id=plan.session_id,
+        target_ids=targets,
+        identity=progress.identity,
+    )
+    return Decision(
+        PROGRESS,
+        "captured" if result.created else "duplicate",
+        result.source_id,
+        targets,
+        len(progress.observations),
+        progress.omitted,
+        progress.completion,
+    )

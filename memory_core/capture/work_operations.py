@@ -23,56 +23,264 @@ from dataclasses import dataclass, field
 # commits, pushes and merges (and publishing) first, then test/build/process results,
 # then installs, then file changes, routine inspection last.
 IMPORTANCE: dict[str, int] = {
-    "push": 5, "merge": 5, "commit": 5,
-    "test": 4, "build": 4, "run": 4,
+    "push": 5,
+    "merge": 5,
+    "commit": 5,
+    "test": 4,
+    "build": 4,
+    "run": 4,
     "install": 3,
-    "write": 2, "git": 2,
+    "write": 2,
+    "git": 2,
     "inspect": 1,
 }
 INSPECT = "inspect"
 
-_SHELL_TOOLS = frozenset({
-    "bash", "shell", "sh", "zsh", "terminal", "run_command", "execute_command", "exec", "exec_command",
-    "run_shell_command", "local_shell", "command", "run_terminal_cmd", "powershell", "container.exec",
-})
-_WRITE_TOOLS = frozenset({
-    "write", "edit", "multiedit", "notebookedit", "apply_patch", "applypatch", "write_file", "edit_file",
-    "create_file", "replace_in_file", "str_replace_editor", "str_replace_based_edit_tool", "patch",
-    "delete_file", "move_file", "rename_file", "insert_edit_into_file", "search_replace",
-    "replace",  # Gemini CLI's edit tool
-})
+_SHELL_TOOLS = frozenset(
+    {
+        "bash",
+        "shell",
+        "sh",
+        "zsh",
+        "terminal",
+        "run_command",
+        "execute_command",
+        "exec",
+        "exec_command",
+        "run_shell_command",
+        "local_shell",
+        "command",
+        "run_terminal_cmd",
+        "powershell",
+        "container.exec",
+    }
+)
+_WRITE_TOOLS = frozenset(
+    {
+        "write",
+        "edit",
+        "multiedit",
+        "notebookedit",
+        "apply_patch",
+        "applypatch",
+        "write_file",
+        "edit_file",
+        "create_file",
+        "replace_in_file",
+        "str_replace_editor",
+        "str_replace_based_edit_tool",
+        "patch",
+        "delete_file",
+        "move_file",
+        "rename_file",
+        "insert_edit_into_file",
+        "search_replace",
+        "replace",  # Gemini CLI's edit tool
+    }
+)
 _VIEW_COMMANDS = frozenset({"view", "read", "list"})
 _PATH_KEYS = ("file_path", "path", "notebook_path", "filePath", "target_file", "filename", "directory", "cwd")
 
 # Read-only shell commands: running only these is a lookup, never work.
-_LOOKUPS = frozenset({
-    "ls", "ll", "la", "dir", "cat", "bat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag",
-    "ack", "find", "fd", "tree", "wc", "file", "stat", "du", "df", "pwd", "echo", "printf", "which", "whereis",
-    "type", "printenv", "date", "whoami", "id", "uname", "hostname", "ps", "pgrep", "top", "htop", "lsof",
-    "diff", "cmp", "sort", "uniq", "cut", "awk", "gawk", "jq", "yq", "xxd", "od", "hexdump", "strings",
-    "realpath", "readlink", "dirname", "basename", "cd", "pushd", "popd", "true", "false", ":", "sleep", "wait",
-    "history", "man", "help", "export", "source", ".", "set", "unset", "alias", "test", "[", "[[", "column",
-    "tr", "nl", "tac", "rev", "seq", "expr", "bc", "md5sum", "sha1sum", "sha256sum", "shasum", "ping", "dig",
-    "nslookup", "host", "netstat", "ss", "free", "uptime", "nproc", "lscpu", "clear", "read", "exit", "tput",
-    "locale", "getent", "curl", "wget", "http", "open", "xdg-open", "zcat", "zless",
-    "fold", "paste", "join", "comm", "look", "apropos", "info", "whatis", "lsblk", "mount",
-})
+_LOOKUPS = frozenset(
+    {
+        "ls",
+        "ll",
+        "la",
+        "dir",
+        "cat",
+        "bat",
+        "head",
+        "tail",
+        "less",
+        "more",
+        "grep",
+        "egrep",
+        "fgrep",
+        "rg",
+        "ag",
+        "ack",
+        "find",
+        "fd",
+        "tree",
+        "wc",
+        "file",
+        "stat",
+        "du",
+        "df",
+        "pwd",
+        "echo",
+        "printf",
+        "which",
+        "whereis",
+        "type",
+        "printenv",
+        "date",
+        "whoami",
+        "id",
+        "uname",
+        "hostname",
+        "ps",
+        "pgrep",
+        "top",
+        "htop",
+        "lsof",
+        "diff",
+        "cmp",
+        "sort",
+        "uniq",
+        "cut",
+        "awk",
+        "gawk",
+        "jq",
+        "yq",
+        "xxd",
+        "od",
+        "hexdump",
+        "strings",
+        "realpath",
+        "readlink",
+        "dirname",
+        "basename",
+        "cd",
+        "pushd",
+        "popd",
+        "true",
+        "false",
+        ":",
+        "sleep",
+        "wait",
+        "history",
+        "man",
+        "help",
+        "export",
+        "source",
+        ".",
+        "set",
+        "unset",
+        "alias",
+        "test",
+        "[",
+        "[[",
+        "column",
+        "tr",
+        "nl",
+        "tac",
+        "rev",
+        "seq",
+        "expr",
+        "bc",
+        "md5sum",
+        "sha1sum",
+        "sha256sum",
+        "shasum",
+        "ping",
+        "dig",
+        "nslookup",
+        "host",
+        "netstat",
+        "ss",
+        "free",
+        "uptime",
+        "nproc",
+        "lscpu",
+        "clear",
+        "read",
+        "exit",
+        "tput",
+        "locale",
+        "getent",
+        "curl",
+        "wget",
+        "http",
+        "open",
+        "xdg-open",
+        "zcat",
+        "zless",
+        "fold",
+        "paste",
+        "join",
+        "comm",
+        "look",
+        "apropos",
+        "info",
+        "whatis",
+        "lsblk",
+        "mount",
+    }
+)
 _WRAPPERS = frozenset({"sudo", "time", "nohup", "exec", "command", "nice", "builtin", "stdbuf", "unbuffer"})
 _RUNNER_PREFIXES = {  # "uv run pytest" is pytest
-    "uv": {"run"}, "poetry": {"run"}, "pipenv": {"run"}, "pdm": {"run"}, "hatch": {"run"}, "rye": {"run"},
-    "bundle": {"exec"}, "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"}, "conda": {"run"},
+    "uv": {"run"},
+    "poetry": {"run"},
+    "pipenv": {"run"},
+    "pdm": {"run"},
+    "hatch": {"run"},
+    "rye": {"run"},
+    "bundle": {"exec"},
+    "pnpm": {"exec", "dlx"},
+    "yarn": {"exec", "dlx"},
+    "conda": {"run"},
 }
 _DIRECT_RUNNERS = frozenset({"npx", "bunx", "pipx", "xargs"})
 
-_TEST_PROGRAMS = frozenset({
-    "pytest", "py.test", "tox", "nox", "jest", "vitest", "mocha", "ava", "karma", "rspec", "ctest", "phpunit",
-    "mypy", "ruff", "flake8", "pylint", "black", "isort", "pyright", "eslint", "prettier", "shellcheck",
-    "golangci-lint", "stylelint", "tsc-check", "bandit", "pre-commit", "cypress", "playwright", "behave",
-})
-_BUILD_PROGRAMS = frozenset({
-    "make", "gmake", "cmake", "ninja", "meson", "tsc", "webpack", "rollup", "esbuild", "gcc", "g++", "clang",
-    "clang++", "cc", "c++", "rustc", "javac", "scons", "msbuild",
-})
+_TEST_PROGRAMS = frozenset(
+    {
+        "pytest",
+        "py.test",
+        "tox",
+        "nox",
+        "jest",
+        "vitest",
+        "mocha",
+        "ava",
+        "karma",
+        "rspec",
+        "ctest",
+        "phpunit",
+        "mypy",
+        "ruff",
+        "flake8",
+        "pylint",
+        "black",
+        "isort",
+        "pyright",
+        "eslint",
+        "prettier",
+        "shellcheck",
+        "golangci-lint",
+        "stylelint",
+        "tsc-check",
+        "bandit",
+        "pre-commit",
+        "cypress",
+        "playwright",
+        "behave",
+    }
+)
+_BUILD_PROGRAMS = frozenset(
+    {
+        "make",
+        "gmake",
+        "cmake",
+        "ninja",
+        "meson",
+        "tsc",
+        "webpack",
+        "rollup",
+        "esbuild",
+        "gcc",
+        "g++",
+        "clang",
+        "clang++",
+        "cc",
+        "c++",
+        "rustc",
+        "javac",
+        "scons",
+        "msbuild",
+    }
+)
 _INSTALL_SUBCOMMANDS: dict[str, frozenset[str]] = {
     "pip": frozenset({"install", "uninstall", "download"}),
     "npm": frozenset({"install", "i", "ci", "add", "uninstall", "remove", "rm", "update", "up"}),
@@ -97,23 +305,87 @@ _INSTALL_SUBCOMMANDS: dict[str, frozenset[str]] = {
     "uv": frozenset({"sync", "add", "remove", "lock"}),
 }
 _PUBLISH = {  # publishing and deploying count like a push
-    "npm": {"publish"}, "cargo": {"publish"}, "twine": {"upload"}, "docker": {"push"}, "podman": {"push"},
-    "kubectl": {"apply", "rollout", "delete", "create", "replace", "scale"}, "terraform": {"apply", "destroy"},
-    "helm": {"install", "upgrade", "uninstall", "rollback"}, "fly": {"deploy"}, "flyctl": {"deploy"},
-    "vercel": {"deploy", "--prod"}, "netlify": {"deploy"}, "gcloud": {"deploy"}, "heroku": {"releases:rollback"},
-    "poetry": {"publish"}, "uv": {"publish"}, "gem": {"push"}, "dotnet": {"nuget"},
+    "npm": {"publish"},
+    "cargo": {"publish"},
+    "twine": {"upload"},
+    "docker": {"push"},
+    "podman": {"push"},
+    "kubectl": {"apply", "rollout", "delete", "create", "replace", "scale"},
+    "terraform": {"apply", "destroy"},
+    "helm": {"install", "upgrade", "uninstall", "rollback"},
+    "fly": {"deploy"},
+    "flyctl": {"deploy"},
+    "vercel": {"deploy", "--prod"},
+    "netlify": {"deploy"},
+    "gcloud": {"deploy"},
+    "heroku": {"releases:rollback"},
+    "poetry": {"publish"},
+    "uv": {"publish"},
+    "gem": {"push"},
+    "dotnet": {"nuget"},
 }
-_WRITE_PROGRAMS = frozenset({
-    "mkdir", "rm", "rmdir", "mv", "cp", "touch", "ln", "chmod", "chown", "tee", "patch", "truncate", "install",
-    "rsync", "dd", "unlink", "shred",
-})
-_GIT_INSPECT = frozenset({
-    "status", "log", "show", "diff", "remote", "rev-parse", "ls-files", "ls-tree", "ls-remote", "blame",
-    "describe", "config", "fetch", "grep", "shortlog", "reflog", "help", "version", "whatchanged", "cat-file",
-    "show-ref", "for-each-ref", "name-rev", "count-objects", "fsck", "check-ignore", "var",
-})
-_GIT_CATEGORY = {"commit": "commit", "revert": "commit", "push": "push", "merge": "merge", "rebase": "merge",
-                 "cherry-pick": "merge", "pull": "merge", "am": "commit"}
+_WRITE_PROGRAMS = frozenset(
+    {
+        "mkdir",
+        "rm",
+        "rmdir",
+        "mv",
+        "cp",
+        "touch",
+        "ln",
+        "chmod",
+        "chown",
+        "tee",
+        "patch",
+        "truncate",
+        "install",
+        "rsync",
+        "dd",
+        "unlink",
+        "shred",
+    }
+)
+_GIT_INSPECT = frozenset(
+    {
+        "status",
+        "log",
+        "show",
+        "diff",
+        "remote",
+        "rev-parse",
+        "ls-files",
+        "ls-tree",
+        "ls-remote",
+        "blame",
+        "describe",
+        "config",
+        "fetch",
+        "grep",
+        "shortlog",
+        "reflog",
+        "help",
+        "version",
+        "whatchanged",
+        "cat-file",
+        "show-ref",
+        "for-each-ref",
+        "name-rev",
+        "count-objects",
+        "fsck",
+        "check-ignore",
+        "var",
+    }
+)
+_GIT_CATEGORY = {
+    "commit": "commit",
+    "revert": "commit",
+    "push": "push",
+    "merge": "merge",
+    "rebase": "merge",
+    "cherry-pick": "merge",
+    "pull": "merge",
+    "am": "commit",
+}
 _REDIRECTS = frozenset({">", ">>", "&>", "&>>", ">|"})
 _SEPARATORS = frozenset({"&&", "||", ";", "|", "&", ";;", "(", ")", "|&", "\n"})
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -163,8 +435,7 @@ def read_operation(tool: str, input_text: str) -> Reading:
         reading = read_command(command)
         workdir = data.get("workdir") or data.get("cwd") if data is not None else None
         if isinstance(workdir, str) and workdir:
-            reading = Reading(reading.category, reading.own, (("cd", workdir), *reading.directories),
-                              reading.label)
+            reading = Reading(reading.category, reading.own, (("cd", workdir), *reading.directories), reading.label)
         return reading
     bare = lowered.rsplit("__", 1)[-1].rsplit(".", 1)[-1]
     paths = tuple(("file", p) for p in _input_paths(data, input_text))
@@ -182,8 +453,7 @@ def read_command(command: str) -> Reading:
         return Reading(INSPECT, label="shell")
     best = max(segments, key=lambda s: IMPORTANCE[s.category])
     directories = tuple(dict.fromkeys(d for s in segments for d in s.directories))
-    return Reading(best.category, own=any(s.own for s in segments), directories=directories,
-                   label="shell")
+    return Reading(best.category, own=any(s.own for s in segments), directories=directories, label="shell")
 
 
 def _is_shell_tool(lowered: str) -> bool:
@@ -361,8 +631,24 @@ def _category(program: str, args: list[str], segment: _Segment) -> str:
         return "run" if any(t in ("run", "serve", "start", "deploy") for t in targets) else "build"
     if program in _BUILD_PROGRAMS:
         return "build"
-    if program in ("cargo", "go", "dotnet", "swift", "mix", "mvn", "gradle", "gradlew", "./gradlew", "mvnw",
-                   "bazel", "sbt", "lein", "stack", "cabal", "zig"):
+    if program in (
+        "cargo",
+        "go",
+        "dotnet",
+        "swift",
+        "mix",
+        "mvn",
+        "gradle",
+        "gradlew",
+        "./gradlew",
+        "mvnw",
+        "bazel",
+        "sbt",
+        "lein",
+        "stack",
+        "cabal",
+        "zig",
+    ):
         return _toolchain(program, first)
     if program in ("docker", "podman"):
         if first in ("build", "buildx") or args[:2] == ["compose", "build"]:
@@ -371,8 +657,7 @@ def _category(program: str, args: list[str], segment: _Segment) -> str:
             return "run"
         return INSPECT
     if program in ("systemctl", "service", "supervisorctl", "launchctl", "pm2"):
-        return "run" if any(a in ("start", "stop", "restart", "reload", "enable", "disable") for a in args) \
-            else INSPECT
+        return "run" if any(a in ("start", "stop", "restart", "reload", "enable", "disable") for a in args) else INSPECT
     if program in ("kill", "pkill", "killall"):
         return "run"
     if program in ("node", "ruby", "perl", "php", "java", "Rscript", "julia", "lua", "ts-node", "tsx"):
@@ -390,11 +675,24 @@ def _category(program: str, args: list[str], segment: _Segment) -> str:
 
 def _changes_remote(args: list[str]) -> bool:
     for i, arg in enumerate(args):
-        if arg in ("-X", "--request") and i + 1 < len(args) and args[i + 1].upper() in ("POST", "PUT", "DELETE",
-                                                                                          "PATCH"):
+        if (
+            arg in ("-X", "--request")
+            and i + 1 < len(args)
+            and args[i + 1].upper() in ("POST", "PUT", "DELETE", "PATCH")
+        ):
             return True
-        if arg in ("-d", "--data", "--data-raw", "--data-binary", "-F", "--form", "-T", "--upload-file",
-                   "--post-data", "--method=POST"):
+        if arg in (
+            "-d",
+            "--data",
+            "--data-raw",
+            "--data-binary",
+            "-F",
+            "--form",
+            "-T",
+            "--upload-file",
+            "--post-data",
+            "--method=POST",
+        ):
             return True
     return False
 
@@ -416,7 +714,7 @@ def _git(args: list[str], segment: _Segment) -> str:
             i += 1
     if i >= len(args):
         return INSPECT
-    sub, rest = args[i], args[i + 1:]
+    sub, rest = args[i], args[i + 1 :]
     if sub in _GIT_CATEGORY:
         return _GIT_CATEGORY[sub]
     if sub in _GIT_INSPECT:
@@ -429,8 +727,9 @@ def _git(args: list[str], segment: _Segment) -> str:
     if sub == "stash":
         return INSPECT if rest[:1] in (["list"], ["show"]) else "git"
     if sub == "tag":
-        return "git" if any(not a.startswith("-") for a in rest) and "-l" not in rest and "--list" not in rest \
-            else INSPECT
+        return (
+            "git" if any(not a.startswith("-") for a in rest) and "-l" not in rest and "--list" not in rest else INSPECT
+        )
     return "git"
 
 
@@ -440,9 +739,23 @@ def _python(args: list[str]) -> str:
     if "-m" in args:
         index = args.index("-m")
         module = args[index + 1] if index + 1 < len(args) else ""
-        rest = args[index + 2:]
-        if module in ("pytest", "unittest", "tox", "nox", "mypy", "ruff", "flake8", "pylint", "black", "isort",
-                      "doctest", "pyright", "bandit", "coverage"):
+        rest = args[index + 2 :]
+        if module in (
+            "pytest",
+            "unittest",
+            "tox",
+            "nox",
+            "mypy",
+            "ruff",
+            "flake8",
+            "pylint",
+            "black",
+            "isort",
+            "doctest",
+            "pyright",
+            "bandit",
+            "coverage",
+        ):
             return "test"
         if module == "pip":
             return "install" if rest[:1] and rest[0] in _INSTALL_SUBCOMMANDS["pip"] else INSPECT
@@ -471,8 +784,24 @@ def _package_script(program: str, args: list[str]) -> str:
         return "test"
     if script.startswith(("build", "compile", "bundle", "dist", "package")):
         return "build"
-    if first in ("--version", "-v", "view", "ls", "list", "outdated", "info", "why", "config", "help", "audit",
-                 "search", "whoami", "root", "bin", "prefix"):
+    if first in (
+        "--version",
+        "-v",
+        "view",
+        "ls",
+        "list",
+        "outdated",
+        "info",
+        "why",
+        "config",
+        "help",
+        "audit",
+        "search",
+        "whoami",
+        "root",
+        "bin",
+        "prefix",
+    ):
         return INSPECT
     return "run" if script else INSPECT
 

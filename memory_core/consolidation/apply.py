@@ -59,12 +59,16 @@ class ApplyReport:
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.superseded or self.conflicted or self.confirmed
-                    or self.refreshed or self.aliased)
+        return bool(
+            self.added or self.superseded or self.conflicted or self.confirmed or self.refreshed or self.aliased
+        )
 
 
 def _check_guards(
-    conn: sqlite3.Connection, source: Source, batch: ModelBatch, candidate_ids: set[str],
+    conn: sqlite3.Connection,
+    source: Source,
+    batch: ModelBatch,
+    candidate_ids: set[str],
     new_evidence: Evidence,
 ) -> dict[str, tuple[Memory, policy.Decision]]:
     """Targets and their decisions by id, or :class:`WriteRejected` for a batch the store
@@ -91,13 +95,18 @@ def _check_guards(
         if new_ids[target_id] > int(restates):
             raise GuardRejected(Reason.REPLACEMENT_CYCLE, "replacement cycle within the batch")
         decision = policy.replacement_decision(
-            target, new_evidence, proposed.kind, source.created_at, source_origin=source.origin,
+            target,
+            new_evidence,
+            proposed.kind,
+            source.created_at,
+            source_origin=source.origin,
             is_current_user_statement=source.source_type == "user_statement",
             is_fresh_progress_observation=source.source_type == "progress",
         )
         if decision.rejected:
-            raise GuardRejected(_DECISION_REASONS.get(decision, Reason.INVALID_VALUE),
-                                f"replacement refused: {decision.value}")
+            raise GuardRejected(
+                _DECISION_REASONS.get(decision, Reason.INVALID_VALUE), f"replacement refused: {decision.value}"
+            )
         targets[target_id] = (target, decision)
     return targets
 
@@ -130,40 +139,66 @@ def apply_batch(
     for proposed in batch.claims:
         if proposed.replaces is not None:
             target, decision = targets[proposed.replaces]
-            _apply_replacement(conn, source, proposed, target, decision, new_evidence,
-                               model_id, now, changes, report, withheld_ids)
+            _apply_replacement(
+                conn, source, proposed, target, decision, new_evidence, model_id, now, changes, report, withheld_ids
+            )
     for proposed in batch.claims:
         if proposed.replaces is None:
-            _apply_addition(conn, source, proposed, new_evidence, model_id, now, changes, report,
-                            withheld_ids)
+            _apply_addition(conn, source, proposed, new_evidence, model_id, now, changes, report, withheld_ids)
     _quarantine_local_variants(conn, source, withheld_ids, now, changes, report)
     _confirm_standing(conn, source, candidates, targets, now, changes, report)
 
     report.event_id = changes.commit(
-        at=now, actor="model", operation="consolidate", source_id=source.id, manual=False,
+        at=now,
+        actor="model",
+        operation="consolidate",
+        source_id=source.id,
+        manual=False,
         reason=f"model {model_id}",
-        details={"added": len(report.added), "superseded": len(report.superseded),
-                 "withheld_replacements": report.withheld,
-                 "conflicted": len(report.conflicted), "confirmed": len(report.confirmed),
-                 "refreshed": len(report.refreshed), "aliased": len(report.aliased),
-                 "skipped_blocked": report.skipped_blocked},
+        details={
+            "added": len(report.added),
+            "superseded": len(report.superseded),
+            "withheld_replacements": report.withheld,
+            "conflicted": len(report.conflicted),
+            "confirmed": len(report.confirmed),
+            "refreshed": len(report.refreshed),
+            "aliased": len(report.aliased),
+            "skipped_blocked": report.skipped_blocked,
+        },
     )
     if not complete_job(conn, lease, now):
         raise LeaseLost("the lease on this job was lost before completion")
     return report
 
 
-def _new_claim(source: Source, proposed: Proposal, evidence: Evidence, model_id: str,
-               now: float, replaces: str | None = None) -> Memory:
-    return new_memory(origin=source.origin, kind=proposed.kind, content=proposed.content,
-                       source_id=source.id, evidence=evidence, now=now, model_id=model_id,
-                       search_terms=proposed.search_terms, replaces=replaces)
+def _new_claim(
+    source: Source, proposed: Proposal, evidence: Evidence, model_id: str, now: float, replaces: str | None = None
+) -> Memory:
+    return new_memory(
+        origin=source.origin,
+        kind=proposed.kind,
+        content=proposed.content,
+        source_id=source.id,
+        evidence=evidence,
+        now=now,
+        model_id=model_id,
+        search_terms=proposed.search_terms,
+        replaces=replaces,
+    )
 
 
 def _apply_replacement(
-    conn: sqlite3.Connection, source: Source, proposed: Proposal, target: Memory,
-    decision: policy.Decision, evidence: Evidence, model_id: str, now: float,
-    changes: ChangeSet, report: ApplyReport, withheld_ids: set[str],
+    conn: sqlite3.Connection,
+    source: Source,
+    proposed: Proposal,
+    target: Memory,
+    decision: policy.Decision,
+    evidence: Evidence,
+    model_id: str,
+    now: float,
+    changes: ChangeSet,
+    report: ApplyReport,
+    withheld_ids: set[str],
 ) -> None:
     variant = _new_claim(source, proposed, evidence, model_id, now, replaces=target.id)
     if variant.id == target.id:
@@ -182,8 +217,7 @@ def _apply_replacement(
     if existing is not None and existing.status == "active":
         # The new value is already stored: attach the newer evidence to it (never weaker
         # than what it had). Its content is not new, so its own feedback stays.
-        refreshed = existing.model_copy(update={"evidence": _renewed_evidence(existing, evidence),
-                                                "updated_at": now})
+        refreshed = existing.model_copy(update={"evidence": _renewed_evidence(existing, evidence), "updated_at": now})
         changes.write(existing, refreshed)
         report.refreshed.append(existing.id)
         new_id = existing.id
@@ -200,8 +234,9 @@ def _apply_replacement(
     )
 
 
-def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, changes: ChangeSet,
-                      report: ApplyReport) -> None:
+def _store_conflicted(
+    conn: sqlite3.Connection, variant: Memory, now: float, changes: ChangeSet, report: ApplyReport
+) -> None:
     existing = get_memory(conn, variant.id)
     if is_blocked(conn, variant.origin, variant.content_hash):
         report.skipped_blocked += 1
@@ -218,12 +253,19 @@ def _store_conflicted(conn: sqlite3.Connection, variant: Memory, now: float, cha
 def from_same_source(record: Memory, source: Source) -> bool:
     """True when ``record`` was derived from ``source`` itself (its origin source or its
     current evidence): a model pass over that source cannot confirm what it already said."""
-    return record.source_id == source.id or (record.evidence is not None
-                                             and record.evidence.source_id == source.id)
+    return record.source_id == source.id or (record.evidence is not None and record.evidence.source_id == source.id)
 
 
-def _reaffirm(conn: sqlite3.Connection, source: Source, target: Memory, variant: Memory,
-              evidence: Evidence, now: float, changes: ChangeSet, report: ApplyReport) -> None:
+def _reaffirm(
+    conn: sqlite3.Connection,
+    source: Source,
+    target: Memory,
+    variant: Memory,
+    evidence: Evidence,
+    now: float,
+    changes: ChangeSet,
+    report: ApplyReport,
+) -> None:
     update: dict[str, object] = {}
     if from_same_source(target, source):
         pass  # restating a claim of its own source confirms nothing (aliases may still grow)
@@ -264,8 +306,15 @@ def _merged_terms(old: list[str], new: list[str]) -> list[str]:
 
 
 def _apply_addition(
-    conn: sqlite3.Connection, source: Source, proposed: Proposal, evidence: Evidence,
-    model_id: str, now: float, changes: ChangeSet, report: ApplyReport, withheld_ids: set[str],
+    conn: sqlite3.Connection,
+    source: Source,
+    proposed: Proposal,
+    evidence: Evidence,
+    model_id: str,
+    now: float,
+    changes: ChangeSet,
+    report: ApplyReport,
+    withheld_ids: set[str],
 ) -> None:
     variant = _new_claim(source, proposed, evidence, model_id, now)
     if variant.id in withheld_ids:
@@ -281,8 +330,14 @@ def _apply_addition(
         _reaffirm(conn, source, existing, variant, evidence, now, changes, report)
 
 
-def _quarantine_local_variants(conn: sqlite3.Connection, source: Source, withheld_ids: set[str],
-                               now: float, changes: ChangeSet, report: ApplyReport) -> None:
+def _quarantine_local_variants(
+    conn: sqlite3.Connection,
+    source: Source,
+    withheld_ids: set[str],
+    now: float,
+    changes: ChangeSet,
+    report: ApplyReport,
+) -> None:
     """Claims this same source produced locally with withheld content (any kind) are
     quarantined too, so the weaker evidence cannot stay active by another route."""
     hashes = {m.content_hash for m in changes.after.values() if m.id in withheld_ids}
@@ -294,14 +349,19 @@ def _quarantine_local_variants(conn: sqlite3.Connection, source: Source, withhel
         for (row_id,) in rows:
             existing = changes.after.get(row_id) or get_memory(conn, row_id)
             if existing is not None and existing.status == "active" and existing.source_id == source.id:
-                changes.write(existing, existing.model_copy(update={"status": "conflicted",
-                                                                          "updated_at": now}))
+                changes.write(existing, existing.model_copy(update={"status": "conflicted", "updated_at": now}))
                 report.conflicted.append(row_id)
 
 
-def _confirm_standing(conn: sqlite3.Connection, source: Source, candidates: list[Memory],
-                      targets: dict[str, tuple[Memory, policy.Decision]], now: float, changes: ChangeSet,
-                      report: ApplyReport) -> None:
+def _confirm_standing(
+    conn: sqlite3.Connection,
+    source: Source,
+    candidates: list[Memory],
+    targets: dict[str, tuple[Memory, policy.Decision]],
+    now: float,
+    changes: ChangeSet,
+    report: ApplyReport,
+) -> None:
     """Mentioned records left standing are not disputed: that feeds their aging clock only.
     Records derived from this very source are not confirmed by it."""
     if source.source_type == "progress":

@@ -119,8 +119,7 @@ class Proposal(BaseModel):
                 seen.add(term.casefold())
                 cleaned.append(term)
         if search_terms_bytes(cleaned) > SEARCH_TERMS_MAX_BYTES:
-            raise _Defect(Reason.SEARCH_TERMS_TOO_LARGE,
-                          f"together larger than {SEARCH_TERMS_MAX_BYTES} bytes of JSON")
+            raise _Defect(Reason.SEARCH_TERMS_TOO_LARGE, f"together larger than {SEARCH_TERMS_MAX_BYTES} bytes of JSON")
         return cleaned
 
 
@@ -134,8 +133,22 @@ class ModelBatch(BaseModel):
 
 _FIELDS = {"claims", "kind", "content", "replaces", "searchTerms"}
 # Fields the host owns; naming them in a reason helps spot a model trying to set them.
-_HOST_FIELDS = {"id", "evidence", "confidence", "verification", "utility", "accuracy", "feedback",
-                "status", "origin", "pinned", "source_id", "sourceId", "model_id", "revision"}
+_HOST_FIELDS = {
+    "id",
+    "evidence",
+    "confidence",
+    "verification",
+    "utility",
+    "accuracy",
+    "feedback",
+    "status",
+    "origin",
+    "pinned",
+    "source_id",
+    "sourceId",
+    "model_id",
+    "revision",
+}
 
 # Fixed descriptions per pydantic error type, so a reason never echoes model text.
 _DESCRIPTIONS = {

@@ -50,7 +50,8 @@ def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CAND
         return []
     sizes = _informative_sizes(conn, list(shared))
     qualified = [
-        mid for mid, n in shared.items()
+        mid
+        for mid, n in shared.items()
         if n >= min(MIN_SHARED_FEATURES, sizes.get(mid, 0) or 1) and n >= MIN_COVERAGE * sizes.get(mid, 0)
     ]
     return _load_newest(conn, qualified, limit)
@@ -84,6 +85,7 @@ def nominated_claims(conn: sqlite3.Connection, source: Source) -> list[Memory]:
             rows.append(row)
     claims = [memory_from_row(row) for row in rows]
     return [
-        m for m in claims
+        m
+        for m in claims
         if m.status == "active" and not m.pinned and m.kind == "project_state" and m.origin == source.origin
     ]

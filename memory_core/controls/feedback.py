@@ -66,7 +66,12 @@ def _latest_receipt(conn: sqlite3.Connection, memory_id: str, slot: str) -> floa
 
 
 def give_feedback(
-    conn: sqlite3.Connection, memory_id: str, verdict: str, now: float, *, source_id: str | None = None,
+    conn: sqlite3.Connection,
+    memory_id: str,
+    verdict: str,
+    now: float,
+    *,
+    source_id: str | None = None,
     at: float | None = None,
 ) -> FeedbackResult:
     """Record ``verdict`` on a claim (inside ``store.transaction()``).
@@ -80,8 +85,9 @@ def give_feedback(
     target = require_memory(conn, memory_id)
     source = source_id or ids.random_id()
     given_at = now if at is None else at
-    if conn.execute("SELECT 1 FROM feedback_receipts WHERE source_id=? AND memory_id=?",
-                    (source, memory_id)).fetchone():
+    if conn.execute(
+        "SELECT 1 FROM feedback_receipts WHERE source_id=? AND memory_id=?", (source, memory_id)
+    ).fetchone():
         return FeedbackResult("replayed", memory_id, verdict, source)
     if target.status != "active":
         raise ConflictError(
@@ -90,8 +96,10 @@ def give_feedback(
         )
     slot = _slot(verdict)
     latest = _latest_receipt(conn, memory_id, slot)
-    conn.execute("INSERT INTO feedback_receipts (source_id, memory_id, verdict, at) VALUES (?, ?, ?, ?)",
-                 (source, memory_id, verdict, given_at))
+    conn.execute(
+        "INSERT INTO feedback_receipts (source_id, memory_id, verdict, at) VALUES (?, ?, ?, ?)",
+        (source, memory_id, verdict, given_at),
+    )
     evidence_at = target.evidence.at if target.evidence is not None else None
     if (latest is not None and given_at < latest) or (evidence_at is not None and given_at < evidence_at):
         return FeedbackResult("outdated", memory_id, verdict, source)
@@ -108,6 +116,7 @@ def give_feedback(
         after = [after[0].model_copy(update={"status": "conflicted"})]
         after += [m.model_copy(update={"status": "conflicted"}) for m in twins]
         retired = retire_repeating_sources(conn, target.origin, [target.content], now)
-    event_id = commit_manual_change(conn, "feedback", before, after, now, source,
-                              {"verdict": verdict, "retired_sources": retired})
+    event_id = commit_manual_change(
+        conn, "feedback", before, after, now, source, {"verdict": verdict, "retired_sources": retired}
+    )
     return FeedbackResult("applied", memory_id, verdict, source, event_id, after, retired)

@@ -59,8 +59,7 @@ def _require_live(conn: sqlite3.Connection, memory_id: str, what: str) -> Memory
 def live_duplicates(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
     """Active or conflicted records of the same origin with exactly the same content."""
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE origin=? AND content_hash=? AND id<>? "
-        "ORDER BY id",
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE origin=? AND content_hash=? AND id<>? ORDER BY id",
         (memory.origin, memory.content_hash, memory.id),
     ).fetchall()
     return [m for m in (memory_from_row(r) for r in rows) if m.status in _LIVE]
@@ -78,8 +77,9 @@ def commit_manual_change(
     """Write a person's change and its event; the origin generation moves."""
     changes = ChangeSet(conn, f"{operation}")
     changes.write_all(before, after)
-    event_id = changes.commit(at=now, actor="user", operation=operation, source_id=action_id, manual=True,
-                              details=details)
+    event_id = changes.commit(
+        at=now, actor="user", operation=operation, source_id=action_id, manual=True, details=details
+    )
     assert event_id is not None  # a manual change always writes its records
     return event_id
 
@@ -99,8 +99,7 @@ def forget(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult
     block(conn, target.origin, target.content_hash, now, "forgotten")
     retired = retire_repeating_sources(conn, target.origin, [target.content], now)
     action_id = ids.random_id()
-    event_id = commit_manual_change(conn, "forget", before, after, now, action_id,
-                              {"retired_sources": retired})
+    event_id = commit_manual_change(conn, "forget", before, after, now, action_id, {"retired_sources": retired})
     return ManualResult(event_id, before, after, retired)
 
 
@@ -109,9 +108,7 @@ def _clean_correction(text: str) -> str:
     if not cleaned:
         raise UsageError("the correction is empty; give the full corrected text")
     if len(cleaned) > MAX_CONTENT_CHARS:
-        raise UsageError(
-            f"the correction is {len(cleaned)} characters; keep it within {MAX_CONTENT_CHARS}"
-        )
+        raise UsageError(f"the correction is {len(cleaned)} characters; keep it within {MAX_CONTENT_CHARS}")
     return cleaned
 
 
@@ -129,9 +126,7 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
     content = _clean_correction(text)
     new_id = ids.memory_id(target.origin, target.kind, content)
     if new_id == target.id:
-        raise UsageError(
-            f"memory {memory_id} already says that; use `memevo resolve` or `memevo pin` instead"
-        )
+        raise UsageError(f"memory {memory_id} already says that; use `memevo resolve` or `memevo pin` instead")
     action_id = ids.random_id()
     replaced = [target, *live_duplicates(conn, target)]
     occupant = get_memory(conn, new_id)
@@ -159,8 +154,9 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
     after.append(corrected)
     block(conn, target.origin, target.content_hash, now, "corrected")
     retired = retire_repeating_sources(conn, target.origin, [target.content], now)
-    event_id = commit_manual_change(conn, "correct", before, after, now, action_id,
-                              {"retired_sources": retired, "corrected_to": new_id})
+    event_id = commit_manual_change(
+        conn, "correct", before, after, now, action_id, {"retired_sources": retired, "corrected_to": new_id}
+    )
     return ManualResult(event_id, before, after, retired)
 
 
@@ -199,10 +195,7 @@ def resolve(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResul
     require_transaction(conn, "manual actions")
     target = require_memory(conn, memory_id)
     if target.status != "conflicted":
-        raise ConflictError(
-            f"memory {memory_id} is {target.status}, not conflicted; nothing to resolve"
-        )
-    after = [target.model_copy(update={"status": "active",
-                                       "feedback": _without_incorrect_verdict(target.feedback)})]
+        raise ConflictError(f"memory {memory_id} is {target.status}, not conflicted; nothing to resolve")
+    after = [target.model_copy(update={"status": "active", "feedback": _without_incorrect_verdict(target.feedback)})]
     event_id = commit_manual_change(conn, "resolve", [target], after, now, ids.random_id())
     return ManualResult(event_id, [target], after)

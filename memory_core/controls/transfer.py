@@ -63,8 +63,9 @@ def export_lines(conn: sqlite3.Connection) -> Iterator[str]:
         for row in iter_memory_rows(conn):
             yield _line("memory", memory_from_row(row).model_dump(mode="json"))
         for origin, chash, created_at, reason in blocked_rows(conn):
-            yield _line("blocked", {"origin": origin, "content_hash": chash,
-                                    "created_at": created_at, "reason": reason})
+            yield _line(
+                "blocked", {"origin": origin, "content_hash": chash, "created_at": created_at, "reason": reason}
+            )
         for row in iter_event_rows(conn):
             yield _line("event", event_from_row(row).model_dump(mode="json"))
     finally:
@@ -94,9 +95,14 @@ class ImportReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The report for ``--json``."""
-        return {"added": self.added, "already_present": self.already_present,
-                "blocked_skipped": self.blocked_skipped, "blocks_added": self.blocks_added,
-                "events_skipped": self.events_skipped, "event_id": self.event_id}
+        return {
+            "added": self.added,
+            "already_present": self.already_present,
+            "blocked_skipped": self.blocked_skipped,
+            "blocks_added": self.blocks_added,
+            "events_skipped": self.events_skipped,
+            "event_id": self.event_id,
+        }
 
 
 def _bad(number: int, why: str) -> ImportFormatError:
@@ -137,9 +143,15 @@ def _claim(data: dict[str, Any], number: int, now: float) -> Memory:
     terms = _search_terms(data.get("search_terms"), number)
     try:
         return Memory(
-            id=ids.memory_id(origin, kind, content), origin=origin, kind=kind, content=content,
-            content_hash=ids.content_hash(content), search_terms=terms,
-            source_id=source_id, evidence=None, created_at=float(created_at),
+            id=ids.memory_id(origin, kind, content),
+            origin=origin,
+            kind=kind,
+            content=content,
+            content_hash=ids.content_hash(content),
+            search_terms=terms,
+            source_id=source_id,
+            evidence=None,
+            created_at=float(created_at),
             updated_at=float(created_at),
         )
     except ValidationError as exc:
@@ -150,8 +162,15 @@ def _exported_block(record: Any, number: int) -> _Block:
     if not isinstance(record, dict) or set(record) != {"origin", "content_hash", "created_at", "reason"}:
         raise _bad(number, "a blocked record needs exactly origin, content_hash, created_at, reason")
     origin, chash, at, reason = (record[k] for k in ("origin", "content_hash", "created_at", "reason"))
-    if not (isinstance(origin, str) and origin and isinstance(chash, str) and chash
-            and isinstance(reason, str) and isinstance(at, int | float) and not isinstance(at, bool)):
+    if not (
+        isinstance(origin, str)
+        and origin
+        and isinstance(chash, str)
+        and chash
+        and isinstance(reason, str)
+        and isinstance(at, int | float)
+        and not isinstance(at, bool)
+    ):
         raise _bad(number, "a blocked record has a field of the wrong type")
     return _Block(origin, chash, float(at), reason)
 
@@ -224,7 +243,11 @@ def import_file(conn: sqlite3.Connection, lines: Iterable[str], now: float) -> I
     report.added = len(added)
     report.added_ids = [m.id for m in added]
     report.event_id = changes.commit(
-        at=now, actor="import", operation="import", source_id=ids.random_id(), manual=True,
+        at=now,
+        actor="import",
+        operation="import",
+        source_id=ids.random_id(),
+        manual=True,
         details={key: value for key, value in report.as_dict().items() if key != "event_id"},
     )
     return report

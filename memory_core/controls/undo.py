@@ -64,7 +64,11 @@ def undo(conn: sqlite3.Connection, event_id: int, now: float) -> int:
             restored.append(later.model_copy(update={"status": "forgotten"}))
     changes.write_all(current, restored)
     undo_id = changes.commit(
-        at=now, actor="user", operation="undo", source_id=ids.random_id(), manual=True,
+        at=now,
+        actor="user",
+        operation="undo",
+        source_id=ids.random_id(),
+        manual=True,
         reason=f"undo of event {event_id} ({event.operation})",
         details={"undone_event": event_id, "tombstoned": created},
     )

@@ -31,9 +31,7 @@ class BudgetState:
 
 def usage_on(conn: sqlite3.Connection, now: float) -> Usage:
     day = day_key(now)
-    row = conn.execute(
-        "SELECT calls, prompt_tokens, completion_tokens FROM model_usage WHERE day=?", (day,)
-    ).fetchone()
+    row = conn.execute("SELECT calls, prompt_tokens, completion_tokens FROM model_usage WHERE day=?", (day,)).fetchone()
     return Usage(day, *(row or (0, 0, 0)))
 
 
@@ -98,7 +96,8 @@ def tokens_per_call(conn: sqlite3.Connection, now: float) -> int:
     since = day_key(now - HISTORY_DAYS * 86_400.0)
     calls, tokens = conn.execute(
         "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(prompt_tokens + completion_tokens), 0) "
-        "FROM model_usage WHERE day >= ?", (since,)
+        "FROM model_usage WHERE day >= ?",
+        (since,),
     ).fetchone()
     if not calls or not tokens:
         return DEFAULT_TOKENS_PER_CALL
@@ -112,8 +111,11 @@ def backlog(conn: sqlite3.Connection, now: float, call_limit: int, token_limit: 
     state = budget_state(conn, now, call_limit, token_limit)
     per_call = tokens_per_call(conn, now)
     per_day = max(0, min(call_limit, token_limit // per_call))
-    left = 0 if state.spent else max(0, min(call_limit - state.usage.calls,
-                                            (token_limit - state.usage.tokens) // per_call))
+    left = (
+        0
+        if state.spent
+        else max(0, min(call_limit - state.usage.calls, (token_limit - state.usage.tokens) // per_call))
+    )
     if waiting <= left:
         days: int | None = 0
     elif per_day == 0:

@@ -12,8 +12,7 @@ HEARTBEAT_KEY = "worker_heartbeat"
 def write_heartbeat(conn: sqlite3.Connection, now: float) -> None:
     """Record that a worker is alive (call inside a write transaction)."""
     conn.execute(
-        "INSERT INTO metadata (key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
         (HEARTBEAT_KEY, repr(now)),
     )
 

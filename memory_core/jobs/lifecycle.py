@@ -123,8 +123,15 @@ def lease_job(
     cursor = conn.execute(
         "UPDATE sources SET state='leased', attempt=?, lease_owner=?, lease_expires_at=?, "
         "origin_generation=? WHERE id=? AND state=? AND attempt=?",
-        (attempt, owner, policy.lease_expires_at(now, lease_seconds), generation, source.id,
-         source.state.value, source.attempt),
+        (
+            attempt,
+            owner,
+            policy.lease_expires_at(now, lease_seconds),
+            generation,
+            source.id,
+            source.state.value,
+            source.attempt,
+        ),
     )
     if cursor.rowcount != 1:
         return None
@@ -155,8 +162,15 @@ def complete_job(conn: sqlite3.Connection, lease: Lease, now: float) -> bool:
 
 
 def _record_failure(
-    conn: sqlite3.Connection, source_id: str, failures_before: int, code: ErrorCode, now: float,
-    where: str, params: tuple, reason: str | None = None, retry_after: float | None = None,
+    conn: sqlite3.Connection,
+    source_id: str,
+    failures_before: int,
+    code: ErrorCode,
+    now: float,
+    where: str,
+    params: tuple,
+    reason: str | None = None,
+    retry_after: float | None = None,
 ) -> FailureOutcome | None:
     failures = failures_before + 1
     paused = policy.should_pause(failures)
@@ -177,8 +191,13 @@ def _record_failure(
 
 
 def fail_job(
-    conn: sqlite3.Connection, lease: Lease, code: ErrorCode, now: float, *,
-    reason: str | None = None, retry_after: float | None = None,
+    conn: sqlite3.Connection,
+    lease: Lease,
+    code: ErrorCode,
+    now: float,
+    *,
+    reason: str | None = None,
+    retry_after: float | None = None,
 ) -> FailureOutcome | None:
     """Record one failure with backoff (pausing at the cap); ``None`` if the lease was lost.
 
@@ -186,16 +205,21 @@ def fail_job(
     ``retry_after`` (seconds) is how long the server asked to be left alone.
     """
     row = conn.execute(
-        "SELECT consecutive_failures FROM sources WHERE id=? AND state='leased' "
-        "AND lease_owner=? AND attempt=?",
+        "SELECT consecutive_failures FROM sources WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
         (lease.source.id, lease.owner, lease.attempt),
     ).fetchone()
     if row is None:
         return None
     return _record_failure(
-        conn, lease.source.id, int(row[0]), code, now,
+        conn,
+        lease.source.id,
+        int(row[0]),
+        code,
+        now,
         "id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (lease.source.id, lease.owner, lease.attempt), reason, retry_after,
+        (lease.source.id, lease.owner, lease.attempt),
+        reason,
+        retry_after,
     )
 
 
@@ -205,8 +229,12 @@ def release_job(conn: sqlite3.Connection, lease: Lease) -> bool:
     cursor = conn.execute(
         "UPDATE sources SET state=?, lease_owner=NULL, lease_expires_at=NULL "
         "WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
-        (JobState.PAUSED.value if policy.should_pause(lease.source.consecutive_failures)
-         else JobState.PENDING.value, lease.source.id, lease.owner, lease.attempt),
+        (
+            JobState.PAUSED.value if policy.should_pause(lease.source.consecutive_failures) else JobState.PENDING.value,
+            lease.source.id,
+            lease.owner,
+            lease.attempt,
+        ),
     )
     return cursor.rowcount == 1
 
@@ -221,9 +249,14 @@ def recover_expired_leases(conn: sqlite3.Connection, now: float) -> list[Failure
     outcomes = []
     for source_id, failures, owner, attempt in rows:
         outcome = _record_failure(
-            conn, source_id, int(failures), ErrorCode.INTERRUPTED, now,
+            conn,
+            source_id,
+            int(failures),
+            ErrorCode.INTERRUPTED,
+            now,
             "id=? AND state='leased' AND lease_owner IS ? AND attempt=?",
-            (source_id, owner, attempt), Reason.LEASE_EXPIRED.value,
+            (source_id, owner, attempt),
+            Reason.LEASE_EXPIRED.value,
         )
         if outcome is not None:
             outcomes.append(outcome)
@@ -256,13 +289,16 @@ def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str |
                 "are never run again (capture new evidence instead)"
             )
         return source.id
-    row = conn.execute(
-        "SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused', 'leased') "
-        "ORDER BY forced_at DESC, id DESC LIMIT 1"
-    ).fetchone() or conn.execute(
-        "SELECT id FROM sources WHERE state IN ('pending', 'paused') "
-        "ORDER BY created_at DESC, source_type = 'progress', id DESC LIMIT 1"
-    ).fetchone()
+    row = (
+        conn.execute(
+            "SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused', 'leased') "
+            "ORDER BY forced_at DESC, id DESC LIMIT 1"
+        ).fetchone()
+        or conn.execute(
+            "SELECT id FROM sources WHERE state IN ('pending', 'paused') "
+            "ORDER BY created_at DESC, source_type = 'progress', id DESC LIMIT 1"
+        ).fetchone()
+    )
     return None if row is None else str(row[0])
 
 

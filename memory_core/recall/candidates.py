@@ -107,8 +107,9 @@ class Retrieval(NamedTuple):
     slack: float
 
 
-def add_postings(masks: dict[str, dict[str, int]], rows: Iterable[tuple[str, str]], feature: str,
-         *, create: bool) -> None:
+def add_postings(
+    masks: dict[str, dict[str, int]], rows: Iterable[tuple[str, str]], feature: str, *, create: bool
+) -> None:
     bits = FIELD_BITS
     get = masks.get
     for memory_id, field_name in rows:
@@ -168,8 +169,9 @@ def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[st
         add_postings(retrieval.masks, index.probe_postings(conn, feature, memory_ids), feature, create=False)
 
 
-def origin_masks(origin: str, headers: Headers, features: Iterable[str],
-                 cache: dict[str, dict[str, int]] | None = None) -> dict[str, int]:
+def origin_masks(
+    origin: str, headers: Headers, features: Iterable[str], cache: dict[str, dict[str, int]] | None = None
+) -> dict[str, int]:
     """Origin-field bits for the query features that this claim's origin identifier carries."""
     if not headers.origins:
         return {}

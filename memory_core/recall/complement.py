@@ -64,8 +64,7 @@ def open_part(r: Retrieval, chosen: list[Candidate]) -> frozenset[str]:
     """The (seen) focus features no chosen claim matched, if one of them could qualify a claim."""
     scorer = r.scorer
     matched = {f for c in chosen for f in c.matched}
-    features = frozenset(t.feature for t in scorer.focus
-                         if t.feature in scorer.seen and t.feature not in matched)
+    features = frozenset(t.feature for t in scorer.focus if t.feature in scorer.seen and t.feature not in matched)
     return features if features & scorer.qualifying else frozenset()
 
 
@@ -76,14 +75,13 @@ def _attribute(feature: str) -> bool:
 
 def _own_features(conn: sqlite3.Connection, memory_id: str) -> set[str]:
     """A claim's body and alias features (an indexed lookup by id)."""
-    rows = conn.execute(
-        "SELECT feature, field FROM postings WHERE memory_id=?", (memory_id,)
-    ).fetchall()
+    rows = conn.execute("SELECT feature, field FROM postings WHERE memory_id=?", (memory_id,)).fetchall()
     return {feature for feature, field in rows if field in ("body", "alias")}
 
 
-def find(conn: sqlite3.Connection, r: Retrieval, chosen: list[Candidate], *, now: float,
-         include_dormant: bool) -> str | None:
+def find(
+    conn: sqlite3.Connection, r: Retrieval, chosen: list[Candidate], *, now: float, include_dormant: bool
+) -> str | None:
     """The id of the complementary claim for ``chosen``, or ``None``."""
     open_features = open_part(r, chosen)
     if not chosen or not open_features:
@@ -99,8 +97,9 @@ def find(conn: sqlite3.Connection, r: Retrieval, chosen: list[Candidate], *, now
     headers = index.read_headers(conn, sorted(bridge))
     df = headers.document_frequency
     common = COMMON_SHARE * headers.total if headers.total >= COMMON_MIN_CLAIMS else headers.total
-    usable = sorted((f for f in bridge if 1 < df.get(f, 0) <= min(MAX_BRIDGE_DF, common)),
-                    key=lambda f: (df[f], f))[:MAX_BRIDGE_FEATURES]
+    usable = sorted((f for f in bridge if 1 < df.get(f, 0) <= min(MAX_BRIDGE_DF, common)), key=lambda f: (df[f], f))[
+        :MAX_BRIDGE_FEATURES
+    ]
     taken = {c.doc.memory_id for c in chosen}
     shared: dict[str, int] = {}
     for feature in usable:
@@ -116,8 +115,7 @@ def find(conn: sqlite3.Connection, r: Retrieval, chosen: list[Candidate], *, now
             masks[memory_id][feature] = masks[memory_id].get(feature, 0) | FIELD_BITS[field]
     docs = index.read_docs(conn, ids)
     seen_content = {(c.doc.origin, c.doc.content_hash) for c in chosen}
-    concepts = {t.feature for t in scorer.focus
-                if t.feature in open_features and t.kind == "concept" and not t.generic}
+    concepts = {t.feature for t in scorer.focus if t.feature in open_features and t.kind == "concept" and not t.generic}
     eligible: list[tuple[float, float, float, str]] = []
     for memory_id in ids:
         doc = docs.get(memory_id)
@@ -134,8 +132,7 @@ def find(conn: sqlite3.Connection, r: Retrieval, chosen: list[Candidate], *, now
         if not include_dormant and is_dormant(doc.kind, doc.clock_at, now, pinned=pinned):
             continue
         fresh = freshness(doc.kind, doc.clock_at, now, pinned=pinned)
-        eligible.append((answered, share, rank_score(1.0, fresh, doc.priority, doc.utility, doc.accuracy),
-                         memory_id))
+        eligible.append((answered, share, rank_score(1.0, fresh, doc.priority, doc.utility, doc.accuracy), memory_id))
     if not eligible:
         return None
     eligible.sort(key=lambda e: (-e[0], -e[1], -e[2], e[3]))

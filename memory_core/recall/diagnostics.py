@@ -27,8 +27,7 @@ DIAGNOSTICS_FILE = "last-recall.json"
 
 def _feature(text: str) -> str:
     data = text.encode("utf-8")
-    return text if len(data) <= MAX_FEATURE_BYTES else data[:MAX_FEATURE_BYTES].decode(
-        "utf-8", errors="ignore") + "…"
+    return text if len(data) <= MAX_FEATURE_BYTES else data[:MAX_FEATURE_BYTES].decode("utf-8", errors="ignore") + "…"
 
 
 def plan_summary(plan: QueryPlan) -> dict[str, Any]:
@@ -66,11 +65,20 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
     return summary
 
 
-def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int,
-                      matched: int, scored: int, candidates: Sequence[Candidate],
-                      chosen: Sequence[Candidate],
-                      digest_claims: int, digest_bytes: int,
-                      notes: Sequence[str] = ()) -> dict[str, Any]:
+def build_diagnostics(
+    *,
+    plan: QueryPlan,
+    trigger: str,
+    now: float,
+    indexed: int,
+    matched: int,
+    scored: int,
+    candidates: Sequence[Candidate],
+    chosen: Sequence[Candidate],
+    digest_claims: int,
+    digest_bytes: int,
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
     """Everything one recall decided, small enough to keep and to print."""
     lifecycle = {
         "indexed": indexed,
@@ -82,8 +90,10 @@ def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int
         "selected": len(chosen),
     }
     chosen_ids = {c.doc.memory_id for c in chosen}
-    rest = sorted((c for c in candidates if c.doc.memory_id not in chosen_ids),
-                  key=lambda c: (c.excluded in _GATE_REASONS, -c.raw, c.doc.memory_id))
+    rest = sorted(
+        (c for c in candidates if c.doc.memory_id not in chosen_ids),
+        key=lambda c: (c.excluded in _GATE_REASONS, -c.raw, c.doc.memory_id),
+    )
     shown = [*chosen, *rest][:MAX_CANDIDATES]
     diagnostics: dict[str, Any] = {
         "trigger": trigger,
@@ -99,11 +109,20 @@ def build_diagnostics(*, plan: QueryPlan, trigger: str, now: float, indexed: int
 
 
 # Reasons given by the relevance gates (as opposed to lifecycle and selection).
-_GATE_REASONS = frozenset({
-    "no_focus_match", "quoted_question_only", "no_qualifying_match", "literal_missing",
-    "focus_coverage", "too_few_matches", "unknown_words", "named_subject_missing",
-    "named_attribute_missing", "context_subject_missing",
-})
+_GATE_REASONS = frozenset(
+    {
+        "no_focus_match",
+        "quoted_question_only",
+        "no_qualifying_match",
+        "literal_missing",
+        "focus_coverage",
+        "too_few_matches",
+        "unknown_words",
+        "named_subject_missing",
+        "named_attribute_missing",
+        "context_subject_missing",
+    }
+)
 
 
 # What each exclusion reason means, for `memevo explain QUERY --claim ID`.
@@ -129,8 +148,13 @@ REASON_TEXT = {
 }
 
 
-def claim_verdict(conn: sqlite3.Connection, memory_id: str, candidates: Sequence[Candidate],
-                  chosen: Sequence[Candidate], plan: QueryPlan) -> dict[str, Any]:
+def claim_verdict(
+    conn: sqlite3.Connection,
+    memory_id: str,
+    candidates: Sequence[Candidate],
+    chosen: Sequence[Candidate],
+    plan: QueryPlan,
+) -> dict[str, Any]:
     """What one recall did with one claim: selected, or which gate or step dropped it."""
     verdict: dict[str, Any] = {"id": memory_id, "selected": False}
     found = next((c for c in candidates if c.doc.memory_id == memory_id), None)

@@ -135,8 +135,9 @@ def _row_json(row: DigestRow, excerpt_budget: int) -> str:
     return text
 
 
-def render_digest(rows: Sequence[DigestRow], *, max_bytes: int = MAX_DIGEST_BYTES,
-                  max_claims: int = MAX_CLAIMS) -> tuple[str, int]:
+def render_digest(
+    rows: Sequence[DigestRow], *, max_bytes: int = MAX_DIGEST_BYTES, max_claims: int = MAX_CLAIMS
+) -> tuple[str, int]:
     """The digest text and how many rows it holds; ``("", 0)`` when there is nothing to say."""
     if not rows:
         return "", 0

@@ -69,8 +69,9 @@ class Outcome(NamedTuple):
     truncated: bool
 
 
-def _score(conn: sqlite3.Connection, r: Retrieval, batch: list[str],
-           rejected: list[tuple[float, str, str]]) -> list[Candidate]:
+def _score(
+    conn: sqlite3.Connection, r: Retrieval, batch: list[str], rejected: list[tuple[float, str, str]]
+) -> list[Candidate]:
     """Exact evaluation of a batch; cheap rejections are noted in ``rejected``."""
     scorer, headers = r.scorer, r.headers
     survivors = []
@@ -100,16 +101,24 @@ def _exact(conn: sqlite3.Connection, r: Retrieval, ids: list[str]) -> list[Candi
             for feature, bit in origin_bits.items():
                 found[feature] = found.get(feature, 0) | bit
         e = r.scorer.evaluate(found, doc.feature_count)
-        scored.append(Candidate(doc, e.raw, e.matched, e.context_matched, e.reason, e.alternatives,
-                                e.complete, coverage=e.coverage))
+        scored.append(
+            Candidate(
+                doc, e.raw, e.matched, e.context_matched, e.reason, e.alternatives, e.complete, coverage=e.coverage
+            )
+        )
     return scored
 
 
-def _proven(scored: list[Candidate], bound: float, *, now: float, limit: int,
-            include_dormant: bool, narrow: bool, grouped: bool) -> bool:
+def _proven(
+    scored: list[Candidate], bound: float, *, now: float, limit: int, include_dormant: bool, narrow: bool, grouped: bool
+) -> bool:
     """Whether no candidate whose relevance is at most ``bound`` could still be selected."""
-    awake = [c for c in scored if c.excluded is None and (
-        include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))]
+    awake = [
+        c
+        for c in scored
+        if c.excluded is None
+        and (include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))
+    ]
     if not awake:
         return False
     if narrow:
@@ -117,8 +126,17 @@ def _proven(scored: list[Candidate], bound: float, *, now: float, limit: int,
         # about one nothing scored yet speaks to: only the full list is safe.
         return not grouped and bound < RELATIVE_CUTOFF * max(c.raw for c in awake)
     ranks = sorted(
-        (rank_score(c.raw, freshness(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)),
-                    c.doc.priority, c.doc.utility, c.doc.accuracy), c.doc.origin, c.doc.content_hash)
+        (
+            rank_score(
+                c.raw,
+                freshness(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)),
+                c.doc.priority,
+                c.doc.utility,
+                c.doc.accuracy,
+            ),
+            c.doc.origin,
+            c.doc.content_hash,
+        )
         for c in awake
     )[::-1]
     distinct = {(origin, chash) for rank, origin, chash in ranks if rank >= bound * MAX_RANK_FACTOR}
@@ -134,8 +152,16 @@ def _force(conn: sqlite3.Connection, r: Retrieval, memory_id: str) -> list[Candi
     return _exact(conn, r, [memory_id])
 
 
-def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int,
-                  include_dormant: bool, narrow: bool, force: str | None = None) -> Outcome:
+def evaluate_plan(
+    conn: sqlite3.Connection,
+    plan: QueryPlan,
+    *,
+    now: float,
+    limit: int,
+    include_dormant: bool,
+    narrow: bool,
+    force: str | None = None,
+) -> Outcome:
     """Retrieve, score (best first, only as far as needed) and select for one plan.
 
     ``narrow`` applies the relative cutoff and facet redundancy (automatic recall); a
@@ -161,8 +187,13 @@ def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limi
         done += len(batch)
         size *= 4
         if done < len(r.order) and _proven(
-            passing, r.upper[r.order[done]] + r.slack, now=now, limit=limit,
-            include_dormant=include_dormant, narrow=narrow, grouped=grouped,
+            passing,
+            r.upper[r.order[done]] + r.slack,
+            now=now,
+            limit=limit,
+            include_dormant=include_dormant,
+            narrow=narrow,
+            grouped=grouped,
         ):
             break
     failed.sort(key=lambda c: (-c.raw, c.doc.memory_id))
@@ -178,8 +209,14 @@ def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limi
             if c.excluded is None and truncated:
                 c.excluded = "not_scored"  # past MAX_SCORED: never judged by the real recall
         candidates += forced
-    chosen = select(candidates, now=now, limit=limit, include_dormant=include_dormant,
-                    relative_cutoff=narrow, facet_redundancy=narrow)
+    chosen = select(
+        candidates,
+        now=now,
+        limit=limit,
+        include_dormant=include_dormant,
+        relative_cutoff=narrow,
+        facet_redundancy=narrow,
+    )
     if narrow and not chosen:
         anchors = [c for c in failed if c.excluded in ANCHOR_REASONS]
         anchors += _exact(conn, r, [m for _, m, reason in rejected[:ANCHORS_TRIED] if reason in ANCHOR_REASONS])
@@ -189,9 +226,16 @@ def evaluate_plan(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limi
     return Outcome(candidates, chosen, r.headers.total, matched, done, truncated)
 
 
-def _add_pair(conn: sqlite3.Connection, r: Retrieval, candidates: list[Candidate],
-              anchors: list[Candidate], chosen: list[Candidate], *, now: float,
-              include_dormant: bool) -> None:
+def _add_pair(
+    conn: sqlite3.Connection,
+    r: Retrieval,
+    candidates: list[Candidate],
+    anchors: list[Candidate],
+    chosen: list[Candidate],
+    *,
+    now: float,
+    include_dormant: bool,
+) -> None:
     """When no claim answers enough of the question alone: the best claim answering one part
     of it, with the claim answering the rest about the same thing (see :mod:`.complement`).
 
@@ -203,8 +247,12 @@ def _add_pair(conn: sqlite3.Connection, r: Retrieval, candidates: list[Candidate
     are chosen. At most :data:`ANCHORS_TRIED` anchors are tried, best first.
     """
     scorer = r.scorer
-    awake = [c for c in anchors if c.coverage >= MIN_ANCHOR_COVERAGE and (
-        include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))]
+    awake = [
+        c
+        for c in anchors
+        if c.coverage >= MIN_ANCHOR_COVERAGE
+        and (include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))
+    ]
     awake.sort(key=lambda c: (-c.raw, c.doc.memory_id))
     for anchor in awake[:ANCHORS_TRIED]:
         memory_id = complement.find(conn, r, [anchor], now=now, include_dormant=include_dormant)
@@ -228,8 +276,15 @@ def _add_pair(conn: sqlite3.Connection, r: Retrieval, candidates: list[Candidate
         return
 
 
-def _add_complement(conn: sqlite3.Connection, r: Retrieval, candidates: list[Candidate],
-                    chosen: list[Candidate], *, now: float, include_dormant: bool) -> None:
+def _add_complement(
+    conn: sqlite3.Connection,
+    r: Retrieval,
+    candidates: list[Candidate],
+    chosen: list[Candidate],
+    *,
+    now: float,
+    include_dormant: bool,
+) -> None:
     """Add the claim answering what ``chosen`` left open, if there is one (see :mod:`.complement`)."""
     memory_id = complement.find(conn, r, chosen, now=now, include_dormant=include_dormant)
     if memory_id is None:

@@ -38,9 +38,7 @@ class Headers(NamedTuple):
 
 def read_headers(conn: sqlite3.Connection, features: Sequence[str]) -> Headers:
     """Indexed-claim count, document frequencies and matching origins of ``features``."""
-    row = conn.execute(
-        "SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field=''"
-    ).fetchone()
+    row = conn.execute("SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field=''").fetchone()
     total = int(row[0]) if row else 0
     frequency: dict[str, int] = {}
     origins: dict[str, list[str]] = {}
@@ -52,7 +50,7 @@ def read_headers(conn: sqlite3.Connection, features: Sequence[str]) -> Headers:
             if field == HEADER:
                 frequency[feature] = int(tf)
             elif field.startswith(ORIGIN_FIELD_PREFIX):
-                origins.setdefault(feature, []).append(field[len(ORIGIN_FIELD_PREFIX):])
+                origins.setdefault(feature, []).append(field[len(ORIGIN_FIELD_PREFIX) :])
     return Headers(total, frequency, {f: tuple(o) for f, o in origins.items()})
 
 
@@ -67,10 +65,12 @@ def probe_postings(conn: sqlite3.Connection, feature: str, memory_ids: Sequence[
     """The (claim id, field) pairs of ``feature`` among ``memory_ids`` (point lookups)."""
     found: list[tuple[str, str]] = []
     for marks, chunk in in_chunks(memory_ids):
-        found.extend(conn.execute(
-            f"SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({marks})",
-            (feature, *chunk),
-        ))
+        found.extend(
+            conn.execute(
+                f"SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({marks})",
+                (feature, *chunk),
+            )
+        )
     return found
 
 
@@ -79,8 +79,6 @@ def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, 
     docs: dict[str, IndexedDoc] = {}
     for marks, chunk in in_chunks(memory_ids):
         make = IndexedDoc._make
-        for row in conn.execute(
-            f"SELECT {DOC_COLUMNS} FROM index_docs WHERE memory_id IN ({marks})", chunk
-        ):
+        for row in conn.execute(f"SELECT {DOC_COLUMNS} FROM index_docs WHERE memory_id IN ({marks})", chunk):
             docs[row[0]] = make(row)
     return docs

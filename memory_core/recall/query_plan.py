@@ -61,7 +61,7 @@ def clip_text(text: str, limit: int = MAX_TEXT_BYTES) -> str:
         return text
     half = limit // 2
     head = data[:half].decode("utf-8", errors="ignore")
-    tail = data[len(data) - (limit - half - 1):].decode("utf-8", errors="ignore")
+    tail = data[len(data) - (limit - half - 1) :].decode("utf-8", errors="ignore")
     return head + "\n" + tail
 
 

@@ -41,8 +41,7 @@ def accuracy_factor(verdict: str | None) -> float:
     return ACCURACY_FACTORS.get(verdict or "", 1.0)
 
 
-def rank_score(raw: float, fresh: float, priority: int, utility: str | None,
-               accuracy: str | None) -> float:
+def rank_score(raw: float, fresh: float, priority: int, utility: str | None, accuracy: str | None) -> float:
     """The ordering score of an eligible claim."""
     return raw * fresh * evidence_weight(priority) * utility_factor(utility) * accuracy_factor(accuracy)
 
@@ -72,8 +71,15 @@ class Candidate:
         return (-self.rank, -int(self.doc.pinned), -self.doc.updated_at, self.doc.memory_id)
 
 
-def select(candidates: list[Candidate], *, now: float, limit: int, include_dormant: bool = False,
-           relative_cutoff: bool = True, facet_redundancy: bool = True) -> list[Candidate]:
+def select(
+    candidates: list[Candidate],
+    *,
+    now: float,
+    limit: int,
+    include_dormant: bool = False,
+    relative_cutoff: bool = True,
+    facet_redundancy: bool = True,
+) -> list[Candidate]:
     """Age, cut, rank and pick at most ``limit`` candidates; every other one gets a reason.
 
     Candidates that already carry an exclusion reason (a failed relevance gate) are only

@@ -58,8 +58,14 @@ def _claim(row: tuple) -> ClaimRow:
     content = data.get("content")
     if not isinstance(content, str) or not content:
         raise ValueError("no content")
-    indexed = (data.get("id"), data.get("origin"), data.get("kind"), data.get("status"),
-               data.get("content_hash"), data.get("updated_at"))
+    indexed = (
+        data.get("id"),
+        data.get("origin"),
+        data.get("kind"),
+        data.get("status"),
+        data.get("content_hash"),
+        data.get("updated_at"),
+    )
     if indexed != (row_id, origin, kind, status, chash, updated_at):
         raise ValueError("indexed columns disagree with body")
     evidence = data.get("evidence") or {}
@@ -68,10 +74,17 @@ def _claim(row: tuple) -> ClaimRow:
     if not isinstance(evidence, dict) or not isinstance(accuracy, dict):
         raise ValueError("malformed evidence or feedback")
     return ClaimRow(
-        memory_id=row_id, origin=origin, kind=kind, status=status, content=content,
-        updated_at=float(updated_at), pinned=bool(data.get("pinned", False)),
-        source_id=_text(data.get("source_id")), evidence_source_id=_text(evidence.get("source_id")),
-        basis=_text(evidence.get("basis")), method=_text(evidence.get("method")),
+        memory_id=row_id,
+        origin=origin,
+        kind=kind,
+        status=status,
+        content=content,
+        updated_at=float(updated_at),
+        pinned=bool(data.get("pinned", False)),
+        source_id=_text(data.get("source_id")),
+        evidence_source_id=_text(evidence.get("source_id")),
+        basis=_text(evidence.get("basis")),
+        method=_text(evidence.get("method")),
         accuracy=_text(accuracy.get("verdict")),
     )
 

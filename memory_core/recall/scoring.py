@@ -131,8 +131,7 @@ class _Unit(NamedTuple):
         return found > 0 and found >= MIN_UNIT_COVERAGE * self.weight
 
 
-def _units(terms: tuple[Term, ...], weights: Mapping[str, float],
-           frequency: Mapping[str, int]) -> tuple[_Unit, ...]:
+def _units(terms: tuple[Term, ...], weights: Mapping[str, float], frequency: Mapping[str, int]) -> tuple[_Unit, ...]:
     grouped: dict[int, list[Term]] = {}
     for term in terms:
         grouped.setdefault(term.unit, []).append(term)
@@ -140,8 +139,14 @@ def _units(terms: tuple[Term, ...], weights: Mapping[str, float],
     for group in grouped.values():
         core = _core(group)
         seen = [t for t in core if frequency.get(t.feature, 0) > 0]
-        units.append(_Unit(tuple(group), core, sum(weights[t.feature] for t in seen),
-                           all(frequency.get(t.feature, 0) == 0 for t in group)))
+        units.append(
+            _Unit(
+                tuple(group),
+                core,
+                sum(weights[t.feature] for t in seen),
+                all(frequency.get(t.feature, 0) == 0 for t in group),
+            )
+        )
     return tuple(units)
 
 
@@ -165,15 +170,13 @@ def _slots(units: tuple[_Unit, ...]) -> list[tuple[_Unit, ...]]:
     return [tuple(v) for v in slots.values()]
 
 
-def _active(units: tuple[_Unit, ...], masks: Mapping[str, int],
-            weights: Mapping[str, float]) -> tuple[_Unit, ...]:
+def _active(units: tuple[_Unit, ...], masks: Mapping[str, int], weights: Mapping[str, float]) -> tuple[_Unit, ...]:
     """The units a claim is judged on: of a set of alternatives, those it does not mention
     are dropped once it mentions one of them ("SQLite or PostgreSQL" asks about either)."""
     if not any(u.group for u in units):
         return units
     hit_groups = {u.group for u in units if u.group and u.matched(masks, weights, ~0)}
-    return tuple(u for u in units
-                 if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
+    return tuple(u for u in units if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
 
 
 class Evaluation(NamedTuple):
@@ -209,8 +212,7 @@ class PlanScorer:
         # Features some indexed claim holds.
         self.seen = frozenset(f for f in self.weights if frequency.get(f, 0) > 0)
         self.common = frozenset(
-            f for f in self.weights
-            if total >= COMMON_MIN_CLAIMS and frequency.get(f, 0) > COMMON_SHARE * total
+            f for f in self.weights if total >= COMMON_MIN_CLAIMS and frequency.get(f, 0) > COMMON_SHARE * total
         )
         self.focus_units = _units(self.focus, self.weights, frequency)
         self.context_units = _units(context, self.weights, frequency)
@@ -219,11 +221,11 @@ class PlanScorer:
         # alternative of each group dropped. Candidate pruning must use it to stay complete.
         self.min_focus_total = self.focus_total - sum(
             sum(u.counted for u in slot) - min(u.counted for u in slot)
-            for slot in _slots(self.focus_units) if len(slot) > 1
+            for slot in _slots(self.focus_units)
+            if len(slot) > 1
         )
         # Focus features that can qualify a claim (not generic, not very common).
-        self.qualifying = frozenset(t.feature for t in self.focus
-                                    if not t.generic and t.feature not in self.common)
+        self.qualifying = frozenset(t.feature for t in self.focus if not t.generic and t.feature not in self.common)
         slots = _slots(self.focus_units)
         named = [slot for slot in slots if any(u.named for u in slot)]
         attributes = [u for u in self.focus_units if u.attribute and not u.generic]
@@ -243,25 +245,42 @@ class PlanScorer:
         if known is None:
             known = self._cache[key] = self._judge(masks)
         reason, score, matched, context_matched, alternatives, complete, coverage = known
-        return Evaluation(length_factor(body_feature_count) * score, matched, context_matched,
-                          reason, alternatives, complete, coverage)
+        return Evaluation(
+            length_factor(body_feature_count) * score,
+            matched,
+            context_matched,
+            reason,
+            alternatives,
+            complete,
+            coverage,
+        )
 
-    def _judge(self, masks: Mapping[str, int]) -> tuple[str | None, float, tuple[str, ...],
-                                                         tuple[str, ...], tuple[int, ...], bool, float]:
+    def _judge(
+        self, masks: Mapping[str, int]
+    ) -> tuple[str | None, float, tuple[str, ...], tuple[str, ...], tuple[int, ...], bool, float]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
         reason = self._gate(masks, matched)
         focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
-        alternatives = tuple(u.terms[0].unit for u in self.focus_units
-                             if u.group and u.matched(masks, weights, ~0))
+        alternatives = tuple(u.terms[0].unit for u in self.focus_units if u.group and u.matched(masks, weights, ~0))
         seen = self.seen
         complete = bool(matched) and all(
-            masks.get(t.feature, 0) for u in _active(self.focus_units, masks, weights)
-            for t in u.core if t.feature in seen)
-        return (reason, focus_score + CONTEXT_WEIGHT * context_score, matched, context_matched,
-                alternatives, complete, self.coverage(masks) if matched else 0.0)
+            masks.get(t.feature, 0)
+            for u in _active(self.focus_units, masks, weights)
+            for t in u.core
+            if t.feature in seen
+        )
+        return (
+            reason,
+            focus_score + CONTEXT_WEIGHT * context_score,
+            matched,
+            context_matched,
+            alternatives,
+            complete,
+            self.coverage(masks) if matched else 0.0,
+        )
 
     def coverage(self, masks: Mapping[str, int]) -> float:
         """The share of the question's focus weight a claim matches (of the alternatives it

@@ -39,8 +39,16 @@ from memory_core.store.database import Store
 from memory_core.store.index_version import INDEX_VERSION, index_version
 
 __all__ = [
-    "RecallResult", "RecalledClaim", "explain_claim", "open_recall_store", "preview",
-    "read_last_diagnostics", "recall", "search", "turn_recall", "validate_query",
+    "RecallResult",
+    "RecalledClaim",
+    "explain_claim",
+    "open_recall_store",
+    "preview",
+    "read_last_diagnostics",
+    "recall",
+    "search",
+    "turn_recall",
+    "validate_query",
     "write_last_diagnostics",
 ]
 
@@ -73,12 +81,22 @@ class RecalledClaim:
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON output."""
         return {
-            "id": self.memory_id, "source_id": self.source_id, "kind": self.kind,
-            "status": self.status, "origin": self.origin, "evidence": self.evidence,
-            "updated_at": self.updated_at, "pinned": self.pinned, "dormant": self.dormant,
-            "raw_score": round(self.raw_score, 4), "rank_score": round(self.rank_score, 4),
-            "freshness": round(self.freshness, 4), "priority": self.priority,
-            "utility": self.utility, "accuracy": self.accuracy, "matched": list(self.matched),
+            "id": self.memory_id,
+            "source_id": self.source_id,
+            "kind": self.kind,
+            "status": self.status,
+            "origin": self.origin,
+            "evidence": self.evidence,
+            "updated_at": self.updated_at,
+            "pinned": self.pinned,
+            "dormant": self.dormant,
+            "raw_score": round(self.raw_score, 4),
+            "rank_score": round(self.rank_score, 4),
+            "freshness": round(self.freshness, 4),
+            "priority": self.priority,
+            "utility": self.utility,
+            "accuracy": self.accuracy,
+            "matched": list(self.matched),
             "excerpt": self.excerpt,
         }
 
@@ -100,11 +118,9 @@ class RecallResult:
 def validate_query(query: object) -> str:
     """An explicit query: text of 1 to 512 characters, or a :class:`UsageError` saying so."""
     if not isinstance(query, str) or not query.strip():
-        raise UsageError("give a query of 1-512 characters, e.g. `memevo recall \"sqlite port\"`")
+        raise UsageError('give a query of 1-512 characters, e.g. `memevo recall "sqlite port"`')
     if len(query) > MAX_QUERY_CHARS:
-        raise UsageError(
-            f"the query has {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}"
-        )
+        raise UsageError(f"the query has {len(query)} characters; shorten it to at most {MAX_QUERY_CHARS}")
     return query
 
 
@@ -127,15 +143,28 @@ def _clean(texts: Sequence[str]) -> list[str]:
     return [redact_secrets(strip_controls(clip_text(valid_text(t), SCAN_TEXT_BYTES))) for t in texts]
 
 
-def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, include_dormant: bool,
-         trigger: str, narrow: bool, with_digest: bool, explain_id: str | None = None) -> RecallResult:
+def _run(
+    conn: sqlite3.Connection,
+    plan: QueryPlan,
+    *,
+    now: float,
+    limit: int,
+    include_dormant: bool,
+    trigger: str,
+    narrow: bool,
+    with_digest: bool,
+    explain_id: str | None = None,
+) -> RecallResult:
     notes: list[str] = []
     built_with = index_version(conn)
     if built_with not in (None, INDEX_VERSION):
-        notes.append(f"the recall index has version {built_with}, this build reads {INDEX_VERSION}; "
-                     "matches may be missed until it is rebuilt")
-    outcome = evaluate_plan(conn, plan, now=now, limit=limit, include_dormant=include_dormant,
-                            narrow=narrow, force=explain_id)
+        notes.append(
+            f"the recall index has version {built_with}, this build reads {INDEX_VERSION}; "
+            "matches may be missed until it is rebuilt"
+        )
+    outcome = evaluate_plan(
+        conn, plan, now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, force=explain_id
+    )
     chosen = outcome.chosen
     if outcome.truncated:
         notes.append(f"ambiguous query: scored the best {outcome.scored} of {outcome.matched} candidates")
@@ -146,42 +175,90 @@ def _run(conn: sqlite3.Connection, plan: QueryPlan, *, now: float, limit: int, i
     for c in chosen:
         claim = loaded[c.doc.memory_id]
         source_id = claim.shown_source_id
-        claims.append(RecalledClaim(
-            claim.memory_id, source_id, claim.kind, claim.status, claim.origin,
-            claim.evidence_label, claim.updated_at, claim.pinned, c.dormant, c.raw, c.rank,
-            c.freshness, c.doc.priority, utility_factor(c.doc.utility),
-            accuracy_factor(c.doc.accuracy), c.matched, excerpt(claim.content, c.matched),
-        ))
-        rows.append(DigestRow(
-            claim.memory_id, claim.kind, claim.status, claim.origin, source_id,
-            (iso(claim.updated_at) or "")[:10], claim.evidence_label, c.freshness, c.dormant,
-            claim.accuracy, claim.content, c.matched,
-        ))
+        claims.append(
+            RecalledClaim(
+                claim.memory_id,
+                source_id,
+                claim.kind,
+                claim.status,
+                claim.origin,
+                claim.evidence_label,
+                claim.updated_at,
+                claim.pinned,
+                c.dormant,
+                c.raw,
+                c.rank,
+                c.freshness,
+                c.doc.priority,
+                utility_factor(c.doc.utility),
+                accuracy_factor(c.doc.accuracy),
+                c.matched,
+                excerpt(claim.content, c.matched),
+            )
+        )
+        rows.append(
+            DigestRow(
+                claim.memory_id,
+                claim.kind,
+                claim.status,
+                claim.origin,
+                source_id,
+                (iso(claim.updated_at) or "")[:10],
+                claim.evidence_label,
+                c.freshness,
+                c.dormant,
+                claim.accuracy,
+                claim.content,
+                c.matched,
+            )
+        )
     digest, shown = render_digest(rows) if with_digest else ("", 0)
     diagnostics = build_diagnostics(
-        plan=plan, trigger=trigger, now=now, indexed=outcome.indexed, matched=outcome.matched,
-        scored=outcome.scored, candidates=outcome.candidates, chosen=chosen, digest_claims=shown,
-        digest_bytes=len(digest.encode("utf-8")), notes=notes,
+        plan=plan,
+        trigger=trigger,
+        now=now,
+        indexed=outcome.indexed,
+        matched=outcome.matched,
+        scored=outcome.scored,
+        candidates=outcome.candidates,
+        chosen=chosen,
+        digest_claims=shown,
+        digest_bytes=len(digest.encode("utf-8")),
+        notes=notes,
     )
     if explain_id is not None:
         diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan)
     return RecallResult(claims, digest, diagnostics, plan)
 
 
-def recall(conn: sqlite3.Connection, query: str, *, context: Sequence[str] = (), now: float,
-           include_dormant: bool = False, limit: int = MAX_CLAIMS) -> RecallResult:
+def recall(
+    conn: sqlite3.Connection,
+    query: str,
+    *,
+    context: Sequence[str] = (),
+    now: float,
+    include_dormant: bool = False,
+    limit: int = MAX_CLAIMS,
+) -> RecallResult:
     """Recall for ``query``; ``context`` holds earlier user texts of the conversation, oldest first.
 
     Dormant claims are only returned when ``include_dormant`` asks for them. The digest
     holds at most three claims whatever ``limit`` says.
     """
-    texts = _clean([*conversation_slots(context)[-(MAX_TEXTS - 1):], query])
-    return _run(conn, build_plan(texts), now=now, limit=limit, include_dormant=include_dormant,
-                trigger="query", narrow=True, with_digest=True)
+    texts = _clean([*conversation_slots(context)[-(MAX_TEXTS - 1) :], query])
+    return _run(
+        conn,
+        build_plan(texts),
+        now=now,
+        limit=limit,
+        include_dormant=include_dormant,
+        trigger="query",
+        narrow=True,
+        with_digest=True,
+    )
 
 
-def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float,
-                session_is_fresh: bool) -> RecallResult:
+def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float, session_is_fresh: bool) -> RecallResult:
     """Automatic recall for a user turn: the last text is the question, earlier ones its context.
 
     In a fresh session there is no earlier subject to inherit, so a bare "continue"
@@ -190,20 +267,36 @@ def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float,
     texts = conversation_slots(user_texts)
     if session_is_fresh:
         texts = texts[-1:]
-    return _run(conn, build_plan(_clean(texts)), now=now, limit=MAX_CLAIMS, include_dormant=False,
-                trigger="turn", narrow=True, with_digest=True)
+    return _run(
+        conn,
+        build_plan(_clean(texts)),
+        now=now,
+        limit=MAX_CLAIMS,
+        include_dormant=False,
+        trigger="turn",
+        narrow=True,
+        with_digest=True,
+    )
 
 
-def search(conn: sqlite3.Connection, query: str, *, now: float, limit: int = SEARCH_LIMIT,
-           include_dormant: bool = True) -> RecallResult:
+def search(
+    conn: sqlite3.Connection, query: str, *, now: float, limit: int = SEARCH_LIMIT, include_dormant: bool = True
+) -> RecallResult:
     """An explicit listing of up to ``limit`` matches: the same gates, no relative cutoff,
     no facet thinning, dormant claims included (and marked)."""
-    return _run(conn, build_plan(_clean([query])), now=now, limit=limit,
-                include_dormant=include_dormant, trigger="search", narrow=False, with_digest=False)
+    return _run(
+        conn,
+        build_plan(_clean([query])),
+        now=now,
+        limit=limit,
+        include_dormant=include_dormant,
+        trigger="search",
+        narrow=False,
+        with_digest=False,
+    )
 
 
-def preview(conn: sqlite3.Connection | None, query: str, *, now: float,
-            claim: str | None = None) -> dict[str, Any]:
+def preview(conn: sqlite3.Connection | None, query: str, *, now: float, claim: str | None = None) -> dict[str, Any]:
     """Diagnostics for an explicit query, without any conversation to inherit from.
 
     ``conn`` may be ``None`` when no database exists yet: the plan is still shown. With
@@ -212,17 +305,43 @@ def preview(conn: sqlite3.Connection | None, query: str, *, now: float,
     """
     plan = build_plan(_clean([query]))
     if conn is None:
-        data = build_diagnostics(plan=plan, trigger="preview", now=now, indexed=0, matched=0,
-                                 scored=0, candidates=[], chosen=[], digest_claims=0, digest_bytes=0)
+        data = build_diagnostics(
+            plan=plan,
+            trigger="preview",
+            now=now,
+            indexed=0,
+            matched=0,
+            scored=0,
+            candidates=[],
+            chosen=[],
+            digest_claims=0,
+            digest_bytes=0,
+        )
         if claim is not None:
             data["claim"] = {"id": claim, "selected": False, "reason": "not_found"}
         return data
-    return _run(conn, plan, now=now, limit=MAX_CLAIMS, include_dormant=False, trigger="preview",
-                narrow=True, with_digest=True, explain_id=claim).diagnostics
+    return _run(
+        conn,
+        plan,
+        now=now,
+        limit=MAX_CLAIMS,
+        include_dormant=False,
+        trigger="preview",
+        narrow=True,
+        with_digest=True,
+        explain_id=claim,
+    ).diagnostics
 
 
-def explain_claim(conn: sqlite3.Connection, query: str, memory_id: str, *, context: Sequence[str] = (),
-                  now: float, include_dormant: bool = False) -> dict[str, Any]:
+def explain_claim(
+    conn: sqlite3.Connection,
+    query: str,
+    memory_id: str,
+    *,
+    context: Sequence[str] = (),
+    now: float,
+    include_dormant: bool = False,
+) -> dict[str, Any]:
     """What recall for ``query`` (after ``context``, as :func:`recall`) did with one claim.
 
     A dict with the claim's ``id``, whether it was ``selected``, and otherwise the
@@ -230,9 +349,17 @@ def explain_claim(conn: sqlite3.Connection, query: str, memory_id: str, *, conte
     such as ``below_relative_cutoff``, or ``not_found`` / ``not_recallable``) with a
     ``detail`` in words, its raw score and matched features.
     """
-    texts = _clean([*conversation_slots(context)[-(MAX_TEXTS - 1):], query])
-    result = _run(conn, build_plan(texts), now=now, limit=MAX_CLAIMS,
-                  include_dormant=include_dormant, trigger="query", narrow=True, with_digest=False,
-                  explain_id=memory_id)
+    texts = _clean([*conversation_slots(context)[-(MAX_TEXTS - 1) :], query])
+    result = _run(
+        conn,
+        build_plan(texts),
+        now=now,
+        limit=MAX_CLAIMS,
+        include_dormant=include_dormant,
+        trigger="query",
+        narrow=True,
+        with_digest=False,
+        explain_id=memory_id,
+    )
     verdict: dict[str, Any] = result.diagnostics["claim"]
     return verdict

@@ -44,8 +44,13 @@ def summarize(checks: Iterable[dict[str, Any]]) -> dict[str, Any]:
     statuses = [check["status"] for check in checks]
     errors, warnings = statuses.count(ERROR), statuses.count(WARN)
     overall = max(statuses, key=_RANK.__getitem__, default=OK)
-    return {"status": overall, "ok": errors == 0, "errors": errors, "warnings": warnings,
-            "exit_code": 1 if errors else 0}
+    return {
+        "status": overall,
+        "ok": errors == 0,
+        "errors": errors,
+        "warnings": warnings,
+        "exit_code": 1 if errors else 0,
+    }
 
 
 def ago(seconds: float) -> str:
@@ -101,20 +106,33 @@ def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
     if state == "absent":
         return make_check("database", OK, "no memory yet (memory.db is created by the first hook)", path=path)
     if state == "ok":
-        return make_check("database", OK, f"{db['memories']} memories, integrity ok", path=path,
-                          schema_version=db["schema_version"])
+        return make_check(
+            "database", OK, f"{db['memories']} memories, integrity ok", path=path, schema_version=db["schema_version"]
+        )
     backups = shlex.quote(str(home / "backups"))
     if state == "damaged":
         integrity = db["integrity"]
-        problem = ("SQLite quick_check failed" if integrity["quick_check"] != "ok"
-                   else f"{integrity['corrupt_count']} corrupt rows")
-        return make_check("database", ERROR, f"integrity problems: {problem}",
-                          f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
-                          path=path, integrity=integrity)
+        problem = (
+            "SQLite quick_check failed"
+            if integrity["quick_check"] != "ok"
+            else f"{integrity['corrupt_count']} corrupt rows"
+        )
+        return make_check(
+            "database",
+            ERROR,
+            f"integrity problems: {problem}",
+            f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
+            path=path,
+            integrity=integrity,
+        )
     moved = shlex.quote(path + ".broken")
-    return make_check("database", ERROR, f"cannot be read: {db['error']}",
-                      f"mv {shlex.quote(path)} {moved}  # then restore a copy from {backups}, or start afresh",
-                      path=path)
+    return make_check(
+        "database",
+        ERROR,
+        f"cannot be read: {db['error']}",
+        f"mv {shlex.quote(path)} {moved}  # then restore a copy from {backups}, or start afresh",
+        path=path,
+    )
 
 
 def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
@@ -123,38 +141,68 @@ def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
         return make_check("worker", WARN, "unknown: the database could not be read", None)
     heartbeat = db.get("heartbeat")
     if heartbeat is None:
-        return make_check("worker", ERROR, "has never run, so nothing is learned from captured sources",
-                          "memevo worker", last_heartbeat=None, age_seconds=None)
+        return make_check(
+            "worker",
+            ERROR,
+            "has never run, so nothing is learned from captured sources",
+            "memevo worker",
+            last_heartbeat=None,
+            age_seconds=None,
+        )
     age = max(0.0, now - heartbeat)
     details = {"last_heartbeat": iso(heartbeat), "age_seconds": round(age, 1)}
     if age > HEARTBEAT_STALE_SECONDS:
-        return make_check("worker", ERROR, f"not running: last heartbeat {ago(age)} ago ({iso(heartbeat)})",
-                          "memevo worker", **details)
+        return make_check(
+            "worker",
+            ERROR,
+            f"not running: last heartbeat {ago(age)} ago ({iso(heartbeat)})",
+            "memevo worker",
+            **details,
+        )
     if db.get("worker_model") is False:
-        return make_check("worker", ERROR,
-                          f"running (heartbeat {ago(age)} ago) but waiting for a model: none is configured "
-                          "where it runs, so captured sources wait (uncounted)",
-                          "export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's environment (or config.toml), "
-                          "then restart `memevo worker`", **details, waiting_for_model=True)
+        return make_check(
+            "worker",
+            ERROR,
+            f"running (heartbeat {ago(age)} ago) but waiting for a model: none is configured "
+            "where it runs, so captured sources wait (uncounted)",
+            "export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's environment (or config.toml), "
+            "then restart `memevo worker`",
+            **details,
+            waiting_for_model=True,
+        )
     return make_check("worker", OK, f"running (heartbeat {ago(age)} ago)", **details)
 
 
 def model_config_check(settings: Settings | None, config_error: str | None) -> dict[str, Any]:
     """Whether the worker has a model to call (no request is made here)."""
     if settings is None:
-        return make_check("model", ERROR, f"settings are invalid: {config_error}",
-                          "memevo config  # after fixing the setting named above")
-    missing = [name for name, value in (("MEMEVO_MODEL_URL", settings.model_url), ("MEMEVO_MODEL", settings.model))
-               if not value]
+        return make_check(
+            "model",
+            ERROR,
+            f"settings are invalid: {config_error}",
+            "memevo config  # after fixing the setting named above",
+        )
+    missing = [
+        name
+        for name, value in (("MEMEVO_MODEL_URL", settings.model_url), ("MEMEVO_MODEL", settings.model))
+        if not value
+    ]
     if missing:
-        example = {"MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
-                   "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>"}
-        return make_check("model", ERROR, f"not configured ({' and '.join(missing)} unset): "
-                          "captured sources are waiting for a model",
-                          "export " + " ".join(example[name] for name in missing),
-                          model_url=settings.model_url, model=settings.model)
-    return make_check("model", OK, f"{settings.model} at {settings.model_url}",
-                      model_url=settings.model_url, model=settings.model)
+        example = {
+            "MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
+            "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>",
+        }
+        return make_check(
+            "model",
+            ERROR,
+            f"not configured ({' and '.join(missing)} unset): captured sources are waiting for a model",
+            "export " + " ".join(example[name] for name in missing),
+            model_url=settings.model_url,
+            model=settings.model,
+        )
+    return make_check(
+        "model", OK, f"{settings.model} at {settings.model_url}", model_url=settings.model_url, model=settings.model
+    )
 
 
 def _logged_at(line: str) -> float | None:
@@ -172,13 +220,18 @@ def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_
         lines = recent_hook_errors(home, limit=HOOK_ERRORS_SHOWN)
     except OSError as exc:
         return make_check("hook log", WARN, f"cannot read {log}: {exc.strerror}", None, path=str(log))
-    recent = [line for line in lines
-              if (at := _logged_at(line)) is not None and now - window <= at <= now + 60]
+    recent = [line for line in lines if (at := _logged_at(line)) is not None and now - window <= at <= now + 60]
     hours = f"{window / 3600:.0f} h"
     if not recent:
         return make_check("hook log", OK, f"no hook errors in the last {hours}", path=str(log), lines=[])
-    return make_check("hook log", WARN, f"hooks failed in the last {hours}; latest: {recent[-1]}",
-                      f"tail -n 40 {shlex.quote(str(log))}", path=str(log), lines=recent)
+    return make_check(
+        "hook log",
+        WARN,
+        f"hooks failed in the last {hours}; latest: {recent[-1]}",
+        f"tail -n 40 {shlex.quote(str(log))}",
+        path=str(log),
+        lines=recent,
+    )
 
 
 def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str, Any]:
@@ -191,8 +244,7 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     path = home / "memory.db"
     try:
         if not path.exists() or path.stat().st_size == 0:
-            return make_check("budget", OK, "nothing waits for the model yet",
-                              calls_per_day=settings.daily_model_calls)
+            return make_check("budget", OK, "nothing waits for the model yet", calls_per_day=settings.daily_model_calls)
         store = Store.open_readonly(home)
     except (OSError, MemevoError, sqlite3.DatabaseError):
         return make_check("budget", WARN, "unknown: the database could not be read", None)
@@ -203,26 +255,40 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     finally:
         store.close()
     details: dict[str, Any] = {
-        "sources_waiting": state.waiting, "spent": state.spent, "resumes_at": iso(state.resumes_at),
-        "calls_left_today": state.calls_left_today, "calls_per_day": state.calls_per_day,
-        "tokens_per_call": state.tokens_per_call, "days_to_drain": state.days_to_drain,
+        "sources_waiting": state.waiting,
+        "spent": state.spent,
+        "resumes_at": iso(state.resumes_at),
+        "calls_left_today": state.calls_left_today,
+        "calls_per_day": state.calls_per_day,
+        "tokens_per_call": state.tokens_per_call,
+        "days_to_drain": state.days_to_drain,
     }
     waiting = f"{state.waiting:,} source{'s' if state.waiting != 1 else ''}"
     if state.days_to_drain is None:
-        return make_check("budget", WARN, f"{waiting} wait, but the daily budget allows no model calls",
-                          "export MEMEVO_DAILY_MODEL_CALLS=5000 MEMEVO_DAILY_MODEL_TOKENS=10000000  "
-                          "# then restart the worker", **details)
+        return make_check(
+            "budget",
+            WARN,
+            f"{waiting} wait, but the daily budget allows no model calls",
+            "export MEMEVO_DAILY_MODEL_CALLS=5000 MEMEVO_DAILY_MODEL_TOKENS=10000000  # then restart the worker",
+            **details,
+        )
     if not state.drains_within_a_day:
         needed = max(state.waiting, 1)
         return make_check(
-            "budget", WARN,
+            "budget",
+            WARN,
             f"{waiting} wait but the budget allows {state.calls_per_day:,} calls a day: about "
             f"{state.days_to_drain} days to drain"
             + (f"; spent for today, work resumes {iso(state.resumes_at)}" if state.spent else ""),
             f"export MEMEVO_DAILY_MODEL_CALLS={needed} MEMEVO_DAILY_MODEL_TOKENS="
-            f"{needed * state.tokens_per_call * 2}  # then restart the worker (or wait)", **details)
+            f"{needed * state.tokens_per_call * 2}  # then restart the worker (or wait)",
+            **details,
+        )
     if state.spent and state.waiting:
-        return make_check("budget", OK, f"spent for today; {waiting} wait until {iso(state.resumes_at)}",
-                          **details)
-    return make_check("budget", OK, f"{waiting} waiting; {state.calls_left_today:,} of "
-                                    f"{state.calls_per_day:,} calls left today", **details)
+        return make_check("budget", OK, f"spent for today; {waiting} wait until {iso(state.resumes_at)}", **details)
+    return make_check(
+        "budget",
+        OK,
+        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today",
+        **details,
+    )

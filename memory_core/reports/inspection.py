@@ -46,8 +46,7 @@ def list_memories(
             params.append(value)
     where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories {where} ORDER BY updated_at DESC, id DESC "
-        "LIMIT ? OFFSET ?",
+        f"SELECT {MEMORY_COLUMNS} FROM memories {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
         (*params, LIST_PAGE_SIZE, _offset(page, LIST_PAGE_SIZE)),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
@@ -56,8 +55,13 @@ def list_memories(
 def memory_summary(memory: Memory) -> dict[str, Any]:
     """The short form used in lists and action results."""
     return {
-        "id": memory.id, "kind": memory.kind, "status": memory.status, "pinned": memory.pinned,
-        "origin": memory.origin, "updated_at": memory.updated_at, "content": memory.content,
+        "id": memory.id,
+        "kind": memory.kind,
+        "status": memory.status,
+        "pinned": memory.pinned,
+        "origin": memory.origin,
+        "updated_at": memory.updated_at,
+        "content": memory.content,
         "provisional": memory.provisional,
     }
 

@@ -20,9 +20,7 @@ def memory_counts(store: Store) -> dict[str, Any]:
     conn = store.conn
     by_kind = dict.fromkeys(KINDS, 0)
     by_status = dict.fromkeys(MEMORY_STATUSES, 0)
-    for kind, status, n in conn.execute(
-        "SELECT kind, status, COUNT(*) FROM memories GROUP BY kind, status"
-    ):
+    for kind, status, n in conn.execute("SELECT kind, status, COUNT(*) FROM memories GROUP BY kind, status"):
         by_kind[kind] = by_kind.get(kind, 0) + n
         by_status[status] = by_status.get(status, 0) + n
     return {"total": sum(by_kind.values()), "by_kind": by_kind, "by_status": by_status}
@@ -67,12 +65,17 @@ def failed_jobs(store: Store) -> list[dict[str, Any]]:
         (FAILED_JOBS_SHOWN,),
     ).fetchall()
     return [
-        {"source_id": r[0], "state": r[1], "failures": r[2], "error_code": r[3],
-         # A raw column: only an allowlisted code is shown (anything else is an integrity problem).
-         "error_reason": r[6] if is_reason_code(r[6]) else None,
-         "next_due_at": None if r[1] == "paused" else _time_or_none(r[4]),
-         "next_due": None if r[1] == "paused" else iso(_time_or_none(r[4])),
-         "last_failure": iso(_time_or_none(r[5]))}
+        {
+            "source_id": r[0],
+            "state": r[1],
+            "failures": r[2],
+            "error_code": r[3],
+            # A raw column: only an allowlisted code is shown (anything else is an integrity problem).
+            "error_reason": r[6] if is_reason_code(r[6]) else None,
+            "next_due_at": None if r[1] == "paused" else _time_or_none(r[4]),
+            "next_due": None if r[1] == "paused" else iso(_time_or_none(r[4])),
+            "last_failure": iso(_time_or_none(r[5])),
+        }
         for r in rows
     ]
 
@@ -149,6 +152,5 @@ def recent_hook_errors(home: Path, limit: int = 3) -> list[str]:
     path = home / "logs" / "hooks.log"
     if not path.is_file():
         return []
-    lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
-             if line[:4].isdigit()]
+    lines = [line for line in path.read_text(encoding="utf-8", errors="replace").splitlines() if line[:4].isdigit()]
     return lines[-limit:]

@@ -54,8 +54,15 @@ class ChangeSet:
         return self.after.get(memory.id, memory)
 
     def commit(
-        self, *, at: float, actor: str, operation: str, source_id: str | None,
-        manual: bool, reason: str | None = None, details: dict[str, Any] | None = None,
+        self,
+        *,
+        at: float,
+        actor: str,
+        operation: str,
+        source_id: str | None,
+        manual: bool,
+        reason: str | None = None,
+        details: dict[str, Any] | None = None,
     ) -> int | None:
         """Record the event (and bump the generation of every origin touched when the change
         is ``manual``, so model output computed before it is refused as stale). Returns the
@@ -66,5 +73,14 @@ class ChangeSet:
         if manual:
             for origin in sorted({m.origin for m in before + after}):
                 bump_generation(self.conn, origin)
-        return record_event(self.conn, at=at, actor=actor, operation=operation, before=before, after=after,
-                            reason=reason, source_id=source_id, details=details)
+        return record_event(
+            self.conn,
+            at=at,
+            actor=actor,
+            operation=operation,
+            before=before,
+            after=after,
+            reason=reason,
+            source_id=source_id,
+            details=details,
+        )

@@ -60,14 +60,19 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             if not db_path.exists():
                 raise StoreError(f"no memory database at {db_path}; run `memevo status` first")
             conn = sqlite3.connect(
-                f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
-                timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                f"file:{db_path}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                check_same_thread=False,
             )
         else:
             ensure_private_dir(db_path.parent)
             touch_private(db_path)
             conn = sqlite3.connect(
-                db_path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000,
+                db_path,
+                isolation_level=None,
+                timeout=BUSY_TIMEOUT_MS / 1000,
                 check_same_thread=False,
             )
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
@@ -81,9 +86,7 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             secure_sidecars(db_path)
         return conn
     except sqlite3.DatabaseError as exc:
-        raise StoreError(
-            f"cannot open {db_path}: {exc}; check the file or restore a copy from backups/"
-        ) from None
+        raise StoreError(f"cannot open {db_path}: {exc}; check the file or restore a copy from backups/") from None
 
 
 def _enable_wal(conn: sqlite3.Connection) -> str:
@@ -117,9 +120,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             break
         except sqlite3.OperationalError as exc:
             if not _is_locked(exc) or attempt == LOCK_RETRIES:
-                raise StoreError(
-                    f"the memory database stayed busy: {exc}; retry, or stop other writers"
-                ) from None
+                raise StoreError(f"the memory database stayed busy: {exc}; retry, or stop other writers") from None
             time.sleep(0.05 * (attempt + 1))
     try:
         yield conn

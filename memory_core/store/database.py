@@ -61,8 +61,7 @@ class Store:
             migrations.check_supported(version)
             if version != migrations.SCHEMA_VERSION:
                 raise SchemaVersionError(
-                    f"the memory database is at schema version {version}; "
-                    "run `memevo status` once to migrate it"
+                    f"the memory database is at schema version {version}; run `memevo status` once to migrate it"
                 )
         except BaseException:
             conn.close()
@@ -107,8 +106,7 @@ class Store:
         """Write one metadata value in its own transaction."""
         with self.transaction() as conn:
             conn.execute(
-                "INSERT INTO metadata (key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                 (key, value),
             )
 

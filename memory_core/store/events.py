@@ -34,8 +34,7 @@ def record_event(
     }
     cursor = conn.execute(
         f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?)",
-        (at, actor, operation, reason, source_id,
-         json.dumps(body, ensure_ascii=False, sort_keys=True)),
+        (at, actor, operation, reason, source_id, json.dumps(body, ensure_ascii=False, sort_keys=True)),
     )
     return int(cursor.lastrowid or 0)
 
@@ -46,8 +45,15 @@ def event_from_row(row: sqlite3.Row | tuple) -> Event:
     try:
         data = json.loads(body)
         return Event.model_validate(
-            {"id": event_id, "at": at, "actor": actor, "operation": operation,
-             "reason": reason, "source_id": source_id, **data}
+            {
+                "id": event_id,
+                "at": at,
+                "actor": actor,
+                "operation": operation,
+                "reason": reason,
+                "source_id": source_id,
+                **data,
+            }
         )
     except (ValidationError, ValueError, TypeError) as exc:
         raise CorruptRecordError("events", str(event_id), short_error(exc)) from None

@@ -12,7 +12,5 @@ INDEX_VERSION = 4  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize
 
 def index_version(conn: sqlite3.Connection) -> int | None:
     """The tokenizer version the index was built with (``None`` before the first claim)."""
-    row = conn.execute(
-        "SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field='version'"
-    ).fetchone()
+    row = conn.execute("SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field='version'").fetchone()
     return None if row is None else int(row[0])

@@ -31,8 +31,13 @@ def iter_receipt_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
 def receipt_from_row(row: tuple) -> tuple:
     """Check one feedback receipt's shape (they are audit data, so they are checked too)."""
     source_id, memory_id, verdict, at = row
-    ok = (isinstance(source_id, str) and source_id and is_memory_id(str(memory_id)) and verdict in _VERDICTS
-          and isinstance(at, (int, float)))
+    ok = (
+        isinstance(source_id, str)
+        and source_id
+        and is_memory_id(str(memory_id))
+        and verdict in _VERDICTS
+        and isinstance(at, (int, float))
+    )
     if not ok:
         raise CorruptRecordError("feedback_receipts", f"{source_id}/{memory_id}", "malformed receipt")
     return row

@@ -21,8 +21,7 @@ def memory_from_row(row: sqlite3.Row | tuple) -> Memory:
         memory = Memory.model_validate_json(body)
     except (ValidationError, ValueError) as exc:
         raise CorruptRecordError("memories", str(row_id), short_error(exc)) from None
-    expected = (memory.id, memory.origin, memory.kind, memory.status, memory.content_hash,
-                memory.updated_at)
+    expected = (memory.id, memory.origin, memory.kind, memory.status, memory.content_hash, memory.updated_at)
     if expected != (row_id, origin, kind, status, chash, updated_at):
         raise CorruptRecordError("memories", str(row_id), "indexed columns disagree with body")
     return memory
@@ -38,8 +37,7 @@ def require_memory(conn: sqlite3.Connection, memory_id: str) -> Memory:
     """The claim with this id, or a clear error saying how ids look and where to find them."""
     if not is_memory_id(memory_id):
         raise NotFoundError(
-            f"{memory_id!r} is not a memory id (24 lowercase hex characters); "
-            "see `memevo list` or `memevo search`"
+            f"{memory_id!r} is not a memory id (24 lowercase hex characters); see `memevo list` or `memevo search`"
         )
     memory = get_memory(conn, memory_id)
     if memory is None:
@@ -54,8 +52,15 @@ def put_memory(conn: sqlite3.Connection, memory: Memory) -> None:
         "ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, kind=excluded.kind, "
         "status=excluded.status, content_hash=excluded.content_hash, "
         "updated_at=excluded.updated_at, body=excluded.body",
-        (memory.id, memory.origin, memory.kind, memory.status, memory.content_hash,
-         memory.updated_at, memory.model_dump_json()),
+        (
+            memory.id,
+            memory.origin,
+            memory.kind,
+            memory.status,
+            memory.content_hash,
+            memory.updated_at,
+            memory.model_dump_json(),
+        ),
     )
     update_postings(conn, memory)
 

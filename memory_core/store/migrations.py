@@ -52,7 +52,9 @@ CREATE TABLE IF NOT EXISTS events (
 );
 """
 
-MIGRATION_1 = PRE_RELEASE_TABLES + """
+MIGRATION_1 = (
+    PRE_RELEASE_TABLES
+    + """
 ALTER TABLE sources ADD COLUMN state TEXT NOT NULL DEFAULT 'pending';
 ALTER TABLE sources ADD COLUMN attempt INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sources ADD COLUMN consecutive_failures INTEGER NOT NULL DEFAULT 0;
@@ -116,6 +118,7 @@ CREATE TABLE model_usage (
     completion_tokens INTEGER NOT NULL
 );
 """
+)
 
 # Version 2: why the last attempt failed (an allowlisted reason code beside the error code),
 # and whether a forced attempt (`memevo evolve`) is queued or running, so a second evolve
@@ -140,9 +143,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
 
 
 def _user_tables(conn: sqlite3.Connection) -> set[str]:
-    rows = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
-    ).fetchall()
+    rows = conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'").fetchall()
     return {row[0] for row in rows}
 
 
@@ -217,8 +218,7 @@ def migrate(conn: sqlite3.Connection, backups_dir: Path, now: float) -> Path | N
                 continue
             MIGRATIONS[target](conn)
             conn.execute(
-                "INSERT INTO metadata (key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
                 (VERSION_KEY, str(target)),
             )
     return backup

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
 
 HEADER = ""
 ORIGIN_FIELD_PREFIX = "o:"
-DOC_COLUMNS = ("memory_id, origin, kind, content_hash, updated_at, clock_at, pinned, priority, "
-               "basis, method, utility, accuracy, feature_count")
+DOC_COLUMNS = (
+    "memory_id, origin, kind, content_hash, updated_at, clock_at, pinned, priority, "
+    "basis, method, utility, accuracy, feature_count"
+)
 
 
 def is_recallable(memory: Memory) -> bool:
@@ -62,13 +64,10 @@ def remove_postings(conn: sqlite3.Connection, memory_id: str) -> None:
     """Drop a claim's postings and its share of the header counts (inside a transaction)."""
     row = conn.execute("SELECT origin FROM index_docs WHERE memory_id=?", (memory_id,)).fetchone()
     if row is not None:
-        features = [r[0] for r in conn.execute(
-            "SELECT DISTINCT feature FROM postings WHERE memory_id=?", (memory_id,))]
+        features = [r[0] for r in conn.execute("SELECT DISTINCT feature FROM postings WHERE memory_id=?", (memory_id,))]
         keys = _header_keys(features, row[0])
         _bump(conn, keys, -1)
-        conn.executemany(
-            "DELETE FROM postings WHERE feature=? AND memory_id='' AND field=? AND tf <= 0", keys
-        )
+        conn.executemany("DELETE FROM postings WHERE feature=? AND memory_id='' AND field=? AND tf <= 0", keys)
         conn.execute("DELETE FROM index_docs WHERE memory_id=?", (memory_id,))
     conn.execute("DELETE FROM postings WHERE memory_id=?", (memory_id,))
 
@@ -98,11 +97,21 @@ def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
     accuracy = memory.feedback.accuracy
     conn.execute(
         f"INSERT INTO index_docs ({DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (memory.id, memory.origin, memory.kind, memory.content_hash, memory.updated_at,
-         memory.clock_at, int(memory.pinned), source_priority(memory),
-         evidence.basis if evidence else None, evidence.method if evidence else None,
-         utility.verdict if utility else None, accuracy.verdict if accuracy else None,
-         len(fields.get("body", ()))),
+        (
+            memory.id,
+            memory.origin,
+            memory.kind,
+            memory.content_hash,
+            memory.updated_at,
+            memory.clock_at,
+            int(memory.pinned),
+            source_priority(memory),
+            evidence.basis if evidence else None,
+            evidence.method if evidence else None,
+            utility.verdict if utility else None,
+            accuracy.verdict if accuracy else None,
+            len(fields.get("body", ())),
+        ),
     )
 
 
@@ -115,8 +124,7 @@ def rebuild_index(conn: sqlite3.Connection, memories: Iterable[Memory]) -> int:
     """
     conn.execute("DELETE FROM postings")
     conn.execute("DELETE FROM index_docs")
-    conn.execute("INSERT INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?)",
-                 (INDEX_VERSION,))
+    conn.execute("INSERT INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?)", (INDEX_VERSION,))
     count = 0
     for memory in memories:
         update_postings(conn, memory)

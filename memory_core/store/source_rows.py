@@ -17,19 +17,40 @@ from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
 
 def new_job(next_due_at: float) -> dict[str, Any]:
     """Job columns of a freshly captured source: pending, due at ``next_due_at``."""
-    return {"state": "pending", "attempt": 0, "consecutive_failures": 0, "next_due_at": next_due_at,
-            "lease_owner": None, "lease_expires_at": None, "last_error_code": None, "last_failure_at": None,
-            "origin_generation": 0, "completed_at": None, "last_error_reason": None, "forced_at": None}
+    return {
+        "state": "pending",
+        "attempt": 0,
+        "consecutive_failures": 0,
+        "next_due_at": next_due_at,
+        "lease_owner": None,
+        "lease_expires_at": None,
+        "last_error_code": None,
+        "last_failure_at": None,
+        "origin_generation": 0,
+        "completed_at": None,
+        "last_error_reason": None,
+        "forced_at": None,
+    }
 
 
 def insert_source_row(
-    conn: sqlite3.Connection, *, source_id: str, origin: str, source_type: str, dedupe_key: str,
-    created_at: float, text: str, agent: str, session_id: str | None, target_ids: Sequence[str],
+    conn: sqlite3.Connection,
+    *,
+    source_id: str,
+    origin: str,
+    source_type: str,
+    dedupe_key: str,
+    created_at: float,
+    text: str,
+    agent: str,
+    session_id: str | None,
+    target_ids: Sequence[str],
     job: Mapping[str, Any],
 ) -> bool:
     """Insert one source; False if a source with this id or dedupe key already exists."""
-    body = json.dumps({"text": text, "agent": agent, "session_id": session_id, "target_ids": list(target_ids)},
-                      ensure_ascii=False)
+    body = json.dumps(
+        {"text": text, "agent": agent, "session_id": session_id, "target_ids": list(target_ids)}, ensure_ascii=False
+    )
     cursor = conn.execute(
         f"INSERT INTO sources ({SOURCE_COLUMNS}) VALUES ({', '.join('?' * (6 + len(SOURCE_JOB_FIELDS)))}) "
         "ON CONFLICT DO NOTHING",

@@ -25,8 +25,15 @@ def source_from_row(row: sqlite3.Row | tuple) -> Source:
         if not isinstance(data, dict) or set(data) - set(_BODY_FIELDS):
             raise ValueError("unexpected body fields")
         return Source.model_validate(
-            {"id": row_id, "origin": origin, "source_type": source_type,
-             "dedupe_key": dedupe_key, "created_at": created_at, **data, **job}
+            {
+                "id": row_id,
+                "origin": origin,
+                "source_type": source_type,
+                "dedupe_key": dedupe_key,
+                "created_at": created_at,
+                **data,
+                **job,
+            }
         )
     except (ValidationError, ValueError, TypeError) as exc:
         raise CorruptRecordError("sources", str(row_id), short_error(exc)) from None
@@ -48,9 +55,17 @@ def insert_source(conn: sqlite3.Connection, source: Source) -> bool:
     """Insert a new source record; returns False if its dedupe key was already captured."""
     job = source.model_dump(mode="json", include=set(SOURCE_JOB_FIELDS))
     return insert_source_row(
-        conn, source_id=source.id, origin=source.origin, source_type=source.source_type,
-        dedupe_key=source.dedupe_key, created_at=source.created_at, text=source.text, agent=source.agent,
-        session_id=source.session_id, target_ids=source.target_ids, job=job,
+        conn,
+        source_id=source.id,
+        origin=source.origin,
+        source_type=source.source_type,
+        dedupe_key=source.dedupe_key,
+        created_at=source.created_at,
+        text=source.text,
+        agent=source.agent,
+        session_id=source.session_id,
+        target_ids=source.target_ids,
+        job=job,
     )
 
 

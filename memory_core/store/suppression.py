@@ -46,8 +46,7 @@ def blocked_rows(conn: sqlite3.Connection) -> list[tuple[str, str, float, str]]:
     return [
         (str(o), str(h), float(t), str(r))
         for o, h, t, r in conn.execute(
-            "SELECT origin, content_hash, created_at, reason FROM blocked_hashes "
-            "ORDER BY origin, content_hash"
+            "SELECT origin, content_hash, created_at, reason FROM blocked_hashes ORDER BY origin, content_hash"
         )
     ]
 
@@ -73,8 +72,7 @@ def retire_repeating_sources(
         return []
     placeholders = ", ".join("?" * len(RETIRABLE_STATES))
     rows = conn.execute(
-        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE origin=? AND state IN ({placeholders}) "
-        "ORDER BY created_at, id",
+        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE origin=? AND state IN ({placeholders}) ORDER BY created_at, id",
         (origin, *RETIRABLE_STATES),
     ).fetchall()
     retired: list[str] = []

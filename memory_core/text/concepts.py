@@ -35,10 +35,10 @@ class Concept(NamedTuple):
         return "~" + self.name
 
 
-def _c(name: str, english: str, chinese: str = "", *, attribute: bool = False,
-       generic: bool = False) -> Concept:
-    return Concept(name, tuple(english.split()), tuple(chinese.split()),
-                   attribute=attribute or generic, generic=generic)
+def _c(name: str, english: str, chinese: str = "", *, attribute: bool = False, generic: bool = False) -> Concept:
+    return Concept(
+        name, tuple(english.split()), tuple(chinese.split()), attribute=attribute or generic, generic=generic
+    )
 
 
 CONCEPTS: tuple[Concept, ...] = (
@@ -64,33 +64,36 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("performance", "performance perf", "性能"),
     _c("backup", "backup backups", "备份"),
     _c("migration", "migration migrations migrate", "迁移"),
-    _c("preference", "prefer prefers preferred preference preferences favorite favourite "
-                     "favorites favourites hobby hobbies", "偏好 喜好 喜欢 喜爱 最爱 爱好 兴趣爱好 兴趣"),
+    _c(
+        "preference",
+        "prefer prefers preferred preference preferences favorite favourite favorites favourites hobby hobbies",
+        "偏好 喜好 喜欢 喜爱 最爱 爱好 兴趣爱好 兴趣",
+    ),
     _c("happy", "happy glad joyful", "开心 高兴 快乐 愉快"),
     _c("sad", "sad unhappy upset", "难过 伤心 悲伤"),
     _c("friend", "friend friends", "朋友 好友"),
     _c("family", "family", "家人 家庭"),
     _c("father", "father dad daddy", "父亲 爸爸 老爸"),
     _c("mother", "mother mom mum mommy", "母亲 妈妈 老妈"),
-    _c("job", "job jobs career careers occupation occupations profession",
-       "工作 职业 职位 职务 岗位 上班"),
-    _c("travel", "travel travels traveled travelled traveling travelling trip trips",
-       "旅行 旅游"),
+    _c("job", "job jobs career careers occupation occupations profession", "工作 职业 职位 职务 岗位 上班"),
+    _c("travel", "travel travels traveled travelled traveling travelling trip trips", "旅行 旅游"),
     _c("birthday", "birthday birthdays", "生日 出生日期"),
     _c("school", "school schools", "学校"),
     _c("meeting", "meeting meetings", "会议"),
     # Attributes: what one asks about a subject.
-    _c("auth", "auth authentication authenticate authenticated authorization login logins "
-               "signin credential credentials", "认证 鉴权 身份验证 登录 登陆 授权",
-       attribute=True),
+    _c(
+        "auth",
+        "auth authentication authenticate authenticated authorization login logins signin credential credentials",
+        "认证 鉴权 身份验证 登录 登陆 授权",
+        attribute=True,
+    ),
     _c("password", "password passwords passwd passphrase", "密码 口令", attribute=True),
     _c("port", "port ports", "端口", attribute=True),
     _c("host", "host hosts hostname hostnames", "主机", attribute=True),
     _c("address", "address addresses", "地址", attribute=True),
     _c("url", "url urls link links endpoint endpoints", "链接 网址", attribute=True),
     _c("path", "path paths filepath", "路径", attribute=True),
-    _c("directory", "directory directories dir dirs folder folders", "目录 文件夹",
-       attribute=True),
+    _c("directory", "directory directories dir dirs folder folders", "目录 文件夹", attribute=True),
     _c("file", "file files", "文件", attribute=True),
     _c("version", "version versions", "版本", attribute=True),
     _c("timeout", "timeout timeouts", "超时", attribute=True),
@@ -122,23 +125,23 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("date", "date dates", "日期", attribute=True),
     _c("duration", "duration", "持续时间 时长", attribute=True),
     _c("deadline", "deadline deadlines", "截止日期 截止时间 期限", attribute=True),
-    _c("location", "location locations place places venue", "地点 位置 地方 场所",
-       attribute=True),
+    _c("location", "location locations place places venue", "地点 位置 地方 场所", attribute=True),
     _c("color", "color colors colour colours", "颜色", attribute=True),
     _c("email", "email emails e-mail", "邮箱 邮件", attribute=True),
-    _c("phone", "phone phones telephone", "电话 手机 电话号码 手机号码 手机号 联系电话 联系方式",
-       attribute=True),
+    _c("phone", "phone phones telephone", "电话 手机 电话号码 手机号码 手机号 联系电话 联系方式", attribute=True),
     _c("content", "content contents", "内容", attribute=True),
     _c("environment", "environment environments env", "环境", attribute=True),
     # Generic words: they may score but can never qualify a record on their own.
-    _c("config", "config configs configuration configurations configure configured setting "
-                 "settings setup", "配置 设置", generic=True),
-    _c("option", "option options parameter parameters param params flag flags", "选项 参数",
-       generic=True),
+    _c(
+        "config",
+        "config configs configuration configurations configure configured setting settings setup",
+        "配置 设置",
+        generic=True,
+    ),
+    _c("option", "option options parameter parameters param params flag flags", "选项 参数", generic=True),
     _c("default", "default defaults", "默认", generic=True),
     _c("status", "status progress state states", "状态 进度 进展 情况", generic=True),
-    _c("project", "project projects repo repos repository repositories codebase", "项目 仓库",
-       generic=True),
+    _c("project", "project projects repo repos repository repositories codebase", "项目 仓库", generic=True),
     _c("value", "value values", "数值", generic=True),
     _c("info", "info information detail details", "信息 详情 细节", generic=True),
 )

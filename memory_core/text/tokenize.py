@@ -306,7 +306,7 @@ def query_text(text: str) -> str:
     normalized = normalize(text)
     corrections = list(SELF_CORRECTION.finditer(normalized))
     if corrections and corrections[-1].end() < len(normalized.rstrip()):
-        normalized = normalized[corrections[-1].end():]
+        normalized = normalized[corrections[-1].end() :]
     return FRAMING.sub(" ", normalized)
 
 
@@ -335,11 +335,15 @@ def query_terms(text: str) -> list[Term]:
                 continue
             seen.add(feature)
             concept = BY_FEATURE.get(feature) if kind == CONCEPT else None
-            terms.append(Term(
-                feature, unit_id, kind,
-                attribute=bool(concept and concept.attribute),
-                generic=bool(concept and concept.generic),
-            ))
+            terms.append(
+                Term(
+                    feature,
+                    unit_id,
+                    kind,
+                    attribute=bool(concept and concept.attribute),
+                    generic=bool(concept and concept.generic),
+                )
+            )
             added = True
         if not added:
             continue

@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 
 # English filler: function words, pronouns, auxiliaries, question words and chat noise.
-ENGLISH_STOP: frozenset[str] = frozenset("""
+ENGLISH_STOP: frozenset[str] = frozenset(
+    """
 a about above after again against all also am an and any anything are aren't as at be
 because been before being below between both but by can can't cannot could couldn't did
 didn't do does doesn't doing don't done down during each either else etc even ever every
@@ -30,11 +31,13 @@ go goes going gone went make makes made use uses used using want wants wanted th
 thinks thought know knows knew tell told say says said ask asked kind sort thing things
 stuff way sure see haha hahaha lol alright yep nope wow ah aha oops ugh okey
 look looks looked looking feel feels felt find finds likely always never sometimes often usually
-""".split())
+""".split()
+)
 
 # Chinese filler that may appear inside a run of Chinese text. Multi-character entries are
 # matched before single characters; a match ends the current segment.
-CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
+CHINESE_STOP_WORDS: frozenset[str] = frozenset(
+    """
 什么 怎么 怎样 怎么样 如何 为什么 为何 哪个 哪些 哪里 哪儿 那个 这个 那些 这些 那么 这么
 一下 一个 一些 一点 可以 能够 知道 我们 你们 他们 她们 它们 自己 现在 已经 因为 所以
 但是 而且 如果 就是 不是 没有 时候 之前 以前 之后 以后 上次 那次 这次 请问 帮我
@@ -47,7 +50,8 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset("""
 来着 到底 究竟 干嘛 干吗 什么样 怎么回事 多老 的话 等等 能不能 会不会 要不要
 可不可以 叫什么 为啥 家伙
 以上 以下 低于 高于 超过 不到 大于 小于 等于 至少 最多 多于 少于 不超过 不少于
-""".split())
+""".split()
+)
 CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么哪谁也啥很诶嘿")
 # Function characters that say nothing when they stand alone between filler ("对，…",
 # "我还可以…", "…要多久", "服务器上"): adverbs, auxiliaries, pronouns, locative particles and

@@ -105,8 +105,9 @@ def test_commit_then_failed_push_leaves_committed_not_pushed(
         FakeModelServer(default=progress_answer) as model,
         MemevoWorker(env, model.base_url, log=tmp_path / "worker.log") as worker,
     ):
-        run = ClaudeRunner(fake.base_url, home=user_home, cwd=repo, binary=claude_bin,
-                           env={"MEMEVO_HOME": str(home)}, timeout=90).run(REQUEST)
+        run = ClaudeRunner(
+            fake.base_url, home=user_home, cwd=repo, binary=claude_bin, env={"MEMEVO_HOME": str(home)}, timeout=90
+        ).run(REQUEST)
         assert "push failed" in run.result, run.describe()
         assert "Fix the parser" in git(repo, "log", "-1", "--format=%s")  # the commit really happened
         assert git(repo, "status", "--porcelain") == ""
@@ -115,8 +116,12 @@ def test_commit_then_failed_push_leaves_committed_not_pushed(
             path = home / "logs" / "hooks.log"
             return path.read_text(encoding="utf-8")[-3000:] if path.exists() else "(no hooks.log)"
 
-        [source] = wait_until(lambda: [s for s in sources(home) if s["source_type"] == "progress"], 15,
-                              "the Stop hook's progress capture", describe=hook_log)
+        [source] = wait_until(
+            lambda: [s for s in sources(home) if s["source_type"] == "progress"],
+            15,
+            "the Stop hook's progress capture",
+            describe=hook_log,
+        )
         assert source["origin"] == origin
         assert source["body"]["target_ids"] == [pending.id]
         text = source["body"]["text"]
@@ -128,8 +133,9 @@ def test_commit_then_failed_push_leaves_committed_not_pushed(
         def updated() -> list[dict[str, Any]]:
             return [c for c in claims(home, "active") if c["kind"] == "project_state" and c["id"] != pending.id]
 
-        [state] = wait_until(updated, WAIT, "the worker's progress pass",
-                             describe=lambda: f"sources: {sources(home)}\n{worker.output()}")
+        [state] = wait_until(
+            updated, WAIT, "the worker's progress pass", describe=lambda: f"sources: {sources(home)}\n{worker.output()}"
+        )
     assert "committed" in state["content"] and "not pushed" in state["content"]
     assert state["replaces"] == pending.id and state["origin"] == origin
     assert state["evidence"]["basis"] == "tool_observation" and state["evidence"]["source_id"] == source["id"]

@@ -49,12 +49,22 @@ def test_what_memevo_relies_on(tmp_path: Path) -> None:
         return command_line(sys.executable, scripts["context"], text, json.dumps(extra))
 
     record = command_line(sys.executable, scripts["record"], fired)
-    hooks = hook_settings({
-        "SessionStart": record, "PreToolUse": record, "PostToolUse": record, "SessionEnd": record,
-        "UserPromptSubmit": [record, context("GOOD-CONTEXT", {}), context("INNER-KEY", {"inner": {"x": 1}}),
-                             context("TOP-KEY", {"top": {"memevo": 1}})],
-        "Stop": [record, command_line(sys.executable, scripts["say"], "plain text from a Stop hook")],
-    }, timeout=10)
+    hooks = hook_settings(
+        {
+            "SessionStart": record,
+            "PreToolUse": record,
+            "PostToolUse": record,
+            "SessionEnd": record,
+            "UserPromptSubmit": [
+                record,
+                context("GOOD-CONTEXT", {}),
+                context("INNER-KEY", {"inner": {"x": 1}}),
+                context("TOP-KEY", {"top": {"memevo": 1}}),
+            ],
+            "Stop": [record, command_line(sys.executable, scripts["say"], "plain text from a Stop hook")],
+        },
+        timeout=10,
+    )
     with FakeCodexServer() as fake:
         runner = CodexRunner(fake.base_url, home=tmp_path / "home", cwd=tmp_path / "project", binary=codex)
         runner.write_hooks(hooks)
@@ -76,15 +86,28 @@ def test_what_memevo_relies_on(tmp_path: Path) -> None:
 
     payloads = [json.loads(line) for line in fired.read_text(encoding="utf-8").splitlines()]
     assert [p["hook_event_name"] for p in payloads] == [
-        "SessionStart", "UserPromptSubmit", "Stop", "SessionEnd",
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"]
+        "SessionStart",
+        "UserPromptSubmit",
+        "Stop",
+        "SessionEnd",
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    ]
     assert {p["session_id"] for p in payloads} == {first.session_id}
     assert {p["transcript_path"] for p in payloads} == {str(rollout)}
     assert [p["source"] for p in payloads if p["hook_event_name"] == "SessionStart"] == ["startup", "resume"]
-    prompt, stop = (next(p for p in payloads[5:] if p["hook_event_name"] == name)
-                    for name in ("UserPromptSubmit", "Stop"))
+    prompt, stop = (
+        next(p for p in payloads[5:] if p["hook_event_name"] == name) for name in ("UserPromptSubmit", "Stop")
+    )
     assert prompt["turn_id"] == stop["turn_id"] and "prompt_id" not in prompt
     assert stop["last_assistant_message"] == "Second answer." and stop["stop_hook_active"] is False
     post = next(p for p in payloads if p["hook_event_name"] == "PostToolUse")
     assert (post["tool_name"], post["tool_input"], post["tool_response"]) == (
-        "Bash", {"command": "echo hi-from-tool"}, "hi-from-tool\n")
+        "Bash",
+        {"command": "echo hi-from-tool"},
+        "hi-from-tool\n",
+    )

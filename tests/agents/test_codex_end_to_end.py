@@ -83,14 +83,22 @@ def hook_commands(settings: dict[str, Any], event: str) -> list[str]:
 
 def runner_in(fake: FakeCodexServer, codex_bin: Path, user_home: Path, cwd: Path, state_dir: Path) -> CodexRunner:
     """A ``codex exec`` runner in ``cwd`` whose hooks get ``MEMEVO_HOME=state_dir``."""
-    return CodexRunner(fake.base_url, home=user_home, cwd=cwd, binary=codex_bin,
-                       env={"MEMEVO_HOME": str(state_dir)}, timeout=90)
+    return CodexRunner(
+        fake.base_url, home=user_home, cwd=cwd, binary=codex_bin, env={"MEMEVO_HOME": str(state_dir)}, timeout=90
+    )
 
 
 def digest_message(request: Request) -> dict[str, Any] | None:
     """The developer message carrying memevo's digest, if any."""
-    return next((item for item in request.input if item.get("role") == "developer"
-                 and any(DIGEST_OPEN in (part.get("text") or "") for part in item.get("content") or [])), None)
+    return next(
+        (
+            item
+            for item in request.input
+            if item.get("role") == "developer"
+            and any(DIGEST_OPEN in (part.get("text") or "") for part in item.get("content") or [])
+        ),
+        None,
+    )
 
 
 def _hook_log(state_dir: Path) -> str:
@@ -127,8 +135,12 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
         def active_claim() -> list[dict[str, Any]]:
             return [c for c in claims(home, "active") if c["content"] == CLAIM]
 
-        [claim] = wait_until(active_claim, CONSOLIDATION_WAIT, "the worker to consolidate the statement",
-                             describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}")
+        [claim] = wait_until(
+            active_claim,
+            CONSOLIDATION_WAIT,
+            "the worker to consolidate the statement",
+            describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}",
+        )
         assert claim["origin"] == str(repo_a.resolve()) and claim["source_id"] == source["id"]
         [consolidation] = model.requests()
         assert "staging database listens on port 5433" in json.dumps(consolidation["messages"])
@@ -142,7 +154,7 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
     beside_prompt = turn_text(request_2)
     assert beside_prompt.startswith(QUESTION)  # the prompt, then what the hook injected after it
     assert DIGEST_OPEN in beside_prompt, f"no memevo digest beside the prompt:\n{beside_prompt[-3000:]}"
-    digest = beside_prompt[beside_prompt.index(DIGEST_OPEN):]
+    digest = beside_prompt[beside_prompt.index(DIGEST_OPEN) :]
     assert CLAIM in digest and claim["id"] in digest, digest[:3000]
     message = digest_message(request_2)
     assert message is not None and message["content"][0]["text"].startswith(DIGEST_OPEN)
@@ -152,8 +164,9 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
     assert not (home / "logs" / "hooks.log").exists(), _hook_log(home)
 
 
-def test_a_tool_turn_and_uninstall(codex_bin: Path, fake: FakeCodexServer, user_home: Path, home: Path,
-                                   tmp_path: Path) -> None:
+def test_a_tool_turn_and_uninstall(
+    codex_bin: Path, fake: FakeCodexServer, user_home: Path, home: Path, tmp_path: Path
+) -> None:
     """A known fact is recalled in a turn that runs a shell command (the fake's ``exec_command``,
     whose output goes back to the model); after ``memevo uninstall codex`` the same question
     gets no digest and the user's own hook stays."""
@@ -161,8 +174,13 @@ def test_a_tool_turn_and_uninstall(codex_bin: Path, fake: FakeCodexServer, user_
     own = {"type": "command", "command": "true", "timeout": 5}
     runner.write_hooks({"hooks": {"UserPromptSubmit": [{"hooks": [own]}]}})
     install_codex_hooks(user_home, home)
-    seed = {"schema": "memevo.hook/v1", "event": "compaction", "session_id": "seed", "cwd": str(tmp_path),
-            "summary": f"Fact: {CLAIM}"}  # a labelled fact becomes a claim at once, no worker needed
+    seed = {
+        "schema": "memevo.hook/v1",
+        "event": "compaction",
+        "session_id": "seed",
+        "cwd": str(tmp_path),
+        "summary": f"Fact: {CLAIM}",
+    }  # a labelled fact becomes a claim at once, no worker needed
     seeded = run_memevo("hook", "compaction", input=json.dumps(seed), env=memevo_env(home))
     assert seeded.returncode == 0 and [c["content"] for c in claims(home, "active")] == [CLAIM], seeded.stderr
     fake.enqueue(CodexReply.exec_command("echo port-check"), "5433, per memevo.", "I do not know.")
@@ -179,6 +197,7 @@ def test_a_tool_turn_and_uninstall(codex_bin: Path, fake: FakeCodexServer, user_
     assert digest_message(with_output) is not None  # the digest stays in the turn's history
     assert DIGEST_OPEN not in request_text(without, include_system=True)
     assert hook_commands(settings, "UserPromptSubmit") == ["true"]
-    assert not any(str(MEMEVO_BIN) in str(c) for event in settings.get("hooks", {})
-                   for c in hook_commands(settings, event)), settings
+    assert not any(
+        str(MEMEVO_BIN) in str(c) for event in settings.get("hooks", {}) for c in hook_commands(settings, event)
+    ), settings
     assert not (home / "logs" / "hooks.log").exists(), _hook_log(home)

@@ -78,8 +78,13 @@ def _hook_log(state_dir: Path) -> str:
 
 
 def test_a_memory_learned_through_claude_code_is_recalled_through_codex(
-    claude_bin: Path, codex_bin: Path, claude_fake: FakeAnthropicServer, codex_fake: FakeCodexServer,
-    user_home: Path, home: Path, tmp_path: Path,
+    claude_bin: Path,
+    codex_bin: Path,
+    claude_fake: FakeAnthropicServer,
+    codex_fake: FakeCodexServer,
+    user_home: Path,
+    home: Path,
+    tmp_path: Path,
 ) -> None:
     install("claude-code", user_home, home)
     install("codex", user_home, home)
@@ -90,31 +95,43 @@ def test_a_memory_learned_through_claude_code_is_recalled_through_codex(
         MemevoWorker(memevo_env(home, home=user_home), model.base_url, log=tmp_path / "worker.log") as worker,
     ):
         claude_fake.enqueue("Noted.")
-        claude = ClaudeRunner(claude_fake.base_url, home=user_home, cwd=repo_a, binary=claude_bin,
-                              env={"MEMEVO_HOME": str(home)}, timeout=60)
+        claude = ClaudeRunner(
+            claude_fake.base_url,
+            home=user_home,
+            cwd=repo_a,
+            binary=claude_bin,
+            env={"MEMEVO_HOME": str(home)},
+            timeout=60,
+        )
         taught = claude.run(STATEMENT)
         assert taught.result == "Noted.", taught.describe()
-        [source] = wait_until(lambda: sources(home), 10, "Claude Code's Stop hook to capture",
-                              describe=lambda: _hook_log(home))
+        [source] = wait_until(
+            lambda: sources(home), 10, "Claude Code's Stop hook to capture", describe=lambda: _hook_log(home)
+        )
         assert (source["source_type"], source["body"]["agent"]) == ("user_statement", "claude-code"), source
 
         def active_claim() -> list[dict[str, Any]]:
             return [c for c in claims(home, "active") if c["content"] == CLAIM]
 
-        [claim] = wait_until(active_claim, CONSOLIDATION_WAIT, "the worker to consolidate the statement",
-                             describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}")
+        [claim] = wait_until(
+            active_claim,
+            CONSOLIDATION_WAIT,
+            "the worker to consolidate the statement",
+            describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}",
+        )
         assert len(model.requests()) == 1
 
     codex_fake.enqueue("It deploys with ./ship.sh.")
-    codex = CodexRunner(codex_fake.base_url, home=user_home, cwd=repo_b, binary=codex_bin,
-                        env={"MEMEVO_HOME": str(home)}, timeout=90)
+    codex = CodexRunner(
+        codex_fake.base_url, home=user_home, cwd=repo_b, binary=codex_bin, env={"MEMEVO_HOME": str(home)}, timeout=90
+    )
     asked = codex.run(QUESTION)
 
     assert asked.last_message == "It deploys with ./ship.sh.", asked.describe()
     [request] = codex_fake.main_requests()
     beside_prompt = turn_text(request)
     assert beside_prompt.startswith(QUESTION) and DIGEST_OPEN in beside_prompt, beside_prompt[-3000:]
-    digest = beside_prompt[beside_prompt.index(DIGEST_OPEN):]
+    digest = beside_prompt[beside_prompt.index(DIGEST_OPEN) :]
     assert CLAIM in digest and claim["id"] in digest and str(repo_a.resolve()) in digest, digest[:3000]
     assert "Remember that" not in json.dumps(request.body), "Codex must not see Claude Code's conversation"
     assert DIGEST_OPEN not in claude_request_text(claude_fake.main_requests()[0], include_system=True)

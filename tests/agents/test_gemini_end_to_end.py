@@ -103,8 +103,9 @@ def install_user_hooks(user_home: Path, state_dir: Path) -> dict[str, Any]:
 
 def runner_in(fake: FakeGeminiServer, gemini_bin: Path, user_home: Path, cwd: Path, state_dir: Path) -> GeminiRunner:
     """A ``gemini`` runner in ``cwd`` whose hooks get ``MEMEVO_HOME=state_dir``."""
-    return GeminiRunner(fake.base_url, home=user_home, cwd=cwd, binary=gemini_bin,
-                        env={"MEMEVO_HOME": str(state_dir)}, timeout=90)
+    return GeminiRunner(
+        fake.base_url, home=user_home, cwd=cwd, binary=gemini_bin, env={"MEMEVO_HOME": str(state_dir)}, timeout=90
+    )
 
 
 def _hook_log(state_dir: Path) -> str:
@@ -136,8 +137,9 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
         assert first.response == "Noted: the staging database listens on port 5433.", first.describe()
         [request_1] = fake.main_requests()  # AfterAgent printed nothing: the agent did not go on
         assert hook_contexts(request_1) == []  # nothing known yet: BeforeAgent printed nothing
-        [source] = wait_until(lambda: sources(home), 10, "the AfterAgent hook's capture",
-                              describe=lambda: _hook_log(home))
+        [source] = wait_until(
+            lambda: sources(home), 10, "the AfterAgent hook's capture", describe=lambda: _hook_log(home)
+        )
         assert source["source_type"] == "user_statement", source
         assert source["origin"] == str(repo_a.resolve()), source
         assert (source["body"]["text"], source["body"]["session_id"]) == (STATEMENT, first.session_id), source
@@ -146,8 +148,12 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
         def active_claim() -> list[dict[str, Any]]:
             return [c for c in claims(home, "active") if c["content"] == CLAIM]
 
-        [claim] = wait_until(active_claim, CONSOLIDATION_WAIT, "the worker to consolidate the statement",
-                             describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}")
+        [claim] = wait_until(
+            active_claim,
+            CONSOLIDATION_WAIT,
+            "the worker to consolidate the statement",
+            describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}",
+        )
         assert claim["origin"] == str(repo_a.resolve()) and claim["source_id"] == source["id"]
         [consolidation] = model.requests()
         assert "staging database listens on port 5433" in json.dumps(consolidation["messages"])
@@ -205,13 +211,23 @@ def test_uninstall_disconnects_memevo_and_keeps_other_hooks(
     prompts = tmp_path / "prompts.jsonl"
     own_hook = command_line(sys.executable, recorder, prompts)
     runner = runner_in(fake, gemini_bin, user_home, tmp_path / "repo", home)
-    runner.write_user_settings({"hooks": {"BeforeAgent": [{"matcher": "", "hooks": [
-        {"type": "command", "command": own_hook, "timeout": 30000}]}]}})
+    runner.write_user_settings(
+        {
+            "hooks": {
+                "BeforeAgent": [{"matcher": "", "hooks": [{"type": "command", "command": own_hook, "timeout": 30000}]}]
+            }
+        }
+    )
     install_user_hooks(user_home, home)
     install_user_hooks(user_home, home)
     assert hook_commands(user_settings(user_home), "BeforeAgent") == [own_hook, HOOK_COMMAND]
-    seed = {"schema": "memevo.hook/v1", "event": "compaction", "session_id": "seed", "cwd": str(tmp_path),
-            "summary": f"Fact: {CLAIM}"}
+    seed = {
+        "schema": "memevo.hook/v1",
+        "event": "compaction",
+        "session_id": "seed",
+        "cwd": str(tmp_path),
+        "summary": f"Fact: {CLAIM}",
+    }
     seeded = run_memevo("hook", "compaction", input=json.dumps(seed), env=memevo_env(home))
     assert seeded.returncode == 0 and [c["content"] for c in claims(home, "active")] == [CLAIM], seeded.stderr
     fake.enqueue("5433, per memevo.", "I do not know.")
@@ -257,22 +273,31 @@ def test_a_work_turn_reports_its_shell_calls_from_the_transcript(
     git(repo, "commit", "-q", "-m", "Start the parser")
     git(repo, "remote", "add", "origin", "file:///nonexistent/widget.git")
     (repo / "parser.py").write_text("def parse(text):\n    return text.strip().split()\n", encoding="utf-8")
-    pending = make_memory("Widget repository: the parser fix is not committed yet.", origin=str(repo.resolve()),
-                          kind="project_state")
+    pending = make_memory(
+        "Widget repository: the parser fix is not committed yet.", origin=str(repo.resolve()), kind="project_state"
+    )
     with Store.open(home) as store:
         seed(store, pending)
     install_user_hooks(user_home, home)
-    fake.enqueue(GeminiReply.shell('git commit -am "Fix the parser"'), GeminiReply.shell("git push origin main"),
-                 "Committed the parser fix; the push failed because the remote is unreachable.")
+    fake.enqueue(
+        GeminiReply.shell('git commit -am "Fix the parser"'),
+        GeminiReply.shell("git push origin main"),
+        "Committed the parser fix; the push failed because the remote is unreachable.",
+    )
 
     run = runner_in(fake, gemini_bin, user_home, repo, home).run(
-        "Commit the parser fix in the widget repository and push it.")
+        "Commit the parser fix in the widget repository and push it."
+    )
 
     assert "push failed" in run.response, run.describe()
     assert "Fix the parser" in git(repo, "log", "-1", "--format=%s")  # the commit really happened
     assert len(fake.main_requests()) == 3  # two tool calls, then the reply; AfterAgent added nothing
-    [source] = wait_until(lambda: [s for s in sources(home) if s["source_type"] == "progress"], 10,
-                          "the AfterAgent hook's progress capture", describe=lambda: _hook_log(home))
+    [source] = wait_until(
+        lambda: [s for s in sources(home) if s["source_type"] == "progress"],
+        10,
+        "the AfterAgent hook's progress capture",
+        describe=lambda: _hook_log(home),
+    )
     assert source["body"]["target_ids"] == [pending.id] and source["body"]["agent"] == "gemini"
     text = source["body"]["text"]
     assert "completion: finished" in text

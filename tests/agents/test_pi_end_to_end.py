@@ -75,8 +75,9 @@ def install_extension(user_home: Path, state_dir: Path) -> str:
 
 def runner_in(fake: FakeOpenAIChatServer, pi_bin: Path, user_home: Path, cwd: Path, state_dir: Path) -> PiRunner:
     """A ``pi`` runner in ``cwd`` whose extension's hooks get ``MEMEVO_HOME=state_dir``."""
-    return PiRunner(fake.base_url, home=user_home, cwd=cwd, binary=pi_bin, env={"MEMEVO_HOME": str(state_dir)},
-                    timeout=60)
+    return PiRunner(
+        fake.base_url, home=user_home, cwd=cwd, binary=pi_bin, env={"MEMEVO_HOME": str(state_dir)}, timeout=60
+    )
 
 
 def _hook_log(state_dir: Path) -> str:
@@ -86,8 +87,13 @@ def _hook_log(state_dir: Path) -> str:
 
 def seed_claim(state_dir: Path, cwd: Path) -> None:
     """A labelled fact in a generic compaction summary becomes a claim at once, no worker needed."""
-    seed = {"schema": "memevo.hook/v1", "event": "compaction", "session_id": "seed", "cwd": str(cwd),
-            "summary": f"Fact: {CLAIM}"}
+    seed = {
+        "schema": "memevo.hook/v1",
+        "event": "compaction",
+        "session_id": "seed",
+        "cwd": str(cwd),
+        "summary": f"Fact: {CLAIM}",
+    }
     done = run_memevo("hook", "compaction", input=json.dumps(seed), env=memevo_env(state_dir))
     assert done.returncode == 0 and [c["content"] for c in claims(state_dir, "active")] == [CLAIM], done.stderr
 
@@ -122,7 +128,9 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
             return [c for c in claims(home, "active") if c["content"] == CLAIM]
 
         [claim] = wait_until(
-            active_claim, CONSOLIDATION_WAIT, "the worker to consolidate the statement",
+            active_claim,
+            CONSOLIDATION_WAIT,
+            "the worker to consolidate the statement",
             describe=lambda: f"sources: {sources(home)}\nclaims: {claims(home)}\n{worker.output()}",
         )
         assert claim["origin"] == str(repo_a.resolve())
@@ -138,7 +146,7 @@ def test_statement_remembered_in_one_session_is_recalled_in_a_fresh_session_else
     request_1, request_2 = fake.completion_requests()
     beside_prompt = turn_text(request_2)
     assert DIGEST_OPEN in beside_prompt, f"no memevo digest beside the prompt:\n{beside_prompt[-3000:]}"
-    digest = beside_prompt[beside_prompt.index(DIGEST_OPEN):]
+    digest = beside_prompt[beside_prompt.index(DIGEST_OPEN) :]
     assert CLAIM in digest and claim["id"] in digest, digest[:3000]
     # The digest is its own (hidden, user-role) message right after the prompt.
     prompt, injected = user_texts(request_2)[-2:]
@@ -155,16 +163,22 @@ def test_compaction_summary_is_captured(
     """A real compaction (RPC mode's ``compact``) reaches memevo through session_compact."""
     install_extension(user_home, home)
     runner = runner_in(fake, pi_bin, user_home, tmp_path / "repo", home)
-    fake.enqueue("We will move billing to Postgres 16.",
-                 "Decision: the billing service moves to Postgres 16 (SUMMARY-MARKER-77).")
+    fake.enqueue(
+        "We will move billing to Postgres 16.",
+        "Decision: the billing service moves to Postgres 16 (SUMMARY-MARKER-77).",
+    )
 
     first = runner.run("We are moving the billing service to Postgres 16.")
     response = runner.compact()
 
     assert response.get("success") is True, response
     assert "SUMMARY-MARKER-77" in response["data"]["summary"]
-    summaries = wait_until(lambda: [s for s in sources(home) if s["source_type"] == "summary"], 5,
-                           "the session_compact capture", describe=lambda: _hook_log(home))
+    summaries = wait_until(
+        lambda: [s for s in sources(home) if s["source_type"] == "summary"],
+        5,
+        "the session_compact capture",
+        describe=lambda: _hook_log(home),
+    )
     assert len(summaries) == 1, summaries
     assert "SUMMARY-MARKER-77" in json.dumps(summaries[0]["body"])
     assert summaries[0]["body"]["session_id"] == first.session_id

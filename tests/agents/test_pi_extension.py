@@ -65,8 +65,13 @@ def records(path: Path) -> list[dict[str, Any]]:
 
 
 def runner(fake: FakeOpenAIChatServer, pi_bin: Path, tmp_path: Path, record: Path, recall: str) -> PiRunner:
-    return PiRunner(fake.base_url, home=tmp_path / "home", cwd=tmp_path / "project", binary=pi_bin,
-                    env={"RECORD_TO": str(record), "RECALL": recall})
+    return PiRunner(
+        fake.base_url,
+        home=tmp_path / "home",
+        cwd=tmp_path / "project",
+        binary=pi_bin,
+        env={"RECORD_TO": str(record), "RECALL": recall},
+    )
 
 
 def test_payloads_carry_the_session_even_after_pi_tore_it_down_and_the_digest_is_injected(

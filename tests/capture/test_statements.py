@@ -82,34 +82,40 @@ def test_precision_and_recall_on_the_last_held_out_batch(language: str) -> None:
 # --- the issue's examples, one by one -------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "we use pnpm in this repo, not npm",
-    "we use pnpm here, not npm",
-    "Use pytest -x for tests.",
-    "以后提交前先跑测试",
-    "这个项目用 pnpm",
-    # explicit cues keep working
-    "remember that the staging DB is on port 5433",
-    "记住：发布前要跑全部测试",
-    "From now on, always use pnpm",
-    "I prefer small, focused commits.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "we use pnpm in this repo, not npm",
+        "we use pnpm here, not npm",
+        "Use pytest -x for tests.",
+        "以后提交前先跑测试",
+        "这个项目用 pnpm",
+        # explicit cues keep working
+        "remember that the staging DB is on port 5433",
+        "记住：发布前要跑全部测试",
+        "From now on, always use pnpm",
+        "I prefer small, focused commits.",
+    ],
+)
 def test_issue_statements_are_captured(text: str) -> None:
     decision = classify_statement(text)
     assert decision.captured, decision.reason
     assert decision.text == text  # one statement: the whole message, in the user's words
 
 
-@pytest.mark.parametrize("text", [
-    "I did not note any errors in the log",
-    "This test always fails on CI",
-    "never mind, lets look at the parser",
-    "It always crashes when I open settings",
-    "do you remember the staging port?",
-    "Do you remember what we decided about the cache?",
-    "还记得端口吗",
-    "你还记得我们之前对缓存是怎么决定的吗？",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I did not note any errors in the log",
+        "This test always fails on CI",
+        "never mind, lets look at the parser",
+        "It always crashes when I open settings",
+        "do you remember the staging port?",
+        "Do you remember what we decided about the cache?",
+        "还记得端口吗",
+        "你还记得我们之前对缓存是怎么决定的吗？",
+    ],
+)
 def test_issue_non_statements_are_not_captured(text: str) -> None:
     decision = classify_statement(text)
     assert not decision.captured and decision.text == "", decision.reason
@@ -126,25 +132,28 @@ def test_recall_questions() -> None:
 # --- reasons -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "kind", "reason"), [
-    ("Use pytest -x for tests.", "requirement", "policy verb 'use'"),
-    ("we deploy on Tuesdays", "convention", "'we … deploy'"),
-    ("I prefer small, focused commits.", "preference", "'i prefer'"),
-    ("We decided to go with Postgres.", "decision", "'we decided'"),
-    ("remember that the staging DB is on port 5433", "fact", "explicit cue 'remember that'"),
-    ("Always run the linter before committing.", "requirement", "'always …'"),
-    ("I did not note any errors in the log", None, "narration: past tense 'did'"),
-    ("This test always fails on CI", None, "failure complaint: 'fails'"),
-    ("never mind, lets look at the parser", None, "one-off suggestion: 'let's look'"),
-    ("fix the failing test in parser.py", None, "one-off task: imperative 'fix'"),
-    ("do you remember the staging port?", None, "recall request"),
-    ("Why is the build so slow?", None, "question: ends with '?'"),
-    ("The docs say never call close() twice.", None, "quote: reported words"),
-    ("以后提交前先跑测试", "requirement", "standing rule: '以后'"),
-    ("这个测试在 CI 上总是失败", None, "failure complaint: '失败'"),
-    ("我昨天跑了迁移，没有问题", None, "narration"),
-    ("帮我跑一下测试", None, "one-off task: '一下'"),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "reason"),
+    [
+        ("Use pytest -x for tests.", "requirement", "policy verb 'use'"),
+        ("we deploy on Tuesdays", "convention", "'we … deploy'"),
+        ("I prefer small, focused commits.", "preference", "'i prefer'"),
+        ("We decided to go with Postgres.", "decision", "'we decided'"),
+        ("remember that the staging DB is on port 5433", "fact", "explicit cue 'remember that'"),
+        ("Always run the linter before committing.", "requirement", "'always …'"),
+        ("I did not note any errors in the log", None, "narration: past tense 'did'"),
+        ("This test always fails on CI", None, "failure complaint: 'fails'"),
+        ("never mind, lets look at the parser", None, "one-off suggestion: 'let's look'"),
+        ("fix the failing test in parser.py", None, "one-off task: imperative 'fix'"),
+        ("do you remember the staging port?", None, "recall request"),
+        ("Why is the build so slow?", None, "question: ends with '?'"),
+        ("The docs say never call close() twice.", None, "quote: reported words"),
+        ("以后提交前先跑测试", "requirement", "standing rule: '以后'"),
+        ("这个测试在 CI 上总是失败", None, "failure complaint: '失败'"),
+        ("我昨天跑了迁移，没有问题", None, "narration"),
+        ("帮我跑一下测试", None, "one-off task: '一下'"),
+    ],
+)
 def test_the_reason_names_the_rule(text: str, kind: str | None, reason: str) -> None:
     decision = classify_statement(text)
     assert decision.kind == kind
@@ -152,8 +161,10 @@ def test_the_reason_names_the_rule(text: str, kind: str | None, reason: str) -> 
 
 
 def test_pasted_logs_code_and_quotes_are_skipped() -> None:
-    traceback = ("Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\n"
-                 "ValueError: always use pnpm")
+    traceback = (
+        'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\n'
+        "ValueError: always use pnpm"
+    )
     assert classify_statement(traceback).reason.startswith("pasted text")
     fenced = "```\n# from now on we always use tabs\nindent = '\\t'\n```"
     assert not classify_statement(fenced).captured
@@ -177,7 +188,8 @@ def test_a_list_under_a_header_is_captured_with_its_header() -> None:
     message = "Some ground rules for this repo:\n- pnpm only\n- no default exports\n\nAlso, fix the login bug."
     assert classify_statement(message).text == "Some ground rules for this repo:\n- pnpm only\n- no default exports"
     assert classify_statement("记住这些：\n- staging 端口 5433\n- 生产端口 5432").text == (
-        "记住这些：\n- staging 端口 5433\n- 生产端口 5432")
+        "记住这些：\n- staging 端口 5433\n- 生产端口 5432"
+    )
 
 
 def test_statement_after_a_pasted_log_keeps_only_the_users_words() -> None:
@@ -186,9 +198,16 @@ def test_statement_after_a_pasted_log_keeps_only_the_users_words() -> None:
 
 
 def test_explicit_statements_keeps_the_list_api() -> None:
-    messages = ["remember that the staging DB is on port 5433", "记住：发布前要跑全部测试",
-                "do you remember the staging port?", "what's up", "From now on, always use pnpm", "还记得端口吗",
-                "fix the tests please", ""]
+    messages = [
+        "remember that the staging DB is on port 5433",
+        "记住：发布前要跑全部测试",
+        "do you remember the staging port?",
+        "what's up",
+        "From now on, always use pnpm",
+        "还记得端口吗",
+        "fix the tests please",
+        "",
+    ]
     assert explicit_statements(messages) == [messages[0], messages[1], messages[4]]
     assert explicit_statements([]) == []
 
@@ -231,12 +250,14 @@ def test_a_huge_message_is_read_only_up_to_the_bounds(monkeypatch: pytest.Monkey
 
 
 def test_english_turns_do_not_load_the_chinese_rules() -> None:
-    probe = ("import sys\nfrom memory_core.capture.cues import explicit_statements\n"
-             "assert explicit_statements(['we use pnpm here, not npm']) == ['we use pnpm here, not npm']\n"
-             "assert 'memory_core.capture.statement_zh' not in sys.modules\n"
-             "assert explicit_statements(['这个项目用 pnpm']) == ['这个项目用 pnpm']\n"
-             "assert 'memory_core.capture.statement_zh' in sys.modules\n"
-             "assert not {'pydantic', 'memory_core.records', 'sqlite3'} & set(sys.modules)\n")
+    probe = (
+        "import sys\nfrom memory_core.capture.cues import explicit_statements\n"
+        "assert explicit_statements(['we use pnpm here, not npm']) == ['we use pnpm here, not npm']\n"
+        "assert 'memory_core.capture.statement_zh' not in sys.modules\n"
+        "assert explicit_statements(['这个项目用 pnpm']) == ['这个项目用 pnpm']\n"
+        "assert 'memory_core.capture.statement_zh' in sys.modules\n"
+        "assert not {'pydantic', 'memory_core.records', 'sqlite3'} & set(sys.modules)\n"
+    )
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
 

@@ -73,8 +73,18 @@ def test_healthy(healthy: Path) -> None:
     code, data = report()
     assert code == 0
     assert data["status"] == "ok" and data["ok"] is True and data["errors"] == 0 and data["warnings"] == 0
-    assert [c["name"] for c in data["checks"]] == ["claude-code", "codex", "gemini", "pi", "worker", "model",
-                                                   "database", "queue", "hook log", "budget"]
+    assert [c["name"] for c in data["checks"]] == [
+        "claude-code",
+        "codex",
+        "gemini",
+        "pi",
+        "worker",
+        "model",
+        "database",
+        "queue",
+        "hook log",
+        "budget",
+    ]
     assert all(c["status"] == "ok" and c["fix"] is None for c in data["checks"])
     assert "running (heartbeat 30 s ago)" == the_check(data, "worker")["summary"]
     text = doctor()
@@ -244,8 +254,10 @@ def test_recent_hook_errors_are_a_warning(healthy: Path) -> None:
     code, data = report()
     check = the_check(data, "hook log")
     assert check["status"] == "warn"
-    assert check["details"]["lines"] == [f"{clock.iso(NOW - 600)} turn_end: hook input is not JSON",
-                                         f"{clock.iso(NOW - 60)} user_prompt: internal error"]
+    assert check["details"]["lines"] == [
+        f"{clock.iso(NOW - 600)} turn_end: hook input is not JSON",
+        f"{clock.iso(NOW - 60)} user_prompt: internal error",
+    ]
     assert check["fix"] == f"tail -n 40 {logs / 'hooks.log'}"
     assert "user_prompt: internal error" in check["summary"]
     assert code == 0
@@ -264,8 +276,10 @@ def test_queue_check(home: Path) -> None:
     assert queue_check(queue)["status"] == "ok" and not home.exists()
     home.mkdir()
     conn = sqlite3.connect(queue)
-    conn.execute("create table task (id integer not null primary key, queue text not null, data blob not null, "
-                  "priority real not null default 0.0)")
+    conn.execute(
+        "create table task (id integer not null primary key, queue text not null, data blob not null, "
+        "priority real not null default 0.0)"
+    )
     conn.execute("insert into task (queue, data) values ('memevo', x'00'), ('memevo', x'01'), ('other', x'02')")
     conn.commit()
     conn.close()
@@ -319,8 +333,14 @@ def test_check_model_refused_request(healthy: Path, monkeypatch: pytest.MonkeyPa
 @pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
 def test_real_process(healthy: Path, claude: ClaudeSandbox) -> None:
     env = {**os.environ, **claude.env()}
-    done = subprocess.run([str(INSTALLED_MEMEVO), "doctor", "--json"], capture_output=True, text=True, env=env,
-                          cwd=str(claude.project), timeout=60)
+    done = subprocess.run(
+        [str(INSTALLED_MEMEVO), "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(claude.project),
+        timeout=60,
+    )
     data = json.loads(done.stdout)
     # a real clock in that process, so only the exit code's agreement with the report is asserted
     assert done.returncode == data["exit_code"]

@@ -94,11 +94,18 @@ def assistant_record(text: str, *, uuid: str = "a-new", message_id: str = "msg_n
     return record
 
 
-def hook_process(data: dict[str, Any] | str, *args: str, env: dict[str, str] | None = None,
-                 timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+def hook_process(
+    data: dict[str, Any] | str, *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[bytes]:
     """``memevo hook [args]`` as Claude Code runs it: the payload on stdin, output as bytes."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     stdin = data if isinstance(data, str) else json.dumps(data)
-    return subprocess.run([sys.executable, "-m", "cli", "hook", *args], input=stdin.encode("utf-8"),
-                          capture_output=True, env=full_env, timeout=timeout, cwd=str(REPO))
+    return subprocess.run(
+        [sys.executable, "-m", "cli", "hook", *args],
+        input=stdin.encode("utf-8"),
+        capture_output=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=str(REPO),
+    )

@@ -45,8 +45,9 @@ def memevo_payloads() -> list[dict[str, Any]]:
     return [json.loads(line)["stdin"] for line in lines if line.strip()]
 
 
-def memevo_payload(event: str, of_turn: str | None = None, transcript: Path | str | None = ROLLOUT,
-                   **changes: Any) -> dict[str, Any]:
+def memevo_payload(
+    event: str, of_turn: str | None = None, transcript: Path | str | None = ROLLOUT, **changes: Any
+) -> dict[str, Any]:
     """The payload of ``event`` (of the turn ``of_turn``) recorded beside memevo's hooks."""
     for data in memevo_payloads():
         if data["hook_event_name"] == event and (of_turn is None or data.get("turn_id") == of_turn):
@@ -78,23 +79,42 @@ def records_until(turn_id: str, *, through: bool = True) -> list[dict[str, Any]]
     mine = next(i for i in starts if items[i]["payload"]["turn_id"] == turn_id)
     if not through:
         return items[:mine]
-    return items[:next((i for i in starts if i > mine), len(items))]
+    return items[: next((i for i in starts if i > mine), len(items))]
 
 
 def without_user_events(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records without Codex's ``UserMessage`` events, as an older rollout has them."""
-    return [r for r in items if not (r["type"] == "event_msg" and r["payload"].get("type") == "item_completed"
-                                     and r["payload"]["item"].get("type") == "UserMessage")]
+    return [
+        r
+        for r in items
+        if not (
+            r["type"] == "event_msg"
+            and r["payload"].get("type") == "item_completed"
+            and r["payload"]["item"].get("type") == "UserMessage"
+        )
+    ]
 
 
 def user_turn(text: str, turn_id: str) -> list[dict[str, Any]]:
     """A new turn's opening records (task_started, the user message and its event), copied
     from the recorded first turn, saying ``text``."""
-    opening = [r for r in records() if _turn_of(r) == TURN_REMEMBER and (
-        (r["type"] == "event_msg" and r["payload"].get("type") in ("task_started", "item_completed")
-         and (r["payload"].get("type") == "task_started" or r["payload"]["item"].get("type") == "UserMessage"))
-        or (r["type"] == "response_item" and r["payload"].get("role") == "user"
-            and r["payload"]["content"][0]["text"] == SAID[TURN_REMEMBER]))]
+    opening = [
+        r
+        for r in records()
+        if _turn_of(r) == TURN_REMEMBER
+        and (
+            (
+                r["type"] == "event_msg"
+                and r["payload"].get("type") in ("task_started", "item_completed")
+                and (r["payload"].get("type") == "task_started" or r["payload"]["item"].get("type") == "UserMessage")
+            )
+            or (
+                r["type"] == "response_item"
+                and r["payload"].get("role") == "user"
+                and r["payload"]["content"][0]["text"] == SAID[TURN_REMEMBER]
+            )
+        )
+    ]
     out = []
     for record in copy.deepcopy(opening):
         payload = record["payload"]

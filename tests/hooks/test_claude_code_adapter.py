@@ -31,10 +31,19 @@ from tests.hooks.claude_data import (
 
 NOW = clock.now()
 
-IGNORED = ["turn1-plain.InstructionsLoaded.1", "turn1-plain.MessageDisplay.1", "turn2-bash.PreToolUse.1",
-           "turn2-bash.PostToolUse.1", "turn2-bash.PostToolUseFailure.1", "turn2-bash.PostToolBatch.1",
-           "turn4-task.TaskCreated.1", "turn4-task.TaskCompleted.1", "turn5-cd.CwdChanged.1",
-           "turn7-expansion.UserPromptExpansion.1", "turn9-compact.PreCompact.1"]
+IGNORED = [
+    "turn1-plain.InstructionsLoaded.1",
+    "turn1-plain.MessageDisplay.1",
+    "turn2-bash.PreToolUse.1",
+    "turn2-bash.PostToolUse.1",
+    "turn2-bash.PostToolUseFailure.1",
+    "turn2-bash.PostToolBatch.1",
+    "turn4-task.TaskCreated.1",
+    "turn4-task.TaskCompleted.1",
+    "turn5-cd.CwdChanged.1",
+    "turn7-expansion.UserPromptExpansion.1",
+    "turn9-compact.PreCompact.1",
+]
 SUBAGENT = ["turn3-subagent.SubagentStart.1", "turn3-subagent.SubagentStop.1", "turn9-compact.SubagentStop.1"]
 
 
@@ -111,8 +120,9 @@ def test_first_prompt_of_a_session_has_no_earlier_turns(home: Path, tmp_path: Pa
 def test_stop_reads_the_current_turn(home: Path) -> None:
     (event,) = events(payload("turn2-bash.Stop.1"), home)
     assert event.event == "turn_end"
-    assert event.user_messages == ("Check the repo state. [[tool: Bash: git status]] "
-                                   "[[tool: Bash: ls /nonexistent-memevo-dir]]",)
+    assert event.user_messages == (
+        "Check the repo state. [[tool: Bash: git status]] [[tool: Bash: ls /nonexistent-memevo-dir]]",
+    )
     assert [(o.tool, o.status) for o in event.operations] == [("Bash", "ok"), ("Bash", "error")]
     assert event.final_message == "OK from fake (4)" and event.ended_in_error is False
     assert event.transcript_path is not None
@@ -190,20 +200,24 @@ def test_post_compact_and_session_end(home: Path) -> None:
     assert session_stash.read_prompt(home, SESSION) is None
 
 
-@pytest.mark.parametrize(("name", "changes", "expected"), [
-    ("turn2-bash.UserPromptSubmit.1", {"prompt": None}, '"prompt"'),
-    ("turn2-bash.UserPromptSubmit.1", {"prompt": ["a"]}, '"prompt"'),
-    ("turn2-bash.UserPromptSubmit.1", {"session_id": 7}, '"session_id"'),
-    ("turn2-bash.Stop.1", {"stop_hook_active": "no"}, '"stop_hook_active"'),
-    ("turn2-bash.Stop.1", {"last_assistant_message": {"x": 1}}, '"last_assistant_message"'),
-    ("turn2-bash.Stop.1", {"transcript_path": 3}, '"transcript_path"'),
-    ("turn9-compact.PostCompact.1", {"compact_summary": None}, '"compact_summary"'),
-    ("turn9-compact.PostCompact.1", {"compact_summary": "<analysis>only</analysis>"}, "non-empty"),
-    ("turn1-plain.SessionStart.1", {"cwd": "/tmp/\u0000x"}, "NUL"),
-    ("turn1-plain.SessionStart.1", {"hook_event_name": None, "schema": None, "event": None}, "schema"),
-])
-def test_missing_or_wrong_fields_are_usage_errors(name: str, changes: dict[str, Any], expected: str,
-                                                  home: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "changes", "expected"),
+    [
+        ("turn2-bash.UserPromptSubmit.1", {"prompt": None}, '"prompt"'),
+        ("turn2-bash.UserPromptSubmit.1", {"prompt": ["a"]}, '"prompt"'),
+        ("turn2-bash.UserPromptSubmit.1", {"session_id": 7}, '"session_id"'),
+        ("turn2-bash.Stop.1", {"stop_hook_active": "no"}, '"stop_hook_active"'),
+        ("turn2-bash.Stop.1", {"last_assistant_message": {"x": 1}}, '"last_assistant_message"'),
+        ("turn2-bash.Stop.1", {"transcript_path": 3}, '"transcript_path"'),
+        ("turn9-compact.PostCompact.1", {"compact_summary": None}, '"compact_summary"'),
+        ("turn9-compact.PostCompact.1", {"compact_summary": "<analysis>only</analysis>"}, "non-empty"),
+        ("turn1-plain.SessionStart.1", {"cwd": "/tmp/\u0000x"}, "NUL"),
+        ("turn1-plain.SessionStart.1", {"hook_event_name": None, "schema": None, "event": None}, "schema"),
+    ],
+)
+def test_missing_or_wrong_fields_are_usage_errors(
+    name: str, changes: dict[str, Any], expected: str, home: Path
+) -> None:
     with pytest.raises(UsageError, match=expected):
         parse_event(None, payload(name, **changes), None, home=home, now=NOW)
 
@@ -226,7 +240,8 @@ def test_only_the_prompt_digest_is_printed_in_the_envelope() -> None:
     digest = "memevo recall:\n- [abc] The staging database listens on port 5433"
     prompt = HookEvent("user_prompt", agent="claude-code", prompt="which port?")
     assert json.loads(render(prompt, digest)) == {
-        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": digest}}
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": digest}
+    }
     assert "\n" not in render(prompt, digest)
     assert render(prompt, "") == ""
     for name in ("session_start", "turn_end", "compaction", "session_end"):
@@ -236,8 +251,10 @@ def test_only_the_prompt_digest_is_printed_in_the_envelope() -> None:
 def test_earlier_turns_are_found_beyond_the_first_read_window(home: Path, tmp_path: Path) -> None:
     items = []
     for i in range(7):
-        items += [user_record(f"question number {i}", f"turn-{i}", uuid=f"u{i}"),
-                  assistant_record("long answer " + "w" * 200_000, uuid=f"a{i}", message_id=f"m{i}")]
+        items += [
+            user_record(f"question number {i}", f"turn-{i}", uuid=f"u{i}"),
+            assistant_record("long answer " + "w" * 200_000, uuid=f"a{i}", message_id=f"m{i}"),
+        ]
     path = write_records(tmp_path / "t.jsonl", items)
     assert path.stat().st_size > 2 * PROMPT_WINDOW_BYTES
     (event,) = events(payload("turn2-bash.UserPromptSubmit.1", path, prompt_id="turn-7", prompt="next"), home)

@@ -33,8 +33,10 @@ def sources(home: Path) -> list[tuple]:
         rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
     finally:
         conn.close()
-    return [(kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-            for kind, origin, body in rows]
+    return [
+        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
+        for kind, origin, body in rows
+    ]
 
 
 @pytest.fixture
@@ -43,8 +45,9 @@ def seeded(home: Path) -> str:
     from memory_core.store.database import Store
     from tests.factories import make_memory, seed
 
-    claim = make_memory("The staging PostgreSQL database listens on port 5433", origin="/work/app",
-                        at=clock.now() - 3600)
+    claim = make_memory(
+        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
+    )
     with Store.open(home) as store:
         seed(store, claim)
     return claim.id
@@ -88,8 +91,10 @@ def test_user_prompt_submit_prints_nothing_when_memory_cannot_be_read(home: Path
 
 def test_stop_captures_a_remember_that_turn_and_prints_nothing(home: Path, tmp_path: Path) -> None:
     said = "remember that the staging database listens on port 5433"
-    transcript = write_records(tmp_path / "t.jsonl", records_until(TURN_BASH) + [
-        user_record(said, TURN_AFTER_COMPACT), assistant_record("Noted.")])
+    transcript = write_records(
+        tmp_path / "t.jsonl",
+        records_until(TURN_BASH) + [user_record(said, TURN_AFTER_COMPACT), assistant_record("Noted.")],
+    )
     result = hook_process(payload("turn10-after-compact.Stop.1", transcript))
     assert result.returncode == 0
     assert result.stdout == b""  # any output makes Claude Code continue the turn
@@ -100,8 +105,11 @@ def test_stop_captures_a_remember_that_turn_and_prints_nothing(home: Path, tmp_p
 
 
 def test_stop_hook_active_captures_nothing(home: Path, tmp_path: Path) -> None:
-    transcript = write_records(tmp_path / "t.jsonl", records_until(TURN_BASH) + [
-        user_record("remember that builds need node 20", TURN_AFTER_COMPACT), assistant_record("Noted.")])
+    transcript = write_records(
+        tmp_path / "t.jsonl",
+        records_until(TURN_BASH)
+        + [user_record("remember that builds need node 20", TURN_AFTER_COMPACT), assistant_record("Noted.")],
+    )
     result = hook_process(payload("turn10-after-compact.Stop.1", transcript, stop_hook_active=True))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert sources(home) == []
@@ -118,8 +126,11 @@ def test_stop_falls_back_to_the_stashed_prompt_when_the_transcript_lags(home: Pa
 
 
 def test_feedback_in_a_claude_code_turn_is_applied(home: Path, tmp_path: Path, seeded: str) -> None:
-    transcript = write_records(tmp_path / "t.jsonl", records_until(TURN_BASH) + [
-        user_record(f"memory {seeded} is incorrect.", TURN_AFTER_COMPACT), assistant_record("Noted.")])
+    transcript = write_records(
+        tmp_path / "t.jsonl",
+        records_until(TURN_BASH)
+        + [user_record(f"memory {seeded} is incorrect.", TURN_AFTER_COMPACT), assistant_record("Noted.")],
+    )
     result = hook_process(payload("turn10-after-compact.Stop.1", transcript))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     conn = sqlite3.connect(home / "memory.db")
@@ -130,8 +141,13 @@ def test_feedback_in_a_claude_code_turn_is_applied(home: Path, tmp_path: Path, s
     assert sources(home) == []  # feedback is not learned as a statement
 
 
-@pytest.mark.parametrize("order", [("turn9-compact.PostCompact.1", "turn9-compact.SessionStart.2"),
-                                   ("turn9-compact.SessionStart.2", "turn9-compact.PostCompact.1")])
+@pytest.mark.parametrize(
+    "order",
+    [
+        ("turn9-compact.PostCompact.1", "turn9-compact.SessionStart.2"),
+        ("turn9-compact.SessionStart.2", "turn9-compact.PostCompact.1"),
+    ],
+)
 def test_a_compaction_summary_is_captured_once(home: Path, order: tuple[str, str]) -> None:
     # Claude Code 2.1.197 ran SessionStart(compact) before PostCompact; either order gives one source.
     for name in order + order:
@@ -140,16 +156,23 @@ def test_a_compaction_summary_is_captured_once(home: Path, order: tuple[str, str
     captured = sources(home)
     assert len(captured) == 1
     assert captured[0][:3] == ("summary", "claude-code", SESSION)
-    assert captured[0][4] == ("1. Primary Request and Intent: FAKE-COMPACT-SUMMARY of the conversation so far "
-                              "(request 17).")
+    assert captured[0][4] == (
+        "1. Primary Request and Intent: FAKE-COMPACT-SUMMARY of the conversation so far (request 17)."
+    )
 
 
 def test_subagent_payloads_capture_nothing(home: Path, tmp_path: Path) -> None:
-    transcript = write_records(tmp_path / "t.jsonl", records_until(TURN_BASH) + [
-        user_record("remember that subagents are not the user", TURN_AFTER_COMPACT), assistant_record("ok")])
-    for data in (payload("turn3-subagent.SubagentStop.1", transcript), payload("turn9-compact.SubagentStop.1"),
-                 payload("turn3-subagent.SubagentStart.1"),
-                 payload("turn10-after-compact.Stop.1", transcript, agent_id="ac1bd997c8fc6dd0f")):
+    transcript = write_records(
+        tmp_path / "t.jsonl",
+        records_until(TURN_BASH)
+        + [user_record("remember that subagents are not the user", TURN_AFTER_COMPACT), assistant_record("ok")],
+    )
+    for data in (
+        payload("turn3-subagent.SubagentStop.1", transcript),
+        payload("turn9-compact.SubagentStop.1"),
+        payload("turn3-subagent.SubagentStart.1"),
+        payload("turn10-after-compact.Stop.1", transcript, agent_id="ac1bd997c8fc6dd0f"),
+    ):
         result = hook_process(data)
         assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert not (home / "memory.db").exists()
@@ -170,8 +193,14 @@ def test_session_end_is_fast_and_silent(home: Path) -> None:
 
 
 def test_other_events_are_ignored_quietly(home: Path) -> None:
-    for name in ("turn2-bash.PreToolUse.1", "turn2-bash.PostToolUse.1", "turn2-bash.PostToolUseFailure.1",
-                 "turn1-plain.InstructionsLoaded.1", "turn1-plain.MessageDisplay.1", "turn9-compact.PreCompact.1"):
+    for name in (
+        "turn2-bash.PreToolUse.1",
+        "turn2-bash.PostToolUse.1",
+        "turn2-bash.PostToolUseFailure.1",
+        "turn1-plain.InstructionsLoaded.1",
+        "turn1-plain.MessageDisplay.1",
+        "turn9-compact.PreCompact.1",
+    ):
         result = hook_process(payload(name))
         assert (result.returncode, result.stdout, result.stderr) == (0, b"", b""), name
     assert not home.exists()
@@ -222,16 +251,25 @@ def loaded_heavy_modules(home: Path, stdin: str) -> list[str]:
 
     from tests.support.processes import REPO
 
-    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(["hook"]), stdin], cwd=REPO,
-                            capture_output=True, text=True, env={"MEMEVO_HOME": str(home), "PATH": ""}, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(["hook"]), stdin],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"MEMEVO_HOME": str(home), "PATH": ""},
+        timeout=60,
+    )
     return json.loads(result.stderr.strip().splitlines()[-1])
 
 
 def test_claude_code_hot_paths_stay_light(home: Path, seeded: str, tmp_path: Path) -> None:
     prompt = payload("turn2-bash.UserPromptSubmit.1", prompt="which port does the staging database use?")
     assert loaded_heavy_modules(home, json.dumps(prompt)) == []
-    transcript = write_records(tmp_path / "t.jsonl", records_until(TURN_BASH) + [
-        user_record("remember that the build needs node 20", TURN_AFTER_COMPACT), assistant_record("ok")])
+    transcript = write_records(
+        tmp_path / "t.jsonl",
+        records_until(TURN_BASH)
+        + [user_record("remember that the build needs node 20", TURN_AFTER_COMPACT), assistant_record("ok")],
+    )
     # Stop captures and nudges without a validation or HTTP library, and without huey: the
     # nudge is written to the queue directly (workers/nudge_queue.py).
     assert loaded_heavy_modules(home, json.dumps(payload("turn10-after-compact.Stop.1", transcript))) == []

@@ -61,8 +61,11 @@ def test_every_other_user_record_kind_of_the_real_transcript_is_refused() -> Non
     refused = [r for r in records() if r.get("type") == "user" and user_text(r) is None]
     kinds = {("toolUseResult" in r, bool(r.get("isMeta")), bool(r.get("isCompactSummary"))) for r in refused}
     assert kinds == {(True, False, False), (False, True, False), (False, False, True), (False, False, False)}
-    commands = [r["message"]["content"] for r in refused if not (r.get("isMeta") or r.get("isCompactSummary")
-                                                                 or "toolUseResult" in r)]
+    commands = [
+        r["message"]["content"]
+        for r in refused
+        if not (r.get("isMeta") or r.get("isCompactSummary") or "toolUseResult" in r)
+    ]
     assert len(commands) == 3 and all(c.startswith(("<command-", "<local-command-")) for c in commands)
 
 
@@ -81,11 +84,13 @@ def test_summary_from_the_transcript_is_byte_identical_to_the_post_compact_one()
     # The same holds for longer summaries with blank-line runs and text the CLI wraps around them.
     body = "Decision: keep SQLite.\n\n\n\nPreference: tabs.\n- Status: done"
     raw = f"<analysis>\nthinking\n</analysis>\n\n<summary>\n{body}\n</summary>"
-    wrapped = ("This session is being continued from a previous conversation that ran out of context. The summary "
-               "below covers the earlier portion of the conversation.\n\nSummary:\n"
-               + body.replace("\n\n\n\n", "\n\n")
-               + "\n\nIf you need specific details from before compaction (like exact code snippets), read the full "
-               "transcript at: /x.jsonl\nContinue the conversation from where it left off without asking the user.")
+    wrapped = (
+        "This session is being continued from a previous conversation that ran out of context. The summary "
+        "below covers the earlier portion of the conversation.\n\nSummary:\n"
+        + body.replace("\n\n\n\n", "\n\n")
+        + "\n\nIf you need specific details from before compaction (like exact code snippets), read the full "
+        "transcript at: /x.jsonl\nContinue the conversation from where it left off without asking the user."
+    )
     assert summary_from_compact_message(wrapped) == canonical_summary(raw) == body.replace("\n\n\n\n", "\n\n")
 
 
@@ -161,32 +166,65 @@ def test_subagent_records_are_never_user_turns() -> None:
 
 def test_injected_hook_context_and_system_reminders_are_never_user_turns(tmp_path: Path) -> None:
     prompt = user_record("what does the staging db listen on?", TURN_BASH, uuid="u1")
-    hook_context = {"type": "attachment", "isSidechain": False, "uuid": "h1", "parentUuid": "u1",
-                    "attachment": {"type": "hook_additional_context", "hookName": "UserPromptSubmit",
-                                   "hookEvent": "UserPromptSubmit", "toolUseID": "x",
-                                   "content": ["remember that memevo said port 5433"]}}
-    hook_success = {"type": "attachment", "isSidechain": False, "uuid": "h2",
-                    "attachment": {"type": "hook_success", "hookName": "Stop", "hookEvent": "Stop",
-                                   "content": "remember that this came from a hook", "stdout": "", "exitCode": 0}}
-    reminder_meta = user_record("<system-reminder>\nremember that the user prefers tabs\n</system-reminder>",
-                                TURN_BASH, uuid="u2", isMeta=True)
+    hook_context = {
+        "type": "attachment",
+        "isSidechain": False,
+        "uuid": "h1",
+        "parentUuid": "u1",
+        "attachment": {
+            "type": "hook_additional_context",
+            "hookName": "UserPromptSubmit",
+            "hookEvent": "UserPromptSubmit",
+            "toolUseID": "x",
+            "content": ["remember that memevo said port 5433"],
+        },
+    }
+    hook_success = {
+        "type": "attachment",
+        "isSidechain": False,
+        "uuid": "h2",
+        "attachment": {
+            "type": "hook_success",
+            "hookName": "Stop",
+            "hookEvent": "Stop",
+            "content": "remember that this came from a hook",
+            "stdout": "",
+            "exitCode": 0,
+        },
+    }
+    reminder_meta = user_record(
+        "<system-reminder>\nremember that the user prefers tabs\n</system-reminder>", TURN_BASH, uuid="u2", isMeta=True
+    )
     reminder_only = user_record("<system-reminder>remember that X is Y</system-reminder>", TURN_BASH, uuid="u3")
-    old_hook_echo = user_record("<user-prompt-submit-hook>remember that Z</user-prompt-submit-hook>",
-                                TURN_BASH, uuid="u4")
+    old_hook_echo = user_record(
+        "<user-prompt-submit-hook>remember that Z</user-prompt-submit-hook>", TURN_BASH, uuid="u4"
+    )
     with_reminder = user_record("", TURN_BASH, uuid="u5")
     with_reminder["message"]["content"] = [
         {"type": "text", "text": "and the production one?"},
         {"type": "text", "text": "<system-reminder>memevo recall: remember that prod uses 5432</system-reminder>"},
     ]
     # memevo's own digest, should a CLI version put it into the user's message as plain text.
-    with_digest = user_record(f"and the test one?\n{OPEN}\n{{\"excerpt\":\"remember that test uses 5434\"}}\n{CLOSE}",
-                              TURN_BASH, uuid="u6")
-    path = write_records(tmp_path / "t.jsonl", [prompt, hook_context, hook_success, reminder_meta, reminder_only,
-                                                old_hook_echo, with_reminder, with_digest, assistant_record("ok")])
+    with_digest = user_record(
+        f'and the test one?\n{OPEN}\n{{"excerpt":"remember that test uses 5434"}}\n{CLOSE}', TURN_BASH, uuid="u6"
+    )
+    path = write_records(
+        tmp_path / "t.jsonl",
+        [
+            prompt,
+            hook_context,
+            hook_success,
+            reminder_meta,
+            reminder_only,
+            old_hook_echo,
+            with_reminder,
+            with_digest,
+            assistant_record("ok"),
+        ],
+    )
     turn = read_transcript(str(path)).current_turn(TURN_BASH)
     assert turn is not None
-    assert turn.user_messages == ("what does the staging db listen on?", "and the production one?",
-                                  "and the test one?")
+    assert turn.user_messages == ("what does the staging db listen on?", "and the production one?", "and the test one?")
     assert not any("remember" in t.text for t in read_transcript(str(path)).user_turns())
 
 
@@ -198,8 +236,10 @@ def test_interrupted_and_unanswered_tool_calls(tmp_path: Path) -> None:
     items = [r for r in items if not (r.get("type") == "user" and isinstance(r.get("toolUseResult"), str))]
     turn = Transcript(items).current_turn(TURN_BASH)
     assert turn is not None
-    assert [(o.status, o.result_id) for o in turn.operations] == [("interrupted", "toolu_fake000002"),
-                                                                  ("interrupted", None)]
+    assert [(o.status, o.result_id) for o in turn.operations] == [
+        ("interrupted", "toolu_fake000002"),
+        ("interrupted", None),
+    ]
 
 
 def test_operations_are_bounded(tmp_path: Path) -> None:
@@ -232,10 +272,13 @@ def test_without_prompt_ids_the_last_typed_message_starts_the_turn() -> None:
 
 
 def test_unknown_record_types_and_odd_values_are_skipped(tmp_path: Path) -> None:
-    odd = [{"type": "future-thing", "payload": [1, 2]}, {"type": "user", "message": "not an object"},
-           {"type": "user", "message": {"role": "user", "content": 42}},
-           {"type": "assistant", "message": {"content": [{"type": "tool_use"}, "text", None]}},
-           {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": None}]}}]
+    odd = [
+        {"type": "future-thing", "payload": [1, 2]},
+        {"type": "user", "message": "not an object"},
+        {"type": "user", "message": {"role": "user", "content": 42}},
+        {"type": "assistant", "message": {"content": [{"type": "tool_use"}, "text", None]}},
+        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": None}]}},
+    ]
     path = tmp_path / "t.jsonl"
     path.write_text("\n".join([json.dumps(r) for r in records_until(TURN_PLAIN) + odd] + ["[1, 2]", "null"]) + "\n")
     transcript = read_transcript(str(path))
@@ -250,7 +293,9 @@ def test_a_newer_cli_transcript_with_memevos_own_hook_context() -> None:
     # in the transcript and must never come back as something the user said.
     transcript = read_transcript(str(NEWER_TRANSCRIPT))
     assert [t.text for t in transcript.user_turns()] == [
-        "which port does the staging database use?", "remember that the release branch is cut on Thursdays"]
+        "which port does the staging database use?",
+        "remember that the release branch is cut on Thursdays",
+    ]
     injected = [r for r in records(NEWER_TRANSCRIPT) if r.get("type") == "attachment"]
     assert injected[0]["attachment"]["type"] == "hook_additional_context"
     assert OPEN in injected[0]["attachment"]["content"][0]
@@ -258,5 +303,6 @@ def test_a_newer_cli_transcript_with_memevos_own_hook_context() -> None:
     assert turn is not None
     assert turn.user_messages == ("remember that the release branch is cut on Thursdays",)
     assert [(o.tool, o.input, o.status) for o in turn.operations] == [
-        ("Bash", "echo hi && ls /nonexistent-dir", "error")]
+        ("Bash", "echo hi && ls /nonexistent-dir", "error")
+    ]
     assert turn.final_message == "Done." and turn.ended_in_error is False

@@ -45,12 +45,21 @@ def events(data: dict[str, Any], home: Path, event_arg: str | None = None) -> tu
 
 
 def test_every_recorded_payload_is_detected_as_codex_and_claude_codes_are_not() -> None:
-    recorded = [json.loads(p.read_text())["stdin"] for p in sorted((DATA / "payloads").glob("*.json"))
-                if p.name != "model-request-with-injection.json"]
+    recorded = [
+        json.loads(p.read_text())["stdin"]
+        for p in sorted((DATA / "payloads").glob("*.json"))
+        if p.name != "model-request-with-injection.json"
+    ]
     recorded += [json.loads(line)["stdin"] for line in (DATA / "payloads" / "all.jsonl").read_text().splitlines()]
     recorded += memevo_payloads()
     assert {data["hook_event_name"] for data in recorded} == {
-        "SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "SessionEnd"}
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+    }
     for data in recorded:
         assert detect_adapter(data) == "codex", data["hook_event_name"]
     for path in sorted((claude_data.DATA / "payloads").glob("*.json")):  # MessageDisplay has a turn_id too
@@ -76,7 +85,11 @@ def test_session_start_nudges_recovery_only(home: Path) -> None:
     for name in ("SessionStart.startup", "SessionStart.resume"):
         (event,) = events(payload(name), home)
         assert (event.event, event.agent, event.session_id, event.cwd) == (
-            "session_start", "codex", SHARED_SESSION, PROJECT)
+            "session_start",
+            "codex",
+            SHARED_SESSION,
+            PROJECT,
+        )
         assert event.transcript_path and event.transcript_path.startswith("/home/user/.codex/sessions/")
 
 
@@ -114,7 +127,9 @@ def test_stop_reads_the_turn_its_turn_id_names(home: Path) -> None:
     assert (event.event, event.agent, event.session_id, event.cwd) == ("turn_end", "codex", SESSION, PROJECT)
     assert event.user_messages == (SAID[TURN_TOOLS],)
     assert [(o.tool, o.input, o.status) for o in event.operations] == [
-        ("exec_command", "ls /nonexistent-dir", "error"), ("exec_command", "echo hi-from-tool", "ok")]
+        ("exec_command", "ls /nonexistent-dir", "error"),
+        ("exec_command", "echo hi-from-tool", "ok"),
+    ]
     assert event.final_message == "The listing failed; echo printed hi-from-tool."  # the payload's
     assert event.ended_in_error is False
     (earlier,) = events(memevo_payload("Stop", TURN_REMEMBER), home)  # the whole rollout, read later
@@ -174,19 +189,23 @@ def test_session_end_deletes_the_stash(home: Path) -> None:
     assert session_stash.read_prompt(home, SESSION) is None
 
 
-@pytest.mark.parametrize(("name", "changes", "expected"), [
-    ("UserPromptSubmit", {"prompt": None}, '"prompt"'),
-    ("UserPromptSubmit", {"prompt": ["a"]}, '"prompt"'),
-    ("UserPromptSubmit", {"turn_id": 7}, '"turn_id"'),
-    ("UserPromptSubmit", {"session_id": 7}, '"session_id"'),
-    ("Stop", {"stop_hook_active": "no"}, '"stop_hook_active"'),
-    ("Stop", {"last_assistant_message": {"x": 1}}, '"last_assistant_message"'),
-    ("Stop", {"transcript_path": 3}, '"transcript_path"'),
-    ("SessionStart.startup", {"cwd": "/tmp/\u0000x"}, "NUL"),
-    ("Stop", {"hook_event_name": None}, "hook_event_name"),
-])
-def test_missing_or_wrong_fields_are_usage_errors(name: str, changes: dict[str, Any], expected: str,
-                                                  home: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "changes", "expected"),
+    [
+        ("UserPromptSubmit", {"prompt": None}, '"prompt"'),
+        ("UserPromptSubmit", {"prompt": ["a"]}, '"prompt"'),
+        ("UserPromptSubmit", {"turn_id": 7}, '"turn_id"'),
+        ("UserPromptSubmit", {"session_id": 7}, '"session_id"'),
+        ("Stop", {"stop_hook_active": "no"}, '"stop_hook_active"'),
+        ("Stop", {"last_assistant_message": {"x": 1}}, '"last_assistant_message"'),
+        ("Stop", {"transcript_path": 3}, '"transcript_path"'),
+        ("SessionStart.startup", {"cwd": "/tmp/\u0000x"}, "NUL"),
+        ("Stop", {"hook_event_name": None}, "hook_event_name"),
+    ],
+)
+def test_missing_or_wrong_fields_are_usage_errors(
+    name: str, changes: dict[str, Any], expected: str, home: Path
+) -> None:
     with pytest.raises(UsageError, match=expected) as raised:
         parse_event("codex", payload(name, **changes), None, home=home, now=NOW)
     assert "Codex" in str(raised.value)
@@ -205,14 +224,14 @@ def test_event_argument_must_name_the_payloads_event(home: Path) -> None:
 
 
 def test_only_the_prompt_digest_is_printed_in_exactly_the_envelope() -> None:
-    digest = "<memevo-recall>\n{\"id\": \"abc\"}\n</memevo-recall>"
+    digest = '<memevo-recall>\n{"id": "abc"}\n</memevo-recall>'
     prompt = HookEvent("user_prompt", agent="codex", prompt="which port?")
     printed = render(prompt, digest)
-    assert printed == json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                                         "additionalContext": digest}})
+    assert printed == json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": digest}}
+    )
     assert list(json.loads(printed)) == ["hookSpecificOutput"]
     assert list(json.loads(printed)["hookSpecificOutput"]) == ["hookEventName", "additionalContext"]
     assert render(prompt, "") == ""
     for name in ("session_start", "turn_end", "compaction", "session_end"):
         assert render(HookEvent(name, agent="codex"), "anything") == ""
-

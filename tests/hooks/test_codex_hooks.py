@@ -39,8 +39,10 @@ def sources(home: Path) -> list[tuple]:
         rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
     finally:
         conn.close()
-    return [(kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-            for kind, origin, body in rows]
+    return [
+        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
+        for kind, origin, body in rows
+    ]
 
 
 @pytest.fixture
@@ -49,8 +51,9 @@ def seeded(home: Path) -> str:
     from memory_core.store.database import Store
     from tests.factories import make_memory, seed
 
-    claim = make_memory("The staging PostgreSQL database listens on port 5433", origin="/work/app",
-                        at=clock.now() - 3600)
+    claim = make_memory(
+        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
+    )
     with Store.open(home) as store:
         seed(store, claim)
     return claim.id
@@ -58,13 +61,16 @@ def seeded(home: Path) -> str:
 
 def new_turn(tmp_path: Path, said: str, turn_id: str = "t-new") -> Path:
     """The recorded rollout with one more turn in which the user said ``said``."""
-    return write_records(tmp_path / "r.jsonl", records_until(TURN_TOOLS) + user_turn(said, turn_id)
-                         + [assistant_message("Noted.", turn_id)])
+    return write_records(
+        tmp_path / "r.jsonl",
+        records_until(TURN_TOOLS) + user_turn(said, turn_id) + [assistant_message("Noted.", turn_id)],
+    )
 
 
 @pytest.mark.parametrize("args", [HOOK, ()])
-def test_user_prompt_submit_prints_exactly_the_envelope_and_no_other_key(home: Path, seeded: str,
-                                                                        args: tuple[str, ...]) -> None:
+def test_user_prompt_submit_prints_exactly_the_envelope_and_no_other_key(
+    home: Path, seeded: str, args: tuple[str, ...]
+) -> None:
     db_before = (home / "memory.db").read_bytes()
     data = memevo_payload("UserPromptSubmit", TURN_RECALL, prompt="which port does the staging database use?")
     result = hook_process(data, *args)
@@ -144,8 +150,11 @@ def test_feedback_in_a_codex_turn_is_applied(home: Path, tmp_path: Path, seeded:
 
 def test_tool_and_subagent_payloads_are_ignored_quietly(home: Path, tmp_path: Path) -> None:
     rollout = new_turn(tmp_path, "remember that subagents are not the user")
-    for data in (payload("PreToolUse"), payload("PostToolUse"),
-                 memevo_payload("Stop", TURN_TOOLS, rollout, turn_id="t-new", agent_id="a1")):
+    for data in (
+        payload("PreToolUse"),
+        payload("PostToolUse"),
+        memevo_payload("Stop", TURN_TOOLS, rollout, turn_id="t-new", agent_id="a1"),
+    ):
         result = hook_process(data, *HOOK)
         assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert not home.exists()

@@ -67,27 +67,47 @@ def test_tool_calls_are_paired_with_their_outputs_by_call_id() -> None:
     assert (failed.tool, failed.input, failed.status) == ("exec_command", "ls /nonexistent-dir", "error")
     assert failed.output == "ls: cannot access '/nonexistent-dir': No such file or directory\n"
     assert (echoed.tool, echoed.input, echoed.output, echoed.status) == (
-        "exec_command", "echo hi-from-tool", "hi-from-tool\n", "ok")
+        "exec_command",
+        "echo hi-from-tool",
+        "hi-from-tool\n",
+        "ok",
+    )
     assert [(o.call_id, o.result_id) for o in turn.operations] == [
-        ("call_fake000001", "call_fake000001"), ("call_fake000002", "call_fake000002")]
+        ("call_fake000001", "call_fake000001"),
+        ("call_fake000002", "call_fake000002"),
+    ]
     assert turn.final_message == "The listing failed; echo printed hi-from-tool."
 
 
 def test_without_the_command_events_the_status_comes_from_the_output_header() -> None:
-    items = [r for r in records() if not (r["type"] == "event_msg" and r["payload"].get("type") == "item_completed"
-                                          and r["payload"]["item"]["type"] == "CommandExecution")]
+    items = [
+        r
+        for r in records()
+        if not (
+            r["type"] == "event_msg"
+            and r["payload"].get("type") == "item_completed"
+            and r["payload"]["item"]["type"] == "CommandExecution"
+        )
+    ]
     turn = Rollout(items).current_turn(TURN_TOOLS)
     assert turn is not None
     assert [(o.status, o.output) for o in turn.operations] == [
-        ("error", "ls: cannot access '/nonexistent-dir': No such file or directory\n"), ("ok", "hi-from-tool\n")]
+        ("error", "ls: cannot access '/nonexistent-dir': No such file or directory\n"),
+        ("ok", "hi-from-tool\n"),
+    ]
 
 
 def test_a_call_without_an_output_is_interrupted_and_long_outputs_keep_head_and_tail() -> None:
     items = records_until(TURN_TOOLS)
     outputs = [r for r in items if r["payload"].get("type") == "function_call_output"]
     items.remove(outputs[1])  # the second call's result never came
-    executions = [r for r in items if r["type"] == "event_msg" and r["payload"].get("type") == "item_completed"
-                  and r["payload"]["item"]["type"] == "CommandExecution"]
+    executions = [
+        r
+        for r in items
+        if r["type"] == "event_msg"
+        and r["payload"].get("type") == "item_completed"
+        and r["payload"]["item"]["type"] == "CommandExecution"
+    ]
     executions[0]["payload"]["item"]["aggregated_output"] = "HEAD " + "x" * 10_000 + " TAIL"
     turn = Rollout(items).current_turn(TURN_TOOLS)
     assert turn is not None
@@ -101,7 +121,7 @@ def test_a_turn_not_written_yet_is_none_and_later_turns_are_not_this_one() -> No
     before = records_until(TURN_TOOLS, through=False)
     assert Rollout(before).current_turn(TURN_TOOLS) is None
     # Only the task_started record is there: the user's message is not written yet.
-    started = records_until(TURN_TOOLS)[len(before):len(before) + 1]
+    started = records_until(TURN_TOOLS)[len(before) : len(before) + 1]
     assert Rollout(before + started).current_turn(TURN_TOOLS) is None
     turn = read_rollout(str(ROLLOUT)).current_turn(TURN_REMEMBER)  # a re-read rollout with later turns
     assert turn is not None and turn.user_messages == (SAID[TURN_REMEMBER],) and turn.operations == ()
@@ -120,14 +140,15 @@ def test_without_turn_ids_the_last_typed_message_starts_the_turn() -> None:
 
 def test_earlier_user_texts_leave_out_the_current_prompt() -> None:
     seen_by_prompt = Rollout(records_until(TURN_TOOLS, through=False))
-    assert seen_by_prompt.earlier_user_texts(TURN_TOOLS, SAID[TURN_TOOLS], 5) == [SAID[TURN_REMEMBER],
-                                                                                   SAID[TURN_RECALL]]
+    assert seen_by_prompt.earlier_user_texts(TURN_TOOLS, SAID[TURN_TOOLS], 5) == [
+        SAID[TURN_REMEMBER],
+        SAID[TURN_RECALL],
+    ]
     assert seen_by_prompt.earlier_user_texts(TURN_TOOLS, SAID[TURN_TOOLS], 1) == [SAID[TURN_RECALL]]
     assert seen_by_prompt.earlier_user_texts(TURN_TOOLS, SAID[TURN_TOOLS], 0) == []
     whole = read_rollout(str(ROLLOUT))  # the prompt already written: it is left out by turn id, or by text
     assert whole.earlier_user_texts(TURN_TOOLS, SAID[TURN_TOOLS], 5) == [SAID[TURN_REMEMBER], SAID[TURN_RECALL]]
-    assert whole.earlier_user_texts("unknown-turn", SAID[TURN_TOOLS], 5) == [SAID[TURN_REMEMBER],
-                                                                            SAID[TURN_RECALL]]
+    assert whole.earlier_user_texts("unknown-turn", SAID[TURN_TOOLS], 5) == [SAID[TURN_REMEMBER], SAID[TURN_RECALL]]
 
 
 def test_a_pasted_recall_fence_is_removed_from_what_the_user_typed(tmp_path: Path) -> None:
@@ -144,8 +165,12 @@ def test_missing_unreadable_half_written_and_unknown_records_are_tolerated(tmp_p
     missing = read_rollout(str(tmp_path / "nope.jsonl"))
     assert (missing.found, missing.user_turns(), missing.current_turn(TURN_TOOLS)) == (False, [], None)
     assert read_rollout(str(tmp_path)).found is False  # a directory
-    odd = [{"type": "brand_new_kind", "payload": {"turn_id": TURN_TOOLS}}, {"type": "event_msg", "payload": "x"},
-           {"no": "payload"}, {"type": "response_item", "payload": {"type": "function_call_output", "call_id": 3}}]
+    odd = [
+        {"type": "brand_new_kind", "payload": {"turn_id": TURN_TOOLS}},
+        {"type": "event_msg", "payload": "x"},
+        {"no": "payload"},
+        {"type": "response_item", "payload": {"type": "function_call_output", "call_id": 3}},
+    ]
     path = write_records(tmp_path / "r.jsonl", records_until(TURN_TOOLS) + odd, tail='{"type": "event_msg", "pay')
     turn = read_rollout(str(path)).current_turn(TURN_TOOLS)
     assert turn is not None and turn.user_messages == (SAID[TURN_TOOLS],) and len(turn.operations) == 2

@@ -27,8 +27,11 @@ from tests.hooks.gemini_data import (
 )
 
 PAYLOADS = sorted(p.stem for p in (DATA / "payloads").glob("*.json") if p.stem != "model-request-with-injection")
-IGNORED = [n for n in PAYLOADS if n.split(".")[0] in (
-    "PreCompress", "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "BeforeToolSelection")]
+IGNORED = [
+    n
+    for n in PAYLOADS
+    if n.split(".")[0] in ("PreCompress", "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "BeforeToolSelection")
+]
 
 
 def events(data: dict[str, Any], home: Path, event_arg: str | None = None) -> tuple[HookEvent, ...]:
@@ -69,8 +72,12 @@ def test_ignored_events_become_nothing(name: str, home: Path) -> None:
 
 
 def test_session_start_and_end(home: Path) -> None:
-    for name, kind in (("SessionStart.startup", "session_start"), ("SessionStart.resume", "session_start"),
-                       ("SessionEnd", "session_end"), ("SessionEnd.2", "session_end")):
+    for name, kind in (
+        ("SessionStart.startup", "session_start"),
+        ("SessionStart.resume", "session_start"),
+        ("SessionEnd", "session_end"),
+        ("SessionEnd.2", "session_end"),
+    ):
         [event] = events(payload(name), home)
         assert (event.event, event.agent, event.session_id) == (kind, "gemini", "eb6b32c4-9c9d-4ae0-b09f-2ce6297467b8")
         assert event.cwd == "/home/user/project"
@@ -81,9 +88,11 @@ def test_before_agent_is_recall_with_earlier_turns(home: Path, tmp_path: Path) -
     [event] = events(session_payload("BeforeAgent", TURN_PREFERENCE + 1, tmp_path), home)
     assert event.event == "user_prompt" and event.agent == "gemini" and event.session_id == SESSION
     assert event.prompt == "I prefer tabs over spaces."
-    assert event.user_messages == ("Please run the checks and write out.txt",
-                                   "What does @notes.txt say about the port?",
-                                   "from now on use pnpm, then run echo partial")
+    assert event.user_messages == (
+        "Please run the checks and write out.txt",
+        "What does @notes.txt say about the port?",
+        "from now on use pnpm, then run echo partial",
+    )
 
 
 def test_before_agent_strips_context_other_hooks_and_file_references_added(home: Path, tmp_path: Path) -> None:
@@ -100,17 +109,24 @@ def test_first_prompt_without_a_transcript_file(home: Path, tmp_path: Path) -> N
     assert (event.prompt, event.user_messages) == ("hello first turn", ())
 
 
-@pytest.mark.parametrize(("turn", "messages", "operations", "final"), [
-    (TURN_STATEMENT, ("Remember that the staging database listens on port 5433.",), 0,
-     "Noted: the staging database listens on port 5433."),
-    (TURN_TOOLS, ("Please run the checks and write out.txt",), 3, "Tests ran; one command failed."),
-    (TURN_FILE_REFERENCE, ("What does @notes.txt say about the port?",), 0, "It is in notes.txt."),
-    (TURN_SLASH, (), 0, "Done."),
-    (TURN_PREFERENCE, ("I prefer tabs over spaces.",), 0, "Sure."),
-])
-def test_after_agent_reads_the_turn_from_the_transcript(home: Path, tmp_path: Path, turn: int,
-                                                        messages: tuple[str, ...], operations: int,
-                                                        final: str) -> None:
+@pytest.mark.parametrize(
+    ("turn", "messages", "operations", "final"),
+    [
+        (
+            TURN_STATEMENT,
+            ("Remember that the staging database listens on port 5433.",),
+            0,
+            "Noted: the staging database listens on port 5433.",
+        ),
+        (TURN_TOOLS, ("Please run the checks and write out.txt",), 3, "Tests ran; one command failed."),
+        (TURN_FILE_REFERENCE, ("What does @notes.txt say about the port?",), 0, "It is in notes.txt."),
+        (TURN_SLASH, (), 0, "Done."),
+        (TURN_PREFERENCE, ("I prefer tabs over spaces.",), 0, "Sure."),
+    ],
+)
+def test_after_agent_reads_the_turn_from_the_transcript(
+    home: Path, tmp_path: Path, turn: int, messages: tuple[str, ...], operations: int, final: str
+) -> None:
     [event] = events(session_payload("AfterAgent", turn, tmp_path), home)
     assert (event.event, event.agent, event.session_id) == ("turn_end", "gemini", SESSION)
     assert event.user_messages == messages
@@ -122,7 +138,10 @@ def test_after_agent_reads_the_turn_from_the_transcript(home: Path, tmp_path: Pa
 def test_after_agent_tool_turn_operations(home: Path, tmp_path: Path) -> None:
     [event] = events(session_payload("AfterAgent", TURN_TOOLS, tmp_path), home)
     assert [(o.tool, o.status) for o in event.operations] == [
-        ("run_shell_command", "ok"), ("run_shell_command", "error"), ("write_file", "ok")]
+        ("run_shell_command", "ok"),
+        ("run_shell_command", "error"),
+        ("write_file", "ok"),
+    ]
     assert all(o.call_id and o.result_id == o.call_id for o in event.operations)
 
 
@@ -149,18 +168,22 @@ def test_stop_hook_active_and_an_empty_prompt_are_skipped(home: Path) -> None:
     assert events(payload("AfterAgent", prompt="<hook_context>only context</hook_context>"), home) == ()
 
 
-@pytest.mark.parametrize(("name", "changes", "expected"), [
-    ("BeforeAgent", {"prompt": None}, '"prompt"'),
-    ("BeforeAgent", {"prompt": 3}, '"prompt"'),
-    ("AfterAgent", {"stop_hook_active": "no"}, '"stop_hook_active"'),
-    ("AfterAgent", {"prompt": None}, '"prompt"'),
-    ("AfterAgent", {"prompt_response": ["x"]}, '"prompt_response"'),
-    ("SessionStart.startup", {"session_id": 12}, '"session_id"'),
-    ("SessionEnd", {"cwd": {}}, '"cwd"'),
-    ("AfterAgent", {"hook_event_name": None}, '"hook_event_name"'),
-])
-def test_missing_or_wrong_fields_are_usage_errors(name: str, changes: dict[str, Any], expected: str,
-                                                  home: Path) -> None:
+@pytest.mark.parametrize(
+    ("name", "changes", "expected"),
+    [
+        ("BeforeAgent", {"prompt": None}, '"prompt"'),
+        ("BeforeAgent", {"prompt": 3}, '"prompt"'),
+        ("AfterAgent", {"stop_hook_active": "no"}, '"stop_hook_active"'),
+        ("AfterAgent", {"prompt": None}, '"prompt"'),
+        ("AfterAgent", {"prompt_response": ["x"]}, '"prompt_response"'),
+        ("SessionStart.startup", {"session_id": 12}, '"session_id"'),
+        ("SessionEnd", {"cwd": {}}, '"cwd"'),
+        ("AfterAgent", {"hook_event_name": None}, '"hook_event_name"'),
+    ],
+)
+def test_missing_or_wrong_fields_are_usage_errors(
+    name: str, changes: dict[str, Any], expected: str, home: Path
+) -> None:
     with pytest.raises(UsageError, match=expected):
         events(payload(name, **changes), home)
 
@@ -181,7 +204,8 @@ def test_only_the_prompt_digest_is_printed_in_the_beforeagent_envelope() -> None
     prompt = HookEvent("user_prompt", agent="gemini", prompt="x")
     digest = "<memevo-recall>\nfact\n</memevo-recall>"
     assert render(prompt, digest) == json.dumps(
-        {"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": digest}})
+        {"hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": digest}}
+    )
     assert render(prompt, "") == ""
     for kind in ("turn_end", "session_start", "session_end", "compaction"):
         assert render(HookEvent(kind, agent="gemini", summary="s" if kind == "compaction" else None), "text") == ""

@@ -32,8 +32,10 @@ def sources(home: Path) -> list[tuple]:
         rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
     finally:
         conn.close()
-    return [(kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-            for kind, origin, body in rows]
+    return [
+        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
+        for kind, origin, body in rows
+    ]
 
 
 @pytest.fixture
@@ -42,8 +44,9 @@ def seeded(home: Path) -> str:
     from memory_core.store.database import Store
     from tests.factories import make_memory, seed
 
-    claim = make_memory("The staging PostgreSQL database listens on port 5433", origin="/work/app",
-                        at=clock.now() - 3600)
+    claim = make_memory(
+        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
+    )
     with Store.open(home) as store:
         seed(store, claim)
     return claim.id
@@ -67,8 +70,11 @@ def test_before_agent_prints_exactly_the_envelope(home: Path, seeded: str) -> No
 def test_before_agent_prints_nothing_without_a_match(home: Path, seeded: str) -> None:
     result = hook_process(payload("BeforeAgent"), *AGENT)  # "hello first turn"
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    fresh = hook_process(payload("BeforeAgent", prompt="which port does the staging database use?"), *AGENT,
-                         env={"MEMEVO_HOME": str(home.parent / "never-used")})
+    fresh = hook_process(
+        payload("BeforeAgent", prompt="which port does the staging database use?"),
+        *AGENT,
+        env={"MEMEVO_HOME": str(home.parent / "never-used")},
+    )
     assert (fresh.returncode, fresh.stdout, fresh.stderr) == (0, b"", b"")
 
 
@@ -127,8 +133,15 @@ def test_feedback_in_a_gemini_turn_is_applied(home: Path, tmp_path: Path, seeded
 
 
 def test_other_events_are_ignored_without_touching_the_state_dir(home: Path) -> None:
-    for name in ("PreCompress", "BeforeTool", "AfterTool", "BeforeModel", "AfterModel", "BeforeToolSelection",
-                 "SessionEnd"):
+    for name in (
+        "PreCompress",
+        "BeforeTool",
+        "AfterTool",
+        "BeforeModel",
+        "AfterModel",
+        "BeforeToolSelection",
+        "SessionEnd",
+    ):
         result = hook_process(payload(name), *AGENT)
         assert (result.returncode, result.stdout, result.stderr) == (0, b"", b""), name
     assert not home.exists()

@@ -38,15 +38,27 @@ def test_user_turns_are_only_what_the_user_typed() -> None:
     # <hook_context>): memevo sees the conversation the CLI keeps.
     assert texts == TYPED
     everything = json.dumps([t.text for t in transcript.user_turns()])
-    for leaked in ("session_context", "hook_context", "memevo-recall", "Recalled memory", "deploy notes",
-                   "hi-from-tool", "/about"):
+    for leaked in (
+        "session_context",
+        "hook_context",
+        "memevo-recall",
+        "Recalled memory",
+        "deploy notes",
+        "hi-from-tool",
+        "/about",
+    ):
         assert leaked not in everything
 
 
 def test_the_raw_file_really_holds_what_is_left_out() -> None:
     raw = TRANSCRIPT.read_text(encoding="utf-8")
-    for injected in ("<session_context>", "<hook_context>&lt;memevo-recall&gt;", "Content from referenced files",
-                     "functionResponse", "/about remember that"):
+    for injected in (
+        "<session_context>",
+        "<hook_context>&lt;memevo-recall&gt;",
+        "Content from referenced files",
+        "functionResponse",
+        "/about remember that",
+    ):
         assert injected in raw
 
 
@@ -59,8 +71,8 @@ def test_replay_follows_set_messages_and_rewritten_records() -> None:
     last_set = max(i for i, r in enumerate(all_records) if isinstance(r.get("$set", {}).get("messages"), list))
     history = [m["id"] for m in all_records[last_set]["$set"]["messages"]]
     assert ids[: len(history)] == history
-    appended = [r["id"] for r in all_records[last_set + 1:] if "id" in r]
-    assert ids[len(history):] == list(dict.fromkeys(appended))
+    appended = [r["id"] for r in all_records[last_set + 1 :] if "id" in r]
+    assert ids[len(history) :] == list(dict.fromkeys(appended))
 
 
 def test_a_message_written_again_keeps_its_place_and_takes_the_new_content() -> None:
@@ -77,12 +89,18 @@ def test_rewind_drops_the_message_and_everything_after_it() -> None:
     assert [m["id"] for m in replay([*msgs, {"$rewindTo": "1"}, msgs[3]])] == ["0", "3"]
 
 
-@pytest.mark.parametrize(("index", "typed", "final"), [
-    (0, "Remember that the staging database listens on port 5433.",
-     "Noted: the staging database listens on port 5433."),
-    (2, "What does @notes.txt say about the port?", "It is in notes.txt."),
-    (4, "I prefer tabs over spaces.", "Sure."),
-])
+@pytest.mark.parametrize(
+    ("index", "typed", "final"),
+    [
+        (
+            0,
+            "Remember that the staging database listens on port 5433.",
+            "Noted: the staging database listens on port 5433.",
+        ),
+        (2, "What does @notes.txt say about the port?", "It is in notes.txt."),
+        (4, "I prefer tabs over spaces.", "Sure."),
+    ],
+)
 def test_current_turn_at_each_after_agent(tmp_path: Path, index: int, typed: str, final: str) -> None:
     payload = [p for p, _ in session_hooks() if p["hook_event_name"] == "AfterAgent"][index]
     transcript = Transcript(records(lines_at("AfterAgent", index)))
@@ -151,22 +169,39 @@ def test_injected_context_is_stripped_wherever_it_is() -> None:
     assert strip_injected(f"<hook_context>{digest}</hook_context>\n\nremember that X") == "remember that X"
     assert strip_injected(f"remember that X\n{digest}") == "remember that X"
     assert strip_injected("<hook_context>never closed remember that Y") == ""
-    assert strip_injected("see @a.txt\n--- Content from referenced files ---\nremember that Z\n"
-                          "--- End of content ---") == "see @a.txt"
-    message = {"id": "u", "type": "user",
-               "content": [{"text": "<hook_context>&lt;memevo-recall&gt;x&lt;/memevo-recall&gt;</hook_context>"}]}
+    assert (
+        strip_injected("see @a.txt\n--- Content from referenced files ---\nremember that Z\n--- End of content ---")
+        == "see @a.txt"
+    )
+    message = {
+        "id": "u",
+        "type": "user",
+        "content": [{"text": "<hook_context>&lt;memevo-recall&gt;x&lt;/memevo-recall&gt;</hook_context>"}],
+    }
     assert user_text(message) is None
 
 
-@pytest.mark.parametrize("text", ["/memory add remember that X", "?help", "<state_snapshot>remember that X",
-                                  "   ", "<session_context>\nx\n</session_context>"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/memory add remember that X",
+        "?help",
+        "<state_snapshot>remember that X",
+        "   ",
+        "<session_context>\nx\n</session_context>",
+    ],
+)
 def test_messages_the_cli_itself_leaves_out_are_not_user_turns(text: str) -> None:
     assert user_text({"id": "u", "type": "user", "content": [{"text": text}]}) is None
 
 
 def test_display_content_is_preferred_and_tool_results_are_not_user_text() -> None:
-    message = {"id": "u", "type": "user", "content": [{"text": "expanded prompt"}],
-               "displayContent": [{"text": "typed prompt"}]}
+    message = {
+        "id": "u",
+        "type": "user",
+        "content": [{"text": "expanded prompt"}],
+        "displayContent": [{"text": "typed prompt"}],
+    }
     assert user_text(message) == "typed prompt"
     assert user_text({**message, "displayContent": []}) == "expanded prompt"
     result = {"id": "r", "type": "user", "content": [{"functionResponse": {"id": "c", "response": {"output": "x"}}}]}
@@ -180,15 +215,23 @@ def test_tool_status_cancelled_missing_and_errors(tmp_path: Path) -> None:
     call = template["toolCalls"][0]
     cancelled = {**copy.deepcopy(call), "id": "c-cancel", "status": "cancelled"}
     pending = {**copy.deepcopy(call), "id": "c-pending", "status": "executing", "result": None}
-    failed = {**copy.deepcopy(call), "id": "c-fail", "status": "error",
-              "result": [{"functionResponse": {"id": "c-fail", "name": call["name"], "response": {"error": "boom"}}}]}
+    failed = {
+        **copy.deepcopy(call),
+        "id": "c-fail",
+        "status": "error",
+        "result": [{"functionResponse": {"id": "c-fail", "name": call["name"], "response": {"error": "boom"}}}],
+    }
     in_dir = {**copy.deepcopy(call), "id": "c-dir", "args": {"command": "make", "dir_path": "/home/user/project/sub"}}
     message = {**template, "toolCalls": [cancelled, pending, failed, in_dir]}
     user = {"id": "u", "type": "user", "content": [{"text": "do it"}]}
     turn = Transcript([user, message]).current_turn("do it")
     assert turn is not None
     assert [(o.call_id, o.status) for o in turn.operations] == [
-        ("c-cancel", "interrupted"), ("c-pending", "interrupted"), ("c-fail", "error"), ("c-dir", "ok")]
+        ("c-cancel", "interrupted"),
+        ("c-pending", "interrupted"),
+        ("c-fail", "error"),
+        ("c-dir", "ok"),
+    ]
     assert turn.operations[1].result_id is None and turn.operations[2].output == "boom"
     assert json.loads(turn.operations[3].input) == {"command": "make", "cwd": "/home/user/project/sub"}
 

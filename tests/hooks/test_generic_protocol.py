@@ -23,8 +23,14 @@ from tests.hooks.claude_data import hook_process
 
 
 def turn_end(**fields: Any) -> dict[str, Any]:
-    return {"schema": "memevo.hook/v1", "event": "turn_end", "session_id": "s", "cwd": "/tmp",
-            "user_messages": ["fix it"], **fields}
+    return {
+        "schema": "memevo.hook/v1",
+        "event": "turn_end",
+        "session_id": "s",
+        "cwd": "/tmp",
+        "user_messages": ["fix it"],
+        **fields,
+    }
 
 
 def parse(payload: dict[str, Any], home: Path) -> HookEvent:
@@ -34,8 +40,17 @@ def parse(payload: dict[str, Any], home: Path) -> HookEvent:
 
 
 def test_turn_fields_are_accepted_and_bounded(home: Path) -> None:
-    operations = [{"tool": "Bash", "input": {"command": "ls", "n": [1]}, "output": "o" * 10_000, "status": "error",
-                   "call_id": f"c{i}", "result_id": f"c{i}"} for i in range(MAX_OPERATIONS + 3)]
+    operations = [
+        {
+            "tool": "Bash",
+            "input": {"command": "ls", "n": [1]},
+            "output": "o" * 10_000,
+            "status": "error",
+            "call_id": f"c{i}",
+            "result_id": f"c{i}",
+        }
+        for i in range(MAX_OPERATIONS + 3)
+    ]
     event = parse(turn_end(operations=operations, final_message="m" * 20_000, ended_in_error=True), home)
     assert len(event.operations) == MAX_OPERATIONS and event.operations[0].call_id == "c3"  # the last ones
     first = event.operations[0]
@@ -47,17 +62,20 @@ def test_turn_fields_are_accepted_and_bounded(home: Path) -> None:
     assert plain.operations == (Operation("Read"),) and plain.final_message is None and plain.ended_in_error is False
 
 
-@pytest.mark.parametrize(("fields", "expected"), [
-    ({"operations": {"tool": "x"}}, "operations must be a list"),
-    ({"operations": ["x"]}, "operations[0] must be an object"),
-    ({"operations": [{"tool": "x", "extra": 1}]}, "unknown key 'extra'"),
-    ({"operations": [{"input": "ls"}]}, "operations[0].tool"),
-    ({"operations": [{"tool": "x", "status": "done"}]}, "status must be one of"),
-    ({"operations": [{"tool": "x", "call_id": 5}]}, "operations[0].call_id"),
-    ({"final_message": 5}, "final_message must be a string"),
-    ({"ended_in_error": "yes"}, "ended_in_error must be true or false"),
-    ({"transcript_path": "/x"}, "unknown field 'transcript_path'"),
-])
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"operations": {"tool": "x"}}, "operations must be a list"),
+        ({"operations": ["x"]}, "operations[0] must be an object"),
+        ({"operations": [{"tool": "x", "extra": 1}]}, "unknown key 'extra'"),
+        ({"operations": [{"input": "ls"}]}, "operations[0].tool"),
+        ({"operations": [{"tool": "x", "status": "done"}]}, "status must be one of"),
+        ({"operations": [{"tool": "x", "call_id": 5}]}, "operations[0].call_id"),
+        ({"final_message": 5}, "final_message must be a string"),
+        ({"ended_in_error": "yes"}, "ended_in_error must be true or false"),
+        ({"transcript_path": "/x"}, "unknown field 'transcript_path'"),
+    ],
+)
 def test_bad_turn_fields_are_usage_errors(fields: dict[str, Any], expected: str, home: Path) -> None:
     with pytest.raises(UsageError, match=expected.replace("[", r"\[").replace("]", r"\]")):
         parse(turn_end(**fields), home)
@@ -66,8 +84,11 @@ def test_bad_turn_fields_are_usage_errors(fields: dict[str, Any], expected: str,
 def test_a_generic_turn_with_operations_still_captures(home: Path) -> None:
     import json
 
-    payload = turn_end(user_messages=["remember that CI runs on 2 cores"],
-                       operations=[{"tool": "Bash", "input": "make test", "output": "ok"}], final_message="Done.")
+    payload = turn_end(
+        user_messages=["remember that CI runs on 2 cores"],
+        operations=[{"tool": "Bash", "input": "make test", "output": "ok"}],
+        final_message="Done.",
+    )
     result = hook_process(json.dumps(payload), "turn_end")
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     import sqlite3

@@ -38,8 +38,9 @@ def only(data: dict[str, Any], event_arg: str | None = None) -> HookEvent:
 def test_session_start_from_the_shared_recording() -> None:
     data = payload("session_start.startup")
     event = only(data)
-    assert event == HookEvent("session_start", agent="pi", session_id=SHARED_SESSION, cwd=PROJECT,
-                              transcript_path=data["session_file"])
+    assert event == HookEvent(
+        "session_start", agent="pi", session_id=SHARED_SESSION, cwd=PROJECT, transcript_path=data["session_file"]
+    )
 
 
 def test_before_agent_start_is_a_prompt_with_no_earlier_turns_in_a_fresh_session() -> None:
@@ -53,8 +54,11 @@ def test_before_agent_start_reads_earlier_user_messages_from_the_session_file() 
     event_of(data)["prompt"] = "and which port was it?"
     event = only(data)
     assert event.prompt == "and which port was it?"
-    assert event.user_messages == ("Remember that the staging database listens on port 5433.",
-                                   "run the tool please", "now run a failing command")
+    assert event.user_messages == (
+        "Remember that the staging database listens on port 5433.",
+        "run the tool please",
+        "now run a failing command",
+    )
     assert event.session_id == SESSION  # the extension sends it; the file name agrees
 
 
@@ -63,17 +67,26 @@ def test_earlier_messages_follow_the_current_branch_and_skip_injected_text(tmp_p
     by_id = {e.get("id"): e for e in entries}
     # memevo's digest as the custom message Pi stores after a prompt, and a user message that
     # quotes a digest: neither is the user's words.
-    custom = {"type": "custom_message", "customType": "memevo-recall", "display": False, "id": "c0ffee01",
-              "parentId": "247bbb47", "content": "<memevo-recall>\nold digest\n</memevo-recall>"}
+    custom = {
+        "type": "custom_message",
+        "customType": "memevo-recall",
+        "display": False,
+        "id": "c0ffee01",
+        "parentId": "247bbb47",
+        "content": "<memevo-recall>\nold digest\n</memevo-recall>",
+    }
     quoted = dict(by_id["30c5839a"], id="c0ffee02", parentId="c0ffee01")
-    quoted["message"] = dict(quoted["message"], content=[{"type": "text", "text": "<memevo-recall>x</memevo-recall>"
-                                                                                 "\nthanks, that helped"}])
+    quoted["message"] = dict(
+        quoted["message"], content=[{"type": "text", "text": "<memevo-recall>x</memevo-recall>\nthanks, that helped"}]
+    )
     # /tree back to the first answer: a new branch from a1f73726 abandons turns 2 and 3.
     branch = dict(by_id["4ab139ec"], id="c0ffee03", parentId="a1f73726")
     branch["message"] = dict(branch["message"], content="a different second question")
     path = write_session(tmp_path / "s.jsonl", [*entries, custom, quoted, branch])
-    assert earlier_user_texts(str(path), 5) == ["Remember that the staging database listens on port 5433.",
-                                               "a different second question"]
+    assert earlier_user_texts(str(path), 5) == [
+        "Remember that the staging database listens on port 5433.",
+        "a different second question",
+    ]
     path = write_session(tmp_path / "s.jsonl", [*entries, custom, quoted])
     assert earlier_user_texts(str(path), 5)[-1] == "thanks, that helped"
     assert earlier_user_texts(str(path), 2) == ["now run a failing command", "thanks, that helped"]
@@ -83,8 +96,14 @@ def test_earlier_messages_follow_the_current_branch_and_skip_injected_text(tmp_p
 
 def test_agent_end_of_a_plain_turn_after_pi_tore_the_session_down() -> None:
     event = only(payload("agent_end"))  # session_file and model are null: read after teardown
-    assert event == HookEvent("turn_end", agent="pi", session_id=None, cwd=PROJECT,
-                              user_messages=("hello first turn",), final_message="fake reply 1")
+    assert event == HookEvent(
+        "turn_end",
+        agent="pi",
+        session_id=None,
+        cwd=PROJECT,
+        user_messages=("hello first turn",),
+        final_message="fake reply 1",
+    )
 
 
 def test_agent_end_pairs_tool_calls_with_their_results() -> None:
@@ -99,8 +118,9 @@ def test_agent_end_as_the_extension_sends_it() -> None:
     assert statement.user_messages == ("Remember that the staging database listens on port 5433.",)
     assert (statement.session_id, statement.cwd, statement.operations) == (SESSION, PROJECT, ())
     failed = only(payload("extension.agent_end.failed_tool"))
-    assert failed.operations == (Operation("bash", "exit 3", "(no output)\n\nCommand exited with code 3", "error",
-                                           "call_4", "call_4"),)
+    assert failed.operations == (
+        Operation("bash", "exit 3", "(no output)\n\nCommand exited with code 3", "error", "call_4", "call_4"),
+    )
     assert (failed.final_message, failed.ended_in_error) == ("it failed", False)
 
 
@@ -116,8 +136,14 @@ def test_an_aborted_run_ends_in_error_and_keeps_unanswered_calls_as_interrupted(
     data = payload("agent_end.2")
     messages = event_of(data)["messages"]
     del messages[2:]  # the call was made, no result came
-    messages.append({**messages[1], "content": [{"type": "text", "text": ""}], "stopReason": "aborted",
-                     "errorMessage": "Request was aborted"})
+    messages.append(
+        {
+            **messages[1],
+            "content": [{"type": "text", "text": ""}],
+            "stopReason": "aborted",
+            "errorMessage": "Request was aborted",
+        }
+    )
     event = only(data)
     assert event.operations == (Operation("bash", "echo hi-from-tool", "", "interrupted", "call_2", None),)
     assert (event.final_message, event.ended_in_error) == (None, True)
@@ -147,11 +173,14 @@ def test_blank_prompt_recalls_nothing() -> None:
     assert parse(data) == ()
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"event": "agent_end"}, 'needs the event object in "event"'),
-    ({"hook_event_name": 5}, '"hook_event_name" (a string)'),
-    ({"cwd": 3}, '"cwd"'),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"event": "agent_end"}, 'needs the event object in "event"'),
+        ({"hook_event_name": 5}, '"hook_event_name" (a string)'),
+        ({"cwd": 3}, '"cwd"'),
+    ],
+)
 def test_malformed_payloads_are_usage_errors(change: dict[str, Any], message: str) -> None:
     with pytest.raises(UsageError, match=re.escape(message)):
         parse(payload("agent_end", **change))

@@ -21,8 +21,10 @@ def sources(home: Path) -> list[tuple[str, str, str, str, str]]:
         rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
     finally:
         conn.close()
-    return [(kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-            for kind, origin, body in rows]
+    return [
+        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
+        for kind, origin, body in rows
+    ]
 
 
 @pytest.fixture
@@ -31,8 +33,9 @@ def seeded(home: Path) -> str:
     from memory_core.store.database import Store
     from tests.factories import make_memory, seed
 
-    claim = make_memory("The staging PostgreSQL database listens on port 5433", origin="/work/app",
-                        at=clock.now() - 3600)
+    claim = make_memory(
+        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
+    )
     with Store.open(home) as store:
         seed(store, claim)
     return claim.id
@@ -58,8 +61,12 @@ def test_before_agent_start_prints_the_digest_as_plain_text(home: Path, seeded: 
 def test_before_agent_start_prints_nothing_without_a_match_or_memory(home: Path, seeded: str) -> None:
     result = hook_process(prompt_payload("hello there"), "--agent", "pi")
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    fresh = hook_process(prompt_payload("which port does the staging database use?"), "--agent", "pi",
-                         env={"MEMEVO_HOME": str(home.parent / "never-used")})
+    fresh = hook_process(
+        prompt_payload("which port does the staging database use?"),
+        "--agent",
+        "pi",
+        env={"MEMEVO_HOME": str(home.parent / "never-used")},
+    )
     assert (fresh.returncode, fresh.stdout, fresh.stderr) == (0, b"", b"")
 
 
@@ -68,8 +75,15 @@ def test_agent_end_captures_a_remember_that_turn_once_and_prints_nothing(home: P
     for _ in range(2):  # the same run sent twice is captured once
         result = hook_process(data, "--agent", "pi")
         assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    assert sources(home) == [("user_statement", "pi", SESSION, "/home/user/project",
-                              "Remember that the staging database listens on port 5433.")]
+    assert sources(home) == [
+        (
+            "user_statement",
+            "pi",
+            SESSION,
+            "/home/user/project",
+            "Remember that the staging database listens on port 5433.",
+        )
+    ]
 
 
 def test_detected_without_agent_flag(home: Path) -> None:

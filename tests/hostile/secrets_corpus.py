@@ -18,18 +18,40 @@ def key(prefix: str, length: int, alphabet: str = B62) -> str:
 HEX = "9f8e7d6c5b4a39281706a1b2c3d4e5f6"
 PEM_LINE_1 = key("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC", 32)
 PEM_LINE_2 = key("BKcwggSjAgEAAoIBAQC7", 44)
-JWT = (key("eyJ", 33, "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9") + "." + key("eyJ", 40, "zdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6")
-       + "." + key("", 43, "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"))
+JWT = (
+    key("eyJ", 33, "hbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9")
+    + "."
+    + key("eyJ", 40, "zdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6")
+    + "."
+    + key("", 43, "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")
+)
 
 # Keys recognised by their shape alone, wherever they stand.
 PROVIDER_KEYS: list[str] = [
-    key("sk_" + "live_", 24), key("rk_" + "live_", 24), key("pk_" + "live_", 24), key("whsec" + "_", 32),
-    key("sk-" + "proj-", 40), key("sk-" + "ant-api03-", 60), key("ghp" + "_", 36), key("github" + "_pat_", 60),
-    key("glpat" + "-", 20), key("xoxb" + "-", 40), key("AK" + "IA", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
-    key("AI" + "za", 35), key("ya" + "29.", 40), key("GOC" + "SPX-", 28), key("npm" + "_", 36),
-    key("pypi" + "-AgE", 60), key("hf" + "_", 34), key("SG" + ".", 22) + "." + key("", 43), key("SK", 32, HEX),
-    key("shp" + "at_", 32, HEX), key("dop" + "_v1_", 64, HEX), key("da" + "pi", 32, HEX),
-    "123456789:" + key("AA", 33), JWT,
+    key("sk_" + "live_", 24),
+    key("rk_" + "live_", 24),
+    key("pk_" + "live_", 24),
+    key("whsec" + "_", 32),
+    key("sk-" + "proj-", 40),
+    key("sk-" + "ant-api03-", 60),
+    key("ghp" + "_", 36),
+    key("github" + "_pat_", 60),
+    key("glpat" + "-", 20),
+    key("xoxb" + "-", 40),
+    key("AK" + "IA", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+    key("AI" + "za", 35),
+    key("ya" + "29.", 40),
+    key("GOC" + "SPX-", 28),
+    key("npm" + "_", 36),
+    key("pypi" + "-AgE", 60),
+    key("hf" + "_", 34),
+    key("SG" + ".", 22) + "." + key("", 43),
+    key("SK", 32, HEX),
+    key("shp" + "at_", 32, HEX),
+    key("dop" + "_v1_", 64, HEX),
+    key("da" + "pi", 32, HEX),
+    "123456789:" + key("AA", 33),
+    JWT,
 ]
 
 POSITIVES: list[tuple[str, str]] = [
@@ -46,8 +68,10 @@ POSITIVES: list[tuple[str, str]] = [
     (f"gitlab {key('glpat' + '-', 20)}", key("glpat" + "-", 20)),
     (f"slack bot {key('xoxb' + '-', 40)}", key("xoxb" + "-", 40)),
     (f"post to https://hooks.slack.com/services/{key('T0', 9)}/{key('B0', 9)}/{key('', 24)}", key("", 24)),
-    (f"aws id {key('AK' + 'IA', 16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')} ok",
-     key("AK" + "IA", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")),
+    (
+        f"aws id {key('AK' + 'IA', 16, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567')} ok",
+        key("AK" + "IA", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
+    ),
     (f"maps {key('AI' + 'za', 35)}", key("AI" + "za", 35)),
     (f"oauth access {key('ya' + '29.', 40)}", key("ya" + "29.", 40)),
     (f"client secret {key('GOC' + 'SPX-', 28)}", key("GOC" + "SPX-", 28)),
@@ -88,8 +112,10 @@ POSITIVES: list[tuple[str, str]] = [
     # key bodies without their header
     (f"pasted:\n{PEM_LINE_1}\n{PEM_LINE_2}\nAQAB==\n", PEM_LINE_2),
     (f"the der line\n{PEM_LINE_1}\n", PEM_LINE_1),
-    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----",
-     "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU"),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\n-----END OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU",
+    ),
     # passwords in URLs and command lines
     ("cache at redis://:p4ssw0rdX@cache:6379/0", "p4ssw0rdX"),
     ("clone https://bob:p@ssw0rd@git.example.com/repo.git", "p@ssw0rd"),
@@ -128,8 +154,10 @@ NEGATIVES: list[str] = [
     "git@github.com:org/repo.git",
     "see https://example.com/path?query=1&page=2",
     "the API listens on http://localhost:8080/api",
-    ("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  a.tar\n"
-     "d7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592  b.tar"),
+    (
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  a.tar\n"
+        "d7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592  b.tar"
+    ),
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nd7a8fbb307d7809469ca9abcb0082e4f8d5651e46d3cdb762d02d0bf37c9e592",
     "Bearer authentication is configured in nginx",
     "the token expired yesterday",

@@ -79,8 +79,9 @@ def test_no_token_is_longer_than_the_bound(name: str, scanner: CountingPattern) 
 
 
 def test_bounding_keeps_every_ordinary_token() -> None:
-    text = ("the deploy at /work/app/src/main.py uses https://example.com/a?b=c and db_port_5433; "
-            "数据库 在 /srv/data 上") * 50
+    text = (
+        "the deploy at /work/app/src/main.py uses https://example.com/a?b=c and db_port_5433; 数据库 在 /srv/data 上"
+    ) * 50
     assert bound_tokens(text) == text
     long_path = "/" + "/".join(["segment"] * 60)  # 480 characters
     assert bound_tokens(long_path) == long_path[:MAX_TOKEN_CHARS]
@@ -107,7 +108,7 @@ def _reference_clip(text: str, limit: int) -> str:
         return text
     half = limit // 2
     head = data[:half].decode("utf-8", errors="ignore")
-    tail = data[len(data) - (limit - half - 1):].decode("utf-8", errors="ignore")
+    tail = data[len(data) - (limit - half - 1) :].decode("utf-8", errors="ignore")
     return head + "\n" + tail
 
 
@@ -118,8 +119,14 @@ def test_clip_text_is_the_same_without_encoding_the_middle(text: str, limit: int
 
 
 def _prompt(text: str, earlier: list[str] | None = None) -> bytes:
-    payload = {"schema": "memevo.hook/v1", "event": "user_prompt", "session_id": "s", "cwd": "/tmp",
-               "prompt": text, "user_messages": earlier or []}
+    payload = {
+        "schema": "memevo.hook/v1",
+        "event": "user_prompt",
+        "session_id": "s",
+        "cwd": "/tmp",
+        "prompt": text,
+        "user_messages": earlier or [],
+    }
     return json.dumps(payload).encode("utf-8")
 
 
@@ -129,14 +136,22 @@ def recall_home(home: Path) -> Path:
     from memory_core.store.database import Store
 
     with Store.open(home) as store:
-        seed(store, *(make_memory(f"service {i} of the staging cluster listens on port {5400 + i}", origin="/w",
-                                  at=clock.now()) for i in range(30)))
+        seed(
+            store,
+            *(
+                make_memory(
+                    f"service {i} of the staging cluster listens on port {5400 + i}", origin="/w", at=clock.now()
+                )
+                for i in range(30)
+            ),
+        )
     return home
 
 
 @pytest.mark.parametrize("size", [2_000, 20_000, 60_000])
-def test_a_long_word_prompt_scans_a_bounded_amount(size: int, recall_home: Path, scanner: CountingPattern,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_long_word_prompt_scans_a_bounded_amount(
+    size: int, recall_home: Path, scanner: CountingPattern, monkeypatch: pytest.MonkeyPatch
+) -> None:
     redacted: list[int] = []
     real = service.redact_secrets
 
@@ -156,8 +171,9 @@ def test_a_long_word_prompt_scans_a_bounded_amount(size: int, recall_home: Path,
 
 
 def test_an_ordinary_long_message_is_still_planned(recall_home: Path) -> None:
-    words = ("the deploy script runs after the tests pass so check the cache before changing the timeout "
-             * 200)[:16_800]
+    words = ("the deploy script runs after the tests pass so check the cache before changing the timeout " * 200)[
+        :16_800
+    ]
     assert run_hook(_prompt(words), "user_prompt", None) == ("", "")
     diagnostics = json.loads((recall_home / "last-recall.json").read_text(encoding="utf-8"))
     assert {"~deploy", "~cache", "~timeout"} <= set(diagnostics["plan"]["focus"])

@@ -38,8 +38,9 @@ def test_a_lone_surrogate_in_a_summary_is_captured(home: Path) -> None:
 
 
 def test_a_lone_surrogate_in_a_cue_is_captured(home: Path) -> None:
-    result = run_hook(generic("turn_end", user_messages=[f"remember that the {LONE} staging port is 5433"]),
-                      "turn_end", None)
+    result = run_hook(
+        generic("turn_end", user_messages=[f"remember that the {LONE} staging port is 5433"]), "turn_end", None
+    )
     assert result == ("", "")
     assert stored(home) == [("user_statement", "remember that the \ufffd staging port is 5433")]
 
@@ -52,8 +53,15 @@ def test_a_lone_surrogate_in_a_prompt_still_recalls(home: Path) -> None:
 
 
 def test_claude_code_payload_with_surrogates_everywhere(home: Path) -> None:
-    raw = json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": f"s{LONE}", "prompt": f"port {LONE}?",
-                      "cwd": f"/tmp/{LONE}", "transcript_path": f"/nonexistent/{LONE}"}).encode()
+    raw = json.dumps(
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "session_id": f"s{LONE}",
+            "prompt": f"port {LONE}?",
+            "cwd": f"/tmp/{LONE}",
+            "transcript_path": f"/nonexistent/{LONE}",
+        }
+    ).encode()
     assert run_hook(raw, None, None).stderr == ""
     stashes = list((home / "sessions").glob("*.json"))
     assert len(stashes) == 1
@@ -61,9 +69,15 @@ def test_claude_code_payload_with_surrogates_everywhere(home: Path) -> None:
 
 
 def test_valid_event_reaches_every_text_field() -> None:
-    event = HookEvent("turn_end", agent=f"a{LONE}", session_id=LONE, cwd=f"/{LONE}", user_messages=(LONE, "ok"),
-                      operations=(Operation("Bash", input=LONE, output=LONE, call_id=LONE, result_id=LONE),),
-                      final_message=LONE)
+    event = HookEvent(
+        "turn_end",
+        agent=f"a{LONE}",
+        session_id=LONE,
+        cwd=f"/{LONE}",
+        user_messages=(LONE, "ok"),
+        operations=(Operation("Bash", input=LONE, output=LONE, call_id=LONE, result_id=LONE),),
+        final_message=LONE,
+    )
     fixed = valid_event(event)
     assert "\ufffd" in fixed.agent and fixed.user_messages == ("\ufffd", "ok")
     op = fixed.operations[0]
@@ -78,15 +92,18 @@ def test_the_dedupe_key_never_fails_on_text() -> None:
     assert dedupe_key("a", "s", "summary", "same") == dedupe_key("a", "s", "summary", "same")
 
 
-@pytest.mark.parametrize(("raw", "fragment"), [
-    (b"", "empty"),
-    (b"   \n", "empty"),
-    (b"\xff\xfe{", "not JSON"),
-    (b"[" * 100_000, "nested too deeply"),
-    (b'{"schema": "memevo.hook/v1", "n": ' + b"9" * 5_000 + b"}", "number too long"),
-    (b"[1, 2]", "one JSON object"),
-    (b"x" * (MAX_STDIN_BYTES + 1), "larger than"),
-])
+@pytest.mark.parametrize(
+    ("raw", "fragment"),
+    [
+        (b"", "empty"),
+        (b"   \n", "empty"),
+        (b"\xff\xfe{", "not JSON"),
+        (b"[" * 100_000, "nested too deeply"),
+        (b'{"schema": "memevo.hook/v1", "n": ' + b"9" * 5_000 + b"}", "number too long"),
+        (b"[1, 2]", "one JSON object"),
+        (b"x" * (MAX_STDIN_BYTES + 1), "larger than"),
+    ],
+)
 def test_payloads_that_cannot_be_read(raw: bytes, fragment: str) -> None:
     with pytest.raises(UsageError, match=fragment):
         parse_payload(raw)
@@ -94,19 +111,22 @@ def test_payloads_that_cannot_be_read(raw: bytes, fragment: str) -> None:
     assert result.stdout == "" and fragment in result.stderr and "\n" not in result.stderr
 
 
-@pytest.mark.parametrize("raw", [
-    generic("compaction", summary="\x00\x01\x02\u202e\u2066 bidi \x7f"),
-    generic("compaction", summary={"nested": [1, 2, 3]}),
-    generic("turn_end", user_messages="not a list"),
-    generic("turn_end", user_messages=[None, 1, {"a": 1}]),
-    generic("turn_end", cwd="/tmp/\x00nul"),
-    generic("user_prompt", prompt=["a"]),
-    generic("turn_end", operations=[{"tool": "Bash", "input": {"deep": [[[[["x"]]]]]}, "status": 5}]),
-    json.dumps({"hook_event_name": ["x"]}).encode(),
-    json.dumps({"hook_event_name": "Stop", "stop_hook_active": "yes"}).encode(),
-    json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": 12}).encode(),
-    "{\"schema\": \"memevo.hook/v1\", \"summary\": \"\ud800\"}".encode("utf-8", "surrogatepass"),
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        generic("compaction", summary="\x00\x01\x02\u202e\u2066 bidi \x7f"),
+        generic("compaction", summary={"nested": [1, 2, 3]}),
+        generic("turn_end", user_messages="not a list"),
+        generic("turn_end", user_messages=[None, 1, {"a": 1}]),
+        generic("turn_end", cwd="/tmp/\x00nul"),
+        generic("user_prompt", prompt=["a"]),
+        generic("turn_end", operations=[{"tool": "Bash", "input": {"deep": [[[[["x"]]]]]}, "status": 5}]),
+        json.dumps({"hook_event_name": ["x"]}).encode(),
+        json.dumps({"hook_event_name": "Stop", "stop_hook_active": "yes"}).encode(),
+        json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": 12}).encode(),
+        '{"schema": "memevo.hook/v1", "summary": "\ud800"}'.encode("utf-8", "surrogatepass"),
+    ],
+)
 def test_hostile_payloads_fail_open(raw: bytes, home: Path) -> None:
     for event in ("compaction", "turn_end", "user_prompt", None):
         result = run_hook(raw, event, None)

@@ -39,27 +39,66 @@ def test_look_alikes_survive(text: str) -> None:
     assert redact_secrets(text) == text
 
 
-@pytest.mark.parametrize("text", [
-    "my password is hunter2Tr0ub4dor for the staging box",
-    "my password is hunter2Tr0ub4dor for the staging box\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my password is hunter2Tr0ub4dor for the staging box",
+        "my password is hunter2Tr0ub4dor for the staging box\n",
+    ],
+)
 def test_the_reported_sentence_keeps_its_words(text: str) -> None:
     assert sanitize_text(text) == "my password is [REDACTED] for the staging box"
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("hunter2Tr0ub4dor", True), ("Xy7!pq", True), ("dXNlcjpwYXNz", True), ("'two words'", True),
-    ("required", False), ("Valid", False), ("JSON", False), ("$DB_PASS", False), ("${TOKEN}", False),
-    ("<password>", False), ("{{ secret }}", False), ("***", False), ("top-secret", False),
-    ("docs.example.com", False), ("4821", False), (REDACTED, False),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("hunter2Tr0ub4dor", True),
+        ("Xy7!pq", True),
+        ("dXNlcjpwYXNz", True),
+        ("'two words'", True),
+        ("required", False),
+        ("Valid", False),
+        ("JSON", False),
+        ("$DB_PASS", False),
+        ("${TOKEN}", False),
+        ("<password>", False),
+        ("{{ secret }}", False),
+        ("***", False),
+        ("top-secret", False),
+        ("docs.example.com", False),
+        ("4821", False),
+        (REDACTED, False),
+    ],
+)
 def test_what_looks_like_a_credential(value: str, expected: bool) -> None:
     assert looks_like_credential(value) is expected
     assert looks_like_credential("4821", password_word=True)
 
 
-_WORDS = st.lists(st.sampled_from(["the", "deploy", "uses", "port", "5433", "ok,", "note:", "(see", "x)", "\n",
-                                   "密码", "令牌", "a.b", "--flag", "=", ":"]), max_size=12).map(" ".join)
+_WORDS = st.lists(
+    st.sampled_from(
+        [
+            "the",
+            "deploy",
+            "uses",
+            "port",
+            "5433",
+            "ok,",
+            "note:",
+            "(see",
+            "x)",
+            "\n",
+            "密码",
+            "令牌",
+            "a.b",
+            "--flag",
+            "=",
+            ":",
+        ]
+    ),
+    max_size=12,
+).map(" ".join)
 _KEYS = st.sampled_from(PROVIDER_KEYS)
 
 

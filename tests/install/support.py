@@ -45,8 +45,9 @@ class ClaudeSandbox:
 
 
 def make_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ClaudeSandbox:
-    sandbox = ClaudeSandbox(home=tmp_path / "user-home", config=tmp_path / "user-home" / ".claude-config",
-                            project=tmp_path / "project")
+    sandbox = ClaudeSandbox(
+        home=tmp_path / "user-home", config=tmp_path / "user-home" / ".claude-config", project=tmp_path / "project"
+    )
     sandbox.home.mkdir()
     sandbox.project.mkdir()
     for name, value in sandbox.env().items():
@@ -93,8 +94,12 @@ def backups(path: Path) -> list[Path]:
 def write_hooks(path: Path, commands: dict[str, str]) -> None:
     """A settings file whose events run the given commands (one group each)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"hooks": {event: [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]
-                      for event, command in commands.items()}}
+    data = {
+        "hooks": {
+            event: [{"matcher": "", "hooks": [{"type": "command", "command": command}]}]
+            for event, command in commands.items()
+        }
+    }
     path.write_bytes(dump(data))
 
 

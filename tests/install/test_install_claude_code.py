@@ -97,14 +97,16 @@ def test_exact_entries_written(claude: ClaudeSandbox) -> None:
     assert run("install", "claude-code").exit_code == 0
     command = current_command()
     assert command.startswith("/")  # absolute
-    assert load(claude.user_settings) == {"hooks": {
-        "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 10}]}],
-        "UserPromptSubmit": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 10}]}],
-        "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
-        "StopFailure": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
-        "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
-        "SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}],
-    }}
+    assert load(claude.user_settings) == {
+        "hooks": {
+            "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 10}]}],
+            "UserPromptSubmit": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 10}]}],
+            "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
+            "StopFailure": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
+            "PostCompact": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30}]}],
+            "SessionEnd": [{"matcher": "", "hooks": [{"type": "command", "command": command}]}],
+        }
+    }
     assert claude.user_settings.read_text(encoding="utf-8").endswith("}\n")
     assert '\n  "hooks": {\n    "SessionStart": [' in claude.user_settings.read_text(encoding="utf-8")
     assert backups(claude.user_settings) == []  # nothing existed, nothing to back up
@@ -223,13 +225,25 @@ def test_stale_memevo_path_is_replaced_not_duplicated(claude: ClaudeSandbox) -> 
     data = {
         "hooks": {
             # memevo's entry inside someone else's group: replaced where it is
-            "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "echo mine"},
-                                               {"type": "command", "command": stale, "timeout": 600}]}],
-            "SessionStart": [{"matcher": "", "hooks": [{"type": "command", "command": stale}]},
-                             {"matcher": "", "hooks": [{"type": "command",
-                                                        "command": "'/old path/memevo' hook --agent=claude-code"}]}],
-            "UserPromptSubmit": [{"hooks": [{"type": "command",
-                                             "command": "/usr/bin/python3 -m cli hook --agent claude-code"}]}],
+            "Stop": [
+                {
+                    "matcher": "",
+                    "hooks": [
+                        {"type": "command", "command": "echo mine"},
+                        {"type": "command", "command": stale, "timeout": 600},
+                    ],
+                }
+            ],
+            "SessionStart": [
+                {"matcher": "", "hooks": [{"type": "command", "command": stale}]},
+                {
+                    "matcher": "",
+                    "hooks": [{"type": "command", "command": "'/old path/memevo' hook --agent=claude-code"}],
+                },
+            ],
+            "UserPromptSubmit": [
+                {"hooks": [{"type": "command", "command": "/usr/bin/python3 -m cli hook --agent claude-code"}]}
+            ],
         },
         "theme": "dark",
     }
@@ -242,12 +256,19 @@ def test_stale_memevo_path_is_replaced_not_duplicated(claude: ClaudeSandbox) -> 
     assert {event: [e["command"] for e in entries] for event, entries in ours.items()} == {
         event: [current_command()] for event in EVENTS
     }
-    assert after["hooks"]["Stop"] == [{"matcher": "", "hooks": [
-        {"type": "command", "command": "echo mine"},
-        {"type": "command", "command": current_command(), "timeout": 30}]}]
+    assert after["hooks"]["Stop"] == [
+        {
+            "matcher": "",
+            "hooks": [
+                {"type": "command", "command": "echo mine"},
+                {"type": "command", "command": current_command(), "timeout": 30},
+            ],
+        }
+    ]
     assert len(after["hooks"]["SessionStart"]) == 1  # the duplicate's group is gone
-    assert after["hooks"]["UserPromptSubmit"] == [{"hooks": [
-        {"type": "command", "command": current_command(), "timeout": 10}]}]
+    assert after["hooks"]["UserPromptSubmit"] == [
+        {"hooks": [{"type": "command", "command": current_command(), "timeout": 10}]}
+    ]
     assert list(after) == ["hooks", "theme"]
 
 
@@ -258,11 +279,13 @@ def test_uninstall_removes_exactly_memevos_entries(claude: ClaudeSandbox) -> Non
         "/usr/local/bin/memevo-wrapper hook --agent claude-code",
         "memevo recall --agent claude-code",
     ]
-    data = {"hooks": {
-        "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": c} for c in not_ours]}],
-        "PreToolUse": [],
-        "SessionEnd": [{"matcher": "", "hooks": [{"type": "http", "url": "http://127.0.0.1:1/memevo"}]}],
-    }}
+    data = {
+        "hooks": {
+            "Stop": [{"matcher": "", "hooks": [{"type": "command", "command": c} for c in not_ours]}],
+            "PreToolUse": [],
+            "SessionEnd": [{"matcher": "", "hooks": [{"type": "http", "url": "http://127.0.0.1:1/memevo"}]}],
+        }
+    }
     claude.user_settings.parent.mkdir(parents=True)
     claude.user_settings.write_bytes(dump(data))
     assert run("install", "claude-code").exit_code == 0
@@ -287,12 +310,27 @@ def test_uninstall_without_a_file_changes_nothing(claude: ClaudeSandbox) -> None
 def test_install_json_shape(claude: ClaudeSandbox) -> None:
     data = json.loads(run("install", "claude-code", "--json").output)
     assert data == {
-        "agent": "claude-code", "title": "Claude Code", "scope": "user", "path": str(claude.user_settings),
-        "action": "installed", "changed": True, "dry_run": False, "written": True, "backup": None,
+        "agent": "claude-code",
+        "title": "Claude Code",
+        "scope": "user",
+        "path": str(claude.user_settings),
+        "action": "installed",
+        "changed": True,
+        "dry_run": False,
+        "written": True,
+        "backup": None,
         "command": current_command(),
-        "events": {"SessionStart": 10, "UserPromptSubmit": 10, "Stop": 30, "StopFailure": 30, "PostCompact": 30,
-                   "SessionEnd": None},
-        "timeout_notes": {"SessionEnd": "Claude Code's own 1.5 s limit"}, "notice": None, "diff": None,
+        "events": {
+            "SessionStart": 10,
+            "UserPromptSubmit": 10,
+            "Stop": 30,
+            "StopFailure": 30,
+            "PostCompact": 30,
+            "SessionEnd": None,
+        },
+        "timeout_notes": {"SessionEnd": "Claude Code's own 1.5 s limit"},
+        "notice": None,
+        "diff": None,
     }
 
 
@@ -312,7 +350,9 @@ def test_file_mode_is_kept_and_backup_is_timestamped(claude: ClaudeSandbox, monk
     # a second change in the same second does not overwrite the first backup
     assert run("uninstall", "claude-code").exit_code == 0
     assert [b.name for b in backups(claude.user_settings)] == [
-        "settings.json.memevo-backup-20240102T030405Z", "settings.json.memevo-backup-20240102T030405Z-1"]
+        "settings.json.memevo-backup-20240102T030405Z",
+        "settings.json.memevo-backup-20240102T030405Z-1",
+    ]
 
 
 def test_symlinked_settings_are_written_through(claude: ClaudeSandbox, tmp_path: Path) -> None:
@@ -335,9 +375,14 @@ def test_unknown_agent_and_scope_are_usage_errors(claude: ClaudeSandbox) -> None
 @pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
 def test_real_memevo_process(claude: ClaudeSandbox) -> None:
     env = {**os.environ, **claude.env()}
-    done = subprocess.run([str(INSTALLED_MEMEVO), "install", "claude-code", "--scope", "project",
-                           "--project-dir", str(claude.project)],
-                          capture_output=True, text=True, env=env, cwd=str(REPO), timeout=60)
+    done = subprocess.run(
+        [str(INSTALLED_MEMEVO), "install", "claude-code", "--scope", "project", "--project-dir", str(claude.project)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(REPO),
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     ours = memevo_entries(load(claude.project_settings))
     expected = shlex.join([str(INSTALLED_MEMEVO), "hook", "--agent", "claude-code"])
@@ -346,8 +391,14 @@ def test_real_memevo_process(claude: ClaudeSandbox) -> None:
 
     claude.user_settings.parent.mkdir(parents=True)
     claude.user_settings.write_bytes(b'{"hooks": ')
-    bad = subprocess.run([str(INSTALLED_MEMEVO), "install", "claude-code"], capture_output=True, text=True,
-                         env=env, cwd=str(claude.project), timeout=60)
+    bad = subprocess.run(
+        [str(INSTALLED_MEMEVO), "install", "claude-code"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(claude.project),
+        timeout=60,
+    )
     assert bad.returncode == 1
     assert bad.stdout == ""
     assert bad.stderr.startswith("memevo: error: ") and len(bad.stderr.splitlines()) == 1

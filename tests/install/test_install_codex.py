@@ -23,8 +23,12 @@ DATA = REPO / "tests" / "data" / "codex"
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd")
 RECORDED_LAUNCHER = ["/home/user/.venv/bin/memevo"]  # what tests/data/codex/trusted-hooks.json runs
 RECORDED_CODEX_HOME = "/home/user/.codex"
-LABELS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop",
-          "SessionEnd": "session_end"}  # the event names of Codex's trust keys
+LABELS = {
+    "SessionStart": "session_start",
+    "UserPromptSubmit": "user_prompt_submit",
+    "Stop": "stop",
+    "SessionEnd": "session_end",
+}  # the event names of Codex's trust keys
 
 
 @pytest.fixture(autouse=True)
@@ -52,9 +56,14 @@ def command() -> str:
 def others_hooks() -> dict[str, Any]:
     """Someone else's hooks.json: a recorder on memevo's events and a tool hook, plus an unknown key."""
     recorder = {"type": "command", "command": "python3 /home/user/.capture/rec.py", "timeout": 10}
-    return {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [recorder]}],
-                      "Stop": [{"hooks": [recorder]}], "SessionStart": [{"matcher": "startup", "hooks": [recorder]}]},
-            "_note": "naïve 中文"}
+    return {
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [recorder]}],
+            "Stop": [{"hooks": [recorder]}],
+            "SessionStart": [{"matcher": "startup", "hooks": [recorder]}],
+        },
+        "_note": "naïve 中文",
+    }
 
 
 def test_install_writes_the_user_hooks_file_and_says_trust_is_needed(codex_home: Path) -> None:
@@ -64,12 +73,14 @@ def test_install_writes_the_user_hooks_file_and_says_trust_is_needed(codex_home:
     assert f"in {path} (user scope)" in result.output
     assert "/hooks" in result.output and "trust" in result.output and "memevo doctor" in result.output
     entry = {"type": "command", "command": command()}
-    assert load(path) == {"hooks": {
-        "SessionStart": [{"matcher": "", "hooks": [{**entry, "timeout": 10}]}],
-        "UserPromptSubmit": [{"matcher": "", "hooks": [{**entry, "timeout": 10}]}],
-        "Stop": [{"matcher": "", "hooks": [{**entry, "timeout": 30}]}],
-        "SessionEnd": [{"matcher": "", "hooks": [{**entry, "timeout": 3}]}],  # Codex's own 3 s limit
-    }}
+    assert load(path) == {
+        "hooks": {
+            "SessionStart": [{"matcher": "", "hooks": [{**entry, "timeout": 10}]}],
+            "UserPromptSubmit": [{"matcher": "", "hooks": [{**entry, "timeout": 10}]}],
+            "Stop": [{"matcher": "", "hooks": [{**entry, "timeout": 30}]}],
+            "SessionEnd": [{"matcher": "", "hooks": [{**entry, "timeout": 3}]}],  # Codex's own 3 s limit
+        }
+    }
     assert not (codex_home / "config.toml").exists()  # memevo never marks its hooks trusted
 
 
@@ -99,8 +110,7 @@ def test_install_install_uninstall_leaves_the_file_byte_for_byte(codex_home: Pat
     assert run("uninstall", "codex").output.strip().endswith("nothing changed")
 
 
-def test_without_codex_home_the_user_file_is_in_home_dot_codex(monkeypatch: pytest.MonkeyPatch,
-                                                               tmp_path: Path) -> None:
+def test_without_codex_home_the_user_file_is_in_home_dot_codex(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.delenv("CODEX_HOME")
     assert run("install", "codex").exit_code == 0
     assert find_ours(load(Path(os.environ["HOME"]) / ".codex" / "hooks.json"), TARGET.is_ours)
@@ -162,7 +172,6 @@ def test_the_trust_hash_is_the_one_codex_recorded() -> None:
         assert hook_hash(event, groups[0], groups[0]["hooks"][0]) == states[key]["trusted_hash"], event
 
 
-
 def test_doctor_says_untrusted_hooks_do_not_run(codex_home: Path) -> None:
     install_recorded(codex_home)
     [problem] = trust_problems()
@@ -209,11 +218,13 @@ def test_doctor_says_a_project_install_needs_a_trusted_project(codex_home: Path,
     config.write_text(recorded_states(hooks_path), encoding="utf-8")  # the hooks are trusted, the project not
     [project_check] = trust_problems(project)
     assert project_check["status"] == "warn" and "is not trusted yet" in project_check["summary"]
-    config.write_text(recorded_states(hooks_path) + f'\n[projects."{tmp_path}"]\ntrust_level = "trusted"\n',
-                      encoding="utf-8")
+    config.write_text(
+        recorded_states(hooks_path) + f'\n[projects."{tmp_path}"]\ntrust_level = "trusted"\n', encoding="utf-8"
+    )
     assert trust_problems(project) == []  # an ancestor's trust counts
-    config.write_text(recorded_states(hooks_path) + f'\n[projects."{project}"]\ntrust_level = "untrusted"\n',
-                      encoding="utf-8")
+    config.write_text(
+        recorded_states(hooks_path) + f'\n[projects."{project}"]\ntrust_level = "untrusted"\n', encoding="utf-8"
+    )
     [refused] = trust_problems(project)
     assert refused["status"] == "error" and "is marked untrusted" in refused["summary"]
 
@@ -227,9 +238,9 @@ def test_doctor_text_names_codex_and_the_fix(codex_home: Path) -> None:
 @pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
 def test_real_memevo_process(codex_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "CODEX_HOME": str(codex_home)}
-    done = subprocess.run([str(INSTALLED_MEMEVO), "install", "codex"], capture_output=True, text=True, env=env,
-                          cwd=str(REPO), timeout=60)
+    done = subprocess.run(
+        [str(INSTALLED_MEMEVO), "install", "codex"], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=60
+    )
     assert done.returncode == 0, done.stderr
-    assert {e[0]["command"] for e in find_ours(load(codex_home / "hooks.json"), TARGET.is_ours).values()} == {
-        command()}
+    assert {e[0]["command"] for e in find_ours(load(codex_home / "hooks.json"), TARGET.is_ours).values()} == {command()}
     assert "/hooks" in done.stdout

@@ -200,8 +200,9 @@ def test_each_scope_writes_its_file(claude: ClaudeSandbox, scope: str) -> None:
     assert set(ours(load(expected[scope]))) == set(EVENTS)
 
 
-def test_gemini_cli_home_moves_the_user_file(claude: ClaudeSandbox, monkeypatch: pytest.MonkeyPatch,
-                                             tmp_path: Path) -> None:
+def test_gemini_cli_home_moves_the_user_file(
+    claude: ClaudeSandbox, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-home"))
     assert run("install", "gemini").exit_code == 0
     assert (tmp_path / "gemini-home" / ".gemini" / "settings.json").is_file()
@@ -223,29 +224,57 @@ def test_stale_paths_are_replaced_and_other_agents_entries_kept(claude: ClaudeSa
     stale = "/old/venv/bin/memevo hook --agent gemini"
     claude_entry = {"type": "command", "command": "/usr/bin/memevo hook --agent claude-code"}
     path = user_settings(claude)
-    write(path, {"hooks": {
-        "AfterAgent": [{"matcher": "", "hooks": [{"type": "command", "command": "echo mine"},
-                                                 {"type": "command", "command": stale, "timeout": 600}]}],
-        "BeforeAgent": [{"matcher": "", "hooks": [claude_entry]},
-                        {"hooks": [{"type": "command", "command": "'/old path/memevo' hook --agent=gemini"}]}],
-    }})
+    write(
+        path,
+        {
+            "hooks": {
+                "AfterAgent": [
+                    {
+                        "matcher": "",
+                        "hooks": [
+                            {"type": "command", "command": "echo mine"},
+                            {"type": "command", "command": stale, "timeout": 600},
+                        ],
+                    }
+                ],
+                "BeforeAgent": [
+                    {"matcher": "", "hooks": [claude_entry]},
+                    {"hooks": [{"type": "command", "command": "'/old path/memevo' hook --agent=gemini"}]},
+                ],
+            }
+        },
+    )
     assert json.loads(run("install", "gemini", "--json").output)["action"] == "updated"
     after = load(path)
-    assert after["hooks"]["AfterAgent"] == [{"matcher": "", "hooks": [
-        {"type": "command", "command": "echo mine"},
-        {"type": "command", "command": current_command(), "timeout": 30000}]}]
-    assert after["hooks"]["BeforeAgent"] == [{"matcher": "", "hooks": [claude_entry]}, {"hooks": [
-        {"type": "command", "command": current_command(), "timeout": 10000}]}]
+    assert after["hooks"]["AfterAgent"] == [
+        {
+            "matcher": "",
+            "hooks": [
+                {"type": "command", "command": "echo mine"},
+                {"type": "command", "command": current_command(), "timeout": 30000},
+            ],
+        }
+    ]
+    assert after["hooks"]["BeforeAgent"] == [
+        {"matcher": "", "hooks": [claude_entry]},
+        {"hooks": [{"type": "command", "command": current_command(), "timeout": 10000}]},
+    ]
     assert run("uninstall", "gemini").exit_code == 0
     mine = {"type": "command", "command": "echo mine"}
-    assert load(path)["hooks"] == {"AfterAgent": [{"matcher": "", "hooks": [mine]}],
-                                   "BeforeAgent": [{"matcher": "", "hooks": [claude_entry]}]}
+    assert load(path)["hooks"] == {
+        "AfterAgent": [{"matcher": "", "hooks": [mine]}],
+        "BeforeAgent": [{"matcher": "", "hooks": [claude_entry]}],
+    }
 
 
 def test_install_json_reports_seconds(claude: ClaudeSandbox) -> None:
     data = json.loads(run("install", "gemini", "--json").output)
     assert (data["agent"], data["title"], data["scope"], data["path"]) == (
-        "gemini", "Gemini CLI", "user", str(user_settings(claude)))
+        "gemini",
+        "Gemini CLI",
+        "user",
+        str(user_settings(claude)),
+    )
     assert data["events"] == {"SessionStart": 10, "BeforeAgent": 10, "AfterAgent": 30}
     assert data["command"] == current_command()
 
@@ -291,9 +320,22 @@ def test_doctor_warns_when_installed_in_both_scopes(claude: ClaudeSandbox) -> No
 def test_the_written_command_runs_a_gemini_payload(claude: ClaudeSandbox, home: Path) -> None:
     assert run("install", "gemini").exit_code == 0
     [entry] = ours(load(user_settings(claude)))["BeforeAgent"]
-    stdin = json.dumps({"session_id": "s", "transcript_path": str(claude.project / "none.jsonl"),
-                        "cwd": str(claude.project), "hook_event_name": "BeforeAgent",
-                        "timestamp": "2026-12-02T17:24:51.720Z", "prompt": "hello"})
-    done = subprocess.run(["sh", "-c", entry["command"]], input=stdin, capture_output=True, text=True,
-                          env={**os.environ, "MEMEVO_HOME": str(home)}, timeout=60)
+    stdin = json.dumps(
+        {
+            "session_id": "s",
+            "transcript_path": str(claude.project / "none.jsonl"),
+            "cwd": str(claude.project),
+            "hook_event_name": "BeforeAgent",
+            "timestamp": "2026-12-02T17:24:51.720Z",
+            "prompt": "hello",
+        }
+    )
+    done = subprocess.run(
+        ["sh", "-c", entry["command"]],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MEMEVO_HOME": str(home)},
+        timeout=60,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, "", "")

@@ -50,11 +50,13 @@ def test_install_writes_the_template_with_this_memevo_s_absolute_path(agent_dir:
     assert text == rendered()
     # Only the launcher line differs from the shipped template.
     changed = [(a, b) for a, b in zip(pi.template().splitlines(), text.splitlines(), strict=True) if a != b]
-    assert changed == [(
-        'const MEMEVO_COMMAND: string[] = ["memevo"]; // memevo:command (the absolute path, written at install)',
-        f'const MEMEVO_COMMAND: string[] = {json.dumps([str(INSTALLED_MEMEVO)])}; '
-        "// memevo:command (the absolute path, written at install)",
-    )]
+    assert changed == [
+        (
+            'const MEMEVO_COMMAND: string[] = ["memevo"]; // memevo:command (the absolute path, written at install)',
+            f"const MEMEVO_COMMAND: string[] = {json.dumps([str(INSTALLED_MEMEVO)])}; "
+            "// memevo:command (the absolute path, written at install)",
+        )
+    ]
     assert pi.launcher_of(text) == [str(INSTALLED_MEMEVO)]
 
 
@@ -81,7 +83,7 @@ def test_dry_run_prints_the_change_and_writes_nothing(agent_dir: Path) -> None:
     result = run("install", "pi", "--dry-run")
     assert result.exit_code == 0
     assert result.output.startswith(f"--- /dev/null\n+++ {user_file(agent_dir)}\n")
-    assert f'+const MEMEVO_COMMAND: string[] = {json.dumps([str(INSTALLED_MEMEVO)])};' in result.output
+    assert f"+const MEMEVO_COMMAND: string[] = {json.dumps([str(INSTALLED_MEMEVO)])};" in result.output
     assert "(dry run: nothing was written)" in result.output
     assert not user_file(agent_dir).exists()
     run("install", "pi")
@@ -181,8 +183,9 @@ def checks(claude: ClaudeSandbox) -> list[dict]:
     return agent_checks(pi.TARGET, claude.project, dict(os.environ))
 
 
-def test_doctor_reports_missing_installed_stale_and_broken(claude: ClaudeSandbox, agent_dir: Path,
-                                                          tmp_path: Path) -> None:
+def test_doctor_reports_missing_installed_stale_and_broken(
+    claude: ClaudeSandbox, agent_dir: Path, tmp_path: Path
+) -> None:
     [missing] = checks(claude)
     assert (missing["status"], missing["details"]["installed"]) == ("ok", False)
     assert "memevo install pi" in missing["summary"]
@@ -231,7 +234,7 @@ def test_render_escapes_any_path_into_a_valid_string_literal() -> None:
     assert pi.launcher_of(text) == launcher
     [line] = [ln for ln in text.splitlines() if ln.startswith("const MEMEVO_COMMAND")]
     assert line.isascii() and "na\\u00efve" in line  # JSON escapes are TypeScript escapes too
-    assert pi.launcher_of("const MEMEVO_COMMAND: string[] = [\"x\"]; // memevo:command") is None  # no marker
+    assert pi.launcher_of('const MEMEVO_COMMAND: string[] = ["x"]; // memevo:command') is None  # no marker
 
 
 def test_the_extension_ships_as_package_data(tmp_path: Path) -> None:
@@ -242,9 +245,21 @@ def test_the_extension_ships_as_package_data(tmp_path: Path) -> None:
         shutil.copy(REPO / name, source / name)
     for package in ("cli", "memory_core", "workers"):
         shutil.copytree(REPO / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
-    done = subprocess.run([sys.executable, "-c", "from setuptools import setup; setup()", "-q", "build_py",
-                           "--build-lib", str(tmp_path / "lib")], cwd=source, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from setuptools import setup; setup()",
+            "-q",
+            "build_py",
+            "--build-lib",
+            str(tmp_path / "lib"),
+        ],
+        cwd=source,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     built = tmp_path / "lib" / "cli" / "install" / "pi_extension" / "memevo.ts"
     assert built.read_text(encoding="utf-8") == pi.template()

@@ -13,22 +13,25 @@ from cli.install.target import launcher_of
 from tests.install.support import INSTALLED_MEMEVO
 
 
-@pytest.mark.parametrize(("command", "launcher"), [
-    ("memevo hook --agent claude-code", ["memevo"]),
-    ("/a/b/memevo hook --agent claude-code", ["/a/b/memevo"]),
-    ("'/a b/memevo' hook --agent=claude-code", ["/a b/memevo"]),
-    ("/a/memevo hook session_start --agent claude-code", ["/a/memevo"]),
-    ("/venv/bin/python3.12 -m cli hook --agent claude-code", ["/venv/bin/python3.12", "-m", "cli"]),
-    ("C:/tools/MEMEVO.EXE hook --agent claude-code", ["C:/tools/MEMEVO.EXE"]),
-    ("memevo hook --agent generic", None),
-    ("memevo hook --agent claude-code-x", None),
-    ("echo memevo hook --agent claude-code", None),
-    ("memevo-dev hook --agent claude-code", None),
-    ("node -m cli hook --agent claude-code", None),
-    ("memevo recall --agent claude-code", None),
-    ("memevo hook --agent", None),
-    ("'unterminated hook --agent claude-code", None),
-])
+@pytest.mark.parametrize(
+    ("command", "launcher"),
+    [
+        ("memevo hook --agent claude-code", ["memevo"]),
+        ("/a/b/memevo hook --agent claude-code", ["/a/b/memevo"]),
+        ("'/a b/memevo' hook --agent=claude-code", ["/a b/memevo"]),
+        ("/a/memevo hook session_start --agent claude-code", ["/a/memevo"]),
+        ("/venv/bin/python3.12 -m cli hook --agent claude-code", ["/venv/bin/python3.12", "-m", "cli"]),
+        ("C:/tools/MEMEVO.EXE hook --agent claude-code", ["C:/tools/MEMEVO.EXE"]),
+        ("memevo hook --agent generic", None),
+        ("memevo hook --agent claude-code-x", None),
+        ("echo memevo hook --agent claude-code", None),
+        ("memevo-dev hook --agent claude-code", None),
+        ("node -m cli hook --agent claude-code", None),
+        ("memevo recall --agent claude-code", None),
+        ("memevo hook --agent", None),
+        ("'unterminated hook --agent claude-code", None),
+    ],
+)
 def test_recognising_memevo_commands(command: str, launcher: list[str] | None) -> None:
     assert launcher_of(command, "claude-code") == launcher
 

@@ -30,7 +30,10 @@ def test_two_processes_write_concurrently_without_loss(home: Path) -> None:
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", WRITER, str(home), tag, str(n)],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         for tag in ("alpha", "beta")
     ]

@@ -30,12 +30,14 @@ def model(monkeypatch: pytest.MonkeyPatch):
         yield server
 
 
-def capture(home: Path, text: str = "remember that the staging database listens on port 5433",
-            source_type: str = "user_statement") -> str:
+def capture(
+    home: Path,
+    text: str = "remember that the staging database listens on port 5433",
+    source_type: str = "user_statement",
+) -> str:
     with Store.open(home) as store:
         with store.transaction() as conn:
-            return capture_source(conn, source_type=source_type, origin=ORIGIN, text=text,
-                                  now=clock.now()).source_id
+            return capture_source(conn, source_type=source_type, origin=ORIGIN, text=text, now=clock.now()).source_id
 
 
 def source_state(home: Path, sid: str):
@@ -50,9 +52,12 @@ def claim_count(home: Path) -> int:
 
 def test_success_writes_claims_and_counts_usage(home: Path, model: FakeModelServer) -> None:
     sid = capture(home)
-    model.enqueue(Reply.of_claims([{"kind": "fact", "content": "Staging DB listens on port 5433",
-                                    "searchTerms": ["staging", "数据库"]}],
-                                  usage={"prompt_tokens": 120, "completion_tokens": 30}))
+    model.enqueue(
+        Reply.of_claims(
+            [{"kind": "fact", "content": "Staging DB listens on port 5433", "searchTerms": ["staging", "数据库"]}],
+            usage={"prompt_tokens": 120, "completion_tokens": 30},
+        )
+    )
     outcome = consolidate_source(load_settings(), sid)
     assert outcome.status == "done", outcome
     assert source_state(home, sid).state == JobState.DONE
@@ -73,14 +78,20 @@ def test_success_writes_claims_and_counts_usage(home: Path, model: FakeModelServ
     [
         (Reply(content="this is not json"), ErrorCode.INVALID_OUTPUT),
         (Reply.of_claims([{"kind": "fact", "content": "valid claim", "confidence": 0.9}]), ErrorCode.INVALID_OUTPUT),
-        (Reply.of_claims([{"kind": "fact", "content": f"claim number {i}"} for i in range(17)]),
-         ErrorCode.INVALID_OUTPUT),
+        (
+            Reply.of_claims([{"kind": "fact", "content": f"claim number {i}"} for i in range(17)]),
+            ErrorCode.INVALID_OUTPUT,
+        ),
         (Reply.of_claims([{"kind": "fact", "content": "abc"}]), ErrorCode.INVALID_OUTPUT),
-        (Reply.of_claims([{"kind": "fact", "content": "cut off claim"}], finish_reason="length"),
-         ErrorCode.OUTPUT_LIMIT),
+        (
+            Reply.of_claims([{"kind": "fact", "content": "cut off claim"}], finish_reason="length"),
+            ErrorCode.OUTPUT_LIMIT,
+        ),
         (Reply(status=503), ErrorCode.UNAVAILABLE),
-        (Reply.of_claims([{"kind": "fact", "content": "replaces nothing", "replaces": "a" * 24}]),
-         ErrorCode.WRITE_REJECTED),
+        (
+            Reply.of_claims([{"kind": "fact", "content": "replaces nothing", "replaces": "a" * 24}]),
+            ErrorCode.WRITE_REJECTED,
+        ),
     ],
     ids=["bad-json", "extra-field", "17-claims", "3-chars", "length", "503", "unknown-target"],
 )
@@ -154,8 +165,12 @@ def test_planted_secret_never_reaches_any_state_file(home: Path, model: FakeMode
     secret = "sk-live0123456789abcdefghijklmnop"
     from tests.support.processes import memevo_process
 
-    payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": ORIGIN,
-               "summary": f"We configured the client with key {secret} and DB_PASSWORD=hunter2hunter2"}
+    payload = {
+        "schema": "memevo.hook/v1",
+        "event": "compaction",
+        "cwd": ORIGIN,
+        "summary": f"We configured the client with key {secret} and DB_PASSWORD=hunter2hunter2",
+    }
     result = memevo_process("hook", "compaction", input=json.dumps(payload))
     assert result.returncode == 0, result.stderr
     outcome = consolidate_source(load_settings(), None)

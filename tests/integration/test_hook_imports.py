@@ -40,44 +40,139 @@ with open(OUT, "w") as handle:
     handle.write("\n".join(loaded))
 """
 
-NEVER = {"click", "pydantic", "httpx", "huey", "workers.tasks", "workers.app", "memory_core.records",
-         "memory_core.config", "tempfile", "uuid", "secrets", "pickle", "logging", "asyncio"}
+NEVER = {
+    "click",
+    "pydantic",
+    "httpx",
+    "huey",
+    "workers.tasks",
+    "workers.app",
+    "memory_core.records",
+    "memory_core.config",
+    "tempfile",
+    "uuid",
+    "secrets",
+    "pickle",
+    "logging",
+    "asyncio",
+}
 
 # Standard-library modules any hook may load (C accelerators, named with a leading
 # underscore, are not listed; bare `python -c 'import sqlite3'` already holds re, pathlib,
 # collections, enum, functools, os, urllib.parse …).
 STDLIB = {
-    "ast", "bisect", "collections.abc", "copy", "dataclasses", "datetime", "dis", "fcntl", "hashlib", "inspect",
-    "json", "json.decoder", "json.encoder", "json.scanner", "linecache", "math", "opcode", "sqlite3",
-    "shlex", "sqlite3.dbapi2", "stat", "token", "tokenize", "typing", "typing.io", "typing.re", "unicodedata",
-    "weakref", "zlib",
+    "ast",
+    "bisect",
+    "collections.abc",
+    "copy",
+    "dataclasses",
+    "datetime",
+    "dis",
+    "fcntl",
+    "hashlib",
+    "inspect",
+    "json",
+    "json.decoder",
+    "json.encoder",
+    "json.scanner",
+    "linecache",
+    "math",
+    "opcode",
+    "sqlite3",
+    "shlex",
+    "sqlite3.dbapi2",
+    "stat",
+    "token",
+    "tokenize",
+    "typing",
+    "typing.io",
+    "typing.re",
+    "unicodedata",
+    "weakref",
+    "zlib",
 }
 
-ENTRY = {"cli", "cli.main", "cli.regex_cache", "cli.hooks", "cli.hooks.entry", "cli.hooks.event", "cli.hooks.adapters",
-         "cli.hooks.dispatch", "memory_core", "memory_core.clock", "memory_core.errors", "memory_core.paths",
-         "memory_core.sanitize"}
-STORE = {"memory_core.store", "memory_core.store.columns", "memory_core.store.connection",
-         "memory_core.store.database", "memory_core.store.index_version", "memory_core.store.migrations"}
-TEXT = {"memory_core.text", "memory_core.text.concepts", "memory_core.text.stem", "memory_core.text.tokenize",
-        "memory_core.text.vocabulary"}
-RECALL = ENTRY | STORE | TEXT | {
-    "memory_core.recall", "memory_core.recall.aging", "memory_core.recall.candidates",
-    "memory_core.recall.complement", "memory_core.recall.diagnostics", "memory_core.recall.digest",
-    "memory_core.recall.engine", "memory_core.recall.index", "memory_core.recall.query_plan",
-    "memory_core.recall.rank", "memory_core.recall.rows", "memory_core.recall.scoring",
-    "memory_core.recall.service", "memory_core.store.postings",
+ENTRY = {
+    "cli",
+    "cli.main",
+    "cli.regex_cache",
+    "cli.hooks",
+    "cli.hooks.entry",
+    "cli.hooks.event",
+    "cli.hooks.adapters",
+    "cli.hooks.dispatch",
+    "memory_core",
+    "memory_core.clock",
+    "memory_core.errors",
+    "memory_core.paths",
+    "memory_core.sanitize",
 }
+STORE = {
+    "memory_core.store",
+    "memory_core.store.columns",
+    "memory_core.store.connection",
+    "memory_core.store.database",
+    "memory_core.store.index_version",
+    "memory_core.store.migrations",
+}
+TEXT = {
+    "memory_core.text",
+    "memory_core.text.concepts",
+    "memory_core.text.stem",
+    "memory_core.text.tokenize",
+    "memory_core.text.vocabulary",
+}
+RECALL = (
+    ENTRY
+    | STORE
+    | TEXT
+    | {
+        "memory_core.recall",
+        "memory_core.recall.aging",
+        "memory_core.recall.candidates",
+        "memory_core.recall.complement",
+        "memory_core.recall.diagnostics",
+        "memory_core.recall.digest",
+        "memory_core.recall.engine",
+        "memory_core.recall.index",
+        "memory_core.recall.query_plan",
+        "memory_core.recall.rank",
+        "memory_core.recall.rows",
+        "memory_core.recall.scoring",
+        "memory_core.recall.service",
+        "memory_core.store.postings",
+    }
+)
 NUDGE = {"cli.nudge", "workers", "workers.nudge_queue", "memory_core.store", "memory_core.store.connection"}
-CAPTURE = ENTRY | STORE | NUDGE | {
-    "memory_core.capture", "memory_core.capture.cues", "memory_core.capture.feedback_syntax",
-    "memory_core.capture.intake", "memory_core.capture.learning_log", "memory_core.capture.progress",
-    "memory_core.capture.progress_targets", "memory_core.capture.statement_en",
-    "memory_core.capture.statement_text", "memory_core.capture.statements", "memory_core.capture.turn",
-    "memory_core.ids", "memory_core.store.source_rows",
+CAPTURE = (
+    ENTRY
+    | STORE
+    | NUDGE
+    | {
+        "memory_core.capture",
+        "memory_core.capture.cues",
+        "memory_core.capture.feedback_syntax",
+        "memory_core.capture.intake",
+        "memory_core.capture.learning_log",
+        "memory_core.capture.progress",
+        "memory_core.capture.progress_targets",
+        "memory_core.capture.statement_en",
+        "memory_core.capture.statement_text",
+        "memory_core.capture.statements",
+        "memory_core.capture.turn",
+        "memory_core.ids",
+        "memory_core.store.source_rows",
+    }
+)
+CLAUDE_CODE = {
+    "cli.hooks.adapters.claude_code",
+    "cli.hooks.adapters.native",
+    "cli.hooks.session_stash",
+    "cli.hooks.transcripts",
+    "cli.hooks.transcripts.claude_code",
+    "cli.hooks.transcripts.common",
+    "cli.hooks.transcripts.tail",
 }
-CLAUDE_CODE = {"cli.hooks.adapters.claude_code", "cli.hooks.adapters.native", "cli.hooks.session_stash",
-               "cli.hooks.transcripts", "cli.hooks.transcripts.claude_code", "cli.hooks.transcripts.common",
-               "cli.hooks.transcripts.tail"}
 
 ALLOWED: dict[str, set[str]] = {
     "user_prompt": RECALL | {"cli.hooks.adapters.generic"},
@@ -93,9 +188,14 @@ ALLOWED: dict[str, set[str]] = {
 def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str) -> list[str]:
     out = tmp_path / "modules.txt"
     probe = PROBE.replace("OUT", repr(str(out)))
-    result = subprocess.run([sys.executable, "-c", probe, *args], input=stdin.encode("utf-8"), cwd=REPO,
-                            capture_output=True, env={"MEMEVO_HOME": str(home), "HOME": str(tmp_path), "PATH": ""},
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", probe, *args],
+        input=stdin.encode("utf-8"),
+        cwd=REPO,
+        capture_output=True,
+        env={"MEMEVO_HOME": str(home), "HOME": str(tmp_path), "PATH": ""},
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert not result.stderr, result.stderr  # the hook worked: no failure line
     return out.read_text().split("\n")
@@ -115,8 +215,9 @@ def beyond(event: str, modules: list[str]) -> list[str]:
 
 
 def generic(event: str, **fields: Any) -> str:
-    return json.dumps({"schema": "memevo.hook/v1", "event": event, "cwd": "/work/app", "session_id": "imports",
-                       **fields})
+    return json.dumps(
+        {"schema": "memevo.hook/v1", "event": event, "cwd": "/work/app", "session_id": "imports", **fields}
+    )
 
 
 @pytest.fixture
@@ -137,16 +238,24 @@ def check(event: str, modules: list[str]) -> None:
 
 
 def test_user_prompt(seeded_home: Path, tmp_path: Path) -> None:
-    modules = loaded_modules(seeded_home, tmp_path, ["hook", "user_prompt"],
-                             generic("user_prompt", prompt="which node version does the build need?"))
+    modules = loaded_modules(
+        seeded_home,
+        tmp_path,
+        ["hook", "user_prompt"],
+        generic("user_prompt", prompt="which node version does the build need?"),
+    )
     assert "memory_core.recall.service" in modules  # it really recalled
     assert (seeded_home / "last-recall.json").exists()
     check("user_prompt", modules)
 
 
 def test_turn_end_with_a_statement(seeded_home: Path, tmp_path: Path) -> None:
-    modules = loaded_modules(seeded_home, tmp_path, ["hook", "turn_end"],
-                             generic("turn_end", user_messages=["remember that the deploy needs node 22"]))
+    modules = loaded_modules(
+        seeded_home,
+        tmp_path,
+        ["hook", "turn_end"],
+        generic("turn_end", user_messages=["remember that the deploy needs node 22"]),
+    )
     assert "workers.nudge_queue" in modules  # it captured and nudged
     check("turn_end", modules)
 
@@ -159,8 +268,9 @@ def test_session_start(seeded_home: Path, tmp_path: Path) -> None:
 
 def test_claude_code_user_prompt_submit(seeded_home: Path, tmp_path: Path) -> None:
     transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
-    data = claude_data.payload("turn2-bash.UserPromptSubmit.1", transcript,
-                               prompt="which node version does the build need?", cwd="/work/app")
+    data = claude_data.payload(
+        "turn2-bash.UserPromptSubmit.1", transcript, prompt="which node version does the build need?", cwd="/work/app"
+    )
     modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
     assert "memory_core.recall.service" in modules
     check("claude_code_user_prompt_submit", modules)
@@ -176,4 +286,6 @@ def test_claude_code_stop(seeded_home: Path, tmp_path: Path) -> None:
 
 def test_the_checker_sees_a_new_module() -> None:
     assert beyond("session_start", ["cli.main", "click", "_sre", "memory_core.recall.service"]) == [
-        "click", "memory_core.recall.service"]
+        "click",
+        "memory_core.recall.service",
+    ]

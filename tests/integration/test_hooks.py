@@ -15,8 +15,14 @@ def hook(event: str, payload: object | str, env: dict[str, str] | None = None):
 
 
 def base(event: str, **fields) -> dict:
-    return {"schema": "memevo.hook/v1", "agent": "test-agent", "event": event, "session_id": "sess-1",
-            "cwd": "/tmp", **fields}
+    return {
+        "schema": "memevo.hook/v1",
+        "agent": "test-agent",
+        "event": event,
+        "session_id": "sess-1",
+        "cwd": "/tmp",
+        **fields,
+    }
 
 
 def sources(home: Path) -> list[tuple]:
@@ -41,8 +47,9 @@ def test_compaction_captures_one_source_even_when_sent_twice(home: Path) -> None
 
 
 def test_turn_end_captures_explicit_cues_only(home: Path) -> None:
-    result = hook("turn_end", base("turn_end", user_messages=["fix the tests please",
-                                                              "remember that CI runs on 2 cores"]))
+    result = hook(
+        "turn_end", base("turn_end", user_messages=["fix the tests please", "remember that CI runs on 2 cores"])
+    )
     assert result.returncode == 0, result.stderr
     assert sources(home) == [("user_statement", "pending", "/tmp")]
     hook("turn_end", base("turn_end", user_messages=["do you remember the CI cores?"]))
@@ -99,8 +106,9 @@ def test_user_prompt_prints_a_bounded_digest_and_writes_nothing(home: Path) -> N
     from memory_core.store.database import Store
     from tests.factories import make_memory, seed
 
-    claim = make_memory("The staging PostgreSQL database listens on port 5433", origin="/work/app",
-                        at=clock.now() - 3600)
+    claim = make_memory(
+        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
+    )
     with Store.open(home) as store:
         seed(store, claim)
     db_before = (home / "memory.db").read_bytes()
@@ -139,8 +147,12 @@ def test_turn_end_feedback_message_applies_once(home: Path) -> None:
 def test_hook_command_line_mistakes_fail_open(home: Path) -> None:
     # Some agents read exit 2 as "block this turn": a bad hook line must not stop the agent.
     payload = json.dumps(base("compaction", summary="Decision: keep SQLite"))
-    for args in (("hook",), ("hook", "--agent", "claude", "compaction"), ("hook", "compaction", "extra"),
-                 ("hook", "--bogus", "compaction")):
+    for args in (
+        ("hook",),
+        ("hook", "--agent", "claude", "compaction"),
+        ("hook", "compaction", "extra"),
+        ("hook", "--bogus", "compaction"),
+    ):
         result = memevo_process(*args, input=payload)
         assert result.returncode == 0, (args, result.stderr)
         assert result.stdout == ""

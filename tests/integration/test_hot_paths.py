@@ -31,8 +31,14 @@ print(json.dumps(heavy), file=sys.stderr)
 
 
 def loaded_heavy_modules(home: Path, argv: list[str], stdin: str = "") -> list[str]:
-    result = subprocess.run([sys.executable, "-c", PROBE, json.dumps(argv), stdin], cwd=REPO,
-                            capture_output=True, text=True, env={"MEMEVO_HOME": str(home), "PATH": ""}, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(argv), stdin],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={"MEMEVO_HOME": str(home), "PATH": ""},
+        timeout=60,
+    )
     return json.loads(result.stderr.strip().splitlines()[-1])
 
 

@@ -27,22 +27,24 @@ def as_json(result) -> dict:
     return json.loads(result.output)
 
 
-def test_list_pages_filters_and_orders(home: Path, cli_run, tmp_path: Path,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_list_pages_filters_and_orders(home: Path, cli_run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     here = tmp_path / "project"
     here.mkdir()
-    seed(home, *[make_memory(f"Claim number {n}", at=T0 + n) for n in range(25)],
-         make_memory("Captured here", origin=os.path.realpath(here), kind="decision", at=T0 - 5),
-         make_memory("An old import", origin="legacy", kind="preference", at=T0 - 9,
-                     status="conflicted"))
+    seed(
+        home,
+        *[make_memory(f"Claim number {n}", at=T0 + n) for n in range(25)],
+        make_memory("Captured here", origin=os.path.realpath(here), kind="decision", at=T0 - 5),
+        make_memory("An old import", origin="legacy", kind="preference", at=T0 - 9, status="conflicted"),
+    )
     first = as_json(cli_run("list", "--json"))
     assert len(first["memories"]) == 20
     assert first["memories"][0]["content"] == "Claim number 24"
     second = as_json(cli_run("list", "--page", "2", "--json"))
     assert [m["content"] for m in second["memories"]][-2:] == ["Captured here", "An old import"]
     monkeypatch.chdir(here)
-    assert [m["content"] for m in as_json(cli_run("list", "--origin", "here", "--json"))["memories"]] \
-        == ["Captured here"]
+    assert [m["content"] for m in as_json(cli_run("list", "--origin", "here", "--json"))["memories"]] == [
+        "Captured here"
+    ]
     assert len(as_json(cli_run("list", "--origin", "legacy", "--json"))["memories"]) == 1
     assert len(as_json(cli_run("list", "--kind", "decision", "--json"))["memories"]) == 1
     assert len(as_json(cli_run("list", "--status", "conflicted", "--json"))["memories"]) == 1
@@ -50,8 +52,9 @@ def test_list_pages_filters_and_orders(home: Path, cli_run, tmp_path: Path,
     assert text.exit_code == 0 and "Claim number 24" in text.output
 
 
-def test_manual_round_trip_from_another_directory(home: Path, cli_run, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_manual_round_trip_from_another_directory(
+    home: Path, cli_run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = make_memory("The API listens on port 8080", search_terms=["api port"])
     seed(home, target)
     monkeypatch.chdir(tmp_path)  # exact ids work from anywhere
@@ -78,10 +81,20 @@ def test_manual_round_trip_from_another_directory(home: Path, cli_run, tmp_path:
     assert text.exit_code == 0 and "forgotten" in text.output and "summary/local" in text.output
 
 
-@pytest.mark.parametrize("args", [
-    ("show", "0" * 24), ("forget", "0" * 24), ("pin", "abc"), ("correct", "f" * 24, "New text here"),
-    ("resolve", "1" * 24), ("undo", "42"), ("undo", "last"), ("undo", "9" * 20), ("undo", "²"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "0" * 24),
+        ("forget", "0" * 24),
+        ("pin", "abc"),
+        ("correct", "f" * 24, "New text here"),
+        ("resolve", "1" * 24),
+        ("undo", "42"),
+        ("undo", "last"),
+        ("undo", "9" * 20),
+        ("undo", "²"),
+    ],
+)
 def test_unknown_ids_fail_with_one_line(cli_run, args: tuple[str, ...]) -> None:
     result = cli_run(*args, "--json")
     assert result.exit_code == 1
@@ -105,8 +118,7 @@ def test_export_and_import_files(home: Path, cli_run, tmp_path: Path) -> None:
     streamed = cli_run("export")
     assert streamed.exit_code == 0 and streamed.output == out.read_text(encoding="utf-8")
     claims = tmp_path / "claims.jsonl"
-    claims.write_text(json.dumps({"kind": "fact", "content": "The cache lives in Redis"}) + "\n",
-                      encoding="utf-8")
+    claims.write_text(json.dumps({"kind": "fact", "content": "The cache lives in Redis"}) + "\n", encoding="utf-8")
     report = as_json(cli_run("import", str(claims), "--json"))
     assert report["added"] == 1 and report["event_id"] is not None
     assert as_json(cli_run("import", str(claims), "--json"))["added"] == 0

@@ -37,19 +37,31 @@ def build_v0(path: Path) -> None:
         m = make_memory(text, at=1_600_000_000.0 + i)
         # Key order and spacing as an older writer left them: must survive untouched.
         body = json.dumps(m.model_dump(mode="json"), indent=1, ensure_ascii=True)
-        conn.execute("INSERT INTO memories VALUES (?,?,?,?,?,?,?)",
-                     (m.id, m.origin, m.kind, m.status, m.content_hash, m.updated_at, body))
         conn.execute(
-            "INSERT INTO events (at, actor, operation, reason, source_id, body) "
-            "VALUES (?,?,?,?,?,?)",
-            (m.created_at, "local", "add", "pre-release", m.source_id,
-             json.dumps({"before": [], "after": [m.model_dump(mode="json")], "details": {}})),
+            "INSERT INTO memories VALUES (?,?,?,?,?,?,?)",
+            (m.id, m.origin, m.kind, m.status, m.content_hash, m.updated_at, body),
+        )
+        conn.execute(
+            "INSERT INTO events (at, actor, operation, reason, source_id, body) VALUES (?,?,?,?,?,?)",
+            (
+                m.created_at,
+                "local",
+                "add",
+                "pre-release",
+                m.source_id,
+                json.dumps({"before": [], "after": [m.model_dump(mode="json")], "details": {}}),
+            ),
         )
     conn.execute(
         "INSERT INTO sources VALUES (?,?,?,?,?,?)",
-        ("a" * 24, "/work/app", "summary", "k1", 1_600_000_000.0,
-         json.dumps({"text": "old summary", "agent": "generic", "session_id": None,
-                     "target_ids": []})),
+        (
+            "a" * 24,
+            "/work/app",
+            "summary",
+            "k1",
+            1_600_000_000.0,
+            json.dumps({"text": "old summary", "agent": "generic", "session_id": None, "target_ids": []}),
+        ),
     )
     conn.commit()
     conn.close()
@@ -165,5 +177,9 @@ def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Pat
         source = get_source(store.conn, "a" * 24)
         assert source is not None
         assert (source.consecutive_failures, source.last_error_code, source.last_error_reason, source.forced_at) == (
-            2, "invalid_output", None, None)
+            2,
+            "invalid_output",
+            None,
+            None,
+        )
     assert snapshot(db) == before

@@ -44,20 +44,21 @@ def failure(settings: Settings) -> ModelCallError:
 
 
 def test_success_returns_text_and_usage(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
-    server.enqueue(Reply(content='{"claims": []}', usage={"prompt_tokens": 120, "completion_tokens": 7},
-                         model="test-model-2024"))
+    server.enqueue(
+        Reply(content='{"claims": []}', usage={"prompt_tokens": 120, "completion_tokens": 7}, model="test-model-2024")
+    )
     settings = settings_for(server.base_url, monkeypatch, model_api_key=KEY, model_output_limit="4096")
     result = complete(settings, MESSAGES)
-    assert result == Completion(text='{"claims": []}', finish_reason="stop", model="test-model-2024",
-                                prompt_tokens=120, completion_tokens=7)
+    assert result == Completion(
+        text='{"claims": []}', finish_reason="stop", model="test-model-2024", prompt_tokens=120, completion_tokens=7
+    )
     [request] = server.requests
     assert request["model"] == "test-model" and request["messages"] == MESSAGES
     assert request["max_tokens"] == 4096 and request["temperature"] == 0 and request["stream"] is False
     assert "tools" not in request and "tool_choice" not in request
 
 
-def test_default_request_caps_output_at_8192(server: FakeModelServer,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_request_caps_output_at_8192(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
     complete(settings_for(server.base_url, monkeypatch), MESSAGES)
     assert server.requests[0]["max_tokens"] == 8192
 
@@ -78,8 +79,11 @@ def test_authorization_only_with_a_key(server: FakeModelServer, monkeypatch: pyt
 @pytest.mark.parametrize(
     ("reply", "code"),
     [
-        pytest.param(Reply(finish_reason="length", usage={"prompt_tokens": 5, "completion_tokens": 8192}),
-                     ErrorCode.OUTPUT_LIMIT, id="length"),
+        pytest.param(
+            Reply(finish_reason="length", usage={"prompt_tokens": 5, "completion_tokens": 8192}),
+            ErrorCode.OUTPUT_LIMIT,
+            id="length",
+        ),
         pytest.param(Reply(finish_reason="tool_calls", tool_calls=True), ErrorCode.INVALID_OUTPUT, id="tool-calls"),
         pytest.param(Reply(tool_calls=True), ErrorCode.INVALID_OUTPUT, id="tool-calls-with-stop"),
         pytest.param(Reply(finish_reason="content_filter"), ErrorCode.INVALID_OUTPUT, id="content-filter"),
@@ -124,10 +128,10 @@ def test_unconfigured_model_names_the_setting(missing: str, monkeypatch: pytest.
     assert error.code is ErrorCode.UNAVAILABLE and f"MEMEVO_{missing.upper()}" in str(error)
 
 
-@pytest.mark.parametrize("reply", [Reply(hang=True), Reply(trickle=0.05), Reply(delay=30)],
-                         ids=["hang", "trickle", "slow"])
-def test_deadline_holds_against_a_server_that_never_finishes(reply: Reply,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "reply", [Reply(hang=True), Reply(trickle=0.05), Reply(delay=30)], ids=["hang", "trickle", "slow"]
+)
+def test_deadline_holds_against_a_server_that_never_finishes(reply: Reply, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeModelServer([reply]) as fake:
         settings = settings_for(fake.base_url, monkeypatch, attempt_seconds="1", model_api_key=KEY)
         started = time.monotonic()
@@ -145,13 +149,18 @@ def test_abandoned_exchange_does_not_linger(monkeypatch: pytest.MonkeyPatch) -> 
         assert not any(t.name == "memevo-model-call" for t in threading.enumerate())
 
 
-def test_default_reply_is_a_valid_batch_per_source(server: FakeModelServer,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_reply_is_a_valid_batch_per_source(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = settings_for(server.base_url, monkeypatch)
     contents = set()
     for text in ("We switched CI to GitHub Actions.", "用户喜欢简短的回答。", "Deploy target is fly.io"):
-        source = Source(id=source_id(text), origin="/work/app", source_type="summary", dedupe_key=text,
-                        created_at=1_700_000_000.0, text=text)
+        source = Source(
+            id=source_id(text),
+            origin="/work/app",
+            source_type="summary",
+            dedupe_key=text,
+            created_at=1_700_000_000.0,
+            text=text,
+        )
         batch = parse_model_output(complete(settings, build_messages(source, [])).text)
         contents.update(claim.content for claim in batch.claims)
     assert len(contents) == 3 and server.request_count == 3
@@ -163,9 +172,23 @@ def test_fake_server_as_a_separate_process(tmp_path: Path, monkeypatch: pytest.M
         settings = settings_for(fake.base_url, monkeypatch)
         assert failure(settings).code is ErrorCode.UNAVAILABLE
         assert complete(settings, MESSAGES).text == '{"claims": []}'
-        assert "Noted: " in complete(settings, build_messages(
-            Source(id="a" * 24, origin="/o", source_type="summary", dedupe_key="k", created_at=0.0,
-                   text="Remember the port"), [])).text
+        assert (
+            "Noted: "
+            in complete(
+                settings,
+                build_messages(
+                    Source(
+                        id="a" * 24,
+                        origin="/o",
+                        source_type="summary",
+                        dedupe_key="k",
+                        created_at=0.0,
+                        text="Remember the port",
+                    ),
+                    [],
+                ),
+            ).text
+        )
         assert fake.request_count() == 3
         assert [r["max_tokens"] for r in fake.requests()] == [8192] * 3
     assert fake.process is not None and fake.process.returncode == 0

@@ -65,9 +65,16 @@ def test_an_unknown_task_or_value_is_refused() -> None:
         nudge_queue.message_bytes("consolidate", (1.5,))
 
 
-@pytest.mark.parametrize("fields", [
-    (), ("a",), (None, True, False, 0, 255), ("ü 数据库 \U0001f600", ("x", None)), ({}, {"forced": True}),
-    ({"a": ("b", {"c": None})},),
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        (),
+        ("a",),
+        (None, True, False, 0, 255),
+        ("ü 数据库 \U0001f600", ("x", None)),
+        ({}, {"forced": True}),
+        ({"a": ("b", {"c": None})},),
+    ],
+)
 def test_the_small_pickler_agrees_with_pickle(fields: tuple) -> None:
     assert pickle.loads(b"\x80\x02" + nudge_queue._pickled(fields) + b".") == fields

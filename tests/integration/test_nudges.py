@@ -11,8 +11,7 @@ from tests.support.processes import memevo_process, python_process
 
 # Lists the queued task names and arguments of the queue in MEMEVO_HOME.
 _PENDING = (
-    "import json; from workers.main import huey; "
-    "print(json.dumps([[t.name, list(t.args)] for t in huey.pending()]))"
+    "import json; from workers.main import huey; print(json.dumps([[t.name, list(t.args)] for t in huey.pending()]))"
 )
 
 
@@ -23,8 +22,16 @@ def pending(home: Path) -> list[list]:
 
 
 def generic(event: str, **fields: object) -> str:
-    return json.dumps({"schema": "memevo.hook/v1", "agent": "test-agent", "event": event, "session_id": "s1",
-                       "cwd": "/tmp/project", **fields})
+    return json.dumps(
+        {
+            "schema": "memevo.hook/v1",
+            "agent": "test-agent",
+            "event": event,
+            "session_id": "s1",
+            "cwd": "/tmp/project",
+            **fields,
+        }
+    )
 
 
 def test_importing_the_worker_modules_writes_nothing(tmp_path: Path) -> None:

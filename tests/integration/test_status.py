@@ -56,8 +56,10 @@ def test_status_survives_odd_heartbeat_and_job_columns(home: Path) -> None:
     with Store.open(home) as store:
         with store.transaction() as conn:
             sid = capture_source(conn, source_type="summary", origin="/tmp", text="we use Redis", now=1.7e9).source_id
-            conn.execute("UPDATE sources SET consecutive_failures=2, next_due_at='soon', last_failure_at=1e300 "
-                         "WHERE id=?", (sid,))
+            conn.execute(
+                "UPDATE sources SET consecutive_failures=2, next_due_at='soon', last_failure_at=1e300 WHERE id=?",
+                (sid,),
+            )
     for heartbeat in ("nan", "inf", "1e400", "-1e20", "not a number"):
         with Store.open(home) as store:
             store.set_meta("worker_heartbeat", heartbeat)

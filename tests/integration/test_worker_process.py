@@ -45,8 +45,9 @@ def consumer_cmd() -> list[str]:
 
 def start_consumer(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     handle = open(log, "ab")
-    return subprocess.Popen(consumer_cmd(), cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        consumer_cmd(), cwd=REPO, env=env, stdout=handle, stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
@@ -60,8 +61,7 @@ def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None
 def source_rows(home: Path) -> list[tuple]:
     conn = sqlite3.connect(home / "memory.db", timeout=30)
     try:
-        return conn.execute(
-            "SELECT id, state, consecutive_failures, last_error_code, attempt FROM sources").fetchall()
+        return conn.execute("SELECT id, state, consecutive_failures, last_error_code, attempt FROM sources").fetchall()
     finally:
         conn.close()
 
@@ -75,13 +75,19 @@ def wait_for(predicate, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def capture_until_in_flight(env: dict[str, str], model: FakeModelProcess, tmp_path: Path, summary: str,
-                            procs: list[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+def capture_until_in_flight(
+    env: dict[str, str], model: FakeModelProcess, tmp_path: Path, summary: str, procs: list[subprocess.Popen[bytes]]
+) -> subprocess.Popen[bytes]:
     """Start a consumer, capture one summary through a real hook, wait for its model call."""
     consumer = start_consumer(env, tmp_path / "consumer.log")
     procs.append(consumer)  # cleaned up by the fixture even if what follows fails
-    payload = {"schema": "memevo.hook/v1", "event": "compaction", "cwd": "/tmp", "session_id": summary[:8],
-               "summary": summary}
+    payload = {
+        "schema": "memevo.hook/v1",
+        "event": "compaction",
+        "cwd": "/tmp",
+        "session_id": summary[:8],
+        "summary": summary,
+    }
     assert memevo_process("hook", "compaction", input=json.dumps(payload), env=env).returncode == 0
     wait_for(lambda: model.request_count() == 1, 30, "the request to be in flight")
     return consumer
@@ -93,8 +99,14 @@ def env_for(home: Path) -> Iterator:
 
     def make(model: FakeModelProcess, **extra: str) -> dict[str, str]:
         env = dict(os.environ)
-        env.update({"MEMEVO_HOME": str(home), "MEMEVO_MODEL_URL": model.base_url, "MEMEVO_MODEL": "fake",
-                    "PYTHONPATH": str(REPO)})
+        env.update(
+            {
+                "MEMEVO_HOME": str(home),
+                "MEMEVO_MODEL_URL": model.base_url,
+                "MEMEVO_MODEL": "fake",
+                "PYTHONPATH": str(REPO),
+            }
+        )
         env.update(extra)
         return env
 
@@ -110,14 +122,24 @@ def test_200_sources_from_4_producers_consolidated_exactly_once(home: Path, tmp_
         env = make_env(model)
         consumer = start_consumer(env, tmp_path / "consumer.log")
         procs.append(consumer)
-        producers = [subprocess.Popen([sys.executable, "-c", PRODUCER, tag, "50"], cwd=REPO, env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                     for tag in ("a", "b", "c", "d")]
+        producers = [
+            subprocess.Popen(
+                [sys.executable, "-c", PRODUCER, tag, "50"],
+                cwd=REPO,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            for tag in ("a", "b", "c", "d")
+        ]
         for producer in producers:
             out, err = producer.communicate(timeout=120)
             assert producer.returncode == 0, err.decode()
-        wait_for(lambda: len(source_rows(home)) == 200 and all(r[1] == "done" for r in source_rows(home)),
-                 180, "all 200 sources done")
+        wait_for(
+            lambda: len(source_rows(home)) == 200 and all(r[1] == "done" for r in source_rows(home)),
+            180,
+            "all 200 sources done",
+        )
         time.sleep(1.5)  # any duplicate nudge still in the queue would show up as an extra request
         assert model.request_count() == 200
         kill_group(consumer, signal.SIGTERM)
@@ -156,8 +178,10 @@ def test_sigkill_mid_request_then_restart_completes_once(home: Path, tmp_path: P
     [(_, state, failures, code, attempt)] = source_rows(home)
     assert (state, failures, code, attempt) == ("done", 0, None, 2)
     conn = sqlite3.connect(home / "memory.db")
-    assert conn.execute("SELECT COUNT(*) FROM memories WHERE json_extract(body, '$.source_id')=?",
-                        (sid,)).fetchone()[0] == 1
+    assert (
+        conn.execute("SELECT COUNT(*) FROM memories WHERE json_extract(body, '$.source_id')=?", (sid,)).fetchone()[0]
+        == 1
+    )
     conn.close()
 
 

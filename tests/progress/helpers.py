@@ -27,11 +27,17 @@ def edit(path: str, old: str = "a", new: str = "b") -> Operation:
     return op("Edit", json.dumps({"file_path": path, "old_string": old, "new_string": new}), "The file was updated.")
 
 
-def plan(messages: list[str] | str, operations: list[Operation], *, final: str | None = "Done.",
-         error: bool = False, cwd: str = "/work/app", state_dir: Path | None = None) -> ProgressPlan | ProgressSkip:
+def plan(
+    messages: list[str] | str,
+    operations: list[Operation],
+    *,
+    final: str | None = "Done.",
+    error: bool = False,
+    cwd: str = "/work/app",
+    state_dir: Path | None = None,
+) -> ProgressPlan | ProgressSkip:
     texts = [messages] if isinstance(messages, str) else messages
-    return plan_progress(texts, operations, final_message=final, ended_in_error=error, cwd=cwd,
-                         state_dir=state_dir)
+    return plan_progress(texts, operations, final_message=final, ended_in_error=error, cwd=cwd, state_dir=state_dir)
 
 
 def planned(*args: Any, **kwargs: Any) -> ProgressPlan:

@@ -25,8 +25,15 @@ CWD = "/tmp"
 
 
 def end_turn(home: Path, messages: list[str], operations=(), at: float | None = None) -> None:
-    event = HookEvent("turn_end", agent="test-agent", session_id="s1", cwd=CWD, user_messages=tuple(messages),
-                      operations=tuple(operations), final_message="ok")
+    event = HookEvent(
+        "turn_end",
+        agent="test-agent",
+        session_id="s1",
+        cwd=CWD,
+        user_messages=tuple(messages),
+        operations=tuple(operations),
+        final_message="ok",
+    )
     handle_event(event, home, at if at is not None else clock_now())
 
 
@@ -64,8 +71,13 @@ def test_learning_lists_captured_and_skipped_decisions_with_reasons(home: Path) 
 
     text = run("--limit", "7").output
     assert "captured as source" in text and state.id in text
-    for phrase in ("no remembered project state to update", "already captured",
-                   "no recognised work operation", "only memevo's own operations", "a question"):
+    for phrase in (
+        "no remembered project state to update",
+        "already captured",
+        "no recognised work operation",
+        "only memevo's own operations",
+        "a question",
+    ):
         assert phrase in text, phrase
     assert len(json.loads(run("--json", "-n", "2").output)["turns"]) == 2
 
@@ -103,8 +115,11 @@ def test_status_separates_jobs_processed_with_and_without_changes(home: Path, mo
         end_turn(home, ["Remember that the parser uses PEG."])
         end_turn(home, ["Remember that staging runs on port 8443."])
         end_turn(home, ["Remember that ok."])
-        model.enqueue(Reply.of_claims([{"kind": "fact", "content": "The parser uses a PEG grammar"}]),
-                      Reply.of_claims([]), Reply.of_claims([]))
+        model.enqueue(
+            Reply.of_claims([{"kind": "fact", "content": "The parser uses a PEG grammar"}]),
+            Reply.of_claims([]),
+            Reply.of_claims([]),
+        )
         settings = load_settings()
         for _ in range(3):
             consolidate_source(settings, None)

@@ -29,11 +29,15 @@ def size(text: str) -> int:
 
 
 def test_commit_and_failed_push_become_one_source_in_the_order_they_ran() -> None:
-    result = planned(REQUEST, [
-        bash("git status", "On branch main"),
-        bash('git commit -am "Fix the parser"', "[main 1a2b3c4] Fix the parser\n 1 file changed"),
-        bash("git push", "fatal: unable to access 'http://127.0.0.1:9/': Connection refused", "error"),
-    ], final="Committed; the push failed.")
+    result = planned(
+        REQUEST,
+        [
+            bash("git status", "On branch main"),
+            bash('git commit -am "Fix the parser"', "[main 1a2b3c4] Fix the parser\n 1 file changed"),
+            bash("git push", "fatal: unable to access 'http://127.0.0.1:9/': Connection refused", "error"),
+        ],
+        final="Committed; the push failed.",
+    )
     assert [o.category for o in result.observations] == ["inspect", "commit", "push"]
     assert [o.status for o in result.observations] == ["ok", "ok", "error"]
     assert result.completion == "finished" and result.omitted == 0
@@ -44,10 +48,22 @@ def test_commit_and_failed_push_become_one_source_in_the_order_they_ran() -> Non
     assert "assistant report (the agent's words, not proof): Committed; the push failed." in text
 
 
-@pytest.mark.parametrize("command", [
-    "git commit -m x", "git push origin main", "git merge feature", "python -m pytest -q", "npm test",
-    "cargo build", "make", "pip install -e .", "./deploy.sh", "echo ok > notes.txt", "mkdir build",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git commit -m x",
+        "git push origin main",
+        "git merge feature",
+        "python -m pytest -q",
+        "npm test",
+        "cargo build",
+        "make",
+        "pip install -e .",
+        "./deploy.sh",
+        "echo ok > notes.txt",
+        "mkdir build",
+    ],
+)
 def test_each_kind_of_work_qualifies(command: str) -> None:
     assert planned("do it", [bash(command, "ok")]).observations[0].category != "inspect"
 
@@ -57,13 +73,16 @@ def test_file_edits_qualify() -> None:
     assert result.observations[0].category == "write"
 
 
-@pytest.mark.parametrize("operations", [
-    [bash("ls -la", "a b"), bash("cat README.md", "text"), bash("grep -rn TODO .", "x")],
-    [op("Read", '{"file_path": "/work/app/a.py"}', "code"), op("Grep", '{"pattern": "x"}', "a.py")],
-    [op("Glob", '{"pattern": "**/*.py"}', "a.py"), op("WebFetch", '{"url": "https://x"}', "page")],
-    [bash("git log --oneline | head", "abc"), bash("git diff", "+x"), bash("git status", "clean")],
-    [bash("some-unknown-tool --flag", "it ran")],  # unknown commands are not recognised work
-])
+@pytest.mark.parametrize(
+    "operations",
+    [
+        [bash("ls -la", "a b"), bash("cat README.md", "text"), bash("grep -rn TODO .", "x")],
+        [op("Read", '{"file_path": "/work/app/a.py"}', "code"), op("Grep", '{"pattern": "x"}', "a.py")],
+        [op("Glob", '{"pattern": "**/*.py"}', "a.py"), op("WebFetch", '{"url": "https://x"}', "page")],
+        [bash("git log --oneline | head", "abc"), bash("git diff", "+x"), bash("git status", "clean")],
+        [bash("some-unknown-tool --flag", "it ran")],  # unknown commands are not recognised work
+    ],
+)
 def test_pure_lookups_never_qualify(operations: list) -> None:
     assert skipped("look around the repository and commit if needed", operations) == "no_work_operation"
 
@@ -96,8 +115,12 @@ def test_results_must_be_linked_to_their_calls() -> None:
 
 
 def test_memevo_own_commands_and_tools_are_excluded(tmp_path: Path) -> None:
-    own = [bash("memevo status", "jobs: pending 1"), bash("python -m cli evolve", "done"),
-           op("memory_recall", '{"query": "parser"}', "claims"), op("mcp__memevo__recall", "{}", "x")]
+    own = [
+        bash("memevo status", "jobs: pending 1"),
+        bash("python -m cli evolve", "done"),
+        op("memory_recall", '{"query": "parser"}', "claims"),
+        op("mcp__memevo__recall", "{}", "x"),
+    ]
     assert skipped("check memevo and commit", own) == "excluded"
     result = planned(REQUEST, [*own, bash("git commit -am x", "[main abc] x")])
     assert [o.category for o in result.observations] == ["commit"]
@@ -197,8 +220,9 @@ def test_interrupted_turn_keeps_operations_and_drops_the_report() -> None:
 
 
 def test_secrets_in_operations_are_redacted() -> None:
-    result = planned(REQUEST, [bash("API_TOKEN=abc123secretvalue ./deploy.sh",
-                                    "using sk-ant-abcdefghijklmnopqrstuvwx")])
+    result = planned(
+        REQUEST, [bash("API_TOKEN=abc123secretvalue ./deploy.sh", "using sk-ant-abcdefghijklmnopqrstuvwx")]
+    )
     assert "abc123secretvalue" not in result.text and "sk-ant-abcdefghij" not in result.text
 
 
@@ -215,11 +239,15 @@ def test_resources_come_from_the_user_and_operation_inputs_never_outputs(tmp_pat
     (repo / ".git").mkdir(parents=True)
     (repo / "src").mkdir()
     elsewhere = tmp_path / "other"
-    result = planned(f"commit in {tmp_path}/docs please", [
-        bash(f"cd {repo} && git commit -am x", f"see also {elsewhere}/x"),
-        bash(f"git -C {tmp_path}/lib push", "ok"),
-        edit(f"{repo}/src/a.py"),
-    ], cwd=str(tmp_path))
+    result = planned(
+        f"commit in {tmp_path}/docs please",
+        [
+            bash(f"cd {repo} && git commit -am x", f"see also {elsewhere}/x"),
+            bash(f"git -C {tmp_path}/lib push", "ok"),
+            edit(f"{repo}/src/a.py"),
+        ],
+        cwd=str(tmp_path),
+    )
     found = {(r.how, r.path, r.root) for r in result.resources}
     assert ("cd", str(repo), str(repo)) in found
     assert ("git -C", f"{tmp_path}/lib", f"{tmp_path}/lib") in found

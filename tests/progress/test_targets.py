@@ -19,11 +19,11 @@ def state(content: str, *, origin: str = ORIGIN, at: float = 1_700_000_000.0, **
     return make_memory(content, origin=origin, kind="project_state", at=at, **extra)
 
 
-def nominated(store: Store, messages: list[str], operations: list, *, cwd: str = ORIGIN,
-              origin: str = ORIGIN) -> list[str]:
+def nominated(
+    store: Store, messages: list[str], operations: list, *, cwd: str = ORIGIN, origin: str = ORIGIN
+) -> list[str]:
     result = planned(messages, operations, cwd=cwd)
-    return [n.memory_id for n in nominate(store.conn, origin=origin, topics=result.topics,
-                                          resources=result.resources)]
+    return [n.memory_id for n in nominate(store.conn, origin=origin, topics=result.topics, resources=result.resources)]
 
 
 COMMIT = [bash("git commit -am wip", "[main 1] wip")]
@@ -74,8 +74,7 @@ def test_bare_project_name_of_a_resource_matches(store: Store, tmp_path: Path) -
     assert nominated(store, ["push it"], [bash(f"git -C {repo} push", "ok")]) == [named.id]
 
 
-def test_conflicting_path_with_the_same_basename_cannot_qualify_by_name_or_topic(
-        store: Store, tmp_path: Path) -> None:
+def test_conflicting_path_with_the_same_basename_cannot_qualify_by_name_or_topic(store: Store, tmp_path: Path) -> None:
     here, old_clone = tmp_path / "new" / "widget", tmp_path / "old" / "widget"
     (here / ".git").mkdir(parents=True)
     other_clone = state(f"widget at {old_clone}: parser fix not pushed")
@@ -92,13 +91,15 @@ def test_tool_output_never_nominates(store: Store, tmp_path: Path) -> None:
 
 def test_only_active_unpinned_project_states_of_the_origin(store: Store) -> None:
     good = state("Widget parser: not committed")
-    seed(store,
-         good,
-         state("Widget parser pinned: not committed", pinned=True),
-         state("Widget parser forgotten: not committed", status="forgotten"),
-         state("Widget parser conflicted: not committed", status="conflicted"),
-         make_memory("Widget parser uses a PEG grammar", origin=ORIGIN, kind="fact"),
-         state("Widget parser elsewhere: not committed", origin="/work/other"))
+    seed(
+        store,
+        good,
+        state("Widget parser pinned: not committed", pinned=True),
+        state("Widget parser forgotten: not committed", status="forgotten"),
+        state("Widget parser conflicted: not committed", status="conflicted"),
+        make_memory("Widget parser uses a PEG grammar", origin=ORIGIN, kind="fact"),
+        state("Widget parser elsewhere: not committed", origin="/work/other"),
+    )
     assert nominated(store, ["commit the widget parser"], COMMIT) == [good.id]
 
 
@@ -118,19 +119,21 @@ def test_pending_states_first_and_at_most_eight(store: Store) -> None:
     assert set(ids[4:]) <= {m.id for m in done}
 
 
-@pytest.mark.parametrize(("content", "pending"), [
-    ("Parser fix: committed, not pushed yet", True),
-    ("Release 2.1 blocked on review", True),
-    ("迁移脚本尚未提交", True),
-    ("Parser fix committed and pushed to origin/main", False),
-    ("发布已经完成", False),
-])
+@pytest.mark.parametrize(
+    ("content", "pending"),
+    [
+        ("Parser fix: committed, not pushed yet", True),
+        ("Release 2.1 blocked on review", True),
+        ("迁移脚本尚未提交", True),
+        ("Parser fix committed and pushed to origin/main", False),
+        ("发布已经完成", False),
+    ],
+)
 def test_pending_states_are_recognised(content: str, pending: bool) -> None:
     assert is_pending(content) is pending
 
 
 def test_resources_inside_the_state_dir_are_ignored(tmp_path: Path) -> None:
     state_dir = tmp_path / "state"
-    found = resources_of([f"cd {state_dir}/logs"], [("cd", str(tmp_path / "repo"))], str(tmp_path),
-                         (str(state_dir),))
+    found = resources_of([f"cd {state_dir}/logs"], [("cd", str(tmp_path / "repo"))], str(tmp_path), (str(state_dir),))
     assert [r.path for r in found] == [str(tmp_path / "repo")]

@@ -24,22 +24,40 @@ CWD = "/tmp"
 NOW = 1_750_000_000.0
 PARSER_STATE = "Widget parser fix: not committed yet"
 REQUEST = "Commit the widget parser fix and push it"
-WORK = (bash('git commit -am "Fix parser"', "[main 1a2b3c4] Fix parser"),
-        bash("git push", "fatal: could not read from remote repository", "error"))
+WORK = (
+    bash('git commit -am "Fix parser"', "[main 1a2b3c4] Fix parser"),
+    bash("git push", "fatal: could not read from remote repository", "error"),
+)
 
 
-def turn(messages: list[str], operations: tuple[Operation, ...] = WORK, *, session: str = "s1",
-         error: bool = False) -> HookEvent:
-    return HookEvent("turn_end", agent="test-agent", session_id=session, cwd=CWD, user_messages=tuple(messages),
-                     operations=operations, final_message="Committed; push failed.", ended_in_error=error)
+def turn(
+    messages: list[str], operations: tuple[Operation, ...] = WORK, *, session: str = "s1", error: bool = False
+) -> HookEvent:
+    return HookEvent(
+        "turn_end",
+        agent="test-agent",
+        session_id=session,
+        cwd=CWD,
+        user_messages=tuple(messages),
+        operations=operations,
+        final_message="Committed; push failed.",
+        ended_in_error=error,
+    )
 
 
 def rows(home: Path) -> list[dict]:
     conn = sqlite3.connect(home / "memory.db")
     try:
-        return [{"id": r[0], "type": r[1], "text": json.loads(r[2])["text"],
-                 "targets": json.loads(r[2])["target_ids"], "created_at": r[3]}
-                for r in conn.execute("SELECT id, source_type, body, created_at FROM sources ORDER BY rowid")]
+        return [
+            {
+                "id": r[0],
+                "type": r[1],
+                "text": json.loads(r[2])["text"],
+                "targets": json.loads(r[2])["target_ids"],
+                "created_at": r[3],
+            }
+            for r in conn.execute("SELECT id, source_type, body, created_at FROM sources ORDER BY rowid")
+        ]
     finally:
         conn.close()
 
@@ -123,8 +141,15 @@ def test_statement_and_work_give_two_sources_and_the_statement_is_leased_first(h
 def test_due_order_is_deterministic_for_one_turn(home: Path, parser_state) -> None:
     # Whatever the ids, a turn's statement comes before its progress source.
     for i in range(5):
-        handle_event(turn([f"Remember that build {i} uses clang. {REQUEST}"],
-                          (bash(f"git commit -am step{i}", "ok"),), session=f"s{i}"), home, NOW + i)
+        handle_event(
+            turn(
+                [f"Remember that build {i} uses clang. {REQUEST}"],
+                (bash(f"git commit -am step{i}", "ok"),),
+                session=f"s{i}",
+            ),
+            home,
+            NOW + i,
+        )
     from memory_core.jobs.lifecycle import due_source_ids
 
     with Store.open(home) as store:
@@ -134,11 +159,14 @@ def test_due_order_is_deterministic_for_one_turn(home: Path, parser_state) -> No
 
 
 def test_worker_applies_statement_then_progress_and_updates_the_state(
-        home: Path, parser_state, model: FakeModelServer) -> None:
+    home: Path, parser_state, model: FakeModelServer
+) -> None:
     handle_event(turn(["Remember that pushes go through the VPN. " + REQUEST]), home, NOW)
     new_state = "Widget parser fix: committed locally, push failed (remote unreachable)"
-    model.enqueue(Reply.of_claims([{"kind": "fact", "content": "Pushes go through the VPN"}]),
-                  Reply.of_claims([{"kind": "project_state", "content": new_state, "replaces": parser_state.id}]))
+    model.enqueue(
+        Reply.of_claims([{"kind": "fact", "content": "Pushes go through the VPN"}]),
+        Reply.of_claims([{"kind": "project_state", "content": new_state, "replaces": parser_state.id}]),
+    )
     settings = load_settings()
     assert consolidate_source(settings, None).status == AttemptStatus.DONE
     assert consolidate_source(settings, None).status == AttemptStatus.DONE
@@ -146,13 +174,15 @@ def test_worker_applies_statement_then_progress_and_updates_the_state(
     assert "Source type: user_statement" in first and "Source type: progress" in second
     assert f"Nominated ids: {parser_state.id}" in second and parser_state.id in second
     with Store.open(home) as store:
-        body = json.loads(store.conn.execute(
-            "SELECT body FROM memories WHERE kind='project_state' AND status='active'").fetchone()[0])
+        body = json.loads(
+            store.conn.execute("SELECT body FROM memories WHERE kind='project_state' AND status='active'").fetchone()[0]
+        )
     assert body["content"] == new_state and body["evidence"]["basis"] == "tool_observation"
 
 
 def test_progress_answer_outside_the_nominated_states_is_rejected(
-        home: Path, parser_state, model: FakeModelServer) -> None:
+    home: Path, parser_state, model: FakeModelServer
+) -> None:
     handle_event(turn([REQUEST]), home, NOW)
     model.enqueue(Reply.of_claims([{"kind": "fact", "content": "The parser is written in Rust"}]))
     outcome = consolidate_source(load_settings(), None)
@@ -166,18 +196,32 @@ def test_interrupted_turn_is_marked(home: Path, parser_state) -> None:
 
 
 def test_progress_capture_stays_off_the_heavy_imports(home: Path, parser_state) -> None:
-    payload = json.dumps({
-        "schema": "memevo.hook/v1", "event": "turn_end", "agent": "test-agent", "session_id": "hot", "cwd": CWD,
-        "user_messages": [REQUEST],
-        "operations": [{"tool": "Bash", "input": "git commit -am x", "output": "[main 1] x",
-                        "call_id": "c1", "result_id": "c1"}],
-    })
+    payload = json.dumps(
+        {
+            "schema": "memevo.hook/v1",
+            "event": "turn_end",
+            "agent": "test-agent",
+            "session_id": "hot",
+            "cwd": CWD,
+            "user_messages": [REQUEST],
+            "operations": [
+                {
+                    "tool": "Bash",
+                    "input": "git commit -am x",
+                    "output": "[main 1] x",
+                    "call_id": "c1",
+                    "result_id": "c1",
+                }
+            ],
+        }
+    )
     assert loaded_heavy_modules(home, ["hook", "turn_end"], payload) == []
     assert [s["type"] for s in rows(home)] == ["progress"]
 
 
-def test_a_progress_nudge_that_must_wait_for_its_statement_says_so(home: Path, parser_state,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_progress_nudge_that_must_wait_for_its_statement_says_so(
+    home: Path, parser_state, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # The worker task reschedules a waiting progress source within seconds (workers.tasks)
     # instead of leaving it to the once-a-minute recovery. (A worker without a model leases
     # nothing at all, so this one has a model; it is never called.)

@@ -67,8 +67,7 @@ def test_unknown_kind_is_an_error() -> None:
 
 def test_confirmation_moves_the_clock_not_the_update_time(add, reader) -> None:
     stale = add("Deploys run from the release branch", kind="project_state")
-    confirmed = add("Deploys are paused for the audit", kind="project_state",
-                    confirmed_at=T0 + 9 * DAY)
+    confirmed = add("Deploys are paused for the audit", kind="project_state", confirmed_at=T0 + 9 * DAY)
     assert confirmed.updated_at == stale.updated_at == T0
     assert confirmed.clock_at == T0 + 9 * DAY
     now = T0 + 10 * DAY  # 10 days after the update, 1 day after the confirmation

@@ -29,9 +29,20 @@ from tests.support.times import NOW, T0
 
 
 def row(n: int, content: str, **extra) -> DigestRow:
-    values = dict(memory_id=f"{n:024x}", kind="fact", status="active", origin="/work/app",
-                  source_id="s" * 24, updated="2023-11-14", evidence="summary/local",
-                  freshness=1.0, dormant=False, accuracy=None, content=content, matched=())
+    values = dict(
+        memory_id=f"{n:024x}",
+        kind="fact",
+        status="active",
+        origin="/work/app",
+        source_id="s" * 24,
+        updated="2023-11-14",
+        evidence="summary/local",
+        freshness=1.0,
+        dormant=False,
+        accuracy=None,
+        content=content,
+        matched=(),
+    )
     values.update(extra)
     return DigestRow(**values)
 
@@ -46,9 +57,16 @@ def test_guidance_first_and_rows_are_json() -> None:
     assert (lines[0], lines[1], lines[-1]) == (OPEN, GUIDANCE, CLOSE)
     assert count == 1
     data = json.loads(lines[2])
-    assert data == {"id": f"{1:024x}", "kind": "fact", "status": "active", "origin": "/work/app",
-                    "source": "s" * 24, "updated": "2023-11-14", "evidence": "summary/local",
-                    "excerpt": "SQLite listens on port 5432"}
+    assert data == {
+        "id": f"{1:024x}",
+        "kind": "fact",
+        "status": "active",
+        "origin": "/work/app",
+        "source": "s" * 24,
+        "updated": "2023-11-14",
+        "evidence": "summary/local",
+        "excerpt": "SQLite listens on port 5432",
+    }
 
 
 def test_bounds_hold_for_large_claims() -> None:
@@ -65,8 +83,7 @@ def test_bounds_hold_for_large_claims() -> None:
 
 
 def test_aging_and_accuracy_labels() -> None:
-    text, _ = render_digest([row(1, "old fact", freshness=0.7, accuracy="accurate"),
-                             row(2, "new fact", freshness=0.9)])
+    text, _ = render_digest([row(1, "old fact", freshness=0.7, accuracy="accurate"), row(2, "new fact", freshness=0.9)])
     first, second = (json.loads(line) for line in text.splitlines()[2:4])
     assert first["aging"] == 0.7 and first["accuracy"] == "accurate"
     assert "aging" not in second and "accuracy" not in second
@@ -94,8 +111,11 @@ def test_excerpt_centres_on_the_match() -> None:
 
 
 def test_source_label_prefers_current_evidence(add, reader) -> None:
-    add("Logs rotate daily at noon", source_id="o" * 24,
-        evidence=Evidence(basis="manual_correction", method="manual", source_id="m" * 24, at=T0))
+    add(
+        "Logs rotate daily at noon",
+        source_id="o" * 24,
+        evidence=Evidence(basis="manual_correction", method="manual", source_id="m" * 24, at=T0),
+    )
     legacy = add("Caches expire hourly", evidence=None, source_id="l" * 24, origin="legacy")
     first = json.loads(recall(reader.conn, "logs rotate", now=NOW).digest.splitlines()[2])
     assert first["source"] == "m" * 24 and first["evidence"] == "manual_correction/manual"
@@ -116,12 +136,17 @@ def test_diagnostics_are_bounded_and_hold_no_bodies(add, reader) -> None:
     assert len(result.diagnostics["candidates"]) <= 10
     assert result.diagnostics["digest"]["bytes"] == len(result.digest.encode("utf-8"))
     assert {"raw", "rank", "basis", "method", "freshness", "utility", "accuracy", "excluded"} <= set(
-        result.diagnostics["candidates"][0])
+        result.diagnostics["candidates"][0]
+    )
 
 
 def test_diagnostics_cap() -> None:
-    huge = {"trigger": "turn", "at": 1.0, "plan": {"focus": ["x" * 60] * 32, "context": []},
-            "candidates": [{"id": "i" * 24, "matched": ["m" * 60] * 16}] * 10}
+    huge = {
+        "trigger": "turn",
+        "at": 1.0,
+        "plan": {"focus": ["x" * 60] * 32, "context": []},
+        "candidates": [{"id": "i" * 24, "matched": ["m" * 60] * 16}] * 10,
+    }
     capped = cap_diagnostics(huge, limit=2000)
     assert len(json.dumps(capped, separators=(",", ":")).encode("utf-8")) <= 2000
     assert capped["truncated"] is True

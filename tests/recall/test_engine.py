@@ -24,25 +24,35 @@ def corpus(store: Store) -> random.Random:
         for n in range(400):
             # A skewed vocabulary: low-numbered words are common, high-numbered ones rare.
             words = {WORDS[min(int(rng.expovariate(1 / 12)), 59)] for _ in range(rng.randint(3, 9))}
-            put_memory(conn, make_memory(
-                " ".join(sorted(words)) + f" item{n}", origin=f"/work/o{n % 4}",
-                kind=rng.choice(["fact", "decision", "preference", "project_state"]),
-                at=T0 - rng.uniform(0, 3) * DAY, pinned=rng.random() < 0.05,
-            ))
+            put_memory(
+                conn,
+                make_memory(
+                    " ".join(sorted(words)) + f" item{n}",
+                    origin=f"/work/o{n % 4}",
+                    kind=rng.choice(["fact", "decision", "preference", "project_state"]),
+                    at=T0 - rng.uniform(0, 3) * DAY,
+                    pinned=rng.random() < 0.05,
+                ),
+            )
     return rng
 
 
-def test_early_stop_matches_scoring_everything(corpus: random.Random, reader,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_early_stop_matches_scoring_everything(corpus: random.Random, reader, monkeypatch: pytest.MonkeyPatch) -> None:
     queries = [" ".join(corpus.sample(WORDS[:30], corpus.randint(1, 3))) for _ in range(80)]
     for narrow, limit in ((True, 3), (False, 10)):
-        fast = [engine.evaluate_plan(reader.conn, plan_query(q), now=NOW, limit=limit,
-                                     include_dormant=False, narrow=narrow) for q in queries]
+        fast = [
+            engine.evaluate_plan(reader.conn, plan_query(q), now=NOW, limit=limit, include_dormant=False, narrow=narrow)
+            for q in queries
+        ]
         with monkeypatch.context() as m:
             m.setattr(engine, "FIRST_BATCH", 10**9)
             m.setattr(engine, "MAX_SCORED", 10**9)
-            slow = [engine.evaluate_plan(reader.conn, plan_query(q), now=NOW, limit=limit,
-                                         include_dormant=False, narrow=narrow) for q in queries]
+            slow = [
+                engine.evaluate_plan(
+                    reader.conn, plan_query(q), now=NOW, limit=limit, include_dormant=False, narrow=narrow
+                )
+                for q in queries
+            ]
         for q, a, b in zip(queries, fast, slow, strict=True):
             assert [c.doc.memory_id for c in a.chosen] == [c.doc.memory_id for c in b.chosen], q
         if narrow:  # the relative cutoff is what lets automatic recall stop early

@@ -20,8 +20,10 @@ from tests.support.times import NOW, T0
 
 def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
     # The version stamp is written by whichever build last touched the index, not per claim.
-    return (sorted(conn.execute("SELECT * FROM postings WHERE field != 'version'").fetchall()),
-            sorted(conn.execute("SELECT * FROM index_docs").fetchall()))
+    return (
+        sorted(conn.execute("SELECT * FROM postings WHERE field != 'version'").fetchall()),
+        sorted(conn.execute("SELECT * FROM index_docs").fetchall()),
+    )
 
 
 def assert_in_step(store: Store) -> None:
@@ -31,12 +33,18 @@ def assert_in_step(store: Store) -> None:
     assert snapshot(store.conn) == before
 
 
-TEXTS = ["SQLite listens on port 5432", "数据库使用 PostgreSQL", "Deploy with /srv/app/deploy.sh",
-         "The team prefers tabs", "Redis caches sessions for 30 minutes"]
+TEXTS = [
+    "SQLite listens on port 5432",
+    "数据库使用 PostgreSQL",
+    "Deploy with /srv/app/deploy.sh",
+    "The team prefers tabs",
+    "Redis caches sessions for 30 minutes",
+]
 ORIGINS = ["/work/a", "/work/b"]
 OPERATION = st.tuples(
     st.sampled_from(["put", "edit", "forget", "incorrect", "pin", "alias", "delete"]),
-    st.integers(0, len(TEXTS) - 1), st.integers(0, len(ORIGINS) - 1),
+    st.integers(0, len(TEXTS) - 1),
+    st.integers(0, len(ORIGINS) - 1),
 )
 
 
@@ -60,8 +68,9 @@ def test_index_matches_a_rebuild_after_any_writes(store: Store, operations) -> N
             elif action == "forget":
                 memory = memory.model_copy(update={"status": "forgotten"})
             elif action == "incorrect":
-                memory = memory.model_copy(update={"feedback": Feedback(
-                    accuracy=VerdictSlot(verdict="incorrect", source_id="u" * 24, at=T0))})
+                memory = memory.model_copy(
+                    update={"feedback": Feedback(accuracy=VerdictSlot(verdict="incorrect", source_id="u" * 24, at=T0))}
+                )
             elif action == "pin":
                 memory = memory.model_copy(update={"pinned": not memory.pinned})
             elif action == "alias":
@@ -107,8 +116,9 @@ def test_edits_move_postings(store: Store, reader) -> None:
 def test_recall_never_scans_a_table(store: Store, reader) -> None:
     with store.transaction() as conn:
         for n in range(60):
-            put_memory(conn, make_memory(f"Service {n} listens on port {9000 + n} behind nginx",
-                                         origin=f"/work/s{n % 3}"))
+            put_memory(
+                conn, make_memory(f"Service {n} listens on port {9000 + n} behind nginx", origin=f"/work/s{n % 3}")
+            )
         target = make_memory("The billing job runs on service 7", origin="/work/s1")
         put_memory(conn, target)
     statements: list[str] = []
@@ -133,8 +143,9 @@ def test_recall_never_scans_a_table(store: Store, reader) -> None:
 def test_stale_index_version_is_reported(store: Store, reader) -> None:
     with store.transaction() as conn:
         put_memory(conn, make_memory("Builds run on Jenkins"))
-        conn.execute("UPDATE postings SET tf=? WHERE feature='' AND memory_id='' AND field='version'",
-                     (INDEX_VERSION + 1,))
+        conn.execute(
+            "UPDATE postings SET tf=? WHERE feature='' AND memory_id='' AND field='version'", (INDEX_VERSION + 1,)
+        )
     notes = recall(reader.conn, "jenkins", now=NOW).diagnostics["notes"]
     assert any("rebuilt" in note for note in notes)
     with store.transaction() as conn:

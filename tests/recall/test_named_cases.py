@@ -126,8 +126,7 @@ def test_continue_in_a_fresh_session_recalls_nothing(add, reader) -> None:
 
 def test_reset_phrases_stop_inheritance(add, reader) -> None:
     add("SQLite listens on port 5432 in the test harness")
-    result = turn_recall(reader.conn, ["SQLite port?", "new topic", "continue"], now=NOW,
-                         session_is_fresh=False)
+    result = turn_recall(reader.conn, ["SQLite port?", "new topic", "continue"], now=NOW, session_is_fresh=False)
     assert result.claims == []
 
 
@@ -189,8 +188,10 @@ def test_alternatives_each_get_their_answer(add, reader) -> None:
 def test_self_corrected_question(add, reader) -> None:
     redis = add("Redis listens on port 6380 in development")
     add("The weather service caches forecasts for an hour")
-    text = ("The weather has been odd and the forecast service keeps timing out. "
-            "Sorry, what I actually want to ask is: which port does Redis use?")
+    text = (
+        "The weather has been odd and the forecast service keeps timing out. "
+        "Sorry, what I actually want to ask is: which port does Redis use?"
+    )
     assert ids(recall(reader.conn, text, now=NOW)) == [redis.id]
     zh = "最近天气预报服务总是超时。不好意思，我真正想问的是：Redis 的端口是多少？"
     assert ids(recall(reader.conn, zh, now=NOW)) == [redis.id]

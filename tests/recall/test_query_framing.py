@@ -15,16 +15,18 @@ def focus(text: str) -> list[str]:
     return [t.feature for t in query_terms(text)]
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("构建要多久？", ["~build"]),                    # 多久 "how long", a lone 要
-    ("日志文件在哪？", ["~log", "~file"]),            # 哪 "where"
-    ("部署到哪台服务器上了？", ["~deploy", "~server"]),  # 到, 哪台, a locative 上
-    ("对，那个缓存的超时是多少", ["~cache", "~timeout"]),  # 对 "right,"
-    ("测试用的是哪个数据库？", ["~test", "~database"]),  # a lone 用 "use"
-    ("好的，那Redis呢？", ["redi"]),
-])
-def test_chinese_question_words_and_lone_function_characters_are_filler(query: str,
-                                                                         expected: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("构建要多久？", ["~build"]),  # 多久 "how long", a lone 要
+        ("日志文件在哪？", ["~log", "~file"]),  # 哪 "where"
+        ("部署到哪台服务器上了？", ["~deploy", "~server"]),  # 到, 哪台, a locative 上
+        ("对，那个缓存的超时是多少", ["~cache", "~timeout"]),  # 对 "right,"
+        ("测试用的是哪个数据库？", ["~test", "~database"]),  # a lone 用 "use"
+        ("好的，那Redis呢？", ["redi"]),
+    ],
+)
+def test_chinese_question_words_and_lone_function_characters_are_filler(query: str, expected: list[str]) -> None:
     assert focus(query) == expected
 
 
@@ -42,14 +44,17 @@ def test_a_chinese_how_long_question_finds_its_answer(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "构建要多久？", now=NOW).claims] == [build.id]
 
 
-@pytest.mark.parametrize("text", [
-    "最近好忙，天气也不好。哦豁，我其实是想搞清楚，数据库的端口是多少？",
-    "最近好忙，天气也不好。不对，我真正想要了解的是：数据库的端口是多少？",
-    "最近好忙，天气也不好。哎，我真正想弄清楚的是，数据库的端口是多少？",
-    "最近好忙，天气也不好。额，实际上我那个问题是这个，数据库的端口是多少？",
-    "最近好忙，天气也不好。对了，我想问，数据库的端口是多少？",
-    "Busy week, the weather is awful. What I really want to know is the database port.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "最近好忙，天气也不好。哦豁，我其实是想搞清楚，数据库的端口是多少？",
+        "最近好忙，天气也不好。不对，我真正想要了解的是：数据库的端口是多少？",
+        "最近好忙，天气也不好。哎，我真正想弄清楚的是，数据库的端口是多少？",
+        "最近好忙，天气也不好。额，实际上我那个问题是这个，数据库的端口是多少？",
+        "最近好忙，天气也不好。对了，我想问，数据库的端口是多少？",
+        "Busy week, the weather is awful. What I really want to know is the database port.",
+    ],
+)
 def test_chatter_before_the_real_question_is_set_aside(text: str) -> None:
     plan = build_plan([text])
     assert [t.feature for t in plan.focus] == ["~database", "~port"]
@@ -68,15 +73,18 @@ def test_a_noisy_question_finds_its_answer(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, text, now=NOW).claims] == [port.id]
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("我表姐多大年纪了？", ["表姐", "~age"]),               # 多大 "how", 年纪 "age"
-    ("我上司是啥职位来着？", ["上司", "~job"]),              # 啥 "what", 来着 "again?"
-    ("有几个人身高在165cm及以上啊？", ["~height", "165cm"]),  # 以上 "or more"
-    ("那我的上司是哪个学校毕业的呢？", ["上司", "~school", "~education"]),
-    ("我爸爸的邮箱地址是多少来着？", ["~father", "~email", "~address"]),
-    ("How long has Caroline had her friends?", ["carolin", "~friend"]),
-    ("What kind of pottery does Melanie make?", ["potteri", "melani"]),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("我表姐多大年纪了？", ["表姐", "~age"]),  # 多大 "how", 年纪 "age"
+        ("我上司是啥职位来着？", ["上司", "~job"]),  # 啥 "what", 来着 "again?"
+        ("有几个人身高在165cm及以上啊？", ["~height", "165cm"]),  # 以上 "or more"
+        ("那我的上司是哪个学校毕业的呢？", ["上司", "~school", "~education"]),
+        ("我爸爸的邮箱地址是多少来着？", ["~father", "~email", "~address"]),
+        ("How long has Caroline had her friends?", ["carolin", "~friend"]),
+        ("What kind of pottery does Melanie make?", ["potteri", "melani"]),
+    ],
+)
 def test_general_question_words_and_personal_details(query: str, expected: list[str]) -> None:
     assert focus(query) == expected
 

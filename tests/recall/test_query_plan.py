@@ -18,24 +18,27 @@ def shape(texts: list[str]) -> tuple[str, list[str], list[str]]:
     return plan.mode, [t.feature for t in plan.focus], [t.feature for t in plan.context]
 
 
-@pytest.mark.parametrize(("texts", "expected"), [
-    (["SQLite"], ("standalone", ["sqlite"], [])),
-    (["SQLite", "port?"], ("follow_up", ["~port"], ["sqlite"])),
-    (["SQLite", "port?", "auth?"], ("follow_up", ["~auth"], ["sqlite"])),
-    (["SQLite", "port?", "auth?", "continue"], ("inherited", ["~auth"], ["sqlite"])),
-    (["SQLite", "port?", "auth?", "continue", "继续"], ("inherited", ["~auth"], ["sqlite"])),
-    (["continue"], ("empty", [], [])),
-    (["SQLite", "new topic", "continue"], ("reset", [], [])),
-    (["SQLite", "never mind, Redis port?"], ("standalone", ["redi", "~port"], [])),
-    (["SQLite", "PostgreSQL?"], ("standalone", ["postgresql"], [])),
-    (["SQLite", "does it support WAL?"], ("follow_up", ["support", "wal"], ["sqlite"])),
-    (["SQLite", "5433?"], ("follow_up", ["5433"], ["sqlite"])),
-    (["SQLite", "status?"], ("follow_up", ["~status"], ["sqlite"])),
-    (["SQLite", "猫?", "continue"], ("inherited", ["猫"], [])),
-    (["数据库", "端口呢？"], ("follow_up", ["~port"], ["~database"])),
-    (["Do you remember the memory limit?"], ("standalone", ["~memory", "~limit"], [])),
-    (["你还记得端口是多少吗"], ("standalone", ["~port"], [])),
-])
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["SQLite"], ("standalone", ["sqlite"], [])),
+        (["SQLite", "port?"], ("follow_up", ["~port"], ["sqlite"])),
+        (["SQLite", "port?", "auth?"], ("follow_up", ["~auth"], ["sqlite"])),
+        (["SQLite", "port?", "auth?", "continue"], ("inherited", ["~auth"], ["sqlite"])),
+        (["SQLite", "port?", "auth?", "continue", "继续"], ("inherited", ["~auth"], ["sqlite"])),
+        (["continue"], ("empty", [], [])),
+        (["SQLite", "new topic", "continue"], ("reset", [], [])),
+        (["SQLite", "never mind, Redis port?"], ("standalone", ["redi", "~port"], [])),
+        (["SQLite", "PostgreSQL?"], ("standalone", ["postgresql"], [])),
+        (["SQLite", "does it support WAL?"], ("follow_up", ["support", "wal"], ["sqlite"])),
+        (["SQLite", "5433?"], ("follow_up", ["5433"], ["sqlite"])),
+        (["SQLite", "status?"], ("follow_up", ["~status"], ["sqlite"])),
+        (["SQLite", "猫?", "continue"], ("inherited", ["猫"], [])),
+        (["数据库", "端口呢？"], ("follow_up", ["~port"], ["~database"])),
+        (["Do you remember the memory limit?"], ("standalone", ["~memory", "~limit"], [])),
+        (["你还记得端口是多少吗"], ("standalone", ["~port"], [])),
+    ],
+)
 def test_plans(texts: list[str], expected: tuple[str, list[str], list[str]]) -> None:
     assert shape(texts) == expected
 

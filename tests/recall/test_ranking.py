@@ -11,12 +11,34 @@ from memory_core.records import Evidence, Feedback, VerdictSlot
 from tests.support.times import NOW, T0
 
 
-def doc(memory_id: str, *, origin: str = "/o", kind: str = "fact", content_hash: str | None = None,
-        updated_at: float = T0, clock_at: float | None = None, pinned: bool = False,
-        priority: int = 1, utility: str | None = None, accuracy: str | None = None) -> IndexedDoc:
-    return IndexedDoc(memory_id, origin, kind, content_hash or memory_id, updated_at,
-                      updated_at if clock_at is None else clock_at, pinned, priority, "summary",
-                      "local", utility, accuracy, 5)
+def doc(
+    memory_id: str,
+    *,
+    origin: str = "/o",
+    kind: str = "fact",
+    content_hash: str | None = None,
+    updated_at: float = T0,
+    clock_at: float | None = None,
+    pinned: bool = False,
+    priority: int = 1,
+    utility: str | None = None,
+    accuracy: str | None = None,
+) -> IndexedDoc:
+    return IndexedDoc(
+        memory_id,
+        origin,
+        kind,
+        content_hash or memory_id,
+        updated_at,
+        updated_at if clock_at is None else clock_at,
+        pinned,
+        priority,
+        "summary",
+        "local",
+        utility,
+        accuracy,
+        5,
+    )
 
 
 def cand(d: IndexedDoc, raw: float, matched: tuple[str, ...] = ("a",)) -> Candidate:
@@ -84,8 +106,10 @@ def test_facet_redundancy_per_origin_and_kind() -> None:
 def test_complete_answers_are_never_redundant() -> None:
     # Three claims that each match the whole question (the places of every event in one
     # city) are all answers; a partial match on the same words is one side of it.
-    full = [Candidate(doc(f"{c}" * 24), 3.0 - n / 100, ("~location", "shenzhen"), (), complete=True)
-            for n, c in enumerate("abc")]
+    full = [
+        Candidate(doc(f"{c}" * 24), 3.0 - n / 100, ("~location", "shenzhen"), (), complete=True)
+        for n, c in enumerate("abc")
+    ]
     chosen = select(full, now=NOW, limit=3)
     assert chosen == full
     partial = [Candidate(doc(f"{c}" * 24), 3.0 - n / 100, ("shenzhen",), ()) for n, c in enumerate("def")]
@@ -106,9 +130,12 @@ def test_limit() -> None:
 
 def test_feedback_and_evidence_through_the_store(add, reader) -> None:
     summary = add("Logs rotate daily at midnight", kind="fact")
-    corrected = add("Logs rotate daily at noon", kind="fact", origin="/work/other",
-                    evidence=Evidence(basis="manual_correction", method="manual",
-                                      source_id="m" * 24, at=T0))
+    corrected = add(
+        "Logs rotate daily at noon",
+        kind="fact",
+        origin="/work/other",
+        evidence=Evidence(basis="manual_correction", method="manual", source_id="m" * 24, at=T0),
+    )
     result = recall(reader.conn, "when do logs rotate", now=NOW)
     assert [c.memory_id for c in result.claims] == [corrected.id, summary.id]
     assert result.claims[0].priority == 4 and result.claims[1].priority == 1

@@ -98,10 +98,17 @@ def test_search_lists_up_to_ten(home: Path, cli_run) -> None:
 def test_explain_last_and_preview(home: Path, cli_run) -> None:
     seed(home, "SQLite listens on port 5432 behind the proxy")
     assert "no automatic recall recorded yet" in cli_run("explain").output
-    write_last_diagnostics(home, {"trigger": "turn", "at": 1_700_000_000.0,
-                                  "plan": {"mode": "standalone", "focus": ["sqlite"], "context": []},
-                                  "lifecycle": {"indexed": 1}, "candidates": [],
-                                  "digest": {"claims": 0, "bytes": 0}})
+    write_last_diagnostics(
+        home,
+        {
+            "trigger": "turn",
+            "at": 1_700_000_000.0,
+            "plan": {"mode": "standalone", "focus": ["sqlite"], "context": []},
+            "lifecycle": {"indexed": 1},
+            "candidates": [],
+            "digest": {"claims": 0, "bytes": 0},
+        },
+    )
     shown = cli_run("explain").output
     assert "trigger:    turn" in shown and "focus: sqlite" in shown
     preview = cli_run("explain", "SQLite port?", "--json").output
@@ -126,8 +133,12 @@ def test_tool_definition_matches_the_recall_command(home: Path, cli_run) -> None
 
 
 def test_explain_says_which_gate_dropped_a_claim(home: Path, cli_run) -> None:
-    port, auth, other = seed(home, "SQLite listens on port 5432", "SQLite authentication uses a secret file",
-                             "PostgreSQL listens on port 5433")
+    port, auth, other = seed(
+        home,
+        "SQLite listens on port 5432",
+        "SQLite authentication uses a secret file",
+        "PostgreSQL listens on port 5433",
+    )
     data = json.loads(cli_run("explain", "SQLite port?", "--claim", auth, "--json").output)
     assert data["claim"]["reason"] == "named_attribute_missing" and data["claim"]["stage"] == "gate"
     assert data["claim"]["missing"] == ["~port"]

@@ -122,8 +122,9 @@ def test_a_word_no_claim_holds_counts_as_one_light_word() -> None:
     both = {"worker": BODY, "thread": BODY}
     assert one.coverage(both) == pytest.approx(2 * w / (2 * w + 1))
     assert one.evaluate(both, 5).reason is None
-    many = scorer("worker threads zyxwv qwfp jklm uvwx nopq rstu vwxy abcd efgh ijkl mnop qrst",
-                  {"worker": 3, "thread": 3})
+    many = scorer(
+        "worker threads zyxwv qwfp jklm uvwx nopq rstu vwxy abcd efgh ijkl mnop qrst", {"worker": 3, "thread": 3}
+    )
     assert many.coverage(both) == pytest.approx(2 * w / (2 * w + 12))
     assert many.evaluate(both, 5).reason == "focus_coverage"
 

@@ -13,8 +13,16 @@ def test_english_words_are_stemmed_and_filler_dropped() -> None:
 
 
 def test_porter_reference_points() -> None:
-    pairs = {"caresses": "caress", "ponies": "poni", "relational": "relat", "hopping": "hop",
-             "generalization": "gener", "sensibiliti": "sensibl", "filing": "file", "sky": "sky"}
+    pairs = {
+        "caresses": "caress",
+        "ponies": "poni",
+        "relational": "relat",
+        "hopping": "hop",
+        "generalization": "gener",
+        "sensibiliti": "sensibl",
+        "filing": "file",
+        "sky": "sky",
+    }
     assert {w: stem(w) for w in pairs} == pairs
 
 
@@ -30,8 +38,7 @@ def test_paths_are_exact_literals_without_topic_words() -> None:
 
 def test_filenames_identifiers_urls_and_numbers() -> None:
     found = set(features("Edit config.toml and memory_core, see https://example.com/a b, port 5432, v1.2.3"))
-    assert {"config.toml", "memory_core", "https://example.com/a", "example.com", "5432", "v1.2.3",
-            "~port"} <= found
+    assert {"config.toml", "memory_core", "https://example.com/a", "example.com", "5432", "v1.2.3", "~port"} <= found
     assert not {"e", "g"} & set(features("e.g. this"))
     assert set(features("and/or")) == set()  # a slash between two words is not a path
 
@@ -52,7 +59,10 @@ def test_concept_map_merges_synonyms_across_languages() -> None:
 def test_query_units_and_flags() -> None:
     terms = query_terms("Do you remember the SQLite auth setting?")
     assert [(t.feature, t.attribute, t.generic) for t in terms] == [
-        ("sqlite", False, False), ("~auth", True, False), ("~config", True, True)]
+        ("sqlite", False, False),
+        ("~auth", True, False),
+        ("~config", True, True),
+    ]
     units = {t.unit for t in query_terms("户外徒步 端口")}
     assert len(units) == 2
 

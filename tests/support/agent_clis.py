@@ -45,8 +45,16 @@ from tests.support.npm_cli import (
     run_headless,
 )
 
-__all__ = ["CLAUDE_CODE", "ClaudeRun", "ClaudeRunner", "claude_binary", "claude_environment", "command_line",
-           "hook_settings", "require_claude"]
+__all__ = [
+    "CLAUDE_CODE",
+    "ClaudeRun",
+    "ClaudeRunner",
+    "claude_binary",
+    "claude_environment",
+    "command_line",
+    "hook_settings",
+    "require_claude",
+]
 
 CLAUDE_CODE_PACKAGE = "@anthropic-ai/claude-code"
 CLAUDE_CODE_VERSION = "2.1.332"
@@ -72,16 +80,28 @@ def _reports_version(binary: Path, version: str) -> bool:
     """Whether ``binary --version`` runs and names the pinned version."""
     env = {k: v for k, v in os.environ.items() if not _dropped(k)}
     try:
-        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
-                              env={**env, "DISABLE_AUTOUPDATER": "1"}, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**env, "DISABLE_AUTOUPDATER": "1"},
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0 and done.stdout.strip().startswith(version)
 
 
-CLAUDE_CODE = NpmCli(name="claude-code", package=CLAUDE_CODE_PACKAGE, version=CLAUDE_CODE_VERSION,
-                     binary_path="node_modules/@anthropic-ai/claude-code/bin/claude.exe", binaries=_candidates,
-                     version_check=_reports_version, title="Claude Code")
+CLAUDE_CODE = NpmCli(
+    name="claude-code",
+    package=CLAUDE_CODE_PACKAGE,
+    version=CLAUDE_CODE_VERSION,
+    binary_path="node_modules/@anthropic-ai/claude-code/bin/claude.exe",
+    binaries=_candidates,
+    version_check=_reports_version,
+    title="Claude Code",
+)
 
 
 def claude_binary() -> Path:
@@ -100,19 +120,24 @@ def require_claude() -> Path:
 
 def claude_environment(base_url: str, home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run against the fake at ``base_url`` with ``home`` as HOME."""
-    return agent_environment(home, _dropped, {
-        "CLAUDE_CODE_TMPDIR": str(home / ".tmp"),  # task outputs, otherwise under /tmp/claude-<uid>
-        "ANTHROPIC_BASE_URL": base_url,
-        "ANTHROPIC_API_KEY": DUMMY_API_KEY,
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-        "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1",
-        "DISABLE_ERROR_REPORTING": "1",
-        "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
-        "DISABLE_COST_WARNINGS": "1",
-        "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
-        "IS_SANDBOX": "1",  # as root, bypassPermissions is refused without it
-    }, extra)
+    return agent_environment(
+        home,
+        _dropped,
+        {
+            "CLAUDE_CODE_TMPDIR": str(home / ".tmp"),  # task outputs, otherwise under /tmp/claude-<uid>
+            "ANTHROPIC_BASE_URL": base_url,
+            "ANTHROPIC_API_KEY": DUMMY_API_KEY,
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
+            "DISABLE_COST_WARNINGS": "1",
+            "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL": "1",
+            "IS_SANDBOX": "1",  # as root, bypassPermissions is refused without it
+        },
+        extra,
+    )
 
 
 @dataclass(frozen=True)
@@ -252,10 +277,20 @@ class ClaudeRunner:
         """
         argv = self.command(prompt, continue_session=continue_session, resume=resume, args=args)
         returncode, stdout, stderr, duration = run_headless(
-            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
-            what=f"claude -p {prompt!r}")
-        run = ClaudeRun(args=argv, returncode=returncode, stdout=stdout, stderr=stderr, output=_parse_output(stdout),
-                        duration=duration)
+            argv,
+            cwd=self.cwd,
+            env=self.environment(env),
+            timeout=self.timeout if timeout is None else timeout,
+            what=f"claude -p {prompt!r}",
+        )
+        run = ClaudeRun(
+            args=argv,
+            returncode=returncode,
+            stdout=stdout,
+            stderr=stderr,
+            output=_parse_output(stdout),
+            duration=duration,
+        )
         if check and (run.returncode != 0 or run.is_error):
             raise AssertionError(run.describe())
         return run

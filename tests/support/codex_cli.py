@@ -53,16 +53,21 @@ from tests.support.npm_cli import (
     run_headless,
 )
 
-__all__ = ["CODEX", "CodexRun", "CodexRunner", "codex_environment", "command_line", "hook_settings",
-           "require_codex"]
+__all__ = ["CODEX", "CodexRun", "CodexRunner", "codex_environment", "command_line", "hook_settings", "require_codex"]
 
 CODEX_PACKAGE = "@openai/codex"
 CODEX_VERSION = "0.169.1"
 MODEL = "fake-model"
 DUMMY_API_KEY = "sk-fake-codex-key-for-tests"
 # Features that would reach the network on their own, off in every run's config.
-OFFLINE_FEATURES = ("plugins", "remote_plugin", "apps", "in_app_updates", "tool_suggest",
-                    "skill_mcp_dependency_install")
+OFFLINE_FEATURES = (
+    "plugins",
+    "remote_plugin",
+    "apps",
+    "in_app_updates",
+    "tool_suggest",
+    "skill_mcp_dependency_install",
+)
 _SESSION_LINE = re.compile(r"^session id: (\S+)$", re.MULTILINE)
 # Inherited variables a run must not see: credentials and switches of the real CLI, proxies
 # (the CLI must only reach the loopback fake), the user's memevo settings (pass ``MEMEVO_HOME``
@@ -76,15 +81,27 @@ def _reports_version(binary: Path, version: str) -> bool:
         env = {**{k: v for k, v in os.environ.items() if not _dropped(k)}, "HOME": scratch, "CODEX_HOME": scratch}
         env["PATH"] = path_with_node(env.get("PATH", os.defpath))
         try:
-            done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60, env=env,
-                                  stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                [str(binary), "--version"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.SubprocessError):
             return False
     return done.returncode == 0 and f"codex-cli {version}" in done.stdout
 
 
-CODEX = NpmCli(name="codex", package=CODEX_PACKAGE, version=CODEX_VERSION, binary_path="node_modules/.bin/codex",
-               version_check=_reports_version, title="Codex")
+CODEX = NpmCli(
+    name="codex",
+    package=CODEX_PACKAGE,
+    version=CODEX_VERSION,
+    binary_path="node_modules/.bin/codex",
+    version_check=_reports_version,
+    title="Codex",
+)
 
 
 def require_codex() -> Path:
@@ -97,11 +114,16 @@ def require_codex() -> Path:
 
 def codex_environment(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run with ``home`` as HOME and ``home/.codex`` as CODEX_HOME."""
-    return agent_environment(home, _dropped, {
-        "CODEX_HOME": str(home / ".codex"),
-        "FAKE_CODEX_API_KEY": DUMMY_API_KEY,
-        "NO_COLOR": "1",
-    }, extra)
+    return agent_environment(
+        home,
+        _dropped,
+        {
+            "CODEX_HOME": str(home / ".codex"),
+            "FAKE_CODEX_API_KEY": DUMMY_API_KEY,
+            "NO_COLOR": "1",
+        },
+        extra,
+    )
 
 
 def config_toml(base_url: str, *, model: str = MODEL) -> str:
@@ -142,8 +164,10 @@ class CodexRun:
 
     def describe(self) -> str:
         """Exit code, stdout and stderr, for assertion messages."""
-        return (f"codex exited {self.returncode} after {self.duration:.1f}s\n"
-                f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}")
+        return (
+            f"codex exited {self.returncode} after {self.duration:.1f}s\n"
+            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
+        )
 
 
 class CodexRunner:
@@ -154,8 +178,16 @@ class CodexRunner:
     ``MEMEVO_HOME`` for the hooks: Codex passes its environment on to them).
     """
 
-    def __init__(self, base_url: str, *, home: Path, cwd: Path, env: Mapping[str, str] | None = None,
-                 binary: Path | None = None, timeout: float = 90.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        home: Path,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        binary: Path | None = None,
+        timeout: float = 90.0,
+    ) -> None:
         self.base_url = base_url
         self.home = Path(home)
         self.cwd = Path(cwd)
@@ -200,14 +232,29 @@ class CodexRunner:
 
     def command(self, prompt: str, *, resume: bool = False, args: Sequence[str] = ()) -> list[str]:
         binary = self.binary or CODEX.binary()
-        argv = [str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust", "--color", "never",
-                *args]
+        argv = [
+            str(binary),
+            "exec",
+            "--skip-git-repo-check",
+            "--dangerously-bypass-hook-trust",
+            "--color",
+            "never",
+            *args,
+        ]
         if resume:
             argv += ["resume", "--last"]
         return [*argv, prompt]
 
-    def run(self, prompt: str, *, resume: bool = False, args: Sequence[str] = (),
-            env: Mapping[str, str] | None = None, timeout: float | None = None, check: bool = True) -> CodexRun:
+    def run(
+        self,
+        prompt: str,
+        *,
+        resume: bool = False,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+    ) -> CodexRun:
         """Run one headless turn and wait for it.
 
         ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0.
@@ -216,16 +263,21 @@ class CodexRunner:
         last = Path(tempfile.mkstemp(prefix="codex-last-", suffix=".txt", dir=self.home)[1])
         argv = self.command(prompt, resume=resume, args=["--output-last-message", str(last), *args])
         returncode, stdout, stderr, duration = run_headless(
-            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
-            what=f"codex exec {prompt!r}")
+            argv,
+            cwd=self.cwd,
+            env=self.environment(env),
+            timeout=self.timeout if timeout is None else timeout,
+            what=f"codex exec {prompt!r}",
+        )
         try:
             message = last.read_text(encoding="utf-8") if last.stat().st_size else None
         except OSError:
             message = None
         finally:
             last.unlink(missing_ok=True)
-        run = CodexRun(args=argv, returncode=returncode, stdout=stdout, stderr=stderr, last_message=message,
-                       duration=duration)
+        run = CodexRun(
+            args=argv, returncode=returncode, stdout=stdout, stderr=stderr, last_message=message, duration=duration
+        )
         if check and run.returncode != 0:
             raise AssertionError(run.describe())
         return run

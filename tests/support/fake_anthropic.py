@@ -219,8 +219,11 @@ class FakeAnthropicServer(ScriptedServer):
         port: int = 0,
         requests_file: os.PathLike[str] | str | None = None,
     ) -> None:
-        defaults = {"main": Reply(text=default_text), "compact": Reply(text=compact_summary),
-                    "aux": Reply(text=default_text)}
+        defaults = {
+            "main": Reply(text=default_text),
+            "compact": Reply(text=compact_summary),
+            "aux": Reply(text=default_text),
+        }
         super().__init__(script, defaults=defaults, port=port, requests_file=requests_file)
         self.model = model
         self._ids = itertools.count(1)

@@ -96,8 +96,12 @@ class Request(LoggedRequest):
 
 
 def _error_body(status: int, message: str) -> str:
-    kind = {400: "invalid_request_error", 401: "authentication_error", 404: "not_found_error",
-            429: "rate_limit_exceeded"}.get(status, "server_error")
+    kind = {
+        400: "invalid_request_error",
+        401: "authentication_error",
+        404: "not_found_error",
+        429: "rate_limit_exceeded",
+    }.get(status, "server_error")
     return json.dumps({"error": {"message": message, "type": kind, "param": None, "code": kind}})
 
 
@@ -163,8 +167,10 @@ def turn_text(request: Request | dict[str, Any]) -> str:
     it (Codex puts a hook's ``additionalContext`` in a developer message right after the
     prompt), or, in a continuing turn, the tool outputs after the last call."""
     items = _items(request)
-    last = max((i for i, item in enumerate(items)
-                if item.get("role") == "assistant" or item.get("type") == "function_call"), default=-1)
+    last = max(
+        (i for i, item in enumerate(items) if item.get("role") == "assistant" or item.get("type") == "function_call"),
+        default=-1,
+    )
     prompts = [i for i, item in enumerate(items) if i > last and item.get("role") == "user" and not _is_context(item)]
     start = prompts[-1] if prompts else last + 1
     return "\n".join(text for item in items[start:] for text in item_texts(item))
@@ -239,14 +245,27 @@ class FakeCodexServer(ScriptedServer):
     def _output_items(self, request: Request, reply: Reply) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
         if reply.text is not None:
-            items.append({"type": "message", "id": f"msg_fake{request.number:06d}", "role": "assistant",
-                          "status": "completed",
-                          "content": [{"type": "output_text", "text": reply.text, "annotations": []}]})
+            items.append(
+                {
+                    "type": "message",
+                    "id": f"msg_fake{request.number:06d}",
+                    "role": "assistant",
+                    "status": "completed",
+                    "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
+                }
+            )
         if reply.tool is not None:
             number = next(self._ids)
-            items.append({"type": "function_call", "id": f"fc_fake{number:06d}", "status": "completed",
-                          "call_id": f"call_fake{number:06d}", "name": reply.tool,
-                          "arguments": json.dumps(reply.tool_args or {}, ensure_ascii=False)})
+            items.append(
+                {
+                    "type": "function_call",
+                    "id": f"fc_fake{number:06d}",
+                    "status": "completed",
+                    "call_id": f"call_fake{number:06d}",
+                    "name": reply.tool,
+                    "arguments": json.dumps(reply.tool_args or {}, ensure_ascii=False),
+                }
+            )
         return items
 
     def _response(self, request: Request, raw: bytes, reply: Reply) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -261,9 +280,13 @@ class FakeCodexServer(ScriptedServer):
             "status": "completed",
             "model": (request.body or {}).get("model") or self.model,
             "output": items,
-            "usage": {"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0},
-                      "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
-                      "total_tokens": input_tokens + output_tokens},
+            "usage": {
+                "input_tokens": input_tokens,
+                "input_tokens_details": {"cached_tokens": 0},
+                "output_tokens": output_tokens,
+                "output_tokens_details": {"reasoning_tokens": 0},
+                "total_tokens": input_tokens + output_tokens,
+            },
         }
         return response, items
 
@@ -277,23 +300,73 @@ class FakeCodexServer(ScriptedServer):
         for index, item in enumerate(items):
             if item["type"] == "message":
                 text = item["content"][0]["text"]
-                events.append({"type": "response.output_item.added", "output_index": index,
-                               "item": {**item, "status": "in_progress", "content": []}})
-                events.append({"type": "response.content_part.added", "item_id": item["id"], "output_index": index,
-                               "content_index": 0, "part": {"type": "output_text", "text": "", "annotations": []}})
-                events.append({"type": "response.output_text.delta", "item_id": item["id"], "output_index": index,
-                               "content_index": 0, "delta": text})
-                events.append({"type": "response.output_text.done", "item_id": item["id"], "output_index": index,
-                               "content_index": 0, "text": text})
-                events.append({"type": "response.content_part.done", "item_id": item["id"], "output_index": index,
-                               "content_index": 0, "part": item["content"][0]})
+                events.append(
+                    {
+                        "type": "response.output_item.added",
+                        "output_index": index,
+                        "item": {**item, "status": "in_progress", "content": []},
+                    }
+                )
+                events.append(
+                    {
+                        "type": "response.content_part.added",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "content_index": 0,
+                        "part": {"type": "output_text", "text": "", "annotations": []},
+                    }
+                )
+                events.append(
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "content_index": 0,
+                        "delta": text,
+                    }
+                )
+                events.append(
+                    {
+                        "type": "response.output_text.done",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "content_index": 0,
+                        "text": text,
+                    }
+                )
+                events.append(
+                    {
+                        "type": "response.content_part.done",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "content_index": 0,
+                        "part": item["content"][0],
+                    }
+                )
             else:
-                events.append({"type": "response.output_item.added", "output_index": index,
-                               "item": {**item, "status": "in_progress", "arguments": ""}})
-                events.append({"type": "response.function_call_arguments.delta", "item_id": item["id"],
-                               "output_index": index, "delta": item["arguments"]})
-                events.append({"type": "response.function_call_arguments.done", "item_id": item["id"],
-                               "output_index": index, "arguments": item["arguments"]})
+                events.append(
+                    {
+                        "type": "response.output_item.added",
+                        "output_index": index,
+                        "item": {**item, "status": "in_progress", "arguments": ""},
+                    }
+                )
+                events.append(
+                    {
+                        "type": "response.function_call_arguments.delta",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "delta": item["arguments"],
+                    }
+                )
+                events.append(
+                    {
+                        "type": "response.function_call_arguments.done",
+                        "item_id": item["id"],
+                        "output_index": index,
+                        "arguments": item["arguments"],
+                    }
+                )
             events.append({"type": "response.output_item.done", "output_index": index, "item": item})
         events.append({"type": "response.completed", "response": response})
         text = "".join(

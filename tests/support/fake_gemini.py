@@ -97,8 +97,14 @@ class Request(LoggedRequest):
 
 
 def _error_body(status: int, message: str) -> str:
-    statuses = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
-                429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE"}
+    statuses = {
+        400: "INVALID_ARGUMENT",
+        401: "UNAUTHENTICATED",
+        403: "PERMISSION_DENIED",
+        404: "NOT_FOUND",
+        429: "RESOURCE_EXHAUSTED",
+        503: "UNAVAILABLE",
+    }
     return json.dumps({"error": {"code": status, "message": message, "status": statuses.get(status, "INTERNAL")}})
 
 
@@ -106,7 +112,7 @@ def split_model_path(path: str) -> tuple[str | None, str | None]:
     """``/v1beta/models/gemini-2.5-flash:streamGenerateContent`` -> (model, method)."""
     if not path.startswith(MODELS_PREFIX):
         return None, None
-    rest = path[len(MODELS_PREFIX):]
+    rest = path[len(MODELS_PREFIX) :]
     model, colon, method = rest.partition(":")
     return (model or None), (method if colon else None)
 
@@ -156,7 +162,7 @@ def turn_text(request: Request | dict[str, Any]) -> str:
     continuing turn sends back."""
     contents = [c for c in _body(request).get("contents") or [] if isinstance(c, dict)]
     last = max((i for i, c in enumerate(contents) if c.get("role") == "model"), default=-1)
-    return "\n".join(text for c in contents[last + 1:] for text in part_texts(c.get("parts")))
+    return "\n".join(text for c in contents[last + 1 :] for text in part_texts(c.get("parts")))
 
 
 def hook_contexts(request: Request | dict[str, Any]) -> list[str]:
@@ -256,8 +262,9 @@ class FakeGeminiServer(ScriptedServer):
         if reply.text is not None and _wants_json(request.body):
             parts = [{"text": _json_answer(request.body)}]
         return {
-            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": reply.finish_reason,
-                            "index": 0}],
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": reply.finish_reason, "index": 0}
+            ],
             "usageMetadata": self._usage(raw, parts),
             "modelVersion": request.model or "gemini-fake",
             "responseId": f"fake-{request.number:06d}",
@@ -270,8 +277,11 @@ class FakeGeminiServer(ScriptedServer):
         chunks = []
         for i, part in enumerate(parts):
             candidate: dict[str, Any] = {"content": {"role": "model", "parts": [part]}, "index": 0}
-            chunk: dict[str, Any] = {"candidates": [candidate], "modelVersion": request.model or "gemini-fake",
-                                     "responseId": f"fake-{request.number:06d}"}
+            chunk: dict[str, Any] = {
+                "candidates": [candidate],
+                "modelVersion": request.model or "gemini-fake",
+                "responseId": f"fake-{request.number:06d}",
+            }
             if i == len(parts) - 1:
                 candidate["finishReason"] = reply.finish_reason
                 chunk["usageMetadata"] = self._usage(raw, parts)
@@ -286,8 +296,16 @@ def _wants_json(body: dict[str, Any] | None) -> bool:
 
 def _json_answer(body: dict[str, Any] | None) -> str:
     """A harmless answer to the CLI's JSON side calls (routing, next-speaker, loop checks)."""
-    return json.dumps({"reasoning": "fake", "next_speaker": "user", "model_choice": "flash",
-                       "is_stuck": False, "unproductive_state_confidence": 0.0, "complexity_score": 1})
+    return json.dumps(
+        {
+            "reasoning": "fake",
+            "next_speaker": "user",
+            "model_choice": "flash",
+            "is_stuck": False,
+            "unproductive_state_confidence": 0.0,
+            "complexity_score": 1,
+        }
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -99,7 +99,7 @@ def _fenced_blocks(text: str) -> list[str]:
             fence, j = lines[i], i + 1
             while j < len(lines) and lines[j] != fence:
                 j += 1
-            blocks.append("\n".join(lines[i + 1:j]))
+            blocks.append("\n".join(lines[i + 1 : j]))
             i = j
         i += 1
     return blocks
@@ -135,11 +135,17 @@ class FakeModelServer(LoopbackServer):
 
     thread_name = "fake-model"
 
-    def __init__(self, script: Iterable[Reply] = (), *,
-                 default: Callable[[dict[str, Any]], str] = claims_from_prompt,
-                 default_delay: float = 0.0, port: int = 0,
-                 count_file: Path | None = None, requests_file: Path | None = None,
-                 reject_params: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        script: Iterable[Reply] = (),
+        *,
+        default: Callable[[dict[str, Any]], str] = claims_from_prompt,
+        default_delay: float = 0.0,
+        port: int = 0,
+        count_file: Path | None = None,
+        requests_file: Path | None = None,
+        reject_params: Iterable[str] = (),
+    ) -> None:
         """``reject_params`` makes the server answer 400 to a request carrying one of these
         parameters, the way strict servers refuse what they do not know, before any
         scripted reply is used: ``"response_format"`` refuses it in any form,
@@ -196,8 +202,7 @@ class FakeModelServer(LoopbackServer):
                 return name
         return None
 
-    def _record(self, body: dict[str, Any], headers: dict[str, str],
-                consume: bool = True) -> tuple[int, Reply | None]:
+    def _record(self, body: dict[str, Any], headers: dict[str, str], consume: bool = True) -> tuple[int, Reply | None]:
         """Count and log one request; return its number and the next scripted reply."""
         with self._lock:
             self._count += 1
@@ -218,8 +223,9 @@ class FakeModelServer(LoopbackServer):
         message["content"] = reply.content_parts if reply.content_parts is not None else content
         if reply.tool_calls:
             message["content"] = None
-            message["tool_calls"] = [{"id": "call_1", "type": "function",
-                                      "function": {"name": "write_file", "arguments": "{}"}}]
+            message["tool_calls"] = [
+                {"id": "call_1", "type": "function", "function": {"name": "write_file", "arguments": "{}"}}
+            ]
         usage = reply.usage
         if usage is None:
             usage = {"prompt_tokens": len(raw) // 4, "completion_tokens": max(1, len(content) // 4)}
@@ -259,8 +265,12 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
             rejected = server.rejects(request) if isinstance(request, dict) else None
             number, scripted = server._record(request, headers, consume=rejected is None)
             if rejected is not None:
-                self._send(400, json.dumps({"error": {"message": f"unsupported parameter: {rejected}",
-                                                      "type": "invalid_request_error"}}).encode("utf-8"))
+                self._send(
+                    400,
+                    json.dumps(
+                        {"error": {"message": f"unsupported parameter: {rejected}", "type": "invalid_request_error"}}
+                    ).encode("utf-8"),
+                )
                 return
             reply = scripted or Reply(delay=server._default_delay)
             if reply.hang:
@@ -298,8 +308,15 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
 class FakeModelProcess:
     """Runs the fake server as its own process and reads its counters from files."""
 
-    def __init__(self, workdir: Path, script: Iterable[Reply | dict[str, Any]] = (), *,
-                 default: str = "claims", default_delay: float = 0.0, reject_params: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        script: Iterable[Reply | dict[str, Any]] = (),
+        *,
+        default: str = "claims",
+        default_delay: float = 0.0,
+        reject_params: Iterable[str] = (),
+    ) -> None:
         self.workdir = workdir
         self.port_file = workdir / "fake-model.port"
         self.count_file = workdir / "fake-model.count"
@@ -308,10 +325,21 @@ class FakeModelProcess:
         replies = [r if isinstance(r, dict) else _reply_dict(r) for r in script]
         self.script_file.write_text(json.dumps(replies), encoding="utf-8")
         self.args = [
-            sys.executable, "-m", "tests.support.fake_model", "--port-file", str(self.port_file),
-            "--script", str(self.script_file), "--count-file", str(self.count_file),
-            "--requests-file", str(self.requests_file), "--default", default,
-            "--default-delay", str(default_delay),
+            sys.executable,
+            "-m",
+            "tests.support.fake_model",
+            "--port-file",
+            str(self.port_file),
+            "--script",
+            str(self.script_file),
+            "--count-file",
+            str(self.count_file),
+            "--requests-file",
+            str(self.requests_file),
+            "--default",
+            default,
+            "--default-delay",
+            str(default_delay),
         ]
         for rule in reject_params:
             self.args += ["--reject-param", rule]
@@ -379,18 +407,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", type=Path, help="JSON array of scripted replies, used in order")
     parser.add_argument("--count-file", type=Path, help="keep the number of requests received here")
     parser.add_argument("--requests-file", type=Path, help="append each request body here as a JSON line")
-    parser.add_argument("--default", choices=sorted(DEFAULTS), default="claims",
-                        help="reply content once the script is used up (default: claims)")
+    parser.add_argument(
+        "--default",
+        choices=sorted(DEFAULTS),
+        default="claims",
+        help="reply content once the script is used up (default: claims)",
+    )
     parser.add_argument("--default-delay", type=float, default=0.0, help="seconds to wait before a default reply")
-    parser.add_argument("--reject-param", action="append", default=[],
-                        help="answer 400 to requests carrying this parameter (name or name.type=value)")
+    parser.add_argument(
+        "--reject-param",
+        action="append",
+        default=[],
+        help="answer 400 to requests carrying this parameter (name or name.type=value)",
+    )
     args = parser.parse_args(argv)
     script = []
     if args.script is not None:
         script = [Reply.from_dict(item) for item in json.loads(args.script.read_text(encoding="utf-8"))]
-    server = FakeModelServer(script, default=DEFAULTS[args.default], default_delay=args.default_delay,
-                             port=args.port, count_file=args.count_file, requests_file=args.requests_file,
-                             reject_params=args.reject_param)
+    server = FakeModelServer(
+        script,
+        default=DEFAULTS[args.default],
+        default_delay=args.default_delay,
+        port=args.port,
+        count_file=args.count_file,
+        requests_file=args.requests_file,
+        reject_params=args.reject_param,
+    )
     return serve(server, args.port_file)
 
 

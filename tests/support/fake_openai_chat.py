@@ -150,13 +150,16 @@ def turn_text(request: ChatRequest | dict[str, Any]) -> str:
     injected beside it, or the tool results a continuing turn sends back."""
     messages = [m for m in _body(request).get("messages") or [] if isinstance(m, dict)]
     last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
-    return "\n".join(t for m in messages[last + 1:] for t in _message_texts(m))
+    return "\n".join(t for m in messages[last + 1 :] for t in _message_texts(m))
 
 
 def user_texts(request: ChatRequest | dict[str, Any]) -> list[str]:
     """The text of each ``user`` message, in order."""
-    return ["\n".join(_flatten(m.get("content"))) for m in _body(request).get("messages") or []
-            if isinstance(m, dict) and m.get("role") == "user"]
+    return [
+        "\n".join(_flatten(m.get("content")))
+        for m in _body(request).get("messages") or []
+        if isinstance(m, dict) and m.get("role") == "user"
+    ]
 
 
 class FakeOpenAIChatServer(LoopbackServer):
@@ -164,8 +167,14 @@ class FakeOpenAIChatServer(LoopbackServer):
 
     thread_name = "fake-openai-chat"
 
-    def __init__(self, script: Iterable[ChatReply | str] = (), *, default: ChatReply | str = DEFAULT_TEXT,
-                 port: int = 0, requests_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        script: Iterable[ChatReply | str] = (),
+        *,
+        default: ChatReply | str = DEFAULT_TEXT,
+        port: int = 0,
+        requests_file: Path | None = None,
+    ) -> None:
         super().__init__(_make_handler, port=port)
         self._queue: deque[ChatReply] = deque(_reply(r) for r in script)
         self._default = _reply(default)
@@ -211,8 +220,10 @@ class FakeOpenAIChatServer(LoopbackServer):
 
     def _models(self) -> dict[str, Any]:
         names = {str(r.body.get("model")) for r in self.requests() if r.body and r.body.get("model")}
-        return {"object": "list", "data": [{"id": n, "object": "model", "owned_by": "fake"}
-                                           for n in sorted(names or {"fake-model"})]}
+        return {
+            "object": "list",
+            "data": [{"id": n, "object": "model", "owned_by": "fake"} for n in sorted(names or {"fake-model"})],
+        }
 
 
 def _reply(reply: ChatReply | str) -> ChatReply:
@@ -229,8 +240,14 @@ def _tool_calls(request: ChatRequest, reply: ChatReply) -> list[dict[str, Any]]:
     if not reply.tool:
         return []
     arguments = json.dumps(reply.arguments or {}, ensure_ascii=False)
-    return [{"index": 0, "id": f"call_{request.number}", "type": "function",
-             "function": {"name": reply.tool, "arguments": arguments}}]
+    return [
+        {
+            "index": 0,
+            "id": f"call_{request.number}",
+            "type": "function",
+            "function": {"name": reply.tool, "arguments": arguments},
+        }
+    ]
 
 
 def _completion(request: ChatRequest, reply: ChatReply) -> dict[str, Any]:
@@ -239,7 +256,9 @@ def _completion(request: ChatRequest, reply: ChatReply) -> dict[str, Any]:
     if calls:
         message["tool_calls"] = [{k: v for k, v in c.items() if k != "index"} for c in calls]
     return {
-        "id": f"chatcmpl-fake-{request.number}", "object": "chat.completion", "created": int(time.time()),
+        "id": f"chatcmpl-fake-{request.number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": (request.body or {}).get("model") or "fake-model",
         "choices": [{"index": 0, "message": message, "finish_reason": reply.finish}],
         "usage": _usage(request, reply),
@@ -249,15 +268,19 @@ def _completion(request: ChatRequest, reply: ChatReply) -> dict[str, Any]:
 def _chunks(request: ChatRequest, reply: ChatReply) -> list[dict[str, Any]]:
     """The ``chat.completion.chunk`` objects of a streamed reply, in order."""
     body = request.body or {}
-    base = {"id": f"chatcmpl-fake-{request.number}", "object": "chat.completion.chunk",
-            "created": int(time.time()), "model": body.get("model") or "fake-model"}
+    base = {
+        "id": f"chatcmpl-fake-{request.number}",
+        "object": "chat.completion.chunk",
+        "created": int(time.time()),
+        "model": body.get("model") or "fake-model",
+    }
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     out = [chunk({"role": "assistant", "content": ""})]
     text = reply.text or ""
-    out += [chunk({"content": text[i:i + CHUNK_CHARS]}) for i in range(0, len(text), CHUNK_CHARS)]
+    out += [chunk({"content": text[i : i + CHUNK_CHARS]}) for i in range(0, len(text), CHUNK_CHARS)]
     for call in _tool_calls(request, reply):
         arguments = call["function"]["arguments"]
         out.append(chunk({"tool_calls": [{**call, "function": {"name": call["function"]["name"], "arguments": ""}}]}))
@@ -299,8 +322,9 @@ def _make_handler(server: FakeOpenAIChatServer) -> type[BaseHTTPRequestHandler]:
             if request.body is None:
                 self._send(400, {"error": {"message": "request body is not a JSON object", "type": "fake"}})
             elif reply.status != 200:
-                self._send(reply.status, {"error": {"message": "scripted failure", "type": "fake",
-                                                    "code": str(reply.status)}})
+                self._send(
+                    reply.status, {"error": {"message": "scripted failure", "type": "fake", "code": str(reply.status)}}
+                )
             elif request.body.get("stream"):
                 self._stream(_chunks(request, reply))
             else:
@@ -326,8 +350,9 @@ def _make_handler(server: FakeOpenAIChatServer) -> type[BaseHTTPRequestHandler]:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: serve until SIGTERM/SIGINT."""
-    parser = argparse.ArgumentParser(prog="python -m tests.support.fake_openai_chat",
-                                     description=(__doc__ or "").split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.support.fake_openai_chat", description=(__doc__ or "").split("\n")[0]
+    )
     parser.add_argument("--port-file", type=Path, required=True, help="write the bound port here once listening")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--requests-file", type=Path, help="append each request body here as a JSON line")

@@ -41,8 +41,17 @@ from typing import Any
 from tests.support import npm_cli
 from tests.support.npm_cli import NpmCli, agent_environment, command_line, dropping, install_main, run_headless
 
-__all__ = ["GEMINI", "GeminiRun", "GeminiRunner", "command_line", "gemini_binary", "gemini_environment",
-           "hook_settings", "require_gemini", "with_base_settings"]
+__all__ = [
+    "GEMINI",
+    "GeminiRun",
+    "GeminiRunner",
+    "command_line",
+    "gemini_binary",
+    "gemini_environment",
+    "hook_settings",
+    "require_gemini",
+    "with_base_settings",
+]
 
 GEMINI_CLI_PACKAGE = "@google/gemini-cli"
 GEMINI_CLI_VERSION = "0.61.0"
@@ -51,8 +60,14 @@ DUMMY_API_KEY = "fake-gemini-key-for-tests"
 # Switches that keep any run of the binary (the version check included) local and quiet.
 QUIET_ENV = {"GEMINI_CLI_NO_RELAUNCH": "true", "GEMINI_TELEMETRY_ENABLED": "false", "NO_BROWSER": "true"}
 
-GEMINI = NpmCli(name="gemini", package=GEMINI_CLI_PACKAGE, version=GEMINI_CLI_VERSION,
-                binary_path="node_modules/.bin/gemini", env=QUIET_ENV, title="Gemini")
+GEMINI = NpmCli(
+    name="gemini",
+    package=GEMINI_CLI_PACKAGE,
+    version=GEMINI_CLI_VERSION,
+    binary_path="node_modules/.bin/gemini",
+    env=QUIET_ENV,
+    title="Gemini",
+)
 
 # What every run's ~/.gemini/settings.json holds (a test's own settings are merged over it).
 BASE_SETTINGS: dict[str, Any] = {
@@ -60,8 +75,11 @@ BASE_SETTINGS: dict[str, Any] = {
     "telemetry": {"enabled": False},
     "privacy": {"usageStatisticsEnabled": False},
     # Session cleanup at start-up can delete a session's files (by their short id) mid-test.
-    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False,
-                "sessionRetention": {"enabled": False}},
+    "general": {
+        "enableAutoUpdate": False,
+        "enableAutoUpdateNotification": False,
+        "sessionRetention": {"enabled": False},
+    },
     "hooksConfig": {"enabled": True},
 }
 
@@ -83,16 +101,22 @@ def gemini_binary() -> Path:
 
 def gemini_environment(base_url: str, home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run against the fake at ``base_url`` with ``home`` as HOME."""
-    return agent_environment(home, _dropped, {
-        "TMPDIR": str(home / ".tmp"),  # error reports otherwise land in /tmp
-        "GOOGLE_GEMINI_BASE_URL": base_url,
-        "GEMINI_API_KEY": DUMMY_API_KEY,
-        **QUIET_ENV,
-    }, extra)
+    return agent_environment(
+        home,
+        _dropped,
+        {
+            "TMPDIR": str(home / ".tmp"),  # error reports otherwise land in /tmp
+            "GOOGLE_GEMINI_BASE_URL": base_url,
+            "GEMINI_API_KEY": DUMMY_API_KEY,
+            **QUIET_ENV,
+        },
+        extra,
+    )
 
 
-def hook_settings(hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "",
-                  timeout_ms: int | None = 30_000) -> dict[str, Any]:
+def hook_settings(
+    hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "", timeout_ms: int | None = 30_000
+) -> dict[str, Any]:
     """Settings JSON running command hooks (timeouts in milliseconds, as Gemini counts them)."""
     return npm_cli.hook_settings(hooks, matcher=matcher, timeout=timeout_ms)
 
@@ -138,8 +162,10 @@ class GeminiRun:
         return self.output is None or bool(self.output.get("error"))
 
     def describe(self) -> str:
-        return (f"gemini exited {self.returncode} after {self.duration:.1f}s\n"
-                f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}")
+        return (
+            f"gemini exited {self.returncode} after {self.duration:.1f}s\n"
+            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
+        )
 
 
 def _parse_output(stdout: str) -> dict[str, Any] | None:
@@ -163,8 +189,16 @@ class GeminiRunner:
     :data:`BASE_SETTINGS`: :meth:`ensure_base_settings` merges them into whatever is there.
     """
 
-    def __init__(self, base_url: str, *, home: Path, cwd: Path, env: Mapping[str, str] | None = None,
-                 binary: Path | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        home: Path,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        binary: Path | None = None,
+        timeout: float = 60.0,
+    ) -> None:
         self.base_url = base_url
         self.home = Path(home)
         self.cwd = Path(cwd)
@@ -218,8 +252,16 @@ class GeminiRunner:
             argv += ["--resume", "latest"]
         return [*argv, *args]
 
-    def run(self, prompt: str, *, resume: bool = False, args: Sequence[str] = (),
-            env: Mapping[str, str] | None = None, timeout: float | None = None, check: bool = True) -> GeminiRun:
+    def run(
+        self,
+        prompt: str,
+        *,
+        resume: bool = False,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+    ) -> GeminiRun:
         """Run one headless turn and wait for it (its whole process group is killed on timeout).
 
         ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0
@@ -228,10 +270,20 @@ class GeminiRunner:
         self.ensure_base_settings()
         argv = self.command(prompt, resume=resume, args=args)
         returncode, stdout, stderr, duration = run_headless(
-            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
-            what=f"gemini -p {prompt!r}")
-        run = GeminiRun(args=argv, returncode=returncode, stdout=stdout, stderr=stderr, output=_parse_output(stdout),
-                        duration=duration)
+            argv,
+            cwd=self.cwd,
+            env=self.environment(env),
+            timeout=self.timeout if timeout is None else timeout,
+            what=f"gemini -p {prompt!r}",
+        )
+        run = GeminiRun(
+            args=argv,
+            returncode=returncode,
+            stdout=stdout,
+            stderr=stderr,
+            output=_parse_output(stdout),
+            duration=duration,
+        )
         if check and (run.returncode != 0 or run.is_error):
             raise AssertionError(run.describe())
         return run

@@ -58,8 +58,9 @@ class LoopbackHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass  # keep test output clean
 
-    def send(self, status: int, body: bytes, content_type: str = "application/json",
-             headers: dict[str, str] | None = None) -> None:
+    def send(
+        self, status: int, body: bytes, content_type: str = "application/json", headers: dict[str, str] | None = None
+    ) -> None:
         """Answer with ``body`` (not written for ``HEAD``); an event stream is sent uncached."""
         self.send_response(status)
         self.send_header("Content-Type", content_type)
@@ -119,8 +120,9 @@ class LoopbackServer:
     def start(self: _Server) -> _Server:
         """Serve in a background thread."""
         # A short poll interval keeps stop() (and so every test using the server) quick.
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                        name=self.thread_name, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name=self.thread_name, daemon=True
+        )
         self._thread.start()
         return self
 
@@ -180,8 +182,14 @@ class ScriptedServer(LoopbackServer):
     reply_kinds: ClassVar[tuple[str, ...]] = ("main", "aux")
     send_headers: ClassVar[dict[str, str]] = {}
 
-    def __init__(self, script: Iterable[Any] = (), *, defaults: dict[str, Any], port: int = 0,
-                 requests_file: os.PathLike[str] | str | None = None) -> None:
+    def __init__(
+        self,
+        script: Iterable[Any] = (),
+        *,
+        defaults: dict[str, Any],
+        port: int = 0,
+        requests_file: os.PathLike[str] | str | None = None,
+    ) -> None:
         super().__init__(_scripted_handler, port=port)
         self._queues: dict[str, deque[Any]] = {kind: deque() for kind in self.reply_kinds}
         self._queues["main"].extend(script)
@@ -284,9 +292,17 @@ class ScriptedServer(LoopbackServer):
             if script in self._queues and self.scripted(parts.path):
                 queue = self._queues[script]
                 reply = queue.popleft() if queue else self._defaults[script]
-            request = self.request_type(number=len(self._requests) + 1, method=method, path=parts.path,
-                                        query=parts.query, headers=clean, body=body, kind=kind, reply=reply,
-                                        **self.request_fields(parts.path))
+            request = self.request_type(
+                number=len(self._requests) + 1,
+                method=method,
+                path=parts.path,
+                query=parts.query,
+                headers=clean,
+                body=body,
+                kind=kind,
+                reply=reply,
+                **self.request_fields(parts.path),
+            )
             self._requests.append(request)
             if self._requests_file is not None:
                 with open(self._requests_file, "a", encoding="utf-8") as out:

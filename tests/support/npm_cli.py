@@ -51,8 +51,9 @@ INSTALL_TIMEOUT = 900.0
 # The test suite's autouse fixture removes MEMEVO_* variables before each test; these
 # settings are read when this module is imported (at collection) so they still count.
 _STARTUP_ENV = {name: os.environ[name] for name in (CACHE_ENV, REQUIRE_ENV) if name in os.environ}
-PROXY_VARS = frozenset({"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy",
-                        "npm_config_https_proxy"})
+PROXY_VARS = frozenset(
+    {"http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy", "npm_config_proxy", "npm_config_https_proxy"}
+)
 _STACK_LINE = re.compile(r"^(npm (error|ERR!))?\s+at ")
 
 
@@ -93,9 +94,20 @@ def npm_install(prefix: Path, spec: str, *, timeout: float = INSTALL_TIMEOUT) ->
     npm = shutil.which("npm")
     if npm is None:
         raise AgentCliUnavailable(f"npm is not on PATH; Node.js and npm are needed to install {spec}")
-    command = [npm, "install", "--prefix", str(prefix), spec, "--no-audit", "--no-fund", "--no-update-notifier",
-               "--loglevel=error", "--fetch-retries=1", "--fetch-retry-mintimeout=2000",
-               "--fetch-retry-maxtimeout=10000"]
+    command = [
+        npm,
+        "install",
+        "--prefix",
+        str(prefix),
+        spec,
+        "--no-audit",
+        "--no-fund",
+        "--no-update-notifier",
+        "--loglevel=error",
+        "--fetch-retries=1",
+        "--fetch-retry-mintimeout=2000",
+        "--fetch-retry-maxtimeout=10000",
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
@@ -149,8 +161,14 @@ class NpmCli:
             return self.version_check(binary, self.version)
         env = {k: v for k, v in os.environ.items() if not k.upper().startswith("MEMEVO_")}
         try:
-            done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
-                                  env={**env, **self.env}, stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                [str(binary), "--version"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**env, **self.env},
+                stdin=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.SubprocessError):
             return False
         return done.returncode == 0 and self.version in done.stdout
@@ -218,9 +236,10 @@ class NpmCli:
 def install_main(cli: NpmCli, module: str, argv: list[str] | None = None) -> int:
     """Command-line entry of ``python -m MODULE``: ``install`` (default, ``--force`` to
     reinstall; prints the binary's path), ``path`` or ``version``."""
-    parser = argparse.ArgumentParser(prog=f"python -m {module}",
-                                     description=f"Install the pinned {cli.title or cli.package} CLI "
-                                                 "used by the end-to-end tests.")
+    parser = argparse.ArgumentParser(
+        prog=f"python -m {module}",
+        description=f"Install the pinned {cli.title or cli.package} CLI used by the end-to-end tests.",
+    )
     parser.add_argument("action", nargs="?", choices=["install", "path", "version"], default="install")
     parser.add_argument("--force", action="store_true", help="reinstall even if the pinned version is present")
     args = parser.parse_args(argv)
@@ -268,23 +287,26 @@ def path_with_node(path: str) -> str:
     return os.pathsep.join([*parts, path])
 
 
-def agent_environment(home: Path, dropped: Callable[[str], bool], settings: Mapping[str, str],
-                      extra: Mapping[str, str] | None = None) -> dict[str, str]:
+def agent_environment(
+    home: Path, dropped: Callable[[str], bool], settings: Mapping[str, str], extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment of a headless run with ``home`` as HOME: the inherited one without what
     ``dropped`` names, node first on PATH, the XDG directories under ``home``, loopback not
     proxied; then the agent's ``settings`` and ``extra``."""
     env = {k: v for k, v in os.environ.items() if not dropped(k)}
     env["PATH"] = path_with_node(env.get("PATH", os.defpath))
-    env.update({
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-        "XDG_CACHE_HOME": str(home / ".cache"),
-        "XDG_DATA_HOME": str(home / ".local" / "share"),
-        "XDG_STATE_HOME": str(home / ".local" / "state"),
-        "NO_PROXY": "127.0.0.1,localhost",
-        "no_proxy": "127.0.0.1,localhost",
-        **settings,
-    })
+    env.update(
+        {
+            "HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_STATE_HOME": str(home / ".local" / "state"),
+            "NO_PROXY": "127.0.0.1,localhost",
+            "no_proxy": "127.0.0.1,localhost",
+            **settings,
+        }
+    )
     env.update(extra or {})
     return env
 
@@ -295,23 +317,33 @@ def kill_group(process: subprocess.Popen[str]) -> None:
         os.killpg(process.pid, signal.SIGKILL)
 
 
-def run_headless(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float,
-                 what: str) -> tuple[int, str, str, float]:
+def run_headless(
+    argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], timeout: float, what: str
+) -> tuple[int, str, str, float]:
     """Run ``argv`` in its own process group and wait: ``(returncode, stdout, stderr, seconds)``.
 
     On timeout the whole group is killed and :class:`AssertionError` raised, naming ``what``
     and the output so far.
     """
     started = time.monotonic()
-    process = subprocess.Popen(list(argv), cwd=str(cwd), env=dict(env), stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    process = subprocess.Popen(
+        list(argv),
+        cwd=str(cwd),
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         kill_group(process)
         stdout, stderr = process.communicate()
-        raise AssertionError(f"{what} took over {timeout:.0f}s\n"
-                             f"--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}") from None
+        raise AssertionError(
+            f"{what} took over {timeout:.0f}s\n--- stdout ---\n{stdout[-4000:]}\n--- stderr ---\n{stderr[-4000:]}"
+        ) from None
     finally:
         if process.poll() is None:
             kill_group(process)
@@ -324,8 +356,9 @@ def command_line(*argv: str | os.PathLike[str]) -> str:
     return shlex.join(str(a) for a in argv)
 
 
-def hook_settings(hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "",
-                  timeout: float | None = 30) -> dict[str, Any]:
+def hook_settings(
+    hooks: Mapping[str, str | Sequence[str]], *, matcher: str = "", timeout: float | None = 30
+) -> dict[str, Any]:
     """Settings JSON running command hooks: ``{"Stop": "cmd", "UserPromptSubmit": ["a", "b"]}``
     (``timeout`` in the agent's unit: seconds for Claude Code and Codex, milliseconds for Gemini)."""
     out: dict[str, list[dict[str, Any]]] = {}

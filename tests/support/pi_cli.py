@@ -53,23 +53,54 @@ QUIET_ENV = {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0
 # Inherited variables a run must not see: Pi's own settings, provider credentials Pi would pick
 # up from the environment, proxies (the CLI must only reach the loopback fake), the user's memevo
 # settings (pass ``MEMEVO_HOME`` explicitly) and XDG directories.
-_dropped = dropping(("PI_", "MEMEVO_", "XDG_", "OPENAI_", "ANTHROPIC_", "GEMINI_", "GOOGLE_", "AZURE_", "MISTRAL_",
-                     "GROQ_", "XAI_", "OPENROUTER_", "DEEPSEEK_", "CEREBRAS_", "AWS_", "COPILOT_"))
+_dropped = dropping(
+    (
+        "PI_",
+        "MEMEVO_",
+        "XDG_",
+        "OPENAI_",
+        "ANTHROPIC_",
+        "GEMINI_",
+        "GOOGLE_",
+        "AZURE_",
+        "MISTRAL_",
+        "GROQ_",
+        "XAI_",
+        "OPENROUTER_",
+        "DEEPSEEK_",
+        "CEREBRAS_",
+        "AWS_",
+        "COPILOT_",
+    )
+)
 
 
 def _version_check(binary: Path, version: str) -> bool:
     """``pi --version`` prints the version on stderr."""
     env = {k: v for k, v in os.environ.items() if not _dropped(k)}
     try:
-        done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60,
-                              env={**env, **QUIET_ENV}, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**env, **QUIET_ENV},
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0 and version in (done.stdout + done.stderr)
 
 
-PI = NpmCli(name="pi", package=PI_PACKAGE, version=PI_VERSION, binary_path="node_modules/.bin/pi",
-            env=QUIET_ENV, version_check=_version_check, title="Pi")
+PI = NpmCli(
+    name="pi",
+    package=PI_PACKAGE,
+    version=PI_VERSION,
+    binary_path="node_modules/.bin/pi",
+    env=QUIET_ENV,
+    version_check=_version_check,
+    title="Pi",
+)
 
 
 def require_pi() -> Path:
@@ -84,22 +115,41 @@ def pi_binary() -> Path:
 
 def pi_environment(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a headless run with ``home`` as HOME (and ``home/.pi/agent`` as Pi's dir)."""
-    return agent_environment(home, _dropped, {
-        "PI_CODING_AGENT_DIR": str(home / ".pi" / "agent"),
-        "TMPDIR": str(home / ".tmp"),
-        **QUIET_ENV,
-    }, extra)
+    return agent_environment(
+        home,
+        _dropped,
+        {
+            "PI_CODING_AGENT_DIR": str(home / ".pi" / "agent"),
+            "TMPDIR": str(home / ".tmp"),
+            **QUIET_ENV,
+        },
+        extra,
+    )
 
 
 def models_json(base_url: str) -> dict[str, Any]:
     """``models.json`` declaring the fake at ``base_url`` as provider ``fake`` with ``fake-model``."""
-    return {"providers": {PROVIDER: {
-        "baseUrl": base_url, "api": "openai-completions", "apiKey": DUMMY_API_KEY,
-        "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
-        "models": [{"id": MODEL, "name": "Fake model", "reasoning": False, "input": ["text"],
-                    "contextWindow": 128000, "maxTokens": 4096,
-                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}}],
-    }}}
+    return {
+        "providers": {
+            PROVIDER: {
+                "baseUrl": base_url,
+                "api": "openai-completions",
+                "apiKey": DUMMY_API_KEY,
+                "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
+                "models": [
+                    {
+                        "id": MODEL,
+                        "name": "Fake model",
+                        "reasoning": False,
+                        "input": ["text"],
+                        "contextWindow": 128000,
+                        "maxTokens": 4096,
+                        "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
+                    }
+                ],
+            }
+        }
+    }
 
 
 @dataclass(frozen=True)
@@ -142,8 +192,10 @@ class PiRun:
         return not assistants or assistants[-1].get("stopReason") in ("error", "aborted")
 
     def describe(self) -> str:
-        return (f"pi exited {self.returncode} after {self.duration:.1f}s\n"
-                f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}")
+        return (
+            f"pi exited {self.returncode} after {self.duration:.1f}s\n"
+            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
+        )
 
 
 def _parse_events(stdout: str) -> list[dict[str, Any]]:
@@ -164,8 +216,16 @@ class PiRunner:
     ``env`` is added to every run (e.g. ``MEMEVO_HOME`` for the extension's hooks).
     """
 
-    def __init__(self, base_url: str, *, home: Path, cwd: Path, env: Mapping[str, str] | None = None,
-                 binary: Path | None = None, timeout: float = 60.0) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        home: Path,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        binary: Path | None = None,
+        timeout: float = 60.0,
+    ) -> None:
         self.base_url = base_url
         self.home = Path(home)
         self.cwd = Path(cwd)
@@ -192,8 +252,16 @@ class PiRunner:
             argv.append("-c")
         return [*argv, *args, prompt]
 
-    def run(self, prompt: str, *, continue_session: bool = False, args: Sequence[str] = (),
-            env: Mapping[str, str] | None = None, timeout: float | None = None, check: bool = True) -> PiRun:
+    def run(
+        self,
+        prompt: str,
+        *,
+        continue_session: bool = False,
+        args: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+    ) -> PiRun:
         """Run one headless prompt and wait for the process to exit (its extensions' work included).
 
         ``check`` raises :class:`AssertionError` (with the output) unless it exited 0 with a
@@ -201,8 +269,12 @@ class PiRunner:
         """
         argv = self.command(prompt, continue_session=continue_session, args=args)
         returncode, stdout, stderr, duration = run_headless(
-            argv, cwd=self.cwd, env=self.environment(env), timeout=self.timeout if timeout is None else timeout,
-            what=f"pi -p {prompt!r}")
+            argv,
+            cwd=self.cwd,
+            env=self.environment(env),
+            timeout=self.timeout if timeout is None else timeout,
+            what=f"pi -p {prompt!r}",
+        )
         run = PiRun(argv, returncode, stdout, stderr, _parse_events(stdout), duration)
         if check and (run.returncode != 0 or run.is_error):
             raise AssertionError(run.describe())
@@ -215,9 +287,16 @@ class PiRunner:
         binary = self.binary or pi_binary()
         argv = [str(binary), "--mode", "rpc", "--offline", "--provider", PROVIDER, "--model", MODEL, "-c"]
         limit = self.timeout if timeout is None else timeout
-        process = subprocess.Popen(argv, cwd=str(self.cwd), env=self.environment(env), stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            argv,
+            cwd=str(self.cwd),
+            env=self.environment(env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            start_new_session=True,
+        )
         timer = threading.Timer(limit, lambda: kill_group(process))
         timer.start()
         try:

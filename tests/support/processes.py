@@ -10,14 +10,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def memevo_process(*args: str, env: dict[str, str] | None = None, input: str | None = None,
-                   timeout: float = 60) -> subprocess.CompletedProcess[str]:
+def memevo_process(
+    *args: str, env: dict[str, str] | None = None, input: str | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
     """Run memevo as a real process (entry point via ``python -m cli``)."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], input=input, capture_output=True, text=True,
-        env=full_env, timeout=timeout, cwd=str(REPO),
+        [sys.executable, "-m", "cli", *args],
+        input=input,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=timeout,
+        cwd=str(REPO),
     )
 
 
@@ -27,5 +33,6 @@ def python_process(
     """Run a snippet in a fresh interpreter from the repository root."""
     full_env = dict(os.environ)
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full_env,
-                          timeout=timeout, cwd=str(REPO))
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=full_env, timeout=timeout, cwd=str(REPO)
+    )

@@ -35,21 +35,38 @@ def evidence(basis: str | None, at: float = T_OLD) -> Evidence | None:
 
 
 def seed_target(store: Store, kind: str, basis: str | None, *, accurate: bool = False, **extra):
-    feedback = Feedback(accuracy=VerdictSlot(verdict="accurate", source_id="f" * 24, at=T_OLD)) if accurate \
-        else Feedback()
-    target = make_memory(f"The deploy target for the api service is staging-one ({kind})", origin=ORIGIN,
-                         kind=kind, at=T_OLD, evidence=evidence(basis), feedback=feedback, **extra)
+    feedback = (
+        Feedback(accuracy=VerdictSlot(verdict="accurate", source_id="f" * 24, at=T_OLD)) if accurate else Feedback()
+    )
+    target = make_memory(
+        f"The deploy target for the api service is staging-one ({kind})",
+        origin=ORIGIN,
+        kind=kind,
+        at=T_OLD,
+        evidence=evidence(basis),
+        feedback=feedback,
+        **extra,
+    )
     with store.transaction() as conn:
         put_memory(conn, target)
     return target
 
 
-def run_batch(store: Store, source_type: str, claims: list[dict], *, text: str | None = None,
-              targets: tuple[str, ...] = (), candidates=None, at: float = NOW):
+def run_batch(
+    store: Store,
+    source_type: str,
+    claims: list[dict],
+    *,
+    text: str | None = None,
+    targets: tuple[str, ...] = (),
+    candidates=None,
+    at: float = NOW,
+):
     text = text or "The deploy target for the api service is staging-two now, as discussed"
     with store.transaction() as conn:
-        sid = capture_source(conn, source_type=source_type, origin=ORIGIN, text=text, now=at,
-                             target_ids=targets).source_id
+        sid = capture_source(
+            conn, source_type=source_type, origin=ORIGIN, text=text, now=at, target_ids=targets
+        ).source_id
         job = lease_job(conn, owner="w", now=at, lease_seconds=150, source_id=sid)
     assert job is not None
     offered = mentioned_claims(store.conn, job.source) if candidates is None else candidates
@@ -98,8 +115,9 @@ def test_priority_pairs(store: Store, row: PriorityRow) -> None:
     target = seed_target(store, row.kind, row.old_basis, accurate=row.accurate)
     new_text = f"The deploy target for the api service is staging-two ({row.kind})"
     targets = (target.id,) if row.source_type == "progress" else ()
-    sid, report = run_batch(store, row.source_type, [{"kind": row.kind, "content": new_text,
-                                                      "replaces": target.id}], targets=targets)
+    sid, report = run_batch(
+        store, row.source_type, [{"kind": row.kind, "content": new_text, "replaces": target.id}], targets=targets
+    )
     old = require_memory(store.conn, target.id)
     event = latest_events(store.conn, limit=1)[0]
     assert event.operation == "consolidate" and event.source_id == sid
@@ -121,8 +139,16 @@ def test_priority_pairs(store: Store, row: PriorityRow) -> None:
     assert require_source(store.conn, sid).state == JobState.DONE  # never a failure
 
 
-GUARD_ROWS = ["unknown", "cross_origin", "pinned", "stale", "duplicate_target", "cycle", "kind_change",
-              "progress_without_target"]
+GUARD_ROWS = [
+    "unknown",
+    "cross_origin",
+    "pinned",
+    "stale",
+    "duplicate_target",
+    "cycle",
+    "kind_change",
+    "progress_without_target",
+]
 
 
 @pytest.mark.parametrize("guard", GUARD_ROWS)
@@ -148,11 +174,15 @@ def test_guards_reject_whole_batch(store: Store, guard: str) -> None:
         claims = [{"kind": "fact", "content": "new value here", "replaces": target.id}]
         at = T_OLD - 10  # the source is older than the target's last update
     elif guard == "duplicate_target":
-        claims = [{"kind": "fact", "content": "new value one", "replaces": target.id},
-                  {"kind": "fact", "content": "new value two", "replaces": target.id}]
+        claims = [
+            {"kind": "fact", "content": "new value one", "replaces": target.id},
+            {"kind": "fact", "content": "new value two", "replaces": target.id},
+        ]
     elif guard == "cycle":
-        claims = [{"kind": "fact", "content": other.content, "replaces": target.id},
-                  {"kind": "fact", "content": target.content, "replaces": other.id}]
+        claims = [
+            {"kind": "fact", "content": other.content, "replaces": target.id},
+            {"kind": "fact", "content": target.content, "replaces": other.id},
+        ]
     elif guard == "kind_change":
         claims = [{"kind": "decision", "content": "new value here", "replaces": target.id}]
     else:
@@ -170,13 +200,19 @@ def test_guards_reject_whole_batch(store: Store, guard: str) -> None:
 def test_same_batch_duplicate_cannot_bypass_withheld_replacement(store: Store) -> None:
     target = seed_target(store, "fact", "manual_correction")
     weaker = "The deploy target for the api service is staging-two"
-    _, report = run_batch(store, "summary", [
-        {"kind": "fact", "content": weaker, "replaces": target.id},
-        {"kind": "fact", "content": weaker},  # same content as an addition
-    ])
+    _, report = run_batch(
+        store,
+        "summary",
+        [
+            {"kind": "fact", "content": weaker, "replaces": target.id},
+            {"kind": "fact", "content": weaker},  # same content as an addition
+        ],
+    )
     assert report.withheld == 1
-    rows = store.conn.execute("SELECT status FROM memories WHERE content_hash=(SELECT content_hash FROM memories "
-                              "WHERE id=?)", (report.conflicted[0],)).fetchall()
+    rows = store.conn.execute(
+        "SELECT status FROM memories WHERE content_hash=(SELECT content_hash FROM memories WHERE id=?)",
+        (report.conflicted[0],),
+    ).fetchall()
     assert rows == [("conflicted",)]
     assert require_memory(store.conn, target.id).status == "active"
 
@@ -187,17 +223,20 @@ def test_local_variant_from_same_source_is_quarantined(store: Store) -> None:
     text = f"Summary of the session.\n- Fact: {weaker}\nThe deploy target for the api service changed."
     _, report = run_batch(store, "summary", [{"kind": "fact", "content": weaker, "replaces": target.id}], text=text)
     assert report.withheld == 1
-    statuses = dict(store.conn.execute("SELECT content, status FROM memories m JOIN "
-                                       "(SELECT id AS i, json_extract(body, '$.content') AS content FROM memories) "
-                                       "ON i = m.id").fetchall())
+    statuses = dict(
+        store.conn.execute(
+            "SELECT content, status FROM memories m JOIN "
+            "(SELECT id AS i, json_extract(body, '$.content') AS content FROM memories) "
+            "ON i = m.id"
+        ).fetchall()
+    )
     assert statuses[weaker] == "conflicted"
     assert statuses[target.content] == "active"
 
 
 def test_rederived_content_is_confirmed_without_moving_update_time(store: Store) -> None:
     target = seed_target(store, "fact", "summary")
-    _, report = run_batch(store, "summary", [{"kind": "fact", "content": target.content,
-                                              "searchTerms": ["部署目标"]}])
+    _, report = run_batch(store, "summary", [{"kind": "fact", "content": target.content, "searchTerms": ["部署目标"]}])
     after = require_memory(store.conn, target.id)
     assert report.confirmed == [target.id]
     assert after.confirmed_at == NOW + 1 and after.updated_at == target.updated_at
@@ -228,8 +267,13 @@ def test_candidates_are_mentioned_same_origin_only(store: Store) -> None:
     with store.transaction() as conn:
         put_memory(conn, unrelated)
         put_memory(conn, foreign)
-        sid = capture_source(conn, source_type="summary", origin=ORIGIN,
-                             text="We moved the api service deploy target to staging-two", now=NOW).source_id
+        sid = capture_source(
+            conn,
+            source_type="summary",
+            origin=ORIGIN,
+            text="We moved the api service deploy target to staging-two",
+            now=NOW,
+        ).source_id
     ids = [m.id for m in mentioned_claims(store.conn, require_source(store.conn, sid))]
     assert ids == [target.id]
 
@@ -253,40 +297,56 @@ def test_generation_bump_makes_output_stale_and_lost_lease_writes_nothing(store:
 
 def test_blocked_content_is_not_added_back(store: Store) -> None:
     target = seed_target(store, "fact", "summary")
-    _, first = run_batch(store, "summary", [{"kind": "fact", "content": "The deploy target is staging-two",
-                                             "replaces": target.id}])
+    _, first = run_batch(
+        store, "summary", [{"kind": "fact", "content": "The deploy target is staging-two", "replaces": target.id}]
+    )
     assert first.superseded == [target.id]
-    _, again = run_batch(store, "user_statement", [{"kind": "decision", "content": target.content}],
-                         text="remember: " + target.content)
+    _, again = run_batch(
+        store, "user_statement", [{"kind": "decision", "content": target.content}], text="remember: " + target.content
+    )
     assert again.skipped_blocked == 1
     assert get_memory(store.conn, target.id).status == "superseded"
 
 
 def test_passing_words_are_not_a_mention(store: Store) -> None:
-    long_claim = make_memory("The nightly backup job compresses the analytics warehouse snapshots with zstd level 19",
-                             origin=ORIGIN, at=T_OLD)
+    long_claim = make_memory(
+        "The nightly backup job compresses the analytics warehouse snapshots with zstd level 19",
+        origin=ORIGIN,
+        at=T_OLD,
+    )
     with store.transaction() as conn:
         put_memory(conn, long_claim)
-        sid = capture_source(conn, source_type="summary", origin=ORIGIN,
-                             text="The nightly build job failed twice today", now=NOW).source_id
+        sid = capture_source(
+            conn, source_type="summary", origin=ORIGIN, text="The nightly build job failed twice today", now=NOW
+        ).source_id
     assert mentioned_claims(store.conn, require_source(store.conn, sid)) == []
 
 
-@pytest.mark.parametrize("source_type,old_basis,basis", [
-    # A weaker observation only renews the date of the stronger manual correction.
-    ("progress", "manual_correction", "manual_correction"),
-    ("progress", "summary", "tool_observation"),
-    ("user_statement", "user_statement", "user_statement"),
-])
+@pytest.mark.parametrize(
+    "source_type,old_basis,basis",
+    [
+        # A weaker observation only renews the date of the stronger manual correction.
+        ("progress", "manual_correction", "manual_correction"),
+        ("progress", "summary", "tool_observation"),
+        ("user_statement", "user_statement", "user_statement"),
+    ],
+)
 def test_restating_a_target_reaffirms_it_instead_of_rejecting_the_batch(
-    store: Store, source_type: str, old_basis: str, basis: str,
+    store: Store,
+    source_type: str,
+    old_basis: str,
+    basis: str,
 ) -> None:
     # A progress report naturally answers a nominated state with `replaces` even when the
     # state has not changed; that is a reaffirmation, not a replacement cycle.
     target = seed_target(store, "project_state", old_basis)
     targets = (target.id,) if source_type == "progress" else ()
-    sid, report = run_batch(store, source_type, [{"kind": "project_state", "content": target.content,
-                                                  "replaces": target.id}], targets=targets)
+    sid, report = run_batch(
+        store,
+        source_type,
+        [{"kind": "project_state", "content": target.content, "replaces": target.id}],
+        targets=targets,
+    )
     after = require_memory(store.conn, target.id)
     assert report.refreshed == [target.id] and report.superseded == [] and report.added == []
     if basis == old_basis and basis != source_type:
@@ -325,12 +385,14 @@ def test_reaffirmation_refreshes_date_but_never_weakens_evidence(store: Store) -
 def test_reused_value_keeps_its_own_feedback(store: Store) -> None:
     target = seed_target(store, "fact", "summary")
     useful = Feedback(utility=VerdictSlot(verdict="useful", source_id="u" * 24, at=T_OLD))
-    existing = make_memory("The deploy target for the api service is staging-two", origin=ORIGIN, at=T_OLD,
-                           feedback=useful)
+    existing = make_memory(
+        "The deploy target for the api service is staging-two", origin=ORIGIN, at=T_OLD, feedback=useful
+    )
     with store.transaction() as conn:
         put_memory(conn, existing)
-    _, report = run_batch(store, "user_statement", [{"kind": "fact", "content": existing.content,
-                                                     "replaces": target.id}])
+    _, report = run_batch(
+        store, "user_statement", [{"kind": "fact", "content": existing.content, "replaces": target.id}]
+    )
     assert report.refreshed == [existing.id] and report.superseded == [target.id]
     after = require_memory(store.conn, existing.id)
     assert after.feedback == useful

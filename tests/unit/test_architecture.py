@@ -80,7 +80,8 @@ def layer_violations(files: list[Path]) -> dict[str, list[str]]:
         layer = layer_of(module_name(path))
         assert layer in LAYERS, f"{path}: unknown layer {layer!r}; add it to LAYERS"
         bad = sorted(
-            name for name in imported_modules(path)
+            name
+            for name in imported_modules(path)
             if name.startswith("memory_core.") and _is_module(name) and not allowed(layer, name)
         )
         if bad:
@@ -113,7 +114,8 @@ def test_layers_inside_memory_core_import_only_downward() -> None:
 def test_reports_import_nothing_that_writes() -> None:
     offenders = {
         str(path.relative_to(REPO)): sorted(
-            name for name in imported_modules(path)
+            name
+            for name in imported_modules(path)
             if any(name.removeprefix("memory_core.").startswith(w) for w in WRITERS)
         )
         for path in sorted((REPO / "memory_core" / "reports").rglob("*.py"))
@@ -143,15 +145,20 @@ def test_layer_checker_sees_an_upward_import(tmp_path: Path) -> None:
     bad = store_dir / "_architecture_probe.py"
     bad.write_text("from memory_core.controls.manual import forget\nfrom memory_core.text.tokenize import features\n")
     try:
-        assert layer_violations([bad]) == {
-            "memory_core/store/_architecture_probe.py": ["memory_core.controls.manual"]}
+        assert layer_violations([bad]) == {"memory_core/store/_architecture_probe.py": ["memory_core.controls.manual"]}
     finally:
         bad.unlink()
 
 
 # Calls that read the wall clock; conversions of a given timestamp (gmtime(at)) are fine.
-_CLOCK_READS = {("time", "time"), ("time", "time_ns"), ("datetime", "now"), ("datetime", "utcnow"),
-                ("datetime", "today"), ("date", "today")}
+_CLOCK_READS = {
+    ("time", "time"),
+    ("time", "time_ns"),
+    ("datetime", "now"),
+    ("datetime", "utcnow"),
+    ("datetime", "today"),
+    ("date", "today"),
+}
 _NO_ARG_CLOCK_READS = {("time", "gmtime"), ("time", "localtime"), ("time", "ctime"), ("time", "asctime")}
 
 
@@ -167,8 +174,11 @@ def clock_reads(source: str) -> list[str]:
         owner = node.func.value
         owner_name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
         key = (owner_name, node.func.attr)
-        if key in _CLOCK_READS or (key in _NO_ARG_CLOCK_READS and not node.args) or (
-                key == ("time", "strftime") and len(node.args) < 2):
+        if (
+            key in _CLOCK_READS
+            or (key in _NO_ARG_CLOCK_READS and not node.args)
+            or (key == ("time", "strftime") and len(node.args) < 2)
+        ):
             found.append(f"{owner_name}.{node.func.attr}() at line {node.lineno}")
     return found
 
@@ -191,8 +201,11 @@ def test_clock_checker_sees_hidden_reads() -> None:
         "c = time.gmtime(12.0)\n"
         "d = time.strftime('%Y')\n"
     )
-    assert sorted(clock_reads(sample)) == ["datetime.now() at line 3", "time.gmtime() at line 2",
-                                           "time.strftime() at line 5"]
+    assert sorted(clock_reads(sample)) == [
+        "datetime.now() at line 3",
+        "time.gmtime() at line 2",
+        "time.strftime() at line 5",
+    ]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -202,7 +215,8 @@ def import_graph() -> dict[str, set[str]]:
         for path in sorted((REPO / package).rglob("*.py")):
             name = module_name(path)
             graph[name] = {
-                target for target in imported_modules(path)
+                target
+                for target in imported_modules(path)
                 if target.split(".")[0] in ("memory_core", "workers", "cli") and target != name and _is_module(target)
             }
     return graph

@@ -23,8 +23,13 @@ MIDNIGHT = clock.next_day_start(NOW)
 def burst(home: Path, count: int, *, calls_today: int = 0, tokens_per_call: int = 0) -> None:
     with Store.open(home) as store, store.transaction() as conn:
         for i in range(count):
-            capture_source(conn, source_type="user_statement", origin="/w", now=NOW,
-                           text=f"remember that service {i} listens on port {1000 + i}")
+            capture_source(
+                conn,
+                source_type="user_statement",
+                origin="/w",
+                now=NOW,
+                text=f"remember that service {i} listens on port {1000 + i}",
+            )
         for _ in range(calls_today):
             count_call(conn, NOW)
         if calls_today and tokens_per_call:

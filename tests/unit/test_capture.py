@@ -26,8 +26,20 @@ def test_sanitize_removes_controls_and_secrets() -> None:
         "normal text stays"
     )
     clean = sanitize_text(text)
-    for secret in ("sk-proj-abc", "ghp_abc", "AKIAABCDEFGHIJKLMNOP", "abcdef123456789xyz",
-                   "hunter2pass", "supersecret", "tok123", "MIIEow", "inline123value", "\x00", "\x07", "\r"):
+    for secret in (
+        "sk-proj-abc",
+        "ghp_abc",
+        "AKIAABCDEFGHIJKLMNOP",
+        "abcdef123456789xyz",
+        "hunter2pass",
+        "supersecret",
+        "tok123",
+        "MIIEow",
+        "inline123value",
+        "\x00",
+        "\x07",
+        "\r",
+    ):
         assert secret not in clean, secret
     assert clean.count(REDACTED) >= 8
     assert "postgres://alice:" in clean and "normal text stays" in clean
@@ -43,19 +55,24 @@ def test_sanitize_caps_bytes_without_cutting_a_character() -> None:
 
 def test_capture_is_idempotent(store: Store) -> None:
     with store.transaction() as conn:
-        first = capture_source(conn, source_type="summary", origin="/w", text="A summary.", now=NOW,
-                               session_id="s1")
-        again = capture_source(conn, source_type="summary", origin="/w", text="A summary.", now=NOW + 5,
-                               session_id="s1")
+        first = capture_source(conn, source_type="summary", origin="/w", text="A summary.", now=NOW, session_id="s1")
+        again = capture_source(
+            conn, source_type="summary", origin="/w", text="A summary.", now=NOW + 5, session_id="s1"
+        )
     assert first.created and not again.created
     assert first.source_id == again.source_id
     assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
 
 
 def test_summary_yields_bounded_local_claims_in_same_transaction(store: Store) -> None:
-    lines = ["Session summary.", "- Decision: use SQLite with WAL for the queue",
-             "- Preference: answers in English", "- 偏好：回答使用中文", "- random: not a label",
-             "Fact: x"]  # too short
+    lines = [
+        "Session summary.",
+        "- Decision: use SQLite with WAL for the queue",
+        "- Preference: answers in English",
+        "- 偏好：回答使用中文",
+        "- random: not a label",
+        "Fact: x",
+    ]  # too short
     lines += [f"- Fact: service number {i} listens on port {8000 + i}" for i in range(30)]
     with store.transaction() as conn:
         result = capture_source(conn, source_type="summary", origin="/w", text="\n".join(lines), now=NOW)
@@ -76,8 +93,13 @@ def test_local_claim_extraction_ignores_unlabelled_prose() -> None:
 
 def test_secret_never_stored(store: Store) -> None:
     with store.transaction() as conn:
-        result = capture_source(conn, source_type="user_statement", origin="/w",
-                                text="remember my key is sk-abcdefghijklmnopqrstuvwxyz1234", now=NOW)
+        result = capture_source(
+            conn,
+            source_type="user_statement",
+            origin="/w",
+            text="remember my key is sk-abcdefghijklmnopqrstuvwxyz1234",
+            now=NOW,
+        )
     assert "sk-abcdef" not in require_source(store.conn, result.source_id).text
 
 
@@ -90,8 +112,13 @@ def test_canonical_origin_resolves_symlinks(tmp_path) -> None:
 
 
 def test_explicit_cues_and_recall_questions() -> None:
-    msgs = ["remember that the staging DB is on port 5433", "记住：发布前要跑全部测试",
-            "do you remember the staging port?", "what's up", "From now on, always use pnpm",
-            "还记得端口吗"]
+    msgs = [
+        "remember that the staging DB is on port 5433",
+        "记住：发布前要跑全部测试",
+        "do you remember the staging port?",
+        "what's up",
+        "From now on, always use pnpm",
+        "还记得端口吗",
+    ]
     assert explicit_statements(msgs) == [msgs[0], msgs[1], msgs[4]]
     assert is_recall_question("Do you remember the port?")

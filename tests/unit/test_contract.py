@@ -99,13 +99,17 @@ def test_content_length_counts_characters_not_bytes() -> None:
         pytest.param(answer(claim(kind="fcat")), "kind must be", id="unknown-kind"),
         pytest.param(answer(claim(content=1234)), "not a string", id="content-number"),
         pytest.param(answer(claim(searchTerms="sqlite")), "not a list", id="terms-string"),
-        pytest.param(answer(claim(searchTerms=["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"])),
-                     "too many search terms", id="9-terms"),
+        pytest.param(
+            answer(claim(searchTerms=["t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"])),
+            "too many search terms",
+            id="9-terms",
+        ),
         pytest.param(answer(claim(searchTerms=["x" * 65])), "2-64 characters", id="65-char-term"),
         pytest.param(answer(claim(searchTerms=["x"])), "2-64 characters", id="1-char-term"),
         pytest.param(answer(claim(searchTerms=[" \t\n "])), "2-64 characters", id="blank-term"),
-        pytest.param(answer(claim(searchTerms=[f"{i}" + "数" * 60 for i in range(8)])),
-                     "1024 bytes", id="terms-json-too-large"),
+        pytest.param(
+            answer(claim(searchTerms=[f"{i}" + "数" * 60 for i in range(8)])), "1024 bytes", id="terms-json-too-large"
+        ),
         pytest.param(answer(claim(replaces="not-an-id")), "not a claim id", id="replaces-not-id"),
         pytest.param(answer(claim(replaces=TARGET.upper())), "not a claim id", id="replaces-uppercase"),
         pytest.param(answer(claim(replaces=7)), "not a string", id="replaces-number"),

@@ -15,8 +15,13 @@ from memory_core.store.sources import require_source
 
 def capture(store: Store) -> str:
     with store.transaction() as conn:
-        return capture_source(conn, source_type="user_statement", origin="/work/app",
-                              text="remember that releases are cut on Tuesdays", now=clock.now()).source_id
+        return capture_source(
+            conn,
+            source_type="user_statement",
+            origin="/work/app",
+            text="remember that releases are cut on Tuesdays",
+            now=clock.now(),
+        ).source_id
 
 
 @pytest.fixture
@@ -25,8 +30,7 @@ def model_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMEVO_MODEL", "tiny")
 
 
-def test_evolve_on_a_spent_budget_says_so_instead_of_queueing(store: Store, cli_run, monkeypatch,
-                                                              model_env) -> None:
+def test_evolve_on_a_spent_budget_says_so_instead_of_queueing(store: Store, cli_run, monkeypatch, model_env) -> None:
     sid = capture(store)
     with store.transaction() as conn:
         count_call(conn, clock.now())
@@ -59,8 +63,7 @@ def test_wait_outcome_tells_a_handed_back_attempt_from_a_failure(store: Store, e
     assert data["error_code"] == (None if ending == "released" else "provider")
 
 
-def test_evolve_without_a_worker_keeps_status_a_value_and_hints_separately(store: Store, cli_run,
-                                                                           model_env) -> None:
+def test_evolve_without_a_worker_keeps_status_a_value_and_hints_separately(store: Store, cli_run, model_env) -> None:
     import json
 
     capture(store)

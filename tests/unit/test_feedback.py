@@ -93,18 +93,21 @@ def test_feedback_command(cli_run, home) -> None:
     assert missing.exit_code == 1 and len(missing.output.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("memory 0123456789abcdef01234567 is incorrect.", ("0123456789abcdef01234567", "incorrect")),
-    ("Memory 0123456789abcdef01234567 is USEFUL", ("0123456789abcdef01234567", "useful")),
-    ("记忆 0123456789abcdef01234567 有用。", ("0123456789abcdef01234567", "useful")),
-    ("记忆0123456789abcdef01234567错误", ("0123456789abcdef01234567", "incorrect")),
-    ("is memory 0123456789abcdef01234567 incorrect?", None),
-    ("memory 0123456789abcdef01234567 is incorrect? ", None),
-    ('e.g. "memory 0123456789abcdef01234567 is incorrect."', None),
-    ("memory 0123456789abcdef01234567 is wrong.", None),
-    ("memory 0123456789ABCDEF01234567 is useful.", None),
-    ("memory 0123456789abcdef01234567 is useful. Also fix the build.", None),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("memory 0123456789abcdef01234567 is incorrect.", ("0123456789abcdef01234567", "incorrect")),
+        ("Memory 0123456789abcdef01234567 is USEFUL", ("0123456789abcdef01234567", "useful")),
+        ("记忆 0123456789abcdef01234567 有用。", ("0123456789abcdef01234567", "useful")),
+        ("记忆0123456789abcdef01234567错误", ("0123456789abcdef01234567", "incorrect")),
+        ("is memory 0123456789abcdef01234567 incorrect?", None),
+        ("memory 0123456789abcdef01234567 is incorrect? ", None),
+        ('e.g. "memory 0123456789abcdef01234567 is incorrect."', None),
+        ("memory 0123456789abcdef01234567 is wrong.", None),
+        ("memory 0123456789ABCDEF01234567 is useful.", None),
+        ("memory 0123456789abcdef01234567 is useful. Also fix the build.", None),
+    ],
+)
 def test_feedback_message_syntax_is_narrow(text: str, expected) -> None:
     from memory_core.capture.feedback_syntax import parse_feedback_message
 

@@ -52,8 +52,7 @@ CONTENTS = (
 )
 KINDS = ("fact", "decision", "preference", "project_state")
 ALIASES = ((), ("deploy",), ("api port", "端口"))
-LABELS = {"fact": "Fact", "decision": "Decision", "preference": "Preference",
-          "project_state": "Status"}
+LABELS = {"fact": "Fact", "decision": "Decision", "preference": "Preference", "project_state": "Status"}
 MANUAL_ACTIONS = ("forget", "correct", "pin", "unpin", "resolve")
 
 
@@ -69,18 +68,25 @@ def _slot(verdict: str) -> VerdictSlot:
 def starting_records() -> list[Memory]:
     """Every priority, a pin, aliases, feedback, a quarantined record and a tombstone."""
     return [
-        make_memory(CONTENTS[0], search_terms=["deploy target"], confirmed_at=T0 - 10,
-                    feedback=Feedback(utility=_slot("useful")), at=T0 - 900),
+        make_memory(
+            CONTENTS[0],
+            search_terms=["deploy target"],
+            confirmed_at=T0 - 10,
+            feedback=Feedback(utility=_slot("useful")),
+            at=T0 - 900,
+        ),
         make_memory(CONTENTS[0], kind="decision", at=T0 - 880),  # a same-origin twin
-        make_memory(CONTENTS[3], kind="decision", evidence=_evidence("user_statement"),
-                    feedback=Feedback(accuracy=_slot("accurate")), at=T0 - 800),
-        make_memory(CONTENTS[5], kind="project_state", evidence=_evidence("tool_observation"),
-                    at=T0 - 700),
-        make_memory(CONTENTS[1], kind="preference", evidence=_evidence("manual_correction"),
-                    pinned=True, at=T0 - 600),
+        make_memory(
+            CONTENTS[3],
+            kind="decision",
+            evidence=_evidence("user_statement"),
+            feedback=Feedback(accuracy=_slot("accurate")),
+            at=T0 - 800,
+        ),
+        make_memory(CONTENTS[5], kind="project_state", evidence=_evidence("tool_observation"), at=T0 - 700),
+        make_memory(CONTENTS[1], kind="preference", evidence=_evidence("manual_correction"), pinned=True, at=T0 - 600),
         make_memory(CONTENTS[4], evidence=None, at=T0 - 500),
-        make_memory(CONTENTS[2], status="conflicted", at=T0 - 400,
-                    feedback=Feedback(accuracy=_slot("incorrect"))),
+        make_memory(CONTENTS[2], status="conflicted", at=T0 - 400, feedback=Feedback(accuracy=_slot("incorrect"))),
         make_memory("The api service used to run on port 7070", status="forgotten", at=T0 - 300),
         make_memory(CONTENTS[0], origin="/work/other", at=T0 - 200),
     ]
@@ -95,25 +101,26 @@ def memory_rows(conn: sqlite3.Connection) -> dict[str, tuple]:
 
 
 def index_rows(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
-    return (_rows(conn, "SELECT * FROM postings ORDER BY feature, memory_id, field"),
-            _rows(conn, "SELECT * FROM index_docs ORDER BY memory_id"))
+    return (
+        _rows(conn, "SELECT * FROM postings ORDER BY feature, memory_id, field"),
+        _rows(conn, "SELECT * FROM index_docs ORDER BY memory_id"),
+    )
 
 
 def last_event_id(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
 
 
-def _draw_claim(data: st.DataObject, source: Source, candidates: list[Memory],
-                everything: list[str], label: str) -> dict[str, object]:
+def _draw_claim(
+    data: st.DataObject, source: Source, candidates: list[Memory], everything: list[str], label: str
+) -> dict[str, object]:
     terms = list(data.draw(st.sampled_from(ALIASES), label=f"{label} aliases"))
     # Content the source itself says (so local variants can collide) or any known text.
     said = [c for c in CONTENTS if c in source.text]
-    content = data.draw(st.sampled_from(said or CONTENTS) | st.sampled_from(CONTENTS),
-                        label=f"{label} content")
+    content = data.draw(st.sampled_from(said or CONTENTS) | st.sampled_from(CONTENTS), label=f"{label} content")
     if source.source_type == "progress" and candidates:
         target = data.draw(st.sampled_from(candidates), label=f"{label} nominated")
-        return {"kind": "project_state", "content": content, "replaces": target.id,
-                "searchTerms": terms}
+        return {"kind": "project_state", "content": content, "replaces": target.id, "searchTerms": terms}
     mode = data.draw(st.sampled_from(("add", "replace", "rederive")), label=f"{label} mode")
     if mode == "rederive" and candidates:
         held = data.draw(st.sampled_from(candidates), label=f"{label} held")
@@ -122,8 +129,7 @@ def _draw_claim(data: st.DataObject, source: Source, candidates: list[Memory],
         # Mostly an offered candidate; the first stored id may not be one, which the
         # guards refuse.
         offered = {m.id: m for m in candidates}
-        target_id = data.draw(st.sampled_from(sorted(set(offered) | {everything[0]})),
-                              label=f"{label} target")
+        target_id = data.draw(st.sampled_from(sorted(set(offered) | {everything[0]})), label=f"{label} target")
         same_kind = offered[target_id].kind if target_id in offered else "fact"
         return {"kind": same_kind, "content": content, "replaces": target_id, "searchTerms": terms}
     kind = data.draw(st.sampled_from(KINDS), label=f"{label} kind")
@@ -132,29 +138,31 @@ def _draw_claim(data: st.DataObject, source: Source, candidates: list[Memory],
 
 def capture(store: Store, data: st.DataObject, step: int, now: float) -> str:
     """Capture one source (a summary's labelled lines become local claims right away)."""
-    source_type = data.draw(st.sampled_from(("summary", "user_statement", "progress")),
-                            label=f"source {step}")
-    mentioned = data.draw(st.lists(st.sampled_from(CONTENTS), min_size=1, max_size=3, unique=True),
-                          label=f"mentions {step}")
+    source_type = data.draw(st.sampled_from(("summary", "user_statement", "progress")), label=f"source {step}")
+    mentioned = data.draw(
+        st.lists(st.sampled_from(CONTENTS), min_size=1, max_size=3, unique=True), label=f"mentions {step}"
+    )
     lines = [f"Session note {step}.", *mentioned]
     if source_type == "summary":
         labelled = st.lists(st.tuples(st.sampled_from(KINDS), st.sampled_from(mentioned)), max_size=2)
-        lines += [f"- {LABELS[kind]}: {content}" for kind, content in
-                  data.draw(labelled, label=f"labelled {step}")]
+        lines += [f"- {LABELS[kind]}: {content}" for kind, content in data.draw(labelled, label=f"labelled {step}")]
     states = sorted(m.id for m in _all(store) if m.kind == "project_state" and m.status == "active")
     targets: tuple[str, ...] = ()
     if source_type == "progress" and states:
-        targets = tuple(data.draw(st.lists(st.sampled_from(states), min_size=1, max_size=2, unique=True),
-                                  label=f"nominated {step}"))
+        targets = tuple(
+            data.draw(st.lists(st.sampled_from(states), min_size=1, max_size=2, unique=True), label=f"nominated {step}")
+        )
     with store.transaction() as conn:
-        return capture_source(conn, source_type=source_type, origin=APP, text="\n".join(lines),
-                              now=now, target_ids=targets).source_id
+        return capture_source(
+            conn, source_type=source_type, origin=APP, text="\n".join(lines), now=now, target_ids=targets
+        ).source_id
 
 
 def model_apply(store: Store, data: st.DataObject, step: int, now: float) -> None:
     """Lease a queued source (or a new one) and apply a drawn model batch to it."""
-    queued = [row[0] for row in store.conn.execute(
-        "SELECT id FROM sources WHERE state='pending' ORDER BY created_at, id")]
+    queued = [
+        row[0] for row in store.conn.execute("SELECT id FROM sources WHERE state='pending' ORDER BY created_at, id")
+    ]
     if queued and data.draw(st.booleans(), label=f"queued {step}"):
         sid = data.draw(st.sampled_from(queued), label=f"queued source {step}")
     else:
@@ -218,7 +226,8 @@ _example = itertools.count()
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_undoing_every_event_newest_first_restores_the_starting_records(
-    home: Path, data: st.DataObject,
+    home: Path,
+    data: st.DataObject,
 ) -> None:
     with Store.open(home / f"example-{next(_example)}") as store:
         with store.transaction() as conn:
@@ -231,8 +240,7 @@ def test_undoing_every_event_newest_first_restores_the_starting_records(
         steps = data.draw(st.integers(min_value=1, max_value=8), label="steps")
         for step in range(steps):
             now = T1 + step * STEP_SECONDS
-            what = data.draw(st.sampled_from(("apply", "apply", "capture", "manual", "undo")),
-                             label=f"step {step}")
+            what = data.draw(st.sampled_from(("apply", "apply", "capture", "manual", "undo")), label=f"step {step}")
             if what == "capture":
                 capture(store, data, step, now)  # queued: a later forget or supersession may retire it
             elif what == "apply":
@@ -246,8 +254,9 @@ def test_undoing_every_event_newest_first_restores_the_starting_records(
 
         blocks = blocked_rows(store.conn)
         jobs = _rows(store.conn, "SELECT * FROM sources ORDER BY id")
-        recorded = [row[0] for row in store.conn.execute(
-            "SELECT id FROM events WHERE id>? ORDER BY id DESC", (start_event,))]
+        recorded = [
+            row[0] for row in store.conn.execute("SELECT id FROM events WHERE id>? ORDER BY id DESC", (start_event,))
+        ]
         for n, event_id in enumerate(recorded):
             with store.transaction() as conn:
                 undo(conn, event_id, T1 + 10_000 + n)

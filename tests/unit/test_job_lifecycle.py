@@ -28,14 +28,14 @@ START = "2026-03-01 12:00:00"
 
 def capture(store: Store, text: str = "We decided to use SQLite for the queue") -> str:
     with store.transaction() as conn:
-        return capture_source(conn, source_type="user_statement", origin="/work/app", text=text,
-                              now=clock.now()).source_id
+        return capture_source(
+            conn, source_type="user_statement", origin="/work/app", text=text, now=clock.now()
+        ).source_id
 
 
 def claim(store: Store, source_id: str | None = None, forced: bool = False, owner: str = "w1"):
     with store.transaction() as conn:
-        return lease_job(conn, owner=owner, now=clock.now(), lease_seconds=LEASE,
-                         source_id=source_id, forced=forced)
+        return lease_job(conn, owner=owner, now=clock.now(), lease_seconds=LEASE, source_id=source_id, forced=forced)
 
 
 def fail(store: Store, job, code=ErrorCode.PROVIDER):

@@ -50,8 +50,17 @@ def test_forget_tombstones_target_and_same_origin_twins_only(store: Store) -> No
     seed(store, target, twin, elsewhere)
     key = "queued"
     with store.transaction() as conn:
-        insert_source(conn, Source(id=source_id(key), origin=APP, source_type="summary",
-                                   dedupe_key=key, created_at=T0, text="The API listens on port 8080"))
+        insert_source(
+            conn,
+            Source(
+                id=source_id(key),
+                origin=APP,
+                source_type="summary",
+                dedupe_key=key,
+                created_at=T0,
+                text="The API listens on port 8080",
+            ),
+        )
     with store.transaction() as conn:
         result = manual.forget(conn, target.id, NOW)
     assert result.event_id is not None
@@ -104,8 +113,9 @@ def test_correct_onto_an_existing_tombstone_keeps_its_prior_state(store: Store) 
     assert stored(store, tomb.id).status == "active"
 
 
-@pytest.mark.parametrize("text,error", [("   ", UsageError), ("The API listens on port 8080", UsageError),
-                                        ("x" * 4001, UsageError)])
+@pytest.mark.parametrize(
+    "text,error", [("   ", UsageError), ("The API listens on port 8080", UsageError), ("x" * 4001, UsageError)]
+)
 def test_correct_refuses_bad_text(store: Store, text: str, error: type[Exception]) -> None:
     target = rich()
     seed(store, target)

@@ -22,10 +22,16 @@ from tests.factories import make_memory
 ORIGIN = "/work/app"
 
 
-def make_source(text: str = "We decided to keep SQLite.", source_type: str = "summary",
-                **extra: object) -> Source:
-    return Source(id=source_id(text), origin=ORIGIN, source_type=source_type, dedupe_key=text,
-                  created_at=1_700_000_000.0, text=text, **extra)
+def make_source(text: str = "We decided to keep SQLite.", source_type: str = "summary", **extra: object) -> Source:
+    return Source(
+        id=source_id(text),
+        origin=ORIGIN,
+        source_type=source_type,
+        dedupe_key=text,
+        created_at=1_700_000_000.0,
+        text=text,
+        **extra,
+    )
 
 
 def user_text(messages: list[dict[str, str]]) -> str:
@@ -41,7 +47,7 @@ def fenced_blocks(text: str) -> list[list[str]]:
             fence, j = lines[i], i + 1
             while lines[j] != fence:
                 j += 1
-            blocks.append(lines[i + 1:j])
+            blocks.append(lines[i + 1 : j])
             i = j
         i += 1
     return blocks
@@ -54,8 +60,15 @@ def candidate_lines(messages: list[dict[str, str]]) -> list[str]:
 
 @pytest.mark.parametrize(
     ("text", "limit", "expected"),
-    [("abc", 3, "abc"), ("abcd", 3, "abc"), ("数据", 5, "数"), ("数据", 6, "数据"), ("a😀", 4, "a"),
-     ("é", 1, ""), ("", 0, "")],
+    [
+        ("abc", 3, "abc"),
+        ("abcd", 3, "abc"),
+        ("数据", 5, "数"),
+        ("数据", 6, "数据"),
+        ("a😀", 4, "a"),
+        ("é", 1, ""),
+        ("", 0, ""),
+    ],
 )
 def test_clip_utf8_never_cuts_a_character(text: str, limit: int, expected: str) -> None:
     assert clip_utf8(text, limit) == expected
@@ -63,10 +76,28 @@ def test_clip_utf8_never_cuts_a_character(text: str, limit: int, expected: str) 
 
 def test_system_message_states_the_contract_and_the_cautions() -> None:
     system = build_messages(make_source(), [])[0]["content"]
-    for needle in ('"claims"', '"kind"', '"content"', '"replaces"', '"searchTerms"', "project_state",
-                   "preference", "decision", "4 to 480", "16", "Chinese", "never adds a fact",
-                   "pushed", "report, not proof", "historical", "progress", "nominated", "confidence",
-                   "evidence", "data"):
+    for needle in (
+        '"claims"',
+        '"kind"',
+        '"content"',
+        '"replaces"',
+        '"searchTerms"',
+        "project_state",
+        "preference",
+        "decision",
+        "4 to 480",
+        "16",
+        "Chinese",
+        "never adds a fact",
+        "pushed",
+        "report, not proof",
+        "historical",
+        "progress",
+        "nominated",
+        "confidence",
+        "evidence",
+        "data",
+    ):
         assert needle in system, needle
 
 
@@ -80,7 +111,8 @@ def test_source_text_is_fenced_as_data() -> None:
 def test_candidates_are_json_lines_with_history() -> None:
     at = 1_700_000_000.0
     memory = make_memory(
-        "Uses `pytest` for tests", search_terms=["测试"],
+        "Uses `pytest` for tests",
+        search_terms=["测试"],
         evidence=Evidence(basis="user_statement", method="model", source_id="s" * 24, at=at),
         feedback=Feedback(accuracy=VerdictSlot(verdict="accurate", source_id="t" * 24, at=at)),
     )

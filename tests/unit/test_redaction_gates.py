@@ -24,14 +24,31 @@ def variants(text: str) -> list[str]:
     return [text, text.upper(), text.lower(), text.swapcase(), folded, text.replace("i", "\u0130")]
 
 
-TEXTS = [text for text, _ in POSITIVES] + list(NEGATIVES) + PROVIDER_KEYS + [
-    "When did Caroline go to the LGBTQ support group?",
-    "my pin is 4821", "PIN: 9931", "pw=Xy7!pq", "the passcode reads hunter2Tr0ub4dor",
-    "Authorization: Bearer abcdefghijklmnop1234", "X-Api-Key: 8f7a6b5c4d3e2f1a", "api-key: Zq8mW4tKp2Lx9Vb7",
-    "postgres://user:s3cretPass@db:5432/app", "curl -u admin:pa55word https://x", "mysql -pS3cret db",
-    "sshpass -p hunter2 ssh host", "密码是hunter2", "令牌为abc123XYZ", "use Xy7!pq as the password",
-    "DB_PASSWORD=Zq8mW4tKp2Lx9Vb7", '{"client_secret": "Zq8mW4tKp2Lx9Vb7"}', "export AUTH_KEY=Zq8mW4tK-p2Lx9Vb7",
-]
+TEXTS = (
+    [text for text, _ in POSITIVES]
+    + list(NEGATIVES)
+    + PROVIDER_KEYS
+    + [
+        "When did Caroline go to the LGBTQ support group?",
+        "my pin is 4821",
+        "PIN: 9931",
+        "pw=Xy7!pq",
+        "the passcode reads hunter2Tr0ub4dor",
+        "Authorization: Bearer abcdefghijklmnop1234",
+        "X-Api-Key: 8f7a6b5c4d3e2f1a",
+        "api-key: Zq8mW4tKp2Lx9Vb7",
+        "postgres://user:s3cretPass@db:5432/app",
+        "curl -u admin:pa55word https://x",
+        "mysql -pS3cret db",
+        "sshpass -p hunter2 ssh host",
+        "密码是hunter2",
+        "令牌为abc123XYZ",
+        "use Xy7!pq as the password",
+        "DB_PASSWORD=Zq8mW4tKp2Lx9Vb7",
+        '{"client_secret": "Zq8mW4tKp2Lx9Vb7"}',
+        "export AUTH_KEY=Zq8mW4tK-p2Lx9Vb7",
+    ]
+)
 
 
 @pytest.mark.parametrize("text", TEXTS)

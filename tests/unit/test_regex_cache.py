@@ -55,8 +55,13 @@ print(json.dumps({"loaded": loaded, "differences": differences,
 
 
 def run(code: str, directory: Path) -> str:
-    result = subprocess.run([sys.executable, "-c", code.replace("DIR", repr(str(directory)))], cwd=REPO,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", code.replace("DIR", repr(str(directory)))],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
 

@@ -17,8 +17,15 @@ from tests.factories import make_memory
 
 
 def row_of(memory: Memory) -> tuple:
-    return (memory.id, memory.origin, memory.kind, memory.status, memory.content_hash, memory.updated_at,
-            memory.model_dump_json())
+    return (
+        memory.id,
+        memory.origin,
+        memory.kind,
+        memory.status,
+        memory.content_hash,
+        memory.updated_at,
+        memory.model_dump_json(),
+    )
 
 
 def with_body(row: tuple, change) -> tuple:
@@ -31,10 +38,13 @@ VALID = [
     make_memory(),
     make_memory("Deploys go out on Tuesdays", kind="preference", pinned=True),
     make_memory("The API listens on port 8080", evidence=None, source_id=None),
-    make_memory("Use pnpm, not npm",
-                feedback=Feedback(accuracy=VerdictSlot(verdict="accurate", at=1.0, source_id="b" * 24))),
-    make_memory("Staging runs on port 5433",
-                evidence=Evidence(basis="user_statement", method="model", source_id="a" * 24, at=5.0)),
+    make_memory(
+        "Use pnpm, not npm", feedback=Feedback(accuracy=VerdictSlot(verdict="accurate", at=1.0, source_id="b" * 24))
+    ),
+    make_memory(
+        "Staging runs on port 5433",
+        evidence=Evidence(basis="user_statement", method="model", source_id="a" * 24, at=5.0),
+    ),
 ]
 
 BASE = row_of(make_memory())
@@ -70,10 +80,18 @@ def test_both_readers_accept_a_valid_row_and_read_the_same_values(memory: Memory
     evidence = model.evidence
     accuracy = model.feedback.accuracy
     assert (lean.memory_id, lean.origin, lean.kind, lean.status, lean.content, lean.updated_at, lean.pinned) == (
-        model.id, model.origin, model.kind, model.status, model.content, model.updated_at, model.pinned)
+        model.id,
+        model.origin,
+        model.kind,
+        model.status,
+        model.content,
+        model.updated_at,
+        model.pinned,
+    )
     assert lean.source_id == model.source_id
     assert (lean.evidence_source_id, lean.basis, lean.method) == (
-        (evidence.source_id, evidence.basis, evidence.method) if evidence else (None, None, None))
+        (evidence.source_id, evidence.basis, evidence.method) if evidence else (None, None, None)
+    )
     assert lean.accuracy == (accuracy.verdict if accuracy else None)
 
 

@@ -23,3 +23,8 @@ def test_packages_type_check() -> None:
 def test_ruff_is_clean() -> None:
     result = run("ruff", "check", ".")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_is_clean() -> None:
+    result = run("ruff", "format", "--check", ".")
+    assert result.returncode == 0, "run `ruff format .`\n" + result.stdout + result.stderr

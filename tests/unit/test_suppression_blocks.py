@@ -19,11 +19,12 @@ from tests.factories import make_memory
 T0 = 1_700_000_000.0
 
 
-def add_source(conn, key: str, text: str, *, origin: str = "/work/app",
-               state: JobState = JobState.PENDING) -> str:
+def add_source(conn, key: str, text: str, *, origin: str = "/work/app", state: JobState = JobState.PENDING) -> str:
     sid = source_id(key)
-    insert_source(conn, Source(id=sid, origin=origin, source_type="summary", dedupe_key=key,
-                               created_at=T0, text=text, state=state))
+    insert_source(
+        conn,
+        Source(id=sid, origin=origin, source_type="summary", dedupe_key=key, created_at=T0, text=text, state=state),
+    )
     return sid
 
 
@@ -54,8 +55,9 @@ def test_retire_repeating_sources(store: Store) -> None:
         done = add_source(conn, "e", "The API listens on port 8080", state=JobState.DONE)
         other_origin = add_source(conn, "f", "The API listens on port 8080", origin="/work/other")
         unrelated = add_source(conn, "g", "The cache lives in Redis")
-        retired = retire_repeating_sources(conn, "/work/app", ["The API listens on port 8080"],
-                                           T0 + 10, except_source_id=current)
+        retired = retire_repeating_sources(
+            conn, "/work/app", ["The API listens on port 8080"], T0 + 10, except_source_id=current
+        )
     assert sorted(retired) == sorted([repeating, paused])
     conn = store.conn
     for sid in (repeating, paused):
@@ -63,8 +65,13 @@ def test_retire_repeating_sources(store: Store) -> None:
         assert source is not None
         assert source.state is JobState.RETIRED and source.completed_at == T0 + 10
     states = {sid: state_of(conn, sid) for sid in (current, leased, done, other_origin, unrelated)}
-    assert states == {current: JobState.PENDING, leased: JobState.LEASED, done: JobState.DONE,
-                      other_origin: JobState.PENDING, unrelated: JobState.PENDING}
+    assert states == {
+        current: JobState.PENDING,
+        leased: JobState.LEASED,
+        done: JobState.DONE,
+        other_origin: JobState.PENDING,
+        unrelated: JobState.PENDING,
+    }
 
 
 def test_retire_with_nothing_to_match(store: Store) -> None:
@@ -79,10 +86,20 @@ def test_forgotten_content_stays_out_under_another_source_or_kind(store: Store) 
     with store.transaction() as conn:
         put_memory(conn, forgotten)
         manual.forget(conn, forgotten.id, T0 + 1)
-        queued = capture_source(conn, source_type="summary", origin="/work/app", now=T0 + 2,
-                                text="- Decision: The API  listens on port 8080").source_id
-        elsewhere = capture_source(conn, source_type="summary", origin="/work/other", now=T0 + 2,
-                                   text="- Decision: The API listens on port 8080").source_id
+        queued = capture_source(
+            conn,
+            source_type="summary",
+            origin="/work/app",
+            now=T0 + 2,
+            text="- Decision: The API  listens on port 8080",
+        ).source_id
+        elsewhere = capture_source(
+            conn,
+            source_type="summary",
+            origin="/work/other",
+            now=T0 + 2,
+            text="- Decision: The API listens on port 8080",
+        ).source_id
     statuses = dict(store.conn.execute("SELECT origin, status FROM memories").fetchall())
     # The labelled line of a new source, as a decision, does not bring it back here...
     assert statuses == {"/work/app": "forgotten", "/work/other": "active"}
@@ -97,12 +114,18 @@ def test_automatic_supersession_retires_queued_sources_that_repeat_the_old_conte
     with store.transaction() as conn:
         put_memory(conn, old)
         repeating = add_source(conn, "old", "notes: The API listens on port 8080")
-        sid = capture_source(conn, source_type="user_statement", origin="/work/app", now=T0 + 5,
-                             text="The API listens on port 9090 now, not 8080").source_id
+        sid = capture_source(
+            conn,
+            source_type="user_statement",
+            origin="/work/app",
+            now=T0 + 5,
+            text="The API listens on port 9090 now, not 8080",
+        ).source_id
         job = lease_job(conn, owner="w", now=T0 + 5, lease_seconds=60, source_id=sid)
     assert job is not None
-    batch = ModelBatch.model_validate({"claims": [{"kind": "fact", "content": "The API listens on port 9090",
-                                                   "replaces": old.id}]})
+    batch = ModelBatch.model_validate(
+        {"claims": [{"kind": "fact", "content": "The API listens on port 9090", "replaces": old.id}]}
+    )
     with store.transaction() as conn:
         report = apply_batch(conn, job, batch, [old], "m", T0 + 6)
     assert report.superseded == [old.id] and report.retired_sources == [repeating]

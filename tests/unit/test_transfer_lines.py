@@ -32,14 +32,23 @@ def count(store: Store, table: str) -> int:
 
 def populated(store: Store) -> None:
     with store.transaction() as conn:
-        put_memory(conn, make_memory("The API listens on port 8080", search_terms=["api port"],
-                                     feedback=Feedback(utility=VerdictSlot(
-                                         verdict="useful", source_id="u" * 24, at=T0))))
+        put_memory(
+            conn,
+            make_memory(
+                "The API listens on port 8080",
+                search_terms=["api port"],
+                feedback=Feedback(utility=VerdictSlot(verdict="useful", source_id="u" * 24, at=T0)),
+            ),
+        )
         put_memory(conn, make_memory("中文记忆：使用 SQLite", kind="decision", at=T0 + 1))
         put_memory(conn, make_memory("Forget me", kind="preference", at=T0 + 2))
         manual.forget(conn, memory_id("/work/app", "preference", "Forget me"), NOW)
-        manual.correct(conn, memory_id("/work/app", "fact", "The API listens on port 8080"),
-                       "The API listens on port 9090", NOW + 1)
+        manual.correct(
+            conn,
+            memory_id("/work/app", "fact", "The API listens on port 8080"),
+            "The API listens on port 9090",
+            NOW + 1,
+        )
 
 
 def test_export_shape_and_stable_order(store: Store) -> None:
@@ -75,8 +84,16 @@ def test_export_import_export_round_trips_byte_for_byte(store: Store, home: Path
 
 def test_claims_import_round_trips_through_export(store: Store, home: Path) -> None:
     claims = [
-        json.dumps({"kind": "fact", "content": "The cache lives in Redis", "origin": "/work/app",
-                    "source_id": "legacy-1", "created_at": T0, "search_terms": ["cache"]}),
+        json.dumps(
+            {
+                "kind": "fact",
+                "content": "The cache lives in Redis",
+                "origin": "/work/app",
+                "source_id": "legacy-1",
+                "created_at": T0,
+                "search_terms": ["cache"],
+            }
+        ),
         "",
         json.dumps({"kind": "preference", "content": "Prefer tabs over spaces"}),
     ]
@@ -98,24 +115,31 @@ def test_blocked_claims_are_skipped_and_counted(store: Store) -> None:
     content = "The API listens on port 8080"
     with store.transaction() as conn:
         block(conn, "/work/app", make_memory(content).content_hash, T0, "forgotten")
-        report = import_file(conn, [
-            json.dumps({"kind": "fact", "content": content, "origin": "/work/app"}),
-            json.dumps({"kind": "fact", "content": content, "origin": "/work/other"}),
-        ], NOW)
+        report = import_file(
+            conn,
+            [
+                json.dumps({"kind": "fact", "content": content, "origin": "/work/app"}),
+                json.dumps({"kind": "fact", "content": content, "origin": "/work/other"}),
+            ],
+            NOW,
+        )
     assert (report.added, report.blocked_skipped) == (1, 1)
 
 
-@pytest.mark.parametrize("bad,why", [
-    ("{not json", "not valid JSON"),
-    ('["a list"]', "JSON object"),
-    ('{"kind": "opinion", "content": "x y z"}', "kind must be"),
-    ('{"kind": "fact", "content": "  "}', "content"),
-    ('{"kind": "fact", "content": "ok text", "evidence": {}}', "unknown field 'evidence'"),
-    ('{"kind": "fact", "content": "ok text", "created_at": "yesterday"}', "created_at"),
-    ('{"kind": "fact", "content": "ok text", "search_terms": ["x"]}', "search_terms"),
-    ('{"type": "memory", "record": {"id": "nope"}}', "id"),
-    ('{"type": "gossip", "record": {}}', "unknown type"),
-])
+@pytest.mark.parametrize(
+    "bad,why",
+    [
+        ("{not json", "not valid JSON"),
+        ('["a list"]', "JSON object"),
+        ('{"kind": "opinion", "content": "x y z"}', "kind must be"),
+        ('{"kind": "fact", "content": "  "}', "content"),
+        ('{"kind": "fact", "content": "ok text", "evidence": {}}', "unknown field 'evidence'"),
+        ('{"kind": "fact", "content": "ok text", "created_at": "yesterday"}', "created_at"),
+        ('{"kind": "fact", "content": "ok text", "search_terms": ["x"]}', "search_terms"),
+        ('{"type": "memory", "record": {"id": "nope"}}', "id"),
+        ('{"type": "gossip", "record": {}}', "unknown type"),
+    ],
+)
 def test_a_bad_line_writes_nothing_and_is_named(store: Store, bad: str, why: str) -> None:
     good = json.dumps({"kind": "fact", "content": "The cache lives in Redis"})
     with pytest.raises(ImportFormatError, match=f"line 3: .*{why}"), store.transaction() as conn:
@@ -135,8 +159,10 @@ def test_import_can_be_undone(store: Store) -> None:
 def test_import_refuses_times_no_listing_could_show(store: Store, when: str) -> None:
     with store.transaction() as conn:
         put_memory(conn, make_memory("Already here"))
-    lines = ['{"kind": "fact", "content": "fine line"}',
-             '{"kind": "fact", "content": "The port is 8080", "created_at": ' + when + "}"]
+    lines = [
+        '{"kind": "fact", "content": "fine line"}',
+        '{"kind": "fact", "content": "The port is 8080", "created_at": ' + when + "}",
+    ]
     with pytest.raises(ImportFormatError, match="line 2: created_at"):
         with store.transaction() as conn:
             import_file(conn, lines, NOW)

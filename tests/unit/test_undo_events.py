@@ -50,8 +50,12 @@ def test_undo_correction_restores_metadata_and_keeps_suppression(store: Store) -
     seed(store, target)
     key = "queued"
     with store.transaction() as conn:
-        insert_source(conn, Source(id=source_id(key), origin=APP, source_type="summary",
-                                   dedupe_key=key, created_at=T0, text=target.content))
+        insert_source(
+            conn,
+            Source(
+                id=source_id(key), origin=APP, source_type="summary", dedupe_key=key, created_at=T0, text=target.content
+            ),
+        )
         corrected = manual.correct(conn, target.id, "The API listens on port 9090", NOW)
     new_id = memory_id(APP, "fact", "The API listens on port 9090")
     with store.transaction() as conn:
@@ -127,9 +131,12 @@ def starting_records() -> list[Memory]:
         make_memory("The API listens on port 8080", kind="decision"),  # a same-origin twin
         make_memory("The API listens on port 8080", origin="/work/other"),
         decorated("Deploys go to staging first", kind="decision", pinned=True),
-        make_memory("Tests run with pytest -q", kind="project_state", status="conflicted",
-                    feedback=Feedback(accuracy=VerdictSlot(verdict="incorrect", source_id="i" * 24,
-                                                           at=T0))),
+        make_memory(
+            "Tests run with pytest -q",
+            kind="project_state",
+            status="conflicted",
+            feedback=Feedback(accuracy=VerdictSlot(verdict="incorrect", source_id="i" * 24, at=T0)),
+        ),
         make_memory("Use black for formatting", kind="preference", status="forgotten"),
     ]
 

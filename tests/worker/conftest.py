@@ -63,12 +63,15 @@ def settings() -> Settings:
     return load_settings()
 
 
-def capture(home: Path, text: str = "remember that the staging database listens on port 5433",
-            source_type: str = "user_statement", origin: str = ORIGIN) -> str:
+def capture(
+    home: Path,
+    text: str = "remember that the staging database listens on port 5433",
+    source_type: str = "user_statement",
+    origin: str = ORIGIN,
+) -> str:
     with Store.open(home) as store:
         with store.transaction() as conn:
-            return capture_source(conn, source_type=source_type, origin=origin, text=text,
-                                  now=clock.now()).source_id
+            return capture_source(conn, source_type=source_type, origin=origin, text=text, now=clock.now()).source_id
 
 
 def source_row(home: Path, sid: str) -> Source:

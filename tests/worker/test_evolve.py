@@ -64,8 +64,12 @@ def test_failed_exits_3_with_code_and_reason(home: Path, model: FakeModelServer,
     model.enqueue(Reply(content="Sure! Here is what I found."))
     worker(sid)
     code, data = evolve(cli_run, "--source", sid, "--wait", "20")
-    assert (code, data["status"], data["error_code"], data["error_reason"]) == (3, "failed", "invalid_output",
-                                                                               "not_json")
+    assert (code, data["status"], data["error_code"], data["error_reason"]) == (
+        3,
+        "failed",
+        "invalid_output",
+        "not_json",
+    )
     text = cli_run("evolve", "--source", sid)  # queued again, no wait: exit 0
     assert text.exit_code == 0
 
@@ -77,12 +81,12 @@ def test_paused_exits_4(home: Path, model: FakeModelServer, cli_run, worker) -> 
     model.enqueue(Reply(status=503))
     worker(sid)
     code, data = evolve(cli_run, "--source", sid, "--wait", "20")
-    assert (code, data["status"], data["error_code"], data["error_reason"]) == (4, "paused", "unavailable",
-                                                                               "http_503")
+    assert (code, data["status"], data["error_code"], data["error_reason"]) == (4, "paused", "unavailable", "http_503")
 
 
-def test_budget_spent_meanwhile_exits_5(home: Path, model: FakeModelServer, cli_run, worker,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_budget_spent_meanwhile_exits_5(
+    home: Path, model: FakeModelServer, cli_run, worker, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("MEMEVO_DAILY_MODEL_CALLS", "1")
     sid = capture(home)
 
@@ -121,8 +125,9 @@ def test_second_evolve_reuses_the_queued_attempt(home: Path, model: FakeModelSer
     assert model.request_count == 1
 
 
-def test_second_evolve_while_running_waits_for_that_attempt(home: Path, model: FakeModelServer, cli_run,
-                                                           nudges) -> None:
+def test_second_evolve_while_running_waits_for_that_attempt(
+    home: Path, model: FakeModelServer, cli_run, nudges
+) -> None:
     sid = capture(home)
     with Store.open(home) as store, store.transaction() as conn:
         lease = lease_job(conn, owner="elsewhere", now=clock.now(), lease_seconds=150, source_id=sid)

@@ -35,20 +35,42 @@ def test_asks_for_the_contract_as_a_strict_json_schema(home: Path, model: FakeMo
 
 
 def test_schema_answers_with_nulls_pass_the_unchanged_contract(home: Path, model: FakeModelServer) -> None:
-    model.enqueue(Reply.of_claims([{"kind": "fact", "content": "The staging database listens on port 5433",
-                                    "replaces": None, "searchTerms": None}]))
+    model.enqueue(
+        Reply.of_claims(
+            [
+                {
+                    "kind": "fact",
+                    "content": "The staging database listens on port 5433",
+                    "replaces": None,
+                    "searchTerms": None,
+                }
+            ]
+        )
+    )
     assert consolidate_source(settings(), capture(home)).status == "done"
 
 
 def test_schema_mode_does_not_loosen_validation(home: Path, model: FakeModelServer) -> None:
-    model.enqueue(Reply.of_claims([{"kind": "fact", "content": "The staging database listens on port 5433",
-                                    "replaces": None, "searchTerms": None, "reason": "because"}]))
+    model.enqueue(
+        Reply.of_claims(
+            [
+                {
+                    "kind": "fact",
+                    "content": "The staging database listens on port 5433",
+                    "replaces": None,
+                    "searchTerms": None,
+                    "reason": "because",
+                }
+            ]
+        )
+    )
     outcome = consolidate_source(settings(), capture(home))
     assert (outcome.error_code, outcome.error_reason) == ("invalid_output", "extra_field:reason")
 
 
-def test_400_on_the_schema_falls_back_to_json_mode_once_and_remembers(home: Path,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_400_on_the_schema_falls_back_to_json_mode_once_and_remembers(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with FakeModelServer(reject_params=["response_format.type=json_schema"]) as server:
         point_at(server, monkeypatch)
         assert consolidate_source(settings(), capture(home, "remember that alpha runs on port 1")).status == "done"
@@ -59,8 +81,7 @@ def test_400_on_the_schema_falls_back_to_json_mode_once_and_remembers(home: Path
         assert formats(server) == ["json_schema", "json_object", "json_object"]
 
 
-def test_a_server_refusing_response_format_altogether_gets_none(home: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_server_refusing_response_format_altogether_gets_none(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeModelServer(reject_params=["response_format"]) as server:
         point_at(server, monkeypatch)
         sid = capture(home)
@@ -91,8 +112,9 @@ def test_a_400_that_is_not_about_response_format_is_a_provider_failure(home: Pat
 
 
 @pytest.mark.parametrize(("mode", "sent"), [("schema", "json_schema"), ("object", "json_object"), ("off", None)])
-def test_a_fixed_mode_is_used_as_set_without_fallback(home: Path, monkeypatch: pytest.MonkeyPatch,
-                                                      mode: str, sent: str | None) -> None:
+def test_a_fixed_mode_is_used_as_set_without_fallback(
+    home: Path, monkeypatch: pytest.MonkeyPatch, mode: str, sent: str | None
+) -> None:
     monkeypatch.setenv("MEMEVO_MODEL_JSON_MODE", mode.upper())
     with FakeModelServer(reject_params=["response_format"]) as server:
         point_at(server, monkeypatch)

@@ -30,7 +30,11 @@ def test_attempts_without_a_model_count_nothing_and_never_pause(home: Path) -> N
         assert outcome.status == AttemptStatus.NO_MODEL
     source = source_row(home, sid)
     assert (source.state, source.attempt, source.consecutive_failures, source.last_error_code) == (
-        JobState.PENDING, 0, 0, None)
+        JobState.PENDING,
+        0,
+        0,
+        None,
+    )
     with Store.open(home) as store:
         usage = usage_on(store.conn, clock.now())
     assert (usage.calls, usage.tokens) == (0, 0)
@@ -95,8 +99,14 @@ def test_worker_without_a_model_says_once_what_to_set(home: Path, tmp_path: Path
     env.update({"MEMEVO_HOME": str(home), "PYTHONPATH": str(REPO)})
     log = tmp_path / "worker.out"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "cli", "worker", "-w", "2"], cwd=REPO, env=env,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cli", "worker", "-w", "2"],
+            cwd=REPO,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 30
         while "no model configured" not in log.read_text(errors="replace") and time.monotonic() < deadline:

@@ -17,8 +17,15 @@ TODAY = 1_750_000_000.0  # 2025-06-15
 
 
 def source(text: str = "We decided to keep SQLite.", origin: str = ORIGIN, **extra: object) -> Source:
-    return Source(id=source_id(text), origin=origin, source_type="summary", dedupe_key=text,
-                  created_at=CAPTURED, text=text, **extra)
+    return Source(
+        id=source_id(text),
+        origin=origin,
+        source_type="summary",
+        dedupe_key=text,
+        created_at=CAPTURED,
+        text=text,
+        **extra,
+    )
 
 
 def example() -> tuple[list[dict], dict]:
@@ -74,13 +81,32 @@ def test_prompt_size_is_measured_and_bounded() -> None:
     # The largest request: a 32,000-byte source and 32 candidates at their largest.
     at = CAPTURED
     evidence = Evidence(basis="user_statement", method="model", source_id="s" * 24, at=at)
-    feedback = Feedback(accuracy=VerdictSlot(verdict="accurate", source_id="t" * 24, at=at),
-                        utility=VerdictSlot(verdict="useful", source_id="t" * 24, at=at))
+    feedback = Feedback(
+        accuracy=VerdictSlot(verdict="accurate", source_id="t" * 24, at=at),
+        utility=VerdictSlot(verdict="useful", source_id="t" * 24, at=at),
+    )
     origin = "/" + "o" * 4000
-    candidates = [make_memory("数" * 479 + str(i), origin=origin, evidence=evidence, feedback=feedback,
-                              search_terms=["词" * 100 + str(j) for j in range(8)]) for i in range(40)]
+    candidates = [
+        make_memory(
+            "数" * 479 + str(i),
+            origin=origin,
+            evidence=evidence,
+            feedback=feedback,
+            search_terms=["词" * 100 + str(j) for j in range(8)],
+        )
+        for i in range(40)
+    ]
     largest = build_messages(
-        Source(id="a" * 24, origin=origin, source_type="progress", dedupe_key="k", created_at=at, text="x" * 32_000,
-               target_ids=["b" * 24] * 8),
-        candidates, now=TODAY)
+        Source(
+            id="a" * 24,
+            origin=origin,
+            source_type="progress",
+            dedupe_key="k",
+            created_at=at,
+            text="x" * 32_000,
+            target_ids=["b" * 24] * 8,
+        ),
+        candidates,
+        now=TODAY,
+    )
     assert 100_000 < prompt_bytes(largest) <= PROMPT_MAX_BYTES

@@ -20,15 +20,29 @@ def model_evidence(basis: str = "user_statement") -> Evidence:
 
 
 def row(n: int, content: str, evidence: str) -> DigestRow:
-    return DigestRow(memory_id=f"{n:024x}", kind="fact", status="active", origin="/" + "o" * 300,
-                     source_id="s" * 24, updated="2023-11-14", evidence=evidence, freshness=0.5, dormant=True,
-                     accuracy="accurate", content=content, matched=())
+    return DigestRow(
+        memory_id=f"{n:024x}",
+        kind="fact",
+        status="active",
+        origin="/" + "o" * 300,
+        source_id="s" * 24,
+        updated="2023-11-14",
+        evidence=evidence,
+        freshness=0.5,
+        dormant=True,
+        accuracy="accurate",
+        content=content,
+        matched=(),
+    )
 
 
 def test_digest_rows_mark_model_claims_provisional(home: Path) -> None:
     inferred = make_memory("The api service deploys with fly deploy", evidence=model_evidence())
-    corrected = make_memory("The api service deploys with make release", kind="decision",
-                            evidence=Evidence(basis="manual_correction", method="manual", source_id="c" * 24, at=T0))
+    corrected = make_memory(
+        "The api service deploys with make release",
+        kind="decision",
+        evidence=Evidence(basis="manual_correction", method="manual", source_id="c" * 24, at=T0),
+    )
     with Store.open(home) as store:
         seed(store, inferred, corrected)
         result = recall(store.conn, "how does the api service deploy", now=T0 + 60)

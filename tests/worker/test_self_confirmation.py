@@ -12,23 +12,23 @@ from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import ORIGIN, capture, settings
 from workers.consolidate import consolidate_source
 
-SUMMARY = ("We checked the deployment settings today.\n"
-           "Fact: The staging database listens on port 5433\n"
-           "Nothing else changed.")
+SUMMARY = (
+    "We checked the deployment settings today.\nFact: The staging database listens on port 5433\nNothing else changed."
+)
 LOCAL = "The staging database listens on port 5433"
 
 
 def local_claim(home: Path) -> dict:
     with Store.open(home) as store:
         [(body,)] = store.conn.execute(
-            "SELECT body FROM memories WHERE json_extract(body, '$.content') = ?", (LOCAL,)).fetchall()
+            "SELECT body FROM memories WHERE json_extract(body, '$.content') = ?", (LOCAL,)
+        ).fetchall()
     return json.loads(body)
 
 
 def test_summary_fact_is_not_confirmed_by_its_own_empty_model_pass(home: Path, model: FakeModelServer) -> None:
     # Someone else's older claim the summary also mentions: that one may be confirmed.
-    other = make_memory("The deployment settings live in deploy.toml today", origin=ORIGIN,
-                        source_id="d" * 24)
+    other = make_memory("The deployment settings live in deploy.toml today", origin=ORIGIN, source_id="d" * 24)
     with Store.open(home) as store:
         seed(store, other)
     sid = capture(home, SUMMARY, source_type="summary")

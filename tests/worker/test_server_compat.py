@@ -26,10 +26,14 @@ def stored_claims(home: Path) -> list[str]:
 
 HANDLED = [
     pytest.param(Reply(content=ANSWER, omit_usage=True), id="no-usage"),
-    pytest.param(Reply(content_parts=[{"type": "text", "text": ANSWER[:20]}, {"type": "text", "text": ANSWER[20:]}]),
-                 id="content-parts"),
-    pytest.param(Reply(content_parts=[{"type": "thinking", "thinking": "Let me see."},
-                                      {"type": "text", "text": ANSWER}]), id="thinking-part-first"),
+    pytest.param(
+        Reply(content_parts=[{"type": "text", "text": ANSWER[:20]}, {"type": "text", "text": ANSWER[20:]}]),
+        id="content-parts",
+    ),
+    pytest.param(
+        Reply(content_parts=[{"type": "thinking", "thinking": "Let me see."}, {"type": "text", "text": ANSWER}]),
+        id="thinking-part-first",
+    ),
     pytest.param(Reply(content=ANSWER, finish_reason="eos"), id="finish-eos"),
     pytest.param(Reply(content=ANSWER, finish_reason="eos_token"), id="finish-eos-token"),
     pytest.param(Reply(content=ANSWER, finish_reason="end_turn"), id="finish-end-turn"),
@@ -60,8 +64,10 @@ def test_400_for_an_unknown_parameter_is_handled_by_the_fallback(home: Path, mon
     from tests.worker.conftest import point_at
 
     # LM Studio refuses {"type": "json_object"}; a strict proxy refuses response_format at all.
-    for rules, expected in ((["response_format.type=json_object"], ["json_schema"]),
-                            (["response_format"], ["json_schema", "json_object", None])):
+    for rules, expected in (
+        (["response_format.type=json_object"], ["json_schema"]),
+        (["response_format"], ["json_schema", "json_object", None]),
+    ):
         with FakeModelServer(reject_params=rules) as server:
             point_at(server, monkeypatch)
             sid = capture(home, f"remember that {rules[0]} is handled")
@@ -87,14 +93,18 @@ def test_retry_after_as_an_http_date(home: Path, model: FakeModelServer) -> None
     assert clock.now() + 590 <= source_row(home, sid).next_due_at <= clock.now() + 602
 
 
-@pytest.mark.parametrize(("reply", "code", "reason"), [
-    (Reply(content=ANSWER, finish_reason="content_filter"), "invalid_output", "content_filter"),
-    (Reply(content=ANSWER, finish_reason="length"), "output_limit", "cut_off"),
-    (Reply(content_parts=[{"type": "image_url", "image_url": {"url": "x"}}]), "invalid_output", "no_text"),
-    (Reply(content="<think>only thinking, never an answer"), "invalid_output", "not_json"),
-    (Reply(status=503, headers={"Retry-After": "5"}), "unavailable", "http_503"),
-    (Reply(body='{"object": "error", "message": "model not found"}'), "provider", "no_choices"),
-], ids=["content-filter", "length", "image-part", "unclosed-think", "503", "error-object-with-200"])
+@pytest.mark.parametrize(
+    ("reply", "code", "reason"),
+    [
+        (Reply(content=ANSWER, finish_reason="content_filter"), "invalid_output", "content_filter"),
+        (Reply(content=ANSWER, finish_reason="length"), "output_limit", "cut_off"),
+        (Reply(content_parts=[{"type": "image_url", "image_url": {"url": "x"}}]), "invalid_output", "no_text"),
+        (Reply(content="<think>only thinking, never an answer"), "invalid_output", "not_json"),
+        (Reply(status=503, headers={"Retry-After": "5"}), "unavailable", "http_503"),
+        (Reply(body='{"object": "error", "message": "model not found"}'), "provider", "no_choices"),
+    ],
+    ids=["content-filter", "length", "image-part", "unclosed-think", "503", "error-object-with-200"],
+)
 def test_clear_recorded_failures(home: Path, model: FakeModelServer, reply: Reply, code: str, reason: str) -> None:
     sid = capture(home)
     model.enqueue(reply)

@@ -23,15 +23,20 @@ from typing import Any, Protocol, cast
 from cli.hooks.event import HookEvent
 from memory_core.errors import UsageError
 
-_MODULES = {"generic": "cli.hooks.adapters.generic", "claude-code": "cli.hooks.adapters.claude_code",
-            "pi": "cli.hooks.adapters.pi", "gemini": "cli.hooks.adapters.gemini",
-            "codex": "cli.hooks.adapters.codex"}
+_MODULES = {
+    "generic": "cli.hooks.adapters.generic",
+    "claude-code": "cli.hooks.adapters.claude_code",
+    "pi": "cli.hooks.adapters.pi",
+    "gemini": "cli.hooks.adapters.gemini",
+    "codex": "cli.hooks.adapters.codex",
+}
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)
 
 
 class Adapter(Protocol):
-    def parse(self, payload: dict[str, Any], event_arg: str | None, *, home: Path,
-              now: float) -> tuple[HookEvent, ...]: ...
+    def parse(
+        self, payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float
+    ) -> tuple[HookEvent, ...]: ...
 
     def render(self, event: HookEvent, output: str) -> str: ...
 
@@ -63,8 +68,9 @@ def detect_adapter(payload: dict[str, Any]) -> str:
     return "generic"
 
 
-def parse_event(adapter: str | None, payload: dict[str, Any], event_arg: str | None, *, home: Path,
-                now: float) -> ParsedInput:
+def parse_event(
+    adapter: str | None, payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float
+) -> ParsedInput:
     """Normalize ``payload`` with the named adapter (detected when ``adapter`` is ``None``)."""
     name = adapter or detect_adapter(payload)
     if name not in _MODULES:

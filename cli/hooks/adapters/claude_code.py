@@ -45,8 +45,9 @@ PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole 
 # within 0.05 s in every observed run.
 LAG_WAIT_SECONDS = 0.3
 LAG_POLL_SECONDS = 0.05
-_TURNS = StashedTurns(read_transcript, "prompt_id", EARLIER_TURNS, PROMPT_WINDOW_BYTES, LAG_WAIT_SECONDS,
-                      LAG_POLL_SECONDS)
+_TURNS = StashedTurns(
+    read_transcript, "prompt_id", EARLIER_TURNS, PROMPT_WINDOW_BYTES, LAG_WAIT_SECONDS, LAG_POLL_SECONDS
+)
 
 
 def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float) -> tuple[HookEvent, ...]:

@@ -43,8 +43,18 @@ PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole 
 
 # How a payload is told apart from Claude Code's (which has no ``timestamp`` and none of
 # these names but the shared ones): see :func:`is_gemini_payload`.
-GEMINI_ONLY_EVENTS = frozenset({"BeforeAgent", "AfterAgent", "BeforeTool", "AfterTool", "BeforeModel",
-                                "AfterModel", "BeforeToolSelection", "PreCompress"})
+GEMINI_ONLY_EVENTS = frozenset(
+    {
+        "BeforeAgent",
+        "AfterAgent",
+        "BeforeTool",
+        "AfterTool",
+        "BeforeModel",
+        "AfterModel",
+        "BeforeToolSelection",
+        "PreCompress",
+    }
+)
 SHARED_EVENTS = frozenset({"SessionStart", "SessionEnd", "Notification"})
 
 
@@ -60,8 +70,7 @@ def is_gemini_payload(payload: dict[str, Any]) -> bool:
 def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float) -> tuple[HookEvent, ...]:
     """The normalized events of one Gemini CLI hook call (none for an ignored event)."""
     # No Gemini payload is known to name a subagent: none is skipped for an ``agent_id``.
-    return parse_native(payload, event_arg, _EVENTS, agent=AGENT, title=TITLE, home=home, now=now,
-                        skip_subagents=False)
+    return parse_native(payload, event_arg, _EVENTS, agent=AGENT, title=TITLE, home=home, now=now, skip_subagents=False)
 
 
 def render(event: HookEvent, output: str) -> str:
@@ -85,8 +94,14 @@ def _before_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEven
     earlier = transcript.earlier_user_texts(prompt, EARLIER_TURNS)
     if len(earlier) < EARLIER_TURNS and transcript.clipped:
         earlier = read_transcript(base["transcript_path"]).earlier_user_texts(prompt, EARLIER_TURNS)
-    return (HookEvent("user_prompt", user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
-                      prompt=clip_middle(prompt, MAX_TEXT), **base),)
+    return (
+        HookEvent(
+            "user_prompt",
+            user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
+            prompt=clip_middle(prompt, MAX_TEXT),
+            **base,
+        ),
+    )
 
 
 def _after_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
@@ -105,14 +120,16 @@ def _after_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEvent
     final = turn.final_message
     if final is None and response and response.strip() != NO_RESPONSE:
         final = response.strip()
-    return (HookEvent(
-        "turn_end",
-        user_messages=tuple(clip_middle(m, MAX_TEXT) for m in turn.user_messages),
-        operations=turn.operations,
-        final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-        ended_in_error=turn.ended_in_error,
-        **base,
-    ),)
+    return (
+        HookEvent(
+            "turn_end",
+            user_messages=tuple(clip_middle(m, MAX_TEXT) for m in turn.user_messages),
+            operations=turn.operations,
+            final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
+            ended_in_error=turn.ended_in_error,
+            **base,
+        ),
+    )
 
 
 def _session_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:

@@ -22,16 +22,29 @@ from cli.hooks.event import (
 from memory_core.errors import UsageError
 
 SCHEMA = "memevo.hook/v1"
-_FIELDS = {"schema", "agent", "event", "session_id", "cwd", "summary", "user_messages", "prompt",
-           "operations", "final_message", "ended_in_error"}
+_FIELDS = {
+    "schema",
+    "agent",
+    "event",
+    "session_id",
+    "cwd",
+    "summary",
+    "user_messages",
+    "prompt",
+    "operations",
+    "final_message",
+    "ended_in_error",
+}
 _OPERATION_FIELDS = {"tool", "input", "output", "status", "call_id", "result_id"}
 
 
 def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float) -> tuple[HookEvent, ...]:
     """Validate a generic hook payload; ``event_arg`` is the event named on the command line."""
     if payload.get("schema") != SCHEMA:
-        raise UsageError(f'hook input must have "schema": "{SCHEMA}" (or be a Claude Code hook payload with '
-                         '"hook_event_name"; see docs/hooks.md)')
+        raise UsageError(
+            f'hook input must have "schema": "{SCHEMA}" (or be a Claude Code hook payload with '
+            '"hook_event_name"; see docs/hooks.md)'
+        )
     if event_arg is None:
         raise UsageError(f"missing EVENT: run `memevo hook EVENT` with one of {', '.join(EVENT_NAMES)}")
     if event_arg not in EVENT_NAMES:
@@ -49,18 +62,20 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
         final_message = payload.get("final_message")
         if isinstance(final_message, str):
             final_message = clip_middle(final_message, MAX_FINAL_MESSAGE)
-        return (HookEvent(
-            event=event_arg,
-            agent=payload.get("agent", "generic"),
-            session_id=payload.get("session_id"),
-            cwd=payload.get("cwd", ""),
-            summary=payload.get("summary"),
-            user_messages=tuple(messages),
-            prompt=payload.get("prompt"),
-            operations=_operations(payload.get("operations", [])),
-            final_message=final_message,
-            ended_in_error=payload.get("ended_in_error", False),
-        ),)
+        return (
+            HookEvent(
+                event=event_arg,
+                agent=payload.get("agent", "generic"),
+                session_id=payload.get("session_id"),
+                cwd=payload.get("cwd", ""),
+                summary=payload.get("summary"),
+                user_messages=tuple(messages),
+                prompt=payload.get("prompt"),
+                operations=_operations(payload.get("operations", [])),
+                final_message=final_message,
+                ended_in_error=payload.get("ended_in_error", False),
+            ),
+        )
     except HookInputError as exc:
         raise UsageError(f"hook input field {exc} (see docs/hooks.md)") from None
 
@@ -80,18 +95,25 @@ def _operations(value: object) -> tuple[Operation, ...]:
             raise HookInputError(f"operations[{i}] must be an object")
         unknown = sorted(set(item) - _OPERATION_FIELDS)
         if unknown:
-            raise HookInputError(f"operations[{i}] has unknown key {unknown[0]!r}; "
-                                 f"allowed: {', '.join(sorted(_OPERATION_FIELDS))}")
+            raise HookInputError(
+                f"operations[{i}] has unknown key {unknown[0]!r}; allowed: {', '.join(sorted(_OPERATION_FIELDS))}"
+            )
         tool = item.get("tool")
         if not isinstance(tool, str) or not tool:
             raise HookInputError(f"operations[{i}].tool must be a non-empty string")
         for key in ("status", "call_id", "result_id"):
             if item.get(key) is not None and not isinstance(item[key], str):
                 raise HookInputError(f"operations[{i}].{key} must be a string")
-        operations.append(Operation.bounded(
-            tool, _as_text(item.get("input")), _as_text(item.get("output")), item.get("status") or "ok",
-            item.get("call_id"), item.get("result_id"),
-        ))
+        operations.append(
+            Operation.bounded(
+                tool,
+                _as_text(item.get("input")),
+                _as_text(item.get("output")),
+                item.get("status") or "ok",
+                item.get("call_id"),
+                item.get("result_id"),
+            )
+        )
     return tuple(operations)
 
 

@@ -57,15 +57,28 @@ class NativePayload:
 
     def base(self) -> dict[str, Any]:
         """The fields every normalized event gets."""
-        return {"agent": self.agent, "session_id": self.text("session_id"), "cwd": self.text("cwd") or "",
-                "transcript_path": self.text("transcript_path")}
+        return {
+            "agent": self.agent,
+            "session_id": self.text("session_id"),
+            "cwd": self.text("cwd") or "",
+            "transcript_path": self.text("transcript_path"),
+        }
 
 
 Handler = Callable[[NativePayload, Path, float], tuple[HookEvent, ...]]
 
 
-def parse_native(payload: dict[str, Any], event_arg: str | None, handlers: Mapping[str, Handler], *, agent: str,
-                 title: str, home: Path, now: float, skip_subagents: bool = True) -> tuple[HookEvent, ...]:
+def parse_native(
+    payload: dict[str, Any],
+    event_arg: str | None,
+    handlers: Mapping[str, Handler],
+    *,
+    agent: str,
+    title: str,
+    home: Path,
+    now: float,
+    skip_subagents: bool = True,
+) -> tuple[HookEvent, ...]:
     """Run the handler of the payload's ``hook_event_name`` (none: nothing to do).
 
     ``event_arg``, the EVENT on the command line, must name the same event when given.
@@ -151,8 +164,14 @@ class StashedTurns:
         if base["session_id"]:
             session_stash.write_prompt(home, base["session_id"], prompt, turn_id, now)
         earlier = self.earlier_user_texts(base["transcript_path"], turn_id, prompt)
-        return (HookEvent("user_prompt", user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
-                          prompt=clip_middle(prompt, MAX_TEXT), **base),)
+        return (
+            HookEvent(
+                "user_prompt",
+                user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
+                prompt=clip_middle(prompt, MAX_TEXT),
+                **base,
+            ),
+        )
 
     def earlier_user_texts(self, path: str | None, turn_id: str | None, prompt: str) -> list[str]:
         # Every prompt pays for this read: the recent end usually holds the last turns already.
@@ -177,14 +196,16 @@ class StashedTurns:
         turn = self.await_turn(base["transcript_path"], turn_id, stash)
         stashed = (clip_middle(stash.prompt, MAX_TEXT),) if stash is not None else ()
         final = last_message if last_message is not None else (turn.final_message if turn else None)
-        return (HookEvent(
-            "turn_end",
-            user_messages=(turn.user_messages if turn else ()) or stashed,
-            operations=turn.operations if turn else (),
-            final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-            ended_in_error=failed or (turn.ended_in_error if turn else False),
-            **base,
-        ),)
+        return (
+            HookEvent(
+                "turn_end",
+                user_messages=(turn.user_messages if turn else ()) or stashed,
+                operations=turn.operations if turn else (),
+                final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
+                ended_in_error=failed or (turn.ended_in_error if turn else False),
+                **base,
+            ),
+        )
 
     def failed_turn_end(self, call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
         """``turn_end`` of a turn that ended in an API error."""
@@ -203,8 +224,9 @@ class StashedTurns:
             def is_prompt(text: str) -> bool:  # without turn ids, the stashed prompt names the turn
                 return session_stash.prompt_digest(text) == digest
 
-        return await_value(lambda: self.read(path).current_turn(turn_id, is_prompt),
-                           wait=self.lag_wait, poll=self.lag_poll)
+        return await_value(
+            lambda: self.read(path).current_turn(turn_id, is_prompt), wait=self.lag_wait, poll=self.lag_poll
+        )
 
 
 def session_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:

@@ -85,8 +85,14 @@ def _before_agent_start(call: NativePayload, home: Path, now: float) -> tuple[Ho
         return ()
     base = _base(call)
     earlier = earlier_user_texts(base["transcript_path"], EARLIER_TURNS)
-    return (HookEvent("user_prompt", user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
-                      prompt=clip_middle(prompt, MAX_TEXT), **base),)
+    return (
+        HookEvent(
+            "user_prompt",
+            user_messages=tuple(clip_middle(t, MAX_TEXT) for t in earlier),
+            prompt=clip_middle(prompt, MAX_TEXT),
+            **base,
+        ),
+    )
 
 
 def _agent_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
@@ -94,14 +100,16 @@ def _agent_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, 
     if not isinstance(messages, list):
         raise UsageError('a Pi agent_end hook input needs a list in "event.messages"')
     turn = read_turn(messages)
-    return (HookEvent(
-        "turn_end",
-        user_messages=tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]),
-        operations=turn.operations,
-        final_message=clip_middle(turn.final_message, MAX_FINAL_MESSAGE) if turn.final_message else None,
-        ended_in_error=turn.ended_in_error,
-        **_base(call),
-    ),)
+    return (
+        HookEvent(
+            "turn_end",
+            user_messages=tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]),
+            operations=turn.operations,
+            final_message=clip_middle(turn.final_message, MAX_FINAL_MESSAGE) if turn.final_message else None,
+            ended_in_error=turn.ended_in_error,
+            **_base(call),
+        ),
+    )
 
 
 def _session_compact(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:

@@ -86,8 +86,14 @@ class Transcript:
             return None
         end = len(self.records)
         if prompt_id is not None:  # a later turn's records (a re-read transcript) are not this turn's
-            end = next((i for i in range(start, end) if self.records[i].get("type") == "user"
-                        and _prompt_id(self.records[i]) not in (None, prompt_id)), end)
+            end = next(
+                (
+                    i
+                    for i in range(start, end)
+                    if self.records[i].get("type") == "user" and _prompt_id(self.records[i]) not in (None, prompt_id)
+                ),
+                end,
+            )
         return _read_turn(self.records[start:end])
 
     def latest_compact_summary(self, session_id: str | None = None) -> str | None:
@@ -166,7 +172,7 @@ def summary_from_compact_message(text: str) -> str:
             body = body[:cut]
     label = body.find(_SUMMARY_LABEL)
     if label == 0 or (label > 0 and body[label - 1] == "\n"):
-        body = body[label + len(_SUMMARY_LABEL):]
+        body = body[label + len(_SUMMARY_LABEL) :]
     return canonical_summary(body)
 
 
@@ -192,8 +198,14 @@ def _read_turn(records: list[dict[str, Any]]) -> Turn:
         elif kind == "assistant":
             content = _content(record)
             for block in _blocks(content, "tool_use"):
-                call = {"tool": str(block.get("name") or "unknown"), "input": input_text(block.get("input")),
-                        "output": "", "status": "interrupted", "call_id": nonempty(block.get("id")), "result_id": None}
+                call = {
+                    "tool": str(block.get("name") or "unknown"),
+                    "input": input_text(block.get("input")),
+                    "output": "",
+                    "status": "interrupted",
+                    "call_id": nonempty(block.get("id")),
+                    "result_id": None,
+                }
                 order.append(call)
                 if call["call_id"]:
                     calls[call["call_id"]] = call
@@ -205,8 +217,10 @@ def _read_turn(records: list[dict[str, Any]]) -> Turn:
                     final_id, final_parts = message_id, []
                 final_parts.extend(said)
             ended_in_error = record.get("isApiErrorMessage") is True or record.get("apiErrorStatus") is not None
-    operations = tuple(Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"],
-                                         nonempty(c["result_id"])) for c in order[-MAX_OPERATIONS:])
+    operations = tuple(
+        Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"], nonempty(c["result_id"]))
+        for c in order[-MAX_OPERATIONS:]
+    )
     final = "\n".join(final_parts).strip() or None
     return Turn(tuple(user_messages), operations, final, ended_in_error)
 

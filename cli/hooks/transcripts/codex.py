@@ -38,8 +38,15 @@ from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
 _RECALL = fenced(RECALL_TAG)
 # Blocks Codex writes into user-role messages on the user's behalf.
 _CONTEXT_PREFIXES = (
-    "<environment_context>", "# AGENTS.md instructions for", "<user_instructions>", "<INSTRUCTIONS>",
-    "<turn_aborted>", "<user_shell_command>", "<subagent_notification>", "<codex_internal_context", "<skill>",
+    "<environment_context>",
+    "# AGENTS.md instructions for",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "<turn_aborted>",
+    "<user_shell_command>",
+    "<subagent_notification>",
+    "<codex_internal_context",
+    "<skill>",
 )
 # A unified-exec tool output starts with a header ("Chunk ID: …\nProcess exited with code 0\n…\nOutput:\n").
 _EXIT_CODE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
@@ -72,8 +79,11 @@ class Rollout:
 
     def user_turns(self) -> list[UserTurn]:
         """Every message the user typed, oldest first."""
-        return [UserTurn(text, turn_id) for record, turn_id in zip(self.records, self.turn_ids, strict=True)
-                if (text := self.user_text(record)) is not None]
+        return [
+            UserTurn(text, turn_id)
+            for record, turn_id in zip(self.records, self.turn_ids, strict=True)
+            if (text := self.user_text(record)) is not None
+        ]
 
     def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before the current prompt (which is not written yet
@@ -233,8 +243,9 @@ def _call(payload: dict[str, Any]) -> dict[str, Any]:
         return _new_call("local_shell", text, payload.get("call_id"))
     if kind == "custom_tool_call":
         return _new_call(str(name or "unknown"), str(payload.get("input") or ""), payload.get("call_id"))
-    return _new_call(str(name or "unknown"), _arguments_text(str(name or ""), payload.get("arguments")),
-                     payload.get("call_id"))
+    return _new_call(
+        str(name or "unknown"), _arguments_text(str(name or ""), payload.get("arguments")), payload.get("call_id")
+    )
 
 
 def _new_call(tool: str, text: str, call_id: object) -> dict[str, Any]:

@@ -38,8 +38,11 @@ def texts(content: object, kind: str = "text") -> list[str]:
         return [content]
     if not isinstance(content, list):
         return []
-    return [block["text"] for block in content
-            if isinstance(block, dict) and block.get("type") == kind and isinstance(block.get("text"), str)]
+    return [
+        block["text"]
+        for block in content
+        if isinstance(block, dict) and block.get("type") == kind and isinstance(block.get("text"), str)
+    ]
 
 
 def result_text(content: object) -> str:

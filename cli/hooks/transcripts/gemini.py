@@ -88,7 +88,7 @@ class Transcript:
             text = user_text(self.messages[i])
             if text is None:
                 continue
-            return _read_turn(text, self.messages[i + 1:]) if _same_prompt(text, prompt) else None
+            return _read_turn(text, self.messages[i + 1 :]) if _same_prompt(text, prompt) else None
         return None
 
 
@@ -107,7 +107,7 @@ def replay(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if isinstance(rewind, str):
             if rewind in messages:
                 ids = list(messages)
-                for message_id in ids[ids.index(rewind):]:
+                for message_id in ids[ids.index(rewind) :]:
                     del messages[message_id]
             else:
                 messages.clear()
@@ -162,8 +162,10 @@ def _read_turn(user_message: str, messages: list[dict[str, Any]]) -> Turn:
         if kind == "gemini":
             recorded = [c for c in message.get("toolCalls") or [] if isinstance(c, dict)]
             if not recorded:  # the API form the CLI writes when it rewrites the whole history
-                recorded = [{"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
-                            for c in _parts(content, "functionCall")]
+                recorded = [
+                    {"id": c.get("id"), "name": c.get("name"), "args": c.get("args")}
+                    for c in _parts(content, "functionCall")
+                ]
             for recorded_call in recorded:
                 calls[nonempty(recorded_call.get("id")) or f"#{len(calls)}"] = dict(recorded_call)
             text = "\n".join(_texts(content)).strip()
@@ -257,5 +259,8 @@ def _texts(parts: object) -> list[str]:
         return [parts]
     if not isinstance(parts, list):
         return []
-    return [p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-            and p.get("thought") is not True]
+    return [
+        p["text"]
+        for p in parts
+        if isinstance(p, dict) and isinstance(p.get("text"), str) and p.get("thought") is not True
+    ]

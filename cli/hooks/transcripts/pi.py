@@ -67,8 +67,13 @@ def read_turn(messages: Iterable[object]) -> Turn:
             for part in content if isinstance(content, list) else []:
                 if isinstance(part, dict) and part.get("type") == "toolCall":
                     call: dict[str, Any] = {
-                        "tool": nonempty(part.get("name")) or "unknown", "input": input_text(part.get("arguments")),
-                        "output": "", "status": "interrupted", "call_id": nonempty(part.get("id")), "result_id": None}
+                        "tool": nonempty(part.get("name")) or "unknown",
+                        "input": input_text(part.get("arguments")),
+                        "output": "",
+                        "status": "interrupted",
+                        "call_id": nonempty(part.get("id")),
+                        "result_id": None,
+                    }
                     order.append(call)
                     if call["call_id"]:
                         calls[call["call_id"]] = call
@@ -82,8 +87,10 @@ def read_turn(messages: Iterable[object]) -> Turn:
                 answered["output"] = result_text(message.get("content"))
                 answered["result_id"] = answered["call_id"]
                 answered["status"] = "error" if message.get("isError") is True else "ok"
-    operations = tuple(Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"],
-                                         c["result_id"]) for c in order[-MAX_OPERATIONS:])
+    operations = tuple(
+        Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"], c["result_id"])
+        for c in order[-MAX_OPERATIONS:]
+    )
     return Turn(tuple(user_messages), operations, final, ended_in_error)
 
 
@@ -93,8 +100,9 @@ def earlier_user_texts(session_file: str | None, limit: int) -> list[str]:
     message when it ends, after the extensions had their say."""
     if not session_file or limit <= 0:
         return []
-    entries = [r for r in read_tail(session_file, max_bytes=EARLIER_WINDOW_BYTES).records
-               if isinstance(r.get("id"), str)]
+    entries = [
+        r for r in read_tail(session_file, max_bytes=EARLIER_WINDOW_BYTES).records if isinstance(r.get("id"), str)
+    ]
     by_id = {entry["id"]: entry for entry in entries}
     found: list[str] = []
     entry = entries[-1] if entries else None

@@ -25,8 +25,9 @@ class Tail(NamedTuple):
     clipped: bool  # True when older content was left unread
 
 
-def read_tail(path: str | os.PathLike[str] | None, *, max_bytes: int = MAX_TAIL_BYTES,
-              max_records: int = MAX_RECORDS) -> Tail:
+def read_tail(
+    path: str | os.PathLike[str] | None, *, max_bytes: int = MAX_TAIL_BYTES, max_records: int = MAX_RECORDS
+) -> Tail:
     """The last complete JSON objects of ``path``; lines that are not JSON objects are skipped."""
     if not path:
         return Tail([], False, False)
