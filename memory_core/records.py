@@ -125,15 +125,11 @@ class Reason(StrEnum):
     INTERNAL_ERROR = "internal_error"
 
 
-# Field names a reason may carry: the contract's own, the host's, and the ones models are
-# known to add on their own. Any other name is stored as ``other``.
-REASON_FIELDS: frozenset[str] = frozenset(
+# The fields of the model's answer, and the fields the host owns (a model naming one is
+# trying to set what only the host sets).
+CONTRACT_FIELDS: frozenset[str] = frozenset({"claims", "kind", "content", "replaces", "searchTerms"})
+HOST_FIELDS: frozenset[str] = frozenset(
     {
-        "claims",
-        "kind",
-        "content",
-        "replaces",
-        "searchTerms",
         "id",
         "evidence",
         "confidence",
@@ -148,46 +144,56 @@ REASON_FIELDS: frozenset[str] = frozenset(
         "sourceId",
         "model_id",
         "revision",
-        "reason",
-        "reasoning",
-        "rationale",
-        "explanation",
-        "justification",
-        "notes",
-        "note",
-        "comment",
-        "source",
-        "type",
-        "category",
-        "tags",
-        "title",
-        "summary",
-        "text",
-        "claim",
-        "search_terms",
-        "aliases",
-        "keywords",
-        "importance",
-        "priority",
-        "score",
-        "updatedAt",
-        "updated_at",
-        "createdAt",
-        "created_at",
-        "date",
-        "timestamp",
-        "project",
-        "scope",
-        "subject",
-        "answer",
-        "result",
-        "memories",
-        "facts",
-        "thought",
-        "thoughts",
-        "analysis",
-        "other",
     }
+)
+# Field names a reason may carry: the contract's own, the host's, and the ones models are
+# known to add on their own. Any other name is stored as ``other``.
+REASON_FIELDS: frozenset[str] = (
+    CONTRACT_FIELDS
+    | HOST_FIELDS
+    | frozenset(
+        {
+            "reason",
+            "reasoning",
+            "rationale",
+            "explanation",
+            "justification",
+            "notes",
+            "note",
+            "comment",
+            "source",
+            "type",
+            "category",
+            "tags",
+            "title",
+            "summary",
+            "text",
+            "claim",
+            "search_terms",
+            "aliases",
+            "keywords",
+            "importance",
+            "priority",
+            "score",
+            "updatedAt",
+            "updated_at",
+            "createdAt",
+            "created_at",
+            "date",
+            "timestamp",
+            "project",
+            "scope",
+            "subject",
+            "answer",
+            "result",
+            "memories",
+            "facts",
+            "thought",
+            "thoughts",
+            "analysis",
+            "other",
+        }
+    )
 )
 REASON_MAX_CHARS = 64
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memory_core.errors import InvalidModelOutput
 from memory_core.ids import is_memory_id
-from memory_core.records import KINDS, Kind, Reason, reason_code
+from memory_core.records import CONTRACT_FIELDS, HOST_FIELDS, KINDS, Kind, Reason, reason_code
 
 OUTPUT_MAX_BYTES = 64_000
 CLAIMS_MAX = 16
@@ -131,25 +131,6 @@ class ModelBatch(BaseModel):
     claims: list[Proposal] = Field(max_length=CLAIMS_MAX)
 
 
-_FIELDS = {"claims", "kind", "content", "replaces", "searchTerms"}
-# Fields the host owns; naming them in a reason helps spot a model trying to set them.
-_HOST_FIELDS = {
-    "id",
-    "evidence",
-    "confidence",
-    "verification",
-    "utility",
-    "accuracy",
-    "feedback",
-    "status",
-    "origin",
-    "pinned",
-    "source_id",
-    "sourceId",
-    "model_id",
-    "revision",
-}
-
 # Fixed descriptions per pydantic error type, so a reason never echoes model text.
 _DESCRIPTIONS = {
     "extra_forbidden": "field not allowed",
@@ -168,7 +149,7 @@ def _path(loc: tuple[int | str, ...]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
         else:
-            name = part if part in _FIELDS | _HOST_FIELDS else "<unknown field>"
+            name = part if part in CONTRACT_FIELDS | HOST_FIELDS else "<unknown field>"
             out += f".{name}" if out else name
     return out or "answer"
 
@@ -198,7 +179,7 @@ def _rejection(error: Any) -> tuple[Reason, str | None, str]:
         code, detail = Reason.TOO_MANY_SEARCH_TERMS, f"too many search terms (at most {SEARCH_TERMS_MAX})"
     elif kind == "extra_forbidden":
         code, field = Reason.EXTRA_FIELD, _field(loc)
-        detail = "set by the host, never by the model" if loc and loc[-1] in _HOST_FIELDS else "field not allowed"
+        detail = "set by the host, never by the model" if loc and loc[-1] in HOST_FIELDS else "field not allowed"
     elif kind == "missing":
         code, field, detail = Reason.MISSING_FIELD, _field(loc), _DESCRIPTIONS[kind]
     elif kind == "literal_error":

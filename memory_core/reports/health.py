@@ -22,7 +22,7 @@ from memory_core.config import Settings
 from memory_core.errors import MemevoError
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
-from memory_core.reports.status import memory_counts, recent_hook_errors
+from memory_core.reports.status import backlog_details, memory_counts, recent_hook_errors
 from memory_core.store.database import Store
 from memory_core.store.integrity import check_integrity
 
@@ -254,15 +254,7 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     finally:
         store.close()
-    details: dict[str, Any] = {
-        "sources_waiting": state.waiting,
-        "spent": state.spent,
-        "resumes_at": iso(state.resumes_at),
-        "calls_left_today": state.calls_left_today,
-        "calls_per_day": state.calls_per_day,
-        "tokens_per_call": state.tokens_per_call,
-        "days_to_drain": state.days_to_drain,
-    }
+    details = backlog_details(state)
     waiting = f"{state.waiting:,} source{'s' if state.waiting != 1 else ''}"
     if state.days_to_drain is None:
         return make_check(

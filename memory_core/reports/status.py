@@ -7,7 +7,7 @@ from typing import Any
 
 from memory_core.clock import is_timestamp, iso
 from memory_core.config import Settings
-from memory_core.jobs.budget import backlog, budget_state
+from memory_core.jobs.budget import Backlog, backlog, budget_state
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
@@ -115,7 +115,11 @@ def worker_section(store: Store, settings: Settings, now: float) -> dict[str, An
 def budget_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:
     """How many sources wait for the model, whether today's budget is spent, when work
     resumes and how many days the daily budget needs to drain what waits."""
-    state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+    return backlog_details(backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens))
+
+
+def backlog_details(state: Backlog) -> dict[str, Any]:
+    """The backlog as ``status --json`` and doctor's ``budget`` check show it."""
     return {
         "sources_waiting": state.waiting,
         "spent": state.spent,
