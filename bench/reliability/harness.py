@@ -19,6 +19,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from tests.support.memevo_worker import query  # noqa: E402  (reading memory.db, as the end-to-end tests do)
+
 T = TypeVar("T")
 
 
@@ -118,17 +120,6 @@ class Consumer:
 
     def __exit__(self, *exc: object) -> None:
         self.kill()
-
-
-def query(home: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    db = home / "memory.db"
-    if not db.exists():
-        return []
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
-    try:
-        return conn.execute(sql, params).fetchall()
-    finally:
-        conn.close()
 
 
 def source_states(home: Path) -> dict[str, int]:

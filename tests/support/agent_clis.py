@@ -26,9 +26,6 @@ Only the standard library is used (pytest is imported by :func:`require_claude` 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -36,13 +33,18 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.npm_cli import (
+    AgentRunner,
+    JsonOutputRun,
     NpmCli,
     agent_environment,
     command_line,
     dropping,
     hook_settings,
+    inherited_environment,
     install_main,
-    run_headless,
+    json_objects,
+    run_version,
+    write_json,
 )
 
 __all__ = [
@@ -78,19 +80,8 @@ def _candidates(prefix: Path) -> list[Path]:
 
 def _reports_version(binary: Path, version: str) -> bool:
     """Whether ``binary --version`` runs and names the pinned version."""
-    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
-    try:
-        done = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={**env, "DISABLE_AUTOUPDATER": "1"},
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0 and done.stdout.strip().startswith(version)
+    done = run_version(binary, {**inherited_environment(_dropped), "DISABLE_AUTOUPDATER": "1"})
+    return done is not None and done.stdout.strip().startswith(version)
 
 
 CLAUDE_CODE = NpmCli(
@@ -141,82 +132,28 @@ def claude_environment(base_url: str, home: Path, extra: Mapping[str, str] | Non
 
 
 @dataclass(frozen=True)
-class ClaudeRun:
+class ClaudeRun(JsonOutputRun):
     """One finished ``claude -p`` run; ``output`` is the parsed ``--output-format json`` result."""
 
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    output: dict[str, Any] | None
-    duration: float
+    program = "claude"
+    error_key = "is_error"
 
     @property
     def result(self) -> str:
         """The final assistant text (``""`` if none)."""
-        return str((self.output or {}).get("result") or "")
-
-    @property
-    def session_id(self) -> str | None:
-        """The session the run belonged to."""
-        value = (self.output or {}).get("session_id")
-        return str(value) if value else None
-
-    @property
-    def is_error(self) -> bool:
-        """Whether the CLI reported an error (or printed no result)."""
-        return self.output is None or bool(self.output.get("is_error"))
-
-    def describe(self) -> str:
-        """Exit code, stdout and stderr, for assertion messages."""
-        return (
-            f"claude exited {self.returncode} after {self.duration:.1f}s\n"
-            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
-        )
+        return self.text("result")
 
 
-def _parse_output(stdout: str) -> dict[str, Any] | None:
-    for text in [stdout, *reversed(stdout.splitlines())]:
-        try:
-            value = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-class ClaudeRunner:
-    """Runs ``claude -p PROMPT --output-format json --permission-mode bypassPermissions``.
+class ClaudeRunner(AgentRunner[ClaudeRun]):
+    """Runs ``claude -p PROMPT --output-format json --permission-mode bypassPermissions``
+    (see :class:`~tests.support.npm_cli.AgentRunner` for its arguments).
 
     ``home`` is the throwaway HOME (user settings in ``home/.claude/settings.json``,
-    sessions under ``home/.claude/projects``); ``cwd`` the project directory; ``env`` is
-    added to every run (e.g. ``MEMEVO_HOME`` for the hooks).
+    sessions under ``home/.claude/projects``).
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        home: Path,
-        cwd: Path,
-        env: Mapping[str, str] | None = None,
-        binary: Path | None = None,
-        timeout: float = 60.0,
-    ) -> None:
-        self.base_url = base_url
-        self.home = Path(home)
-        self.cwd = Path(cwd)
-        self.env = dict(env or {})
-        self.binary = Path(binary) if binary is not None else None
-        self.timeout = timeout
-        (self.home / ".tmp").mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
-
-    @classmethod
-    def for_test(cls, base_url: str, tmp_path: Path, **kwargs: Any) -> ClaudeRunner:
-        """A runner with HOME ``tmp_path/home`` and project ``tmp_path/project``."""
-        return cls(base_url, home=tmp_path / "home", cwd=tmp_path / "project", **kwargs)
+    cli = CLAUDE_CODE
+    what = "claude -p"
 
     @property
     def user_settings_path(self) -> Path:
@@ -230,28 +167,20 @@ class ClaudeRunner:
 
     def write_user_settings(self, settings: Mapping[str, Any]) -> Path:
         """Write the user-level settings file (replacing it)."""
-        return self._write_json(self.user_settings_path, settings)
+        return write_json(self.user_settings_path, settings)
 
     def write_project_settings(self, settings: Mapping[str, Any]) -> Path:
         """Write the project-level settings file (replacing it)."""
-        return self._write_json(self.project_settings_path, settings)
+        return write_json(self.project_settings_path, settings)
 
-    @staticmethod
-    def _write_json(path: Path, data: Mapping[str, Any]) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        return path
-
-    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        """The full environment a run gets."""
-        return claude_environment(self.base_url, self.home, {**self.env, **(extra or {})})
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        return claude_environment(self.base_url, self.home, extra)
 
     def command(
         self, prompt: str, *, continue_session: bool = False, resume: str | None = None, args: Sequence[str] = ()
     ) -> list[str]:
         """The argument list of a run."""
-        binary = self.binary or claude_binary()
-        argv = [str(binary), "-p", prompt, "--output-format", "json", "--permission-mode", "bypassPermissions"]
+        argv = [self.executable(), "-p", prompt, "--output-format", "json", "--permission-mode", "bypassPermissions"]
         if continue_session:
             argv.append("--continue")
         if resume:
@@ -265,35 +194,17 @@ class ClaudeRunner:
         continue_session: bool = False,
         resume: str | None = None,
         args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        check: bool = True,
+        **kwargs: Any,
     ) -> ClaudeRun:
-        """Run one headless turn and wait for it.
-
-        ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0
-        with a non-error JSON result. On timeout its whole process group is killed and
-        :class:`AssertionError` raised.
-        """
+        """Run one headless turn and wait for it (``env``, ``timeout`` and ``check`` as in
+        :meth:`~tests.support.npm_cli.AgentRunner._run`: ``check`` wants exit 0 and a
+        non-error JSON result)."""
         argv = self.command(prompt, continue_session=continue_session, resume=resume, args=args)
-        returncode, stdout, stderr, duration = run_headless(
-            argv,
-            cwd=self.cwd,
-            env=self.environment(env),
-            timeout=self.timeout if timeout is None else timeout,
-            what=f"claude -p {prompt!r}",
-        )
-        run = ClaudeRun(
-            args=argv,
-            returncode=returncode,
-            stdout=stdout,
-            stderr=stderr,
-            output=_parse_output(stdout),
-            duration=duration,
-        )
-        if check and (run.returncode != 0 or run.is_error):
-            raise AssertionError(run.describe())
-        return run
+        return self._run(prompt, argv, **kwargs)
+
+    def _result(self, argv: list[str], returncode: int, stdout: str, stderr: str, duration: float) -> ClaudeRun:
+        output = next(json_objects([stdout, *reversed(stdout.splitlines())]), None)
+        return ClaudeRun(argv, returncode, stdout, stderr, duration, output)
 
 
 def main(argv: list[str] | None = None) -> int:

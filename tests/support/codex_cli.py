@@ -31,10 +31,8 @@ Only the standard library is used (pytest is imported by :func:`require_codex` a
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -43,14 +41,18 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.npm_cli import (
+    AgentRun,
+    AgentRunner,
     NpmCli,
     agent_environment,
     command_line,
     dropping,
     hook_settings,
+    inherited_environment,
     install_main,
     path_with_node,
-    run_headless,
+    run_version,
+    write_json,
 )
 
 __all__ = ["CODEX", "CodexRun", "CodexRunner", "codex_environment", "command_line", "hook_settings", "require_codex"]
@@ -78,20 +80,10 @@ _dropped = dropping(("OPENAI_", "CODEX_", "MEMEVO_", "XDG_", "RUST_"), {"AZURE_O
 def _reports_version(binary: Path, version: str) -> bool:
     """``codex --version`` names ``version``, run with a throwaway HOME and CODEX_HOME."""
     with tempfile.TemporaryDirectory(prefix="codex-version-") as scratch:
-        env = {**{k: v for k, v in os.environ.items() if not _dropped(k)}, "HOME": scratch, "CODEX_HOME": scratch}
+        env = {**inherited_environment(_dropped), "HOME": scratch, "CODEX_HOME": scratch}
         env["PATH"] = path_with_node(env.get("PATH", os.defpath))
-        try:
-            done = subprocess.run(
-                [str(binary), "--version"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                env=env,
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return False
-    return done.returncode == 0 and f"codex-cli {version}" in done.stdout
+        done = run_version(binary, env)
+    return done is not None and f"codex-cli {version}" in done.stdout
 
 
 CODEX = NpmCli(
@@ -146,15 +138,12 @@ def config_toml(base_url: str, *, model: str = MODEL) -> str:
 
 
 @dataclass(frozen=True)
-class CodexRun:
-    """One finished ``codex exec`` run."""
+class CodexRun(AgentRun):
+    """One finished ``codex exec`` run (``check`` looks at its exit code alone)."""
 
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
+    program = "codex"
+
     last_message: str | None  # the agent's final message (``--output-last-message``)
-    duration: float
 
     @property
     def session_id(self) -> str | None:
@@ -162,41 +151,22 @@ class CodexRun:
         match = _SESSION_LINE.search(self.stderr)
         return match.group(1) if match else None
 
-    def describe(self) -> str:
-        """Exit code, stdout and stderr, for assertion messages."""
-        return (
-            f"codex exited {self.returncode} after {self.duration:.1f}s\n"
-            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
-        )
 
-
-class CodexRunner:
-    """Runs ``codex exec`` headless.
+class CodexRunner(AgentRunner[CodexRun]):
+    """Runs ``codex exec`` headless (see :class:`~tests.support.npm_cli.AgentRunner` for its
+    arguments; a run may take 90 s by default).
 
     ``home`` is the throwaway HOME (``home/.codex`` is CODEX_HOME: config, hooks.json,
-    sessions); ``cwd`` the project directory; ``env`` is added to every run (e.g.
-    ``MEMEVO_HOME`` for the hooks: Codex passes its environment on to them).
+    sessions); ``env`` reaches the hooks too (Codex passes its environment on to them).
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        home: Path,
-        cwd: Path,
-        env: Mapping[str, str] | None = None,
-        binary: Path | None = None,
-        timeout: float = 90.0,
-    ) -> None:
-        self.base_url = base_url
-        self.home = Path(home)
-        self.cwd = Path(cwd)
-        self.env = dict(env or {})
-        self.binary = Path(binary) if binary is not None else None
-        self.timeout = timeout
-        self.cwd.mkdir(parents=True, exist_ok=True)
+    cli = CODEX
+    what = "codex exec"
+    default_timeout = 90.0
+
+    def _prepare(self) -> None:
         self.codex_home.mkdir(parents=True, exist_ok=True)
-        self.config_path.write_text(config_toml(base_url), encoding="utf-8")
+        self.config_path.write_text(config_toml(self.base_url), encoding="utf-8")
 
     @property
     def codex_home(self) -> Path:
@@ -218,22 +188,18 @@ class CodexRunner:
 
     def write_hooks(self, settings: Mapping[str, Any], *, project: bool = False) -> Path:
         """Write the user (or project) hooks file, replacing it."""
-        path = self.project_hooks_path if project else self.hooks_path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings, indent=2), encoding="utf-8")
-        return path
+        return write_json(self.project_hooks_path if project else self.hooks_path, settings)
 
     def sessions(self) -> list[Path]:
         """The rollout files Codex wrote, oldest first."""
         return sorted(self.codex_home.glob("sessions/*/*/*/rollout-*.jsonl"), key=lambda p: p.stat().st_mtime)
 
-    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        return codex_environment(self.home, {**self.env, **(extra or {})})
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        return codex_environment(self.home, extra)
 
     def command(self, prompt: str, *, resume: bool = False, args: Sequence[str] = ()) -> list[str]:
-        binary = self.binary or CODEX.binary()
         argv = [
-            str(binary),
+            self.executable(),
             "exec",
             "--skip-git-repo-check",
             "--dangerously-bypass-hook-trust",
@@ -245,42 +211,23 @@ class CodexRunner:
             argv += ["resume", "--last"]
         return [*argv, prompt]
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        resume: bool = False,
-        args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        check: bool = True,
-    ) -> CodexRun:
-        """Run one headless turn and wait for it.
-
-        ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0.
-        On timeout its whole process group is killed and :class:`AssertionError` raised.
-        """
+    def run(self, prompt: str, *, resume: bool = False, args: Sequence[str] = (), **kwargs: Any) -> CodexRun:
+        """Run one headless turn and wait for it (``env``, ``timeout`` and ``check`` as in
+        :meth:`~tests.support.npm_cli.AgentRunner._run`: ``check`` wants exit 0)."""
         last = Path(tempfile.mkstemp(prefix="codex-last-", suffix=".txt", dir=self.home)[1])
-        argv = self.command(prompt, resume=resume, args=["--output-last-message", str(last), *args])
-        returncode, stdout, stderr, duration = run_headless(
-            argv,
-            cwd=self.cwd,
-            env=self.environment(env),
-            timeout=self.timeout if timeout is None else timeout,
-            what=f"codex exec {prompt!r}",
-        )
+        try:
+            argv = self.command(prompt, resume=resume, args=["--output-last-message", str(last), *args])
+            return self._run(prompt, argv, **kwargs)
+        finally:
+            last.unlink(missing_ok=True)
+
+    def _result(self, argv: list[str], returncode: int, stdout: str, stderr: str, duration: float) -> CodexRun:
+        last = Path(argv[argv.index("--output-last-message") + 1])  # the file :meth:`run` made
         try:
             message = last.read_text(encoding="utf-8") if last.stat().st_size else None
         except OSError:
             message = None
-        finally:
-            last.unlink(missing_ok=True)
-        run = CodexRun(
-            args=argv, returncode=returncode, stdout=stdout, stderr=stderr, last_message=message, duration=duration
-        )
-        if check and run.returncode != 0:
-            raise AssertionError(run.describe())
-        return run
+        return CodexRun(argv, returncode, stdout, stderr, duration, message)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,7 +39,17 @@ from pathlib import Path
 from typing import Any
 
 from tests.support import npm_cli
-from tests.support.npm_cli import NpmCli, agent_environment, command_line, dropping, install_main, run_headless
+from tests.support.npm_cli import (
+    AgentRunner,
+    JsonOutputRun,
+    NpmCli,
+    agent_environment,
+    command_line,
+    dropping,
+    install_main,
+    json_objects,
+    write_json,
+)
 
 __all__ = [
     "GEMINI",
@@ -137,76 +147,28 @@ def _merge(into: dict[str, Any], extra: Mapping[str, Any]) -> None:
 
 
 @dataclass(frozen=True)
-class GeminiRun:
+class GeminiRun(JsonOutputRun):
     """One finished ``gemini -p`` run; ``output`` is the parsed ``-o json`` result."""
 
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    output: dict[str, Any] | None
-    duration: float
+    program = "gemini"
 
     @property
     def response(self) -> str:
         """The model's final text (``""`` if none)."""
-        return str((self.output or {}).get("response") or "")
-
-    @property
-    def session_id(self) -> str | None:
-        value = (self.output or {}).get("session_id")
-        return str(value) if value else None
-
-    @property
-    def is_error(self) -> bool:
-        return self.output is None or bool(self.output.get("error"))
-
-    def describe(self) -> str:
-        return (
-            f"gemini exited {self.returncode} after {self.duration:.1f}s\n"
-            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
-        )
+        return self.text("response")
 
 
-def _parse_output(stdout: str) -> dict[str, Any] | None:
-    start = stdout.find("{")
-    for text in ([stdout[start:]] if start >= 0 else []) + list(reversed(stdout.splitlines())):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-class GeminiRunner:
-    """Runs ``gemini -p PROMPT --yolo --skip-trust -m gemini-2.5-flash -o json``.
+class GeminiRunner(AgentRunner[GeminiRun]):
+    """Runs ``gemini -p PROMPT --yolo --skip-trust -m gemini-2.5-flash -o json`` (see
+    :class:`~tests.support.npm_cli.AgentRunner` for its arguments).
 
     ``home`` is the throwaway HOME (user settings in ``home/.gemini/settings.json``, chats
-    under ``home/.gemini/tmp``); ``cwd`` the project directory; ``env`` is added to every
-    run (e.g. ``MEMEVO_HOME`` for the hooks). The user settings always hold
-    :data:`BASE_SETTINGS`: :meth:`ensure_base_settings` merges them into whatever is there.
+    under ``home/.gemini/tmp``). The user settings always hold :data:`BASE_SETTINGS`:
+    :meth:`ensure_base_settings` merges them into whatever is there.
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        home: Path,
-        cwd: Path,
-        env: Mapping[str, str] | None = None,
-        binary: Path | None = None,
-        timeout: float = 60.0,
-    ) -> None:
-        self.base_url = base_url
-        self.home = Path(home)
-        self.cwd = Path(cwd)
-        self.env = dict(env or {})
-        self.binary = Path(binary) if binary is not None else None
-        self.timeout = timeout
-        (self.home / ".tmp").mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
+    cli = GEMINI
+    what = "gemini -p"
 
     @property
     def user_settings_path(self) -> Path:
@@ -225,68 +187,39 @@ class GeminiRunner:
 
     def write_user_settings(self, settings: Mapping[str, Any]) -> Path:
         """Replace the user settings with :data:`BASE_SETTINGS` plus ``settings``."""
-        return self._write_json(self.user_settings_path, with_base_settings(settings))
+        return write_json(self.user_settings_path, with_base_settings(settings), end="\n")
 
     def write_project_settings(self, settings: Mapping[str, Any]) -> Path:
-        return self._write_json(self.project_settings_path, dict(settings))
+        return write_json(self.project_settings_path, settings, end="\n")
 
     def ensure_base_settings(self) -> Path:
         """Merge :data:`BASE_SETTINGS` under the user settings as they are (hooks kept)."""
         current = self.read_user_settings()
         merged = with_base_settings(current)
-        return self._write_json(self.user_settings_path, merged) if merged != current else self.user_settings_path
+        if merged == current:
+            return self.user_settings_path
+        return write_json(self.user_settings_path, merged, end="\n")
 
-    @staticmethod
-    def _write_json(path: Path, data: Mapping[str, Any]) -> Path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        return path
-
-    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        return gemini_environment(self.base_url, self.home, {**self.env, **(extra or {})})
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        return gemini_environment(self.base_url, self.home, extra)
 
     def command(self, prompt: str, *, resume: bool = False, args: Sequence[str] = ()) -> list[str]:
-        binary = self.binary or gemini_binary()
-        argv = [str(binary), "-p", prompt, "--yolo", "--skip-trust", "-m", MODEL, "-o", "json"]
+        argv = [self.executable(), "-p", prompt, "--yolo", "--skip-trust", "-m", MODEL, "-o", "json"]
         if resume:
             argv += ["--resume", "latest"]
         return [*argv, *args]
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        resume: bool = False,
-        args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        check: bool = True,
-    ) -> GeminiRun:
-        """Run one headless turn and wait for it (its whole process group is killed on timeout).
-
-        ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0
-        with a JSON result and no error.
-        """
+    def run(self, prompt: str, *, resume: bool = False, args: Sequence[str] = (), **kwargs: Any) -> GeminiRun:
+        """Run one headless turn and wait for it, :data:`BASE_SETTINGS` ensured first (``env``,
+        ``timeout`` and ``check`` as in :meth:`~tests.support.npm_cli.AgentRunner._run`:
+        ``check`` wants exit 0 and a JSON result with no error)."""
         self.ensure_base_settings()
-        argv = self.command(prompt, resume=resume, args=args)
-        returncode, stdout, stderr, duration = run_headless(
-            argv,
-            cwd=self.cwd,
-            env=self.environment(env),
-            timeout=self.timeout if timeout is None else timeout,
-            what=f"gemini -p {prompt!r}",
-        )
-        run = GeminiRun(
-            args=argv,
-            returncode=returncode,
-            stdout=stdout,
-            stderr=stderr,
-            output=_parse_output(stdout),
-            duration=duration,
-        )
-        if check and (run.returncode != 0 or run.is_error):
-            raise AssertionError(run.describe())
-        return run
+        return self._run(prompt, self.command(prompt, resume=resume, args=args), **kwargs)
+
+    def _result(self, argv: list[str], returncode: int, stdout: str, stderr: str, duration: float) -> GeminiRun:
+        start = stdout.find("{")  # the JSON result, after anything the CLI printed first
+        texts = ([stdout[start:]] if start >= 0 else []) + list(reversed(stdout.splitlines()))
+        return GeminiRun(argv, returncode, stdout, stderr, duration, next(json_objects(texts), None))
 
 
 def main(argv: list[str] | None = None) -> int:

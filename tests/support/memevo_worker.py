@@ -143,7 +143,8 @@ class MemevoWorker:
 # -- reading memory.db --------------------------------------------------------------------------
 
 
-def _query(state_dir: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def query(state_dir: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The rows of ``sql`` over ``state_dir/memory.db`` opened read-only (none without the file)."""
     db = state_dir / "memory.db"
     if not db.exists():
         return []
@@ -156,12 +157,12 @@ def _query(state_dir: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tupl
 
 def sources(state_dir: Path) -> list[dict[str, Any]]:
     """Every captured source: id, origin, source_type, state and the parsed body."""
-    rows = _query(state_dir, "SELECT id, origin, source_type, state, body FROM sources ORDER BY created_at")
+    rows = query(state_dir, "SELECT id, origin, source_type, state, body FROM sources ORDER BY created_at")
     return [{"id": i, "origin": o, "source_type": t, "state": s, "body": json.loads(b)} for i, o, t, s, b in rows]
 
 
 def claims(state_dir: Path, status: str | None = None) -> list[dict[str, Any]]:
     """Every claim's parsed body (with ``status`` only those in that status)."""
-    rows = _query(state_dir, "SELECT body FROM memories ORDER BY updated_at")
+    rows = query(state_dir, "SELECT body FROM memories ORDER BY updated_at")
     found = [json.loads(body) for (body,) in rows]
     return [c for c in found if status is None or c.get("status") == status]

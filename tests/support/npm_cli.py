@@ -13,7 +13,9 @@ only after the binary runs, so an interrupted install never leaves a broken cach
 For running: :func:`agent_environment` (the inherited environment without what a run must
 not see, node on PATH, a throwaway HOME and XDG directories, loopback not proxied),
 :func:`run_headless` (one run, its process group killed on timeout), :func:`command_line`
-(a shell-quoted hook command) and :func:`hook_settings` (settings JSON running command hooks).
+(a shell-quoted hook command) and :func:`hook_settings` (settings JSON running command hooks);
+:class:`AgentRunner` and :class:`AgentRun` are what every agent's runner and run result
+share, each agent's module adding its command line, environment and output parsing.
 
 In a test::
 
@@ -42,7 +44,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 CACHE_ENV = "MEMEVO_AGENT_CACHE"
 REQUIRE_ENV = "MEMEVO_REQUIRE_AGENT_CLIS"
@@ -159,19 +161,9 @@ class NpmCli:
             return False
         if self.version_check is not None:
             return self.version_check(binary, self.version)
-        env = {k: v for k, v in os.environ.items() if not k.upper().startswith("MEMEVO_")}
-        try:
-            done = subprocess.run(
-                [str(binary), "--version"],
-                capture_output=True,
-                text=True,
-                timeout=60,
-                env={**env, **self.env},
-                stdin=subprocess.DEVNULL,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return False
-        return done.returncode == 0 and self.version in done.stdout
+        env = inherited_environment(lambda name: name.upper().startswith("MEMEVO_"))
+        done = run_version(binary, {**env, **self.env})
+        return done is not None and self.version in done.stdout
 
     def installed_binary(self, prefix: Path | None = None) -> Path | None:
         """The pinned CLI's binary if it is installed and runs, else ``None``."""
@@ -231,6 +223,28 @@ class NpmCli:
             if agent_clis_required():
                 pytest.fail(f"{message} ({REQUIRE_ENV}=1 makes this an error)", pytrace=False)
             pytest.skip(message)
+
+
+def inherited_environment(dropped: Callable[[str], bool]) -> dict[str, str]:
+    """This process's environment without the variables ``dropped`` names."""
+    return {k: v for k, v in os.environ.items() if not dropped(k)}
+
+
+def run_version(binary: Path, env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
+    """``BINARY --version`` with exactly ``env`` (a minute at most), or ``None`` if it could not
+    run or exited non-zero."""
+    try:
+        done = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done if done.returncode == 0 else None
 
 
 def install_main(cli: NpmCli, module: str, argv: list[str] | None = None) -> int:
@@ -293,7 +307,7 @@ def agent_environment(
     """The environment of a headless run with ``home`` as HOME: the inherited one without what
     ``dropped`` names, node first on PATH, the XDG directories under ``home``, loopback not
     proxied; then the agent's ``settings`` and ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not dropped(k)}
+    env = inherited_environment(dropped)
     env["PATH"] = path_with_node(env.get("PATH", os.defpath))
     env.update(
         {
@@ -371,3 +385,163 @@ def hook_settings(
             entries.append(entry)
         out[event] = [{"matcher": matcher, "hooks": entries}]
     return {"hooks": out}
+
+
+def json_objects(texts: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The JSON objects among ``texts`` (each parsed whole), in order; anything else is skipped."""
+    for text in texts:
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
+def write_json(path: Path, data: Mapping[str, Any], *, end: str = "") -> Path:
+    """Write ``data`` to ``path`` as indented JSON followed by ``end``, creating its directory."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + end, encoding="utf-8")
+    return path
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    """One finished headless run of an agent CLI; each agent's subclass adds what it reads
+    from the output and names the ``program`` in :meth:`describe`."""
+
+    program: ClassVar[str] = "agent"
+
+    args: list[str]
+    returncode: int
+    stdout: str
+    stderr: str
+    duration: float
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the output reports an error (``False`` unless the agent's subclass reads one)."""
+        return False
+
+    def describe(self) -> str:
+        """Exit code, stdout and stderr, for assertion messages."""
+        return (
+            f"{self.program} exited {self.returncode} after {self.duration:.1f}s\n"
+            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
+        )
+
+
+@dataclass(frozen=True)
+class JsonOutputRun(AgentRun):
+    """A run that prints one JSON object as its result (``output``, ``None`` if it printed
+    none), naming its session in ``session_id`` and an error in :attr:`error_key`."""
+
+    error_key: ClassVar[str] = "error"
+
+    output: dict[str, Any] | None
+
+    def text(self, key: str) -> str:
+        """The output's ``key`` as text (``""`` if absent or empty)."""
+        return str((self.output or {}).get(key) or "")
+
+    @property
+    def session_id(self) -> str | None:
+        """The session the run belonged to."""
+        return self.text("session_id") or None
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the CLI reported an error (or printed no result)."""
+        return self.output is None or bool(self.output.get(self.error_key))
+
+
+RunT = TypeVar("RunT", bound=AgentRun)
+
+
+class AgentRunner(Generic[RunT]):
+    """Runs one agent CLI headless against a loopback fake at ``base_url``.
+
+    ``home`` is the throwaway HOME and ``cwd`` the project directory (both created); ``env``
+    is added to every run (e.g. ``MEMEVO_HOME`` for the hooks); ``binary`` is the CLI to run
+    (default: :attr:`cli`'s, installed if needed); ``timeout`` bounds each run (default
+    :attr:`default_timeout` seconds). An agent's subclass names its :attr:`cli` and
+    :attr:`what`, builds its command line, environment (:meth:`_environment`) and result
+    (:meth:`_result`), sets up ``home`` in :meth:`_prepare`, and has ``run`` call :meth:`_run`.
+    """
+
+    cli: ClassVar[NpmCli]
+    what: ClassVar[str]  # how a run is named in a timeout's message: "claude -p"
+    default_timeout: ClassVar[float] = 60.0
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        home: Path,
+        cwd: Path,
+        env: Mapping[str, str] | None = None,
+        binary: Path | None = None,
+        timeout: float | None = None,
+    ) -> None:
+        self.base_url = base_url
+        self.home = Path(home)
+        self.cwd = Path(cwd)
+        self.env = dict(env or {})
+        self.binary = Path(binary) if binary is not None else None
+        self.timeout = self.default_timeout if timeout is None else timeout
+        self._prepare()
+        self.cwd.mkdir(parents=True, exist_ok=True)
+
+    @classmethod
+    def for_test(cls, base_url: str, tmp_path: Path, **kwargs: Any) -> Self:
+        """A runner with HOME ``tmp_path/home`` and project ``tmp_path/project``."""
+        return cls(base_url, home=tmp_path / "home", cwd=tmp_path / "project", **kwargs)
+
+    def _prepare(self) -> None:
+        """Set up ``home`` before any run; by default ``home/.tmp``, where an agent's
+        environment points its temporary files."""
+        (self.home / ".tmp").mkdir(parents=True, exist_ok=True)
+
+    def executable(self) -> str:
+        """The binary a run starts: ``binary`` if given, else the pinned CLI's."""
+        return str(self.binary or self.cli.binary())
+
+    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The full environment a run gets: the agent's, plus ``env`` and ``extra``."""
+        return self._environment({**self.env, **(extra or {})})
+
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        """The agent's environment for a run with ``home`` as HOME, plus ``extra``."""
+        raise NotImplementedError
+
+    def _result(self, argv: list[str], returncode: int, stdout: str, stderr: str, duration: float) -> RunT:
+        """The agent's run result from what the process left."""
+        raise NotImplementedError
+
+    def _run(
+        self,
+        prompt: str,
+        argv: list[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        check: bool = True,
+    ) -> RunT:
+        """Run ``argv`` (the turn that sends ``prompt``) in ``cwd`` and wait for it; ``env`` is
+        added to this run alone, ``timeout`` replaces the runner's.
+
+        ``check`` raises :class:`AssertionError` (with the CLI's output) unless it exited 0
+        and its output reports no error (:attr:`AgentRun.is_error`). On timeout its whole
+        process group is killed and :class:`AssertionError` raised.
+        """
+        returncode, stdout, stderr, duration = run_headless(
+            argv,
+            cwd=self.cwd,
+            env=self.environment(env),
+            timeout=self.timeout if timeout is None else timeout,
+            what=f"{self.what} {prompt!r}",
+        )
+        run = self._result(argv, returncode, stdout, stderr, duration)
+        if check and (run.returncode != 0 or run.is_error):
+            raise AssertionError(run.describe())
+        return run

@@ -32,7 +32,6 @@ Only the standard library is used (pytest is imported by :func:`require_pi` alon
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -41,7 +40,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.npm_cli import NpmCli, agent_environment, dropping, install_main, kill_group, run_headless
+from tests.support.npm_cli import (
+    AgentRun,
+    AgentRunner,
+    NpmCli,
+    agent_environment,
+    dropping,
+    inherited_environment,
+    install_main,
+    json_objects,
+    kill_group,
+    run_version,
+)
 
 PI_PACKAGE = "@mariozechner/pi-coding-agent"
 PI_VERSION = "0.73.1"
@@ -77,19 +87,8 @@ _dropped = dropping(
 
 def _version_check(binary: Path, version: str) -> bool:
     """``pi --version`` prints the version on stderr."""
-    env = {k: v for k, v in os.environ.items() if not _dropped(k)}
-    try:
-        done = subprocess.run(
-            [str(binary), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={**env, **QUIET_ENV},
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0 and version in (done.stdout + done.stderr)
+    done = run_version(binary, {**inherited_environment(_dropped), **QUIET_ENV})
+    return done is not None and version in (done.stdout + done.stderr)
 
 
 PI = NpmCli(
@@ -153,15 +152,12 @@ def models_json(base_url: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class PiRun:
+class PiRun(AgentRun):
     """One finished ``pi --mode json -p`` run: its JSON lines parsed into ``events``."""
 
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
+    program = "pi"
+
     events: list[dict[str, Any]]
-    duration: float
 
     @property
     def session_id(self) -> str | None:
@@ -191,101 +187,50 @@ class PiRun:
         assistants = [m for m in self.messages if m.get("role") == "assistant"]
         return not assistants or assistants[-1].get("stopReason") in ("error", "aborted")
 
-    def describe(self) -> str:
-        return (
-            f"pi exited {self.returncode} after {self.duration:.1f}s\n"
-            f"--- stdout ---\n{self.stdout[-4000:]}\n--- stderr ---\n{self.stderr[-4000:]}"
-        )
 
-
-def _parse_events(stdout: str) -> list[dict[str, Any]]:
-    events = []
-    for line in stdout.splitlines():
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            events.append(value)
-    return events
-
-
-class PiRunner:
-    """Runs ``pi`` headless in ``cwd`` with ``home`` as HOME against the fake at ``base_url``.
-
-    ``env`` is added to every run (e.g. ``MEMEVO_HOME`` for the extension's hooks).
+class PiRunner(AgentRunner[PiRun]):
+    """Runs ``pi`` headless in ``cwd`` with ``home`` as HOME against the fake at ``base_url``
+    (see :class:`~tests.support.npm_cli.AgentRunner` for its arguments; ``env`` reaches the
+    extension's hooks).
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        home: Path,
-        cwd: Path,
-        env: Mapping[str, str] | None = None,
-        binary: Path | None = None,
-        timeout: float = 60.0,
-    ) -> None:
-        self.base_url = base_url
-        self.home = Path(home)
-        self.cwd = Path(cwd)
-        self.env = dict(env or {})
-        self.binary = Path(binary) if binary is not None else None
-        self.timeout = timeout
-        (self.home / ".tmp").mkdir(parents=True, exist_ok=True)
-        self.cwd.mkdir(parents=True, exist_ok=True)
+    cli = PI
+    what = "pi -p"
+
+    def _prepare(self) -> None:
+        super()._prepare()
         self.agent_dir.mkdir(parents=True, exist_ok=True)
-        (self.agent_dir / "models.json").write_text(json.dumps(models_json(base_url), indent=2), encoding="utf-8")
+        (self.agent_dir / "models.json").write_text(json.dumps(models_json(self.base_url), indent=2), encoding="utf-8")
 
     @property
     def agent_dir(self) -> Path:
         """``PI_CODING_AGENT_DIR``: ``home/.pi/agent``."""
         return self.home / ".pi" / "agent"
 
-    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        return pi_environment(self.home, {**self.env, **(extra or {})})
+    def _environment(self, extra: Mapping[str, str]) -> dict[str, str]:
+        return pi_environment(self.home, extra)
 
     def command(self, prompt: str, *, continue_session: bool = False, args: Sequence[str] = ()) -> list[str]:
-        binary = self.binary or pi_binary()
-        argv = [str(binary), "--mode", "json", "-p", "--offline", "--provider", PROVIDER, "--model", MODEL]
+        argv = [self.executable(), "--mode", "json", "-p", "--offline", "--provider", PROVIDER, "--model", MODEL]
         if continue_session:
             argv.append("-c")
         return [*argv, *args, prompt]
 
-    def run(
-        self,
-        prompt: str,
-        *,
-        continue_session: bool = False,
-        args: Sequence[str] = (),
-        env: Mapping[str, str] | None = None,
-        timeout: float | None = None,
-        check: bool = True,
-    ) -> PiRun:
-        """Run one headless prompt and wait for the process to exit (its extensions' work included).
+    def run(self, prompt: str, *, continue_session: bool = False, args: Sequence[str] = (), **kwargs: Any) -> PiRun:
+        """Run one headless prompt and wait for the process to exit, its extensions' work
+        included (``env``, ``timeout`` and ``check`` as in
+        :meth:`~tests.support.npm_cli.AgentRunner._run`: ``check`` wants exit 0 and a
+        non-error answer)."""
+        return self._run(prompt, self.command(prompt, continue_session=continue_session, args=args), **kwargs)
 
-        ``check`` raises :class:`AssertionError` (with the output) unless it exited 0 with a
-        non-error answer. On timeout its whole process group is killed.
-        """
-        argv = self.command(prompt, continue_session=continue_session, args=args)
-        returncode, stdout, stderr, duration = run_headless(
-            argv,
-            cwd=self.cwd,
-            env=self.environment(env),
-            timeout=self.timeout if timeout is None else timeout,
-            what=f"pi -p {prompt!r}",
-        )
-        run = PiRun(argv, returncode, stdout, stderr, _parse_events(stdout), duration)
-        if check and (run.returncode != 0 or run.is_error):
-            raise AssertionError(run.describe())
-        return run
+    def _result(self, argv: list[str], returncode: int, stdout: str, stderr: str, duration: float) -> PiRun:
+        return PiRun(argv, returncode, stdout, stderr, duration, list(json_objects(stdout.splitlines())))
 
     def compact(self, *, env: Mapping[str, str] | None = None, timeout: float | None = None) -> dict[str, Any]:
         """Compact the latest session of ``cwd`` for real: ``pi --mode rpc -c`` gets
         ``{"type": "compact"}`` (print mode has no ``/compact``); returns RPC's response and
         waits for the process to exit once its stdin is closed."""
-        binary = self.binary or pi_binary()
-        argv = [str(binary), "--mode", "rpc", "--offline", "--provider", PROVIDER, "--model", MODEL, "-c"]
+        argv = [self.executable(), "--mode", "rpc", "--offline", "--provider", PROVIDER, "--model", MODEL, "-c"]
         limit = self.timeout if timeout is None else timeout
         process = subprocess.Popen(
             argv,
@@ -305,7 +250,7 @@ class PiRunner:
             process.stdin.flush()
             response: dict[str, Any] | None = None
             for line in process.stdout:
-                event = next(iter(_parse_events(line)), None)
+                event = next(json_objects([line]), None)
                 if event and event.get("type") == "response" and event.get("id") == "memevo-compact":
                     response = event
                     break
