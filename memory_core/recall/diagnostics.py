@@ -142,6 +142,7 @@ REASON_TEXT = {
     "not_scored": "the question is so ambiguous that scoring stopped before this claim",
     "dormant": "it is older than its kind's dormancy horizon (an explicit lookup can include it)",
     "below_relative_cutoff": "a better claim matched much more strongly (the relative cutoff)",
+    "ambiguous": "more than four claims of its origin matched about as strongly: the question picks none out",
     "duplicate_content": "a better claim of the same origin has the same text",
     "redundant_facet": "a better claim of the same origin and kind already answers the same words",
     "over_limit": "better claims filled the three places",

@@ -11,7 +11,8 @@ stops early without that proof (:data:`MAX_SCORED`); its diagnostics say so.
 After selection, a question two facts answer together gets its second fact: a claim that
 answers what the chosen claims left open, about the same thing (:mod:`.complement`), or,
 when no claim answered enough of the question alone, a pair of such claims
-(:func:`_add_pair`).
+(:func:`_add_pair`). A question selection found ambiguous (more equally relevant claims
+than it can tell apart, see :mod:`.rank`) gets no pair either.
 """
 
 from __future__ import annotations
@@ -217,7 +218,7 @@ def evaluate_plan(
         relative_cutoff=narrow,
         facet_redundancy=narrow,
     )
-    if narrow and not chosen:
+    if narrow and not chosen and not any(c.excluded == "ambiguous" for c in candidates):
         anchors = [c for c in failed if c.excluded in ANCHOR_REASONS]
         anchors += _exact(conn, r, [m for _, m, reason in rejected[:ANCHORS_TRIED] if reason in ANCHOR_REASONS])
         _add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)

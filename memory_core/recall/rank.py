@@ -5,7 +5,11 @@ the same alternative, when a question names alternatives such as "SQLite or Post
 a claim below :data:`RELATIVE_CUTOFF` (90 %) of the best one is dropped, so the quality
 factors below only ever reorder claims that are about as relevant. (A claim that answers
 another part of the question is added afterwards as complementary evidence, see
-:mod:`memory_core.recall.complement`.) Only the claims that survive are ordered by
+:mod:`memory_core.recall.complement`.) When more than :data:`MAX_EQUALLY_RELEVANT` distinct
+claims of one origin survive the cutoff, the question does not pick any of them out (a
+common word they all share, "Melanie ... camping" over eight camping trips): offering three
+of them would be an arbitrary choice, so none of them is offered. Only the claims that
+survive are ordered by
 
     rank = relevance * freshness * (1 + 0.04 * priority) * utility * accuracy
 
@@ -21,6 +25,9 @@ from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
 
 RELATIVE_CUTOFF = 0.9
+# More distinct claims of one origin than this within the cutoff of the best (about the same
+# alternative): the question picks none of them out, and none is offered (``ambiguous``).
+MAX_EQUALLY_RELEVANT = 4
 PRIORITY_STEP = 0.04
 UTILITY_FACTORS = {"useful": 1.05, "unhelpful": 0.90}
 ACCURACY_FACTORS = {"accurate": 1.05, "incorrect": 0.50}
@@ -100,6 +107,8 @@ def select(
             if c.raw < RELATIVE_CUTOFF * best[c.alternatives]:
                 c.excluded = "below_relative_cutoff"
         eligible = [c for c in eligible if c.excluded is None]
+        _drop_ambiguous(eligible)
+        eligible = [c for c in eligible if c.excluded is None]
     for c in eligible:
         doc = c.doc
         c.rank = rank_score(c.raw, c.freshness, doc.priority, doc.utility, doc.accuracy)
@@ -122,6 +131,25 @@ def select(
         seen_content.add(content_key)
         chosen.append(c)
     return chosen
+
+
+def _drop_ambiguous(eligible: list[Candidate]) -> None:
+    """Mark ``ambiguous`` the claims of one origin, about one alternative, when more than
+    :data:`MAX_EQUALLY_RELEVANT` distinct claims of that origin answer about equally well.
+
+    On the development data, questions leaving five or more claims within the cutoff were
+    answered right by 1 in 11 of the claims offered (LoCoMo 2 of 62, MemDaily 6 of 27:
+    "how old is my cousin" over five messages about the cousin), against about 1 in 2
+    when a single claim stands out. Origins are counted apart, as for duplicates and
+    facets: the same question answered once in each of five projects is five answers,
+    not one project's indistinct notes.
+    """
+    distinct: dict[tuple[tuple[int, ...], str], set[str]] = {}
+    for c in eligible:
+        distinct.setdefault((c.alternatives, c.doc.origin), set()).add(c.doc.content_hash)
+    for c in eligible:
+        if len(distinct[(c.alternatives, c.doc.origin)]) > MAX_EQUALLY_RELEVANT:
+            c.excluded = "ambiguous"
 
 
 def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:

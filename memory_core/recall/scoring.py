@@ -3,11 +3,11 @@
 Everything here is pure: a plan, feature weights and where each feature was found in one
 claim go in; a raw relevance and the first failed gate (if any) come out.
 
-Weights: a feature seen in ``df`` of ``N`` indexed claims weighs ``1 + log((N+1)/(df+1))``;
-a feature no claim has weighs 1 (not the highest weight, which would let one unknown word
-dominate). Literals (paths, filenames, identifiers) weigh double. Where a feature was found
-scales it: body 1, search-term alias 0.8, inside a quoted question 0.25, in the origin
-identifier 0.2.
+Weights: a feature seen in ``df`` of ``N`` indexed claims weighs
+``1 + 1.5 * log((N+1)/(df+1))`` (:data:`IDF_SCALE`); a feature no claim has weighs 1 (not
+the highest weight, which would let one unknown word dominate). Literals (paths, filenames,
+identifiers) weigh double. Where a feature was found scales it: body 1, search-term alias
+0.8, inside a quoted question 0.25, in the origin identifier 0.2.
 
 Coverage is measured per unit (a word, literal, concept or Chinese segment) against what
 the store holds: a unit some claim holds counts with the weight of its held features (a
@@ -34,6 +34,11 @@ FIELD_FACTORS = ((BODY, 1.0), (ALIAS, 0.8), (QUOTE, 0.25), (ORIGIN, ORIGIN_FACTO
 EVIDENCE_FIELDS = BODY | ALIAS
 
 LITERAL_FACTOR = 2.0
+# How much a feature's rarity adds to the weight 1 every word has: a word held by nearly
+# every claim weighs about 1 (as much as a word no claim holds), a rare one far more, so a
+# common word the answer repeats covers little of the question and one it does not repeat
+# costs little (1.0 before issue 13; see docs/recall.md).
+IDF_SCALE = 1.5
 CONTEXT_WEIGHT = 0.35
 MIN_FOCUS_COVERAGE = 0.45
 # A complementary claim (one that answers the part of a question the chosen claims left
@@ -60,7 +65,7 @@ def feature_weight(document_frequency: int, total: int, *, literal: bool = False
     if document_frequency <= 0:
         weight = 1.0
     else:
-        weight = 1.0 + math.log((total + 1) / (document_frequency + 1))
+        weight = 1.0 + IDF_SCALE * math.log((total + 1) / (document_frequency + 1))
     return weight * (LITERAL_FACTOR if literal else 1.0)
 
 

@@ -167,3 +167,14 @@ def _chinese_forms() -> dict[str, str]:
 
 ENGLISH: dict[str, str] = _english_forms()
 CHINESE: dict[str, str] = _chinese_forms()
+# Chinese questions that ask for a personal detail without naming it: "表弟多大了" (how old
+# is the cousin), "表妹是哪里人" (where is she from). Query side only: in stored text these
+# words are filler, so what the index holds does not change.
+CHINESE_ASKING: dict[str, str] = {
+    "多大了": "~age",
+    "多大年纪": "~age",
+    "哪里人": "~hometown",
+    "哪里的人": "~hometown",
+    "哪儿人": "~hometown",
+    "哪儿的人": "~hometown",
+}

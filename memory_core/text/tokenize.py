@@ -33,7 +33,7 @@ import unicodedata
 from collections import Counter
 from typing import NamedTuple
 
-from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
+from memory_core.text.concepts import BY_FEATURE, CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
 from memory_core.text.vocabulary import (
     CHINESE_CONJUNCTIONS,
@@ -83,7 +83,9 @@ _CJK_DICTIONARY: dict[str, str | None] = {
     **{w: _CONJUNCTION for w in CHINESE_CONJUNCTIONS if len(w) > 1},
     **CHINESE,
 }
-_CJK_LONGEST = max(len(w) for w in _CJK_DICTIONARY)
+# The query side also reads the phrases that ask for a detail without naming it.
+_CJK_QUERY_DICTIONARY: dict[str, str | None] = {**_CJK_DICTIONARY, **CHINESE_ASKING}
+_CJK_LONGEST = max(len(w) for w in _CJK_QUERY_DICTIONARY)
 
 WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "cjk"
 # A query-only marker unit: the words on either side are alternatives.
@@ -164,6 +166,7 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
     """Split a CJK run into units: dictionary concepts, and bigrams of what remains."""
     units: list[list[tuple[str, str]]] = []
     segment: list[str] = []
+    dictionary = _CJK_QUERY_DICTIONARY if query else _CJK_DICTIONARY
 
     def flush() -> None:
         if len(segment) == 1:
@@ -179,8 +182,8 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
         # Down to single characters: a one-character concept form such as 岁 ("years old").
         for length in range(min(_CJK_LONGEST, n - i), 0, -1):
             piece = run[i : i + length]
-            if piece in _CJK_DICTIONARY:
-                meaning = _CJK_DICTIONARY[piece]
+            if piece in dictionary:
+                meaning = dictionary[piece]
                 if meaning == _KEEP:
                     segment.extend(piece)
                 else:

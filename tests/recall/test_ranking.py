@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.index import IndexedDoc
-from memory_core.recall.rank import RELATIVE_CUTOFF, Candidate, rank_score, select
-from memory_core.recall.service import recall
+from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, rank_score, select
+from memory_core.recall.service import explain_claim, recall, search
 from memory_core.records import Evidence, Feedback, VerdictSlot
 from tests.support.times import NOW, T0
 
@@ -123,9 +123,52 @@ def test_complete_answers_are_never_redundant() -> None:
 
 
 def test_limit() -> None:
-    many = [cand(doc(f"{i:024x}"), 3.0, (f"f{i}",)) for i in range(5)]
+    many = [cand(doc(f"{i:024x}"), 3.0, (f"f{i}",)) for i in range(4)]
     assert len(select(many, now=NOW, limit=3)) == 3
-    assert sum(c.excluded == "over_limit" for c in many) == 2
+    assert sum(c.excluded == "over_limit" for c in many) == 1
+    listing = [cand(doc(f"{i:024x}"), 3.0, (f"f{i}",)) for i in range(12)]
+    assert len(select(listing, now=NOW, limit=10, relative_cutoff=False, facet_redundancy=False)) == 10
+
+
+def test_more_than_four_equally_relevant_claims_are_ambiguous() -> None:
+    assert MAX_EQUALLY_RELEVANT == 4
+    # Five claims within the cutoff of the best: the question picks none of them out.
+    tied = [cand(doc(f"{i:024x}"), 3.0 - i / 100, (f"f{i}",)) for i in range(5)]
+    assert select(tied, now=NOW, limit=3) == []
+    assert {c.excluded for c in tied} == {"ambiguous"}
+    # Four are still offered (the best three), and a claim below the cutoff does not count.
+    four = [cand(doc(f"{i:024x}"), 3.0 - i / 100, (f"f{i}",)) for i in range(4)]
+    weak = cand(doc("f" * 24), 2.0, ("g",))
+    assert select([*four, weak], now=NOW, limit=3) == four[:3]
+    # The same text twice in one origin is one claim; a dormant claim is not offered anyway.
+    copies = [cand(doc(f"{i:024x}", content_hash="same" if i > 2 else None), 3.0, (f"f{i}",)) for i in range(6)]
+    assert len(select(copies, now=NOW, limit=3)) == 3
+    old = [cand(doc(f"{i:024x}", clock_at=NOW - 400 * 86_400), 3.0, (f"f{i}",)) for i in range(3)]
+    fresh = [cand(doc(f"{i + 9:024x}"), 3.0, (f"f{i}",)) for i in range(3)]
+    assert len(select([*old, *fresh], now=NOW, limit=3)) == 3
+    # Origins are counted apart: one answer in each of five projects is five answers.
+    projects = [cand(doc(f"{i:024x}", origin=f"/p{i}"), 3.0, (f"f{i}",)) for i in range(5)]
+    assert len(select(projects, now=NOW, limit=3)) == 3
+    # Alternatives ("A or B") are counted apart.
+    sides = [Candidate(doc(f"{i:024x}"), 3.0, (f"f{i}",), (), alternatives=(1 if i < 3 else 2,)) for i in range(6)]
+    assert len(select(sides, now=NOW, limit=3)) == 3
+    # A listing (``search``) is never ambiguous.
+    listing = [cand(doc(f"{i:024x}"), 3.0, (f"f{i}",)) for i in range(8)]
+    assert len(select(listing, now=NOW, limit=10, relative_cutoff=False, facet_redundancy=False)) == 8
+
+
+def test_ambiguous_question_recalls_nothing_but_search_lists_all(add, reader) -> None:
+    trips = [
+        add(f"Melanie went camping by the {place} with her kids", origin="/chat/melanie")
+        for place in ("lake", "forest", "beach", "mountains", "desert")
+    ]
+    assert recall(reader.conn, "when did Melanie go camping", now=NOW).claims == []
+    verdict = explain_claim(reader.conn, "when did Melanie go camping", trips[0].id, now=NOW)
+    assert (verdict["reason"], verdict["stage"]) == ("ambiguous", "selection")
+    assert len(search(reader.conn, "when did Melanie go camping", now=NOW).claims) == 5
+    one = add("Melanie went camping at the lake in June", origin="/chat/melanie")
+    result = recall(reader.conn, "when did Melanie go camping in June", now=NOW)
+    assert [c.memory_id for c in result.claims] == [one.id]
 
 
 def test_feedback_and_evidence_through_the_store(add, reader) -> None:
@@ -160,3 +203,14 @@ def test_incorrect_and_inactive_claims_never_recall(add, reader) -> None:
     assert [c.memory_id for c in result.claims] == [right.id]
     assert result.claims[0].accuracy == 1.05 and result.claims[0].priority == 4
     assert '"accuracy":"accurate"' in result.digest
+
+
+def test_the_asked_detail_picks_one_of_many_claims_about_a_person(add, reader) -> None:
+    for text in ("我表弟喜欢踢足球", "我表弟在上海工作", "我表弟养了一只猫", "我表弟的家乡在浙江杭州"):
+        add(text, origin="/chat")
+    age = add("我的表弟今年36岁", origin="/chat")
+    # Five claims name the cousin; only the age one answers "how old is he".
+    assert [c.memory_id for c in recall(reader.conn, "我表弟现在多大了呀？", now=NOW).claims] == [age.id]
+    # Asked only about the cousin, the question picks none of the five out.
+    assert recall(reader.conn, "我表弟呢？", now=NOW).claims == []
+    assert explain_claim(reader.conn, "我表弟呢？", age.id, now=NOW)["reason"] == "ambiguous"

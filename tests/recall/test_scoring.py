@@ -20,9 +20,10 @@ from memory_core.recall.scoring import (
 
 
 def test_feature_weight() -> None:
-    assert feature_weight(9, 99) == pytest.approx(1 + math.log(100 / 10))
+    assert feature_weight(9, 99) == pytest.approx(1 + 1.5 * math.log(100 / 10))
+    assert feature_weight(99, 99) == pytest.approx(1.0)  # held by every claim: as light as an unseen word
     assert feature_weight(0, 99) == 1.0  # unseen: 1, not the highest weight
-    assert feature_weight(9, 99, literal=True) == pytest.approx(2 * (1 + math.log(10)))
+    assert feature_weight(9, 99, literal=True) == pytest.approx(2 * (1 + 1.5 * math.log(10)))
     assert feature_weight(0, 99, literal=True) == 2.0
 
 
@@ -122,10 +123,9 @@ def test_a_word_no_claim_holds_counts_as_one_light_word() -> None:
     both = {"worker": BODY, "thread": BODY}
     assert one.coverage(both) == pytest.approx(2 * w / (2 * w + 1))
     assert one.evaluate(both, 5).reason is None
-    many = scorer(
-        "worker threads zyxwv qwfp jklm uvwx nopq rstu vwxy abcd efgh ijkl mnop qrst", {"worker": 3, "thread": 3}
-    )
-    assert many.coverage(both) == pytest.approx(2 * w / (2 * w + 12))
+    unknown = " ".join(f"zq{letter}xv" for letter in "abcdefghijklmnop")
+    many = scorer(f"worker threads {unknown}", {"worker": 3, "thread": 3})
+    assert many.coverage(both) == pytest.approx(2 * w / (2 * w + 16))
     assert many.evaluate(both, 5).reason == "focus_coverage"
 
 
@@ -167,3 +167,20 @@ def test_complement_answers_the_open_part() -> None:
     assert s.complement({"~port": BODY}, open_part) == pytest.approx(s.weights["~port"])
     assert s.complement({"~port": QUOTE}, open_part) == 0.0
     assert s.complement({"bill": BODY}, open_part) == 0.0
+
+
+def test_common_words_the_answer_does_not_repeat_cost_little() -> None:
+    # Two rare words matched; ten words nearly every claim holds are not. Each of those
+    # weighs about as little as a word no claim holds, so they do not sink the match
+    # (with the rarity counted once, 1 + log, they did: coverage 0.43).
+    common = "garden kitchen window table chair lamp river mountain paper pencil"
+    s = scorer(f"worker threads {common}", {"worker": 3, "thread": 3} | {f: 90 for f in _features(common)})
+    both = {"worker": BODY, "thread": BODY}
+    assert s.coverage(both) == pytest.approx(0.5, abs=0.01)
+    assert s.evaluate(both, 5).reason is None
+    # One rare word is not enough beside them.
+    assert s.evaluate({"worker": BODY, "garden": BODY}, 5).reason == "focus_coverage"
+
+
+def _features(text: str) -> list[str]:
+    return [t.feature for t in plan_query(text).focus]

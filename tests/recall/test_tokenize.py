@@ -91,3 +91,13 @@ def test_origin_features_exclude_concept_words() -> None:
 
 def test_full_width_forms_are_normalized() -> None:
     assert set(features("ＳＱＬｉｔｅ　ｐｏｒｔ")) == {"sqlite", "~port"}
+
+
+def test_chinese_asking_phrases_name_the_detail_on_the_query_side_only() -> None:
+    assert [t.feature for t in query_terms("我表弟现在多大了呀？")] == ["表弟", "~age"]
+    assert [t.feature for t in query_terms("我表妹是哪里的人啊？")] == ["表妹", "~hometown"]
+    assert [t.feature for t in query_terms("她是哪里人")] == ["~hometown"]
+    # "多大" alone may ask about a size: it stays filler.
+    assert [t.feature for t in query_terms("这个文件多大？")] == ["~file"]
+    # Stored text keeps them as filler, so what the index holds is unchanged.
+    assert set(features("我表弟多大了，他是哪里人")) == {"表弟"}
