@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memory_core.store.database import Store
+from tests.agents.helpers import agent_runner, git, hook_log, make_widget_repo, memevo_as_user
 from tests.factories import make_memory, seed
-from tests.support.agent_clis import ClaudeRunner, require_claude
+from tests.support.agent_clis import ClaudeRunner
 from tests.support.fake_anthropic import FakeAnthropicServer, Reply
 from tests.support.fake_model import FakeModelServer
 from tests.support.memevo_worker import MemevoWorker, claims, memevo_env, run_memevo, sources, wait_until
@@ -32,39 +31,7 @@ pytestmark = pytest.mark.slow
 
 PENDING = "Widget repository: the parser fix is not committed yet."
 REQUEST = "Commit the parser fix in the widget repository and push it."
-UNREACHABLE = "file:///nonexistent/widget.git"
 WAIT = 45.0
-
-
-@pytest.fixture(scope="module")
-def claude_bin() -> Path:
-    return require_claude()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropicServer]:
-    with FakeAnthropicServer() as server:
-        yield server
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
-
-
-def make_repo(path: Path) -> Path:
-    path.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(path)], check=True, timeout=30)
-    git(path, "config", "user.email", "dev@example.invalid")
-    git(path, "config", "user.name", "Dev")
-    git(path, "config", "commit.gpgsign", "false")
-    (path / "parser.py").write_text("def parse(text):\n    return text.split()\n", encoding="utf-8")
-    git(path, "add", "parser.py")
-    git(path, "commit", "-q", "-m", "Start the parser")
-    git(path, "remote", "add", "origin", UNREACHABLE)
-    (path / "parser.py").write_text("def parse(text):\n    return text.strip().split()\n", encoding="utf-8")
-    return path
 
 
 def progress_answer(request: dict[str, Any]) -> str:
@@ -83,20 +50,17 @@ def progress_answer(request: dict[str, Any]) -> str:
 
 
 def test_commit_then_failed_push_leaves_committed_not_pushed(
-    claude_bin: Path, fake: FakeAnthropicServer, home: Path, tmp_path: Path
+    claude_bin: Path, claude_fake: FakeAnthropicServer, user_home: Path, home: Path, tmp_path: Path
 ) -> None:
-    user_home = tmp_path / "home"
-    user_home.mkdir()
-    repo = make_repo(tmp_path / "widget")
+    repo = make_widget_repo(tmp_path / "widget")
     origin = str(repo.resolve())
     pending = make_memory(PENDING, origin=origin, kind="project_state")
     with Store.open(home) as store:
         seed(store, pending)
+    memevo_as_user(user_home, home, "install", "claude-code", "--scope", "user")
     env = memevo_env(home, home=user_home)
-    installed = run_memevo("install", "claude-code", "--scope", "user", env=env, cwd=user_home)
-    assert installed.returncode == 0, installed.stderr
 
-    fake.enqueue(
+    claude_fake.enqueue(
         Reply.bash('git commit -am "Fix the parser"'),
         Reply.bash("git push origin main"),
         "Committed the parser fix; the push failed because the remote is unreachable.",
@@ -105,22 +69,17 @@ def test_commit_then_failed_push_leaves_committed_not_pushed(
         FakeModelServer(default=progress_answer) as model,
         MemevoWorker(env, model.base_url, log=tmp_path / "worker.log") as worker,
     ):
-        run = ClaudeRunner(
-            fake.base_url, home=user_home, cwd=repo, binary=claude_bin, env={"MEMEVO_HOME": str(home)}, timeout=90
-        ).run(REQUEST)
+        runner = agent_runner(ClaudeRunner, claude_fake.base_url, claude_bin, user_home, repo, home, timeout=90)
+        run = runner.run(REQUEST)
         assert "push failed" in run.result, run.describe()
         assert "Fix the parser" in git(repo, "log", "-1", "--format=%s")  # the commit really happened
         assert git(repo, "status", "--porcelain") == ""
-
-        def hook_log() -> str:
-            path = home / "logs" / "hooks.log"
-            return path.read_text(encoding="utf-8")[-3000:] if path.exists() else "(no hooks.log)"
 
         [source] = wait_until(
             lambda: [s for s in sources(home) if s["source_type"] == "progress"],
             15,
             "the Stop hook's progress capture",
-            describe=hook_log,
+            describe=lambda: hook_log(home),
         )
         assert source["origin"] == origin
         assert source["body"]["target_ids"] == [pending.id]

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cli.install import pi
+from tests.agents.helpers import records as recorded_lines
 from tests.support.fake_openai_chat import ChatReply, FakeOpenAIChatServer, turn_text, user_texts
-from tests.support.pi_cli import PiRunner, require_pi
+from tests.support.pi_cli import PiRunner
 
 pytestmark = pytest.mark.slow
 
@@ -37,17 +37,6 @@ if payload["hook_event_name"] == "before_agent_start":
 """
 
 
-@pytest.fixture(scope="module")
-def pi_bin() -> Path:
-    return require_pi()
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAIChatServer]:
-    with FakeOpenAIChatServer() as server:
-        yield server
-
-
 def install_stand_in(tmp_path: Path, launcher: list[str] | None = None) -> tuple[Path, Path]:
     """The extension in ``tmp/home/.pi/agent/extensions`` running the stand-in; its record file."""
     script = tmp_path / "stand_in.py"
@@ -59,14 +48,13 @@ def install_stand_in(tmp_path: Path, launcher: list[str] | None = None) -> tuple
 
 
 def records(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line)["payload"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The payloads the stand-in recorded."""
+    return [line["payload"] for line in recorded_lines(path)]
 
 
-def runner(fake: FakeOpenAIChatServer, pi_bin: Path, tmp_path: Path, record: Path, recall: str) -> PiRunner:
+def runner(pi_fake: FakeOpenAIChatServer, pi_bin: Path, tmp_path: Path, record: Path, recall: str) -> PiRunner:
     return PiRunner(
-        fake.base_url,
+        pi_fake.base_url,
         home=tmp_path / "home",
         cwd=tmp_path / "project",
         binary=pi_bin,
@@ -75,11 +63,11 @@ def runner(fake: FakeOpenAIChatServer, pi_bin: Path, tmp_path: Path, record: Pat
 
 
 def test_payloads_carry_the_session_even_after_pi_tore_it_down_and_the_digest_is_injected(
-    pi_bin: Path, fake: FakeOpenAIChatServer, tmp_path: Path
+    pi_bin: Path, pi_fake: FakeOpenAIChatServer, tmp_path: Path
 ) -> None:
     _, record = install_stand_in(tmp_path)
-    pi_runner = runner(fake, pi_bin, tmp_path, record, "digest")
-    fake.enqueue("First.", ChatReply.tool_call("bash", {"command": "echo hi-from-tool"}), "Tool done.")
+    pi_runner = runner(pi_fake, pi_bin, tmp_path, record, "digest")
+    pi_fake.enqueue("First.", ChatReply.tool_call("bash", {"command": "echo hi-from-tool"}), "Tool done.")
 
     first = pi_runner.run("hello first")
     second = pi_runner.run("run a tool", continue_session=True)
@@ -104,35 +92,35 @@ def test_payloads_carry_the_session_even_after_pi_tore_it_down_and_the_digest_is
     assert tool_end["event"]["messages"][1]["customType"] == "memevo-recall"
     assert all("usage" not in m and "details" not in m for m in tool_end["event"]["messages"])
     # The digest is a user-role message right after the prompt, in every model call of the run.
-    for request, prompt in zip(fake.completion_requests(), ["hello first", "run a tool", "run a tool"], strict=True):
+    for request, prompt in zip(pi_fake.completion_requests(), ["hello first", "run a tool", "run a tool"], strict=True):
         texts = user_texts(request)
         position = texts.index(prompt)
         assert texts[position + 1].startswith("<memevo-recall>") and f"DIGEST for {prompt}" in texts[position + 1]
-    assert "STAND-IN DIGEST for hello first" in turn_text(fake.completion_requests()[0])
+    assert "STAND-IN DIGEST for hello first" in turn_text(pi_fake.completion_requests()[0])
 
 
 def test_a_hanging_recall_delays_the_prompt_by_the_limit_only(
-    pi_bin: Path, fake: FakeOpenAIChatServer, tmp_path: Path
+    pi_bin: Path, pi_fake: FakeOpenAIChatServer, tmp_path: Path
 ) -> None:
     _, record = install_stand_in(tmp_path)
-    fake.enqueue("Answered anyway.")
+    pi_fake.enqueue("Answered anyway.")
 
-    run = runner(fake, pi_bin, tmp_path, record, "hang").run("is anyone there?")
+    run = runner(pi_fake, pi_bin, tmp_path, record, "hang").run("is anyone there?")
 
     assert run.result == "Answered anyway.", run.describe()
     assert 3.0 <= run.duration < 12.0, run.duration  # the 3 s recall limit, not the 20 s hang
-    [request] = fake.completion_requests()
+    [request] = pi_fake.completion_requests()
     assert user_texts(request) == ["is anyone there?"]
     assert "agent_end" in [p["hook_event_name"] for p in records(record)]  # the turn was still sent
 
 
-def test_a_missing_memevo_never_breaks_pi(pi_bin: Path, fake: FakeOpenAIChatServer, tmp_path: Path) -> None:
+def test_a_missing_memevo_never_breaks_pi(pi_bin: Path, pi_fake: FakeOpenAIChatServer, tmp_path: Path) -> None:
     install_stand_in(tmp_path, launcher=[str(tmp_path / "gone" / "memevo")])
-    fake.enqueue("Fine without memevo.")
+    pi_fake.enqueue("Fine without memevo.")
 
-    run = runner(fake, pi_bin, tmp_path, tmp_path / "record.jsonl", "digest").run("hello")
+    run = runner(pi_fake, pi_bin, tmp_path, tmp_path / "record.jsonl", "digest").run("hello")
 
     assert (run.returncode, run.result) == (0, "Fine without memevo."), run.describe()
     assert "memevo" not in run.stderr, run.stderr
-    [request] = fake.completion_requests()
+    [request] = pi_fake.completion_requests()
     assert user_texts(request) == ["hello"]

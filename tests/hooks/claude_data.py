@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.hooks.support import hook_process, with_changes, write_records  # noqa: F401  (re-exported)
 from tests.support.processes import REPO
 
 DATA = REPO / "tests" / "data" / "claude-code"
@@ -43,12 +41,7 @@ def payload(name: str, transcript: Path | str | None = TRANSCRIPT, **changes: An
     data = json.loads((DATA / "payloads" / f"{name}.json").read_text(encoding="utf-8"))["payload"]
     if "transcript_path" in data and transcript is not None:
         data["transcript_path"] = str(transcript)
-    for key, value in changes.items():
-        if value is None:
-            data.pop(key, None)
-        else:
-            data[key] = value
-    return data
+    return with_changes(data, changes)
 
 
 def records(path: Path = TRANSCRIPT) -> list[dict[str, Any]]:
@@ -70,11 +63,6 @@ def records_until(prompt_id: str, path: Path = TRANSCRIPT) -> list[dict[str, Any
     return kept
 
 
-def write_records(path: Path, items: list[dict[str, Any]], *, tail: str = "") -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in items) + tail, encoding="utf-8")
-    return path
-
-
 def user_record(text: str, prompt_id: str, *, uuid: str = "u-new", **changes: Any) -> dict[str, Any]:
     """A user record shaped like the recorded first prompt, saying ``text``."""
     template = next(r for r in records() if r.get("promptId") == TURN_PLAIN and r["type"] == "user")
@@ -92,20 +80,3 @@ def assistant_record(text: str, *, uuid: str = "a-new", message_id: str = "msg_n
     record["message"]["id"] = message_id
     record["message"]["content"] = [{"type": "text", "text": text}]
     return record
-
-
-def hook_process(
-    data: dict[str, Any] | str, *args: str, env: dict[str, str] | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[bytes]:
-    """``memevo hook [args]`` as Claude Code runs it: the payload on stdin, output as bytes."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    stdin = data if isinstance(data, str) else json.dumps(data)
-    return subprocess.run(
-        [sys.executable, "-m", "cli", "hook", *args],
-        input=stdin.encode("utf-8"),
-        capture_output=True,
-        env=full_env,
-        timeout=timeout,
-        cwd=str(REPO),
-    )

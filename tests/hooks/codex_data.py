@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.hooks.claude_data import hook_process, write_records  # noqa: F401  (shared helpers, re-exported)
+from tests.hooks.support import hook_process, with_changes, write_records  # noqa: F401  (re-exported)
 from tests.support.processes import REPO
 
 DATA = REPO / "tests" / "data" / "codex"
@@ -59,12 +59,7 @@ def _changed(data: dict[str, Any], transcript: Path | str | None, changes: dict[
     data = copy.deepcopy(data)
     if transcript is not None:
         data["transcript_path"] = str(transcript)
-    for key, value in changes.items():
-        if value is None:
-            data.pop(key, None)
-        else:
-            data[key] = value
-    return data
+    return with_changes(data, changes)
 
 
 def records(path: Path = ROLLOUT) -> list[dict[str, Any]]:

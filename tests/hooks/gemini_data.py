@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+from tests.hooks.support import hook_process, with_changes, write_records  # noqa: F401  (re-exported)
 from tests.support.processes import REPO
 
 DATA = REPO / "tests" / "data" / "gemini"
@@ -38,16 +36,7 @@ def payload(name: str, transcript: Path | str | None = None, **changes: Any) -> 
     data = json.loads((DATA / "payloads" / f"{name}.json").read_text(encoding="utf-8"))["stdin"]
     if transcript is not None:
         data["transcript_path"] = str(transcript)
-    return _changed(data, changes)
-
-
-def _changed(data: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    for key, value in changes.items():
-        if value is None:
-            data.pop(key, None)
-        else:
-            data[key] = value
-    return data
+    return with_changes(data, changes)
 
 
 def session_hooks() -> list[tuple[dict[str, Any], int | None]]:
@@ -72,30 +61,8 @@ def session_payload(event: str, index: int, tmp_path: Path, **changes: Any) -> d
     found = [(p, n) for p, n in session_hooks() if p["hook_event_name"] == event]
     data, lines = copy.deepcopy(found[index][0]), found[index][1]
     data["transcript_path"] = str(cut_transcript(tmp_path / f"{event}-{index}.jsonl", lines))
-    return _changed(data, changes)
+    return with_changes(data, changes)
 
 
 def records(count: int | None = None) -> list[dict[str, Any]]:
     return [json.loads(line) for line in transcript_lines(count) if line.strip()]
-
-
-def write_records(path: Path, items: list[dict[str, Any]], *, tail: str = "") -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in items) + tail, encoding="utf-8")
-    return path
-
-
-def hook_process(
-    data: dict[str, Any] | str, *args: str, env: dict[str, str] | None = None, timeout: float = 60
-) -> subprocess.CompletedProcess[bytes]:
-    """``memevo hook [args]`` as Gemini CLI runs it: the payload on stdin, output as bytes."""
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    stdin = data if isinstance(data, str) else json.dumps(data)
-    return subprocess.run(
-        [sys.executable, "-m", "cli", "hook", *args],
-        input=stdin.encode("utf-8"),
-        capture_output=True,
-        env=full_env,
-        timeout=timeout,
-        cwd=str(REPO),
-    )

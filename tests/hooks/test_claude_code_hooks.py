@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 
@@ -21,36 +20,9 @@ from tests.hooks.claude_data import (
     user_record,
     write_records,
 )
+from tests.hooks.support import assert_fails_in_one_line, claim_status, loaded_heavy_modules, sources, unreadable_memory
 
 INLINE_CONTEXT_LIMIT = 10_000  # above this Claude Code replaces the context by a file path and a preview
-
-
-def sources(home: Path) -> list[tuple]:
-    if not (home / "memory.db").exists():
-        return []
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
-    finally:
-        conn.close()
-    return [
-        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-        for kind, origin, body in rows
-    ]
-
-
-@pytest.fixture
-def seeded(home: Path) -> str:
-    from memory_core import clock
-    from memory_core.store.database import Store
-    from tests.factories import make_memory, seed
-
-    claim = make_memory(
-        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
-    )
-    with Store.open(home) as store:
-        seed(store, claim)
-    return claim.id
 
 
 def test_user_prompt_submit_prints_exactly_the_envelope(home: Path, seeded: str) -> None:
@@ -77,8 +49,7 @@ def test_user_prompt_submit_prints_nothing_without_a_match(home: Path, seeded: s
 
 
 def test_user_prompt_submit_prints_nothing_when_memory_cannot_be_read(home: Path, tmp_path: Path) -> None:
-    home.mkdir(parents=True)
-    (home / "memory.db").write_bytes(b"this is not a database" * 100)
+    unreadable_memory(home)
     prompt = payload("turn2-bash.UserPromptSubmit.1", prompt="which port does the staging database use?")
     result = hook_process(prompt)
     assert result.returncode == 0 and result.stdout == b""
@@ -133,11 +104,7 @@ def test_feedback_in_a_claude_code_turn_is_applied(home: Path, tmp_path: Path, s
     )
     result = hook_process(payload("turn10-after-compact.Stop.1", transcript))
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        assert conn.execute("SELECT status FROM memories WHERE id=?", (seeded,)).fetchone() == ("conflicted",)
-    finally:
-        conn.close()
+    assert claim_status(home, seeded) == ("conflicted",)
     assert sources(home) == []  # feedback is not learned as a statement
 
 
@@ -215,10 +182,7 @@ def test_bad_native_input_is_one_line_and_exit_zero(home: Path) -> None:
         ({"schema": "memevo.hook/v1", "event": "turn_end"}, ("--agent", "claude-code"), "hook_event_name"),
     ]
     for data, args, expected in cases:
-        result = hook_process(data, *args)
-        assert result.returncode == 0 and result.stdout == b""
-        lines = result.stderr.decode().strip().splitlines()
-        assert len(lines) == 1 and expected in lines[0] and "internal error" not in lines[0], result.stderr
+        assert_fails_in_one_line(data, args, expected)
     assert "Stop:" in (home / "logs" / "hooks.log").read_text()
 
 
@@ -229,37 +193,6 @@ def test_the_event_argument_is_optional_only_for_native_payloads(home: Path) -> 
     generic = {"schema": "memevo.hook/v1", "event": "compaction", "summary": "Decision: x"}
     result = hook_process(generic)
     assert result.returncode == 0 and b"missing EVENT" in result.stderr
-
-
-PROBE = r"""
-import io, json, sys
-sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()))
-sys.argv = ["memevo", *json.loads(sys.argv[1])]
-from cli.main import main
-try:
-    main()
-except SystemExit:
-    pass
-heavy = sorted(m for m in ("pydantic", "httpx", "huey", "memory_core.records") if m in sys.modules)
-print(json.dumps(heavy), file=sys.stderr)
-"""
-
-
-def loaded_heavy_modules(home: Path, stdin: str) -> list[str]:
-    import subprocess
-    import sys
-
-    from tests.support.processes import REPO
-
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(["hook"]), stdin],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={"MEMEVO_HOME": str(home), "PATH": ""},
-        timeout=60,
-    )
-    return json.loads(result.stderr.strip().splitlines()[-1])
 
 
 def test_claude_code_hot_paths_stay_light(home: Path, seeded: str, tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 
@@ -26,37 +25,9 @@ from tests.hooks.codex_data import (
     user_turn,
     write_records,
 )
-from tests.hooks.test_claude_code_hooks import loaded_heavy_modules
+from tests.hooks.support import assert_fails_in_one_line, claim_status, loaded_heavy_modules, sources, unreadable_memory
 
 HOOK = ("--agent", "codex")  # what `memevo install codex` writes
-
-
-def sources(home: Path) -> list[tuple]:
-    if not (home / "memory.db").exists():
-        return []
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
-    finally:
-        conn.close()
-    return [
-        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-        for kind, origin, body in rows
-    ]
-
-
-@pytest.fixture
-def seeded(home: Path) -> str:
-    from memory_core import clock
-    from memory_core.store.database import Store
-    from tests.factories import make_memory, seed
-
-    claim = make_memory(
-        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
-    )
-    with Store.open(home) as store:
-        seed(store, claim)
-    return claim.id
 
 
 def new_turn(tmp_path: Path, said: str, turn_id: str = "t-new") -> Path:
@@ -95,8 +66,7 @@ def test_user_prompt_submit_prints_nothing_when_nothing_is_relevant(home: Path, 
 
 
 def test_user_prompt_submit_prints_nothing_when_memory_cannot_be_read(home: Path) -> None:
-    home.mkdir(parents=True)
-    (home / "memory.db").write_bytes(b"this is not a database" * 100)
+    unreadable_memory(home)
     result = hook_process(payload("UserPromptSubmit", prompt="which port does the staging database use?"), *HOOK)
     assert result.returncode == 0 and result.stdout == b""
     assert len(result.stderr.decode().strip().splitlines()) == 1
@@ -140,11 +110,7 @@ def test_feedback_in_a_codex_turn_is_applied(home: Path, tmp_path: Path, seeded:
     rollout = new_turn(tmp_path, f"memory {seeded} is incorrect.")
     result = hook_process(memevo_payload("Stop", TURN_TOOLS, rollout, turn_id="t-new"), *HOOK)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        assert conn.execute("SELECT status FROM memories WHERE id=?", (seeded,)).fetchone() == ("conflicted",)
-    finally:
-        conn.close()
+    assert claim_status(home, seeded) == ("conflicted",)
     assert sources(home) == []
 
 
@@ -181,10 +147,7 @@ def test_bad_codex_input_is_one_line_and_exit_zero(home: Path) -> None:
         ({"schema": "memevo.hook/v1", "event": "turn_end"}, HOOK, "hook_event_name"),
     ]
     for data, args, expected in cases:
-        result = hook_process(data, *args)
-        assert result.returncode == 0 and result.stdout == b""
-        lines = result.stderr.decode().strip().splitlines()
-        assert len(lines) == 1 and expected in lines[0] and "internal error" not in lines[0], result.stderr
+        assert_fails_in_one_line(data, args, expected)
 
 
 def test_codex_hot_paths_stay_light(home: Path, seeded: str, tmp_path: Path) -> None:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
-
-import pytest
 
 from memory_core.recall.digest import MAX_DIGEST_BYTES
 from tests.hooks.gemini_data import (
@@ -19,37 +16,9 @@ from tests.hooks.gemini_data import (
     payload,
     session_payload,
 )
-from tests.hooks.test_claude_code_hooks import loaded_heavy_modules
+from tests.hooks.support import assert_fails_in_one_line, claim_status, loaded_heavy_modules, sources, unreadable_memory
 
 AGENT = ("--agent", "gemini")  # what `memevo install gemini` writes
-
-
-def sources(home: Path) -> list[tuple]:
-    if not (home / "memory.db").exists():
-        return []
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
-    finally:
-        conn.close()
-    return [
-        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-        for kind, origin, body in rows
-    ]
-
-
-@pytest.fixture
-def seeded(home: Path) -> str:
-    from memory_core import clock
-    from memory_core.store.database import Store
-    from tests.factories import make_memory, seed
-
-    claim = make_memory(
-        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
-    )
-    with Store.open(home) as store:
-        seed(store, claim)
-    return claim.id
 
 
 def test_before_agent_prints_exactly_the_envelope(home: Path, seeded: str) -> None:
@@ -79,8 +48,7 @@ def test_before_agent_prints_nothing_without_a_match(home: Path, seeded: str) ->
 
 
 def test_before_agent_prints_nothing_when_memory_cannot_be_read(home: Path) -> None:
-    home.mkdir(parents=True)
-    (home / "memory.db").write_bytes(b"this is not a database" * 100)
+    unreadable_memory(home)
     result = hook_process(payload("BeforeAgent", prompt="which port does the staging database use?"), *AGENT)
     assert result.returncode == 0 and result.stdout == b""
     assert len(result.stderr.decode().strip().splitlines()) == 1
@@ -124,11 +92,7 @@ def test_feedback_in_a_gemini_turn_is_applied(home: Path, tmp_path: Path, seeded
     data = payload("AfterAgent", tmp_path / "no-transcript.jsonl", prompt=text)
     result = hook_process(data, *AGENT)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        assert conn.execute("SELECT status FROM memories WHERE id=?", (seeded,)).fetchone() == ("conflicted",)
-    finally:
-        conn.close()
+    assert claim_status(home, seeded) == ("conflicted",)
     assert sources(home) == []
 
 
@@ -155,10 +119,7 @@ def test_bad_native_input_is_one_line_and_exit_zero(home: Path) -> None:
         ({"schema": "memevo.hook/v1", "event": "turn_end"}, AGENT, "hook_event_name"),
     ]
     for data, args, expected in cases:
-        result = hook_process(data, *args)
-        assert result.returncode == 0 and result.stdout == b""
-        lines = result.stderr.decode().strip().splitlines()
-        assert len(lines) == 1 and expected in lines[0] and "internal error" not in lines[0], result.stderr
+        assert_fails_in_one_line(data, args, expected)
     assert "AfterAgent:" in (home / "logs" / "hooks.log").read_text()
 
 

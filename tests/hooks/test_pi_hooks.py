@@ -3,42 +3,13 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from memory_core.recall.digest import MAX_DIGEST_BYTES
-from tests.hooks.claude_data import hook_process
 from tests.hooks.pi_data import SESSION, SESSION_FILE, event_of, payload
-
-
-def sources(home: Path) -> list[tuple[str, str, str, str, str]]:
-    if not (home / "memory.db").exists():
-        return []
-    conn = sqlite3.connect(home / "memory.db")
-    try:
-        rows = conn.execute("SELECT source_type, origin, body FROM sources ORDER BY created_at").fetchall()
-    finally:
-        conn.close()
-    return [
-        (kind, json.loads(body)["agent"], json.loads(body)["session_id"], origin, json.loads(body)["text"])
-        for kind, origin, body in rows
-    ]
-
-
-@pytest.fixture
-def seeded(home: Path) -> str:
-    from memory_core import clock
-    from memory_core.store.database import Store
-    from tests.factories import make_memory, seed
-
-    claim = make_memory(
-        "The staging PostgreSQL database listens on port 5433", origin="/work/app", at=clock.now() - 3600
-    )
-    with Store.open(home) as store:
-        seed(store, claim)
-    return claim.id
+from tests.hooks.support import hook_process, sources
 
 
 def prompt_payload(prompt: str) -> dict:

@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 # A real project settings file Claude Code ran with (hooks on every event, memevo's included).
 REAL_SETTINGS = Path(__file__).parent / "data" / "claude-settings.project.json"
@@ -105,3 +107,38 @@ def write_hooks(path: Path, commands: dict[str, str]) -> None:
 
 def mtime_ns(path: Path) -> int:
     return os.stat(path).st_mtime_ns
+
+
+def run(*args: str) -> Result:
+    """``memevo ARGS`` in this process (HOME and the cwd are the sandbox's)."""
+    from cli.main import cli
+
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+
+
+def run_installed(*args: str, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The installed ``memevo`` console script as its own process."""
+    return subprocess.run(
+        [str(INSTALLED_MEMEVO), *args], capture_output=True, text=True, env=env, cwd=str(cwd), timeout=60
+    )
+
+
+def load(path: Path) -> dict[str, Any]:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def reinstall_and_uninstall(agent: str, path: Path, original: bytes, backup: Path) -> None:
+    """Installing ``agent`` into the user settings ``path`` again changes nothing (no second
+    backup); uninstalling it then puts back the ``original`` bytes."""
+    installed = path.read_bytes()
+
+    again = run("install", agent, "--scope", "user")
+    assert again.exit_code == 0, again.output
+    assert "already installed" in again.output
+    assert path.read_bytes() == installed
+    assert backups(path) == [backup]  # no second backup
+
+    removed = run("uninstall", agent)
+    assert removed.exit_code == 0, removed.output
+    assert "Removed" in removed.output
+    assert path.read_bytes() == original

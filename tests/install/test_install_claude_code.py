@@ -6,11 +6,9 @@ import json
 import os
 import shlex
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from tests.install.support import (
     EVENTS,
@@ -20,21 +18,15 @@ from tests.install.support import (
     backups,
     current_command,
     dump,
+    load,
     memevo_entries,
     mtime_ns,
     others_settings,
+    reinstall_and_uninstall,
+    run,
+    run_installed,
 )
 from tests.support.processes import REPO
-
-
-def run(*args: str) -> Result:
-    from cli.main import cli
-
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def ordered(data: object) -> str:
@@ -61,18 +53,7 @@ def test_install_install_uninstall_leaves_the_file_byte_for_byte(claude: ClaudeS
     assert list(installed) == list(others_settings())  # unknown keys, same order
     [backup] = backups(claude.user_settings)
     assert backup.read_bytes() == original
-    after_first = claude.user_settings.read_bytes()
-
-    second = run("install", "claude-code", "--scope", "user")
-    assert second.exit_code == 0, second.output
-    assert "already installed" in second.output
-    assert claude.user_settings.read_bytes() == after_first
-    assert backups(claude.user_settings) == [backup]  # no second backup
-
-    removed = run("uninstall", "claude-code")
-    assert removed.exit_code == 0, removed.output
-    assert "Removed" in removed.output
-    assert claude.user_settings.read_bytes() == original
+    reinstall_and_uninstall("claude-code", claude.user_settings, original, backup)
 
     again = run("uninstall", "claude-code")
     assert again.exit_code == 0 and "nothing changed" in again.output
@@ -375,13 +356,8 @@ def test_unknown_agent_and_scope_are_usage_errors(claude: ClaudeSandbox) -> None
 @pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
 def test_real_memevo_process(claude: ClaudeSandbox) -> None:
     env = {**os.environ, **claude.env()}
-    done = subprocess.run(
-        [str(INSTALLED_MEMEVO), "install", "claude-code", "--scope", "project", "--project-dir", str(claude.project)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(REPO),
-        timeout=60,
+    done = run_installed(
+        "install", "claude-code", "--scope", "project", "--project-dir", str(claude.project), env=env, cwd=REPO
     )
     assert done.returncode == 0, done.stderr
     ours = memevo_entries(load(claude.project_settings))
@@ -391,14 +367,7 @@ def test_real_memevo_process(claude: ClaudeSandbox) -> None:
 
     claude.user_settings.parent.mkdir(parents=True)
     claude.user_settings.write_bytes(b'{"hooks": ')
-    bad = subprocess.run(
-        [str(INSTALLED_MEMEVO), "install", "claude-code"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(claude.project),
-        timeout=60,
-    )
+    bad = run_installed("install", "claude-code", env=env, cwd=claude.project)
     assert bad.returncode == 1
     assert bad.stdout == ""
     assert bad.stderr.startswith("memevo: error: ") and len(bad.stderr.splitlines()) == 1

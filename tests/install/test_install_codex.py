@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import shlex
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from cli.install.actions import install
 from cli.install.check import agent_checks
 from cli.install.codex import TARGET, hook_hash
 from cli.install.settings_json import find_ours
-from tests.install.support import INSTALLED_MEMEVO, backups, dump
+from tests.install.support import INSTALLED_MEMEVO, backups, dump, load, reinstall_and_uninstall, run, run_installed
 from tests.support.processes import REPO
 
 DATA = REPO / "tests" / "data" / "codex"
@@ -37,16 +34,6 @@ def codex_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "codex-home"
     monkeypatch.setenv("CODEX_HOME", str(path))
     return path
-
-
-def run(*args: str) -> Result:
-    from cli.main import cli
-
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
-def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def command() -> str:
@@ -98,15 +85,7 @@ def test_install_install_uninstall_leaves_the_file_byte_for_byte(codex_home: Pat
     assert installed["_note"] == "naïve 中文"
     [backup] = backups(path)
     assert backup.read_bytes() == original
-    after = path.read_bytes()
-
-    again = run("install", "codex", "--scope", "user")
-    assert again.exit_code == 0 and "already installed" in again.output
-    assert path.read_bytes() == after and backups(path) == [backup]
-
-    removed = run("uninstall", "codex")
-    assert removed.exit_code == 0 and "Removed" in removed.output
-    assert path.read_bytes() == original
+    reinstall_and_uninstall("codex", path, original, backup)
     assert run("uninstall", "codex").output.strip().endswith("nothing changed")
 
 
@@ -238,9 +217,7 @@ def test_doctor_text_names_codex_and_the_fix(codex_home: Path) -> None:
 @pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
 def test_real_memevo_process(codex_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "CODEX_HOME": str(codex_home)}
-    done = subprocess.run(
-        [str(INSTALLED_MEMEVO), "install", "codex"], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=60
-    )
+    done = run_installed("install", "codex", env=env, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert {e[0]["command"] for e in find_ours(load(codex_home / "hooks.json"), TARGET.is_ours).values()} == {command()}
     assert "/hooks" in done.stdout

@@ -15,12 +15,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from cli.install.check import agent_checks
 from cli.install.gemini import TARGET
 from cli.install.settings_json import find_ours
-from tests.install.support import INSTALLED_MEMEVO, ClaudeSandbox, backups, dump, mtime_ns
+from tests.install.support import (
+    INSTALLED_MEMEVO,
+    ClaudeSandbox,
+    backups,
+    dump,
+    load,
+    mtime_ns,
+    reinstall_and_uninstall,
+    run,
+)
 from tests.support.processes import REPO
 
 EVENTS = ("SessionStart", "BeforeAgent", "AfterAgent")
@@ -33,22 +41,12 @@ def no_gemini_home(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GEMINI_CLI_HOME", raising=False)
 
 
-def run(*args: str) -> Result:
-    from cli.main import cli
-
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
-
-
 def user_settings(claude: ClaudeSandbox) -> Path:
     return claude.home / ".gemini" / "settings.json"
 
 
 def project_settings(claude: ClaudeSandbox) -> Path:
     return claude.project / ".gemini" / "settings.json"
-
-
-def load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def write(path: Path, data: Any) -> bytes:
@@ -97,15 +95,7 @@ def test_install_install_uninstall_leaves_the_file_byte_for_byte(claude: ClaudeS
     assert installed["hooksConfig"] == others_settings()["hooksConfig"]
     [backup] = backups(path)
     assert backup.read_bytes() == original
-    after_first = path.read_bytes()
-
-    second = run("install", "gemini", "--scope", "user")
-    assert second.exit_code == 0 and "already installed" in second.output
-    assert path.read_bytes() == after_first and backups(path) == [backup]
-
-    removed = run("uninstall", "gemini")
-    assert removed.exit_code == 0 and "Removed" in removed.output
-    assert path.read_bytes() == original
+    reinstall_and_uninstall("gemini", path, original, backup)
 
     again = run("uninstall", "gemini")
     assert again.exit_code == 0 and "nothing changed" in again.output

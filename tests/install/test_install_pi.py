@@ -10,11 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
 from cli.install import pi
 from cli.install.check import agent_checks
-from tests.install.support import INSTALLED_MEMEVO, ClaudeSandbox, backups, mtime_ns
+from tests.install.support import INSTALLED_MEMEVO, ClaudeSandbox, backups, mtime_ns, run
 from tests.support.processes import REPO
 
 COMMAND = f"{INSTALLED_MEMEVO} hook --agent pi"
@@ -26,12 +25,6 @@ def agent_dir(claude: ClaudeSandbox, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = claude.home / "pi-agent"
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(path))
     return path
-
-
-def run(*args: str) -> Result:
-    from cli.main import cli
-
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
 
 
 def user_file(agent_dir: Path) -> Path:
