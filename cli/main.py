@@ -24,7 +24,10 @@ def main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["hook"]:
         from cli import regex_cache
+        from cli.hooks.deferred_modules import HOOK_DEFERRED, defer
 
+        for name in HOOK_DEFERRED:  # before anything imports them
+            defer(name)
         regex_cache.preload()  # before any module compiles its patterns
         from cli.hooks.entry import main as hook_main
 

@@ -17,12 +17,11 @@ other command line (``--help``, a mistake) goes to the click command in
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from typing import Any, NamedTuple
 
-from cli.hooks.event import HookEvent
+from cli.hooks.event import Frozen, HookEvent
 from memory_core.errors import MemevoError, UsageError
 from memory_core.sanitize import valid_text
 
@@ -80,13 +79,9 @@ def parse_payload(raw: bytes) -> dict[str, Any]:
 def valid_event(event: HookEvent) -> HookEvent:
     """``event`` with every text made valid UTF-8: strings, tuples of strings and the text
     fields of nested event parts (operations), whatever fields an adapter fills."""
-    changes = {}
-    for spec in dataclasses.fields(event):
-        value = getattr(event, spec.name)
-        fixed = _valid_value(value)
-        if fixed is not value:
-            changes[spec.name] = fixed
-    return dataclasses.replace(event, **changes) if changes else event
+    fixed = _valid_value(event)
+    assert isinstance(fixed, HookEvent)
+    return fixed
 
 
 def _valid_value(value: Any) -> Any:
@@ -95,14 +90,14 @@ def _valid_value(value: Any) -> Any:
     if isinstance(value, tuple):
         items = tuple(_valid_value(item) for item in value)
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Frozen):
         changes = {}
-        for spec in dataclasses.fields(value):
-            item = getattr(value, spec.name)
+        for name in value.fields:
+            item = getattr(value, name)
             fixed = _valid_value(item)
             if fixed is not item:
-                changes[spec.name] = fixed
-        return dataclasses.replace(value, **changes) if changes else value
+                changes[name] = fixed
+        return value.replace(**changes) if changes else value
     return value
 
 

@@ -1,14 +1,15 @@
 """The one normalized hook event every adapter produces.
 
-Plain frozen dataclasses checked by hand: the per-turn recall hook must not pay for
-loading a validation library on every user message. Adapters shape what an agent sends
-into these bounds (see :func:`clip_middle` and :meth:`Operation.bounded`); the checks
-here only refuse what no adapter should have let through.
+Plain immutable classes checked by hand: the per-turn recall hook must not pay for
+loading a validation library on every user message, nor for defining dataclasses (about
+1 ms each on every start). Adapters shape what an agent sends into these bounds (see
+:func:`clip_middle` and :meth:`Operation.bounded`); the checks here only refuse what no
+adapter should have let through.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any, ClassVar
 
 EVENT_NAMES: tuple[str, ...] = ("session_start", "compaction", "turn_end", "user_prompt", "session_end")
 OPERATION_STATUSES: tuple[str, ...] = ("ok", "error", "interrupted")
@@ -43,22 +44,75 @@ def clip_middle(text: str, limit: int) -> str:
     return (text[:head] + marker + (text[len(text) - tail :] if tail else ""))[:limit]
 
 
-@dataclass(frozen=True)
-class Operation:
+class Frozen:
+    """An immutable record of the fields named in ``fields``: compared, hashed, shown, copied
+    and pickled by their values, changed only through :meth:`replace`."""
+
+    fields: ClassVar[tuple[str, ...]] = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def values(self) -> tuple[Any, ...]:
+        """The field values, in field order."""
+        return tuple(getattr(self, name) for name in self.fields)
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with ``changes`` (checked again, as a new instance)."""
+        unknown = set(changes) - set(self.fields)
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
+        return type(self)(*(changes.get(name, getattr(self, name)) for name in self.fields))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Frozen)
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.fields)
+        return f"{type(self).__name__}({shown})"
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return type(self), self.values()
+
+    def _set(self, **values: object) -> None:
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+
+
+class Operation(Frozen):
     """One tool call of the turn and what came back, in the order the agent made them.
 
     ``call_id`` is the id the agent gave the call and ``result_id`` the call id its result
     names (``None`` when no result arrived), so a reader can check the pair.
     """
 
+    fields = ("tool", "input", "output", "status", "call_id", "result_id")
     tool: str
-    input: str = ""
-    output: str = ""
-    status: str = "ok"
-    call_id: str | None = None
-    result_id: str | None = None
+    input: str
+    output: str
+    status: str
+    call_id: str | None
+    result_id: str | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        tool: str,
+        input: str = "",
+        output: str = "",
+        status: str = "ok",
+        call_id: str | None = None,
+        result_id: str | None = None,
+    ) -> None:
+        self._set(tool=tool, input=input, output=output, status=status, call_id=call_id, result_id=result_id)
         _check_text("operation tool", self.tool, MAX_TOOL_NAME, required=True)
         _check_text("operation input", self.input, MAX_OPERATION_INPUT)
         _check_text("operation output", self.output, MAX_OPERATION_OUTPUT)
@@ -88,27 +142,65 @@ class Operation:
         )
 
 
-@dataclass(frozen=True)
-class HookEvent:
+class HookEvent(Frozen):
     """What happened in the agent, in memevo's terms.
 
     For ``turn_end``, ``user_messages`` are the user's own messages of the turn and
     ``operations``, ``final_message`` and ``ended_in_error`` describe what the agent did.
     """
 
+    fields = (
+        "event",
+        "agent",
+        "session_id",
+        "cwd",
+        "summary",
+        "user_messages",
+        "prompt",
+        "operations",
+        "final_message",
+        "ended_in_error",
+        "transcript_path",
+    )
     event: str
-    agent: str = "generic"
-    session_id: str | None = None
-    cwd: str = ""
-    summary: str | None = None
-    user_messages: tuple[str, ...] = ()
-    prompt: str | None = None
-    operations: tuple[Operation, ...] = ()
-    final_message: str | None = None
-    ended_in_error: bool = False
-    transcript_path: str | None = None
+    agent: str
+    session_id: str | None
+    cwd: str
+    summary: str | None
+    user_messages: tuple[str, ...]
+    prompt: str | None
+    operations: tuple[Operation, ...]
+    final_message: str | None
+    ended_in_error: bool
+    transcript_path: str | None
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        event: str,
+        agent: str = "generic",
+        session_id: str | None = None,
+        cwd: str = "",
+        summary: str | None = None,
+        user_messages: tuple[str, ...] = (),
+        prompt: str | None = None,
+        operations: tuple[Operation, ...] = (),
+        final_message: str | None = None,
+        ended_in_error: bool = False,
+        transcript_path: str | None = None,
+    ) -> None:
+        self._set(
+            event=event,
+            agent=agent,
+            session_id=session_id,
+            cwd=cwd,
+            summary=summary,
+            user_messages=user_messages,
+            prompt=prompt,
+            operations=operations,
+            final_message=final_message,
+            ended_in_error=ended_in_error,
+            transcript_path=transcript_path,
+        )
         if self.event not in EVENT_NAMES:
             raise HookInputError(f"event must be one of {', '.join(EVENT_NAMES)}")
         _check_text("agent", self.agent, 64, required=True)

@@ -115,9 +115,9 @@ def add_postings(
     for memory_id, field_name in rows:
         entry = get(memory_id)
         if entry is None:
-            if not create:
-                continue
-            entry = masks[memory_id] = {}
+            if create:
+                masks[memory_id] = {feature: bits[field_name]}
+            continue
         entry[feature] = entry.get(feature, 0) | bits[field_name]
 
 
@@ -149,12 +149,15 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
     weights = scorer.weights
     context = {t.feature for t in scorer.context}
     factor = {f: (CONTEXT_WEIGHT if f in context else 1.0) * weights[f] for f in features}
+    # What a feature adds to a bound, by where it was found: the same products as
+    # ``factor * strength``, looked up instead of multiplied per posting.
     strength = [field_strength(b) for b in range(16)]
+    adds = {f: [factor[f] * s for s in strength] for f in features if df.get(f, 0) > 0}
     upper: dict[str, float] = {}
     for memory_id, found in masks.items():
         bound = 0.0
         for feature, found_bits in found.items():
-            bound += factor[feature] * strength[found_bits]
+            bound += adds[feature][found_bits]
         upper[memory_id] = bound
     slack = sum(factor[f] for f in deferred)
     slack += sum(factor[f] * ORIGIN_FACTOR for f in headers.origins if f in factor and f not in deferred)

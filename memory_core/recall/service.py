@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_core.clock import iso
 from memory_core.errors import UsageError
@@ -56,8 +55,9 @@ SEARCH_LIMIT = 10
 MAX_QUERY_CHARS = 512
 
 
-@dataclass(frozen=True, slots=True)
-class RecalledClaim:
+# Named tuples, not dataclasses: the per-turn hook builds these classes on every start, and a
+# named tuple is several times cheaper to define (docs/hooks.md, "Cost").
+class RecalledClaim(NamedTuple):
     """One selected claim with its provenance and scores."""
 
     memory_id: str
@@ -101,14 +101,13 @@ class RecalledClaim:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class RecallResult:
+class RecallResult(NamedTuple):
     """The selected claims, the digest for the agent ('' when nothing) and bounded diagnostics."""
 
     claims: list[RecalledClaim]
     digest: str
     diagnostics: dict[str, Any]
-    plan: QueryPlan = field(repr=False, default_factory=lambda: QueryPlan(()))
+    plan: QueryPlan = QueryPlan(())
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON output."""

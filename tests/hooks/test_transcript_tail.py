@@ -11,9 +11,17 @@ from pathlib import Path
 import pytest
 
 from cli.hooks.transcripts import tail as tail_module
-from cli.hooks.transcripts.claude_code import read_transcript
+from cli.hooks.transcripts.claude_code import read_transcript, read_user_records
 from cli.hooks.transcripts.tail import read_tail
-from tests.hooks.claude_data import TRANSCRIPT, TURN_PLAIN, records, records_until, user_record, write_records
+from tests.hooks.claude_data import (
+    NEWER_TRANSCRIPT,
+    TRANSCRIPT,
+    TURN_PLAIN,
+    records,
+    records_until,
+    user_record,
+    write_records,
+)
 
 
 def test_reads_the_real_transcript_whole() -> None:
@@ -104,3 +112,35 @@ def test_a_file_still_being_written_is_read_up_to_what_exists(tmp_path: Path) ->
     finally:
         stop.set()
         thread.join()
+
+
+def test_keep_parses_only_lines_holding_the_bytes_of_the_last_records(tmp_path: Path) -> None:
+    lines = [
+        {"type": "user", "n": 0},
+        {"type": "assistant", "n": 1},
+        {"type": "user", "n": 2},
+        {"type": "user", "n": 3},
+    ]
+    path = tmp_path / "t.jsonl"
+    # A damaged line without the bytes is never parsed; the record bound counts every line.
+    path.write_text("\n".join([*(json.dumps(r) for r in lines), '{"type": "assistant", broken']) + "\n")
+    tail = read_tail(path, keep=b'"user"', max_records=4)
+    assert tail.clipped and [r["n"] for r in tail.records] == [2, 3]
+    assert [r["n"] for r in read_tail(path, keep=b'"user"').records] == [0, 2, 3]
+
+
+@pytest.mark.parametrize("transcript", [TRANSCRIPT, NEWER_TRANSCRIPT])
+def test_the_prompt_reader_finds_the_same_earlier_turns_as_the_whole_reader(transcript: Path, tmp_path: Path) -> None:
+    all_records = records(transcript)
+    prompt_ids = list(dict.fromkeys(r["promptId"] for r in all_records if isinstance(r.get("promptId"), str)))
+    assert len(prompt_ids) >= 2
+    for prompt_id in prompt_ids:
+        path = write_records(tmp_path / f"{prompt_id}.jsonl", records_until(prompt_id, transcript))
+        for max_bytes in (4096, 64 * 1024, tail_module.MAX_TAIL_BYTES):
+            whole = read_transcript(str(path), max_bytes=max_bytes)
+            users = read_user_records(str(path), max_bytes=max_bytes)
+            assert users.clipped == whole.clipped
+            for limit in (1, 5):
+                assert users.earlier_user_texts(prompt_id, None, limit) == whole.earlier_user_texts(
+                    prompt_id, None, limit
+                )

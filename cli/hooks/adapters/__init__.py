@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, NamedTuple, Protocol, cast
 
 from cli.hooks.event import HookEvent
 from memory_core.errors import UsageError
@@ -41,8 +40,7 @@ class Adapter(Protocol):
     def render(self, event: HookEvent, output: str) -> str: ...
 
 
-@dataclass(frozen=True)
-class ParsedInput:
+class ParsedInput(NamedTuple):
     """The normalized events of one hook call and how their output is printed."""
 
     adapter: str

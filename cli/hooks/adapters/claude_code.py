@@ -34,7 +34,7 @@ from cli.hooks.adapters.native import (
     session_end,
 )
 from cli.hooks.event import MAX_TEXT, HookEvent
-from cli.hooks.transcripts.claude_code import canonical_summary, read_transcript
+from cli.hooks.transcripts.claude_code import canonical_summary, read_transcript, read_user_records
 from memory_core.errors import UsageError
 
 AGENT = "claude-code"
@@ -46,7 +46,13 @@ PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole 
 LAG_WAIT_SECONDS = 0.3
 LAG_POLL_SECONDS = 0.05
 _TURNS = StashedTurns(
-    read_transcript, "prompt_id", EARLIER_TURNS, PROMPT_WINDOW_BYTES, LAG_WAIT_SECONDS, LAG_POLL_SECONDS
+    read_transcript,
+    "prompt_id",
+    EARLIER_TURNS,
+    PROMPT_WINDOW_BYTES,
+    LAG_WAIT_SECONDS,
+    LAG_POLL_SECONDS,
+    read_prompts=read_user_records,
 )
 
 

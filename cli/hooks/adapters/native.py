@@ -17,9 +17,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
 
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, HookInputError, clip_middle
 from cli.hooks.transcripts.common import Turn
@@ -135,8 +134,7 @@ class ReadTranscript(Protocol):
     def __call__(self, path: str | None, *, max_bytes: int = ...) -> TurnTranscript: ...
 
 
-@dataclass(frozen=True)
-class StashedTurns:
+class StashedTurns(NamedTuple):
     """The prompt and turn-end handlers of an agent whose transcript can lag its hooks.
 
     ``turn_key`` is the payload field naming the current turn (``prompt_id``, ``turn_id``);
@@ -151,6 +149,8 @@ class StashedTurns:
     window_bytes: int
     lag_wait: float
     lag_poll: float
+    # Reads what is needed for the earlier user turns only, when cheaper than ``read``.
+    read_prompts: ReadTranscript | None = None
 
     def user_prompt(self, call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
         """``user_prompt`` with the earlier user turns; the prompt is stashed for the turn end."""
@@ -175,10 +175,11 @@ class StashedTurns:
 
     def earlier_user_texts(self, path: str | None, turn_id: str | None, prompt: str) -> list[str]:
         # Every prompt pays for this read: the recent end usually holds the last turns already.
-        transcript = self.read(path, max_bytes=self.window_bytes)
+        read = self.read_prompts or self.read
+        transcript = read(path, max_bytes=self.window_bytes)
         earlier = transcript.earlier_user_texts(turn_id, prompt, self.earlier_turns)
         if len(earlier) < self.earlier_turns and transcript.clipped:
-            earlier = self.read(path).earlier_user_texts(turn_id, prompt, self.earlier_turns)
+            earlier = read(path).earlier_user_texts(turn_id, prompt, self.earlier_turns)
         return earlier
 
     def turn_end(self, call: NativePayload, home: Path, now: float, *, failed: bool = False) -> tuple[HookEvent, ...]:

@@ -17,8 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
@@ -48,8 +47,7 @@ _BLANK_LINES = re.compile(r"\n\n+")
 _SUMMARY_LABEL = "Summary:\n"
 
 
-@dataclass(frozen=True)
-class UserTurn:
+class UserTurn(NamedTuple):
     """One message the user typed, with the ``promptId`` of its turn when the CLI wrote one."""
 
     text: str
@@ -124,6 +122,14 @@ def read_transcript(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Tra
     """The bounded tail of ``path`` (missing or unreadable: an empty transcript)."""
     tail = read_tail(path, max_bytes=max_bytes)
     return Transcript(tail.records, found=tail.found, clipped=tail.clipped)
+
+
+def read_user_records(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
+    """:func:`read_transcript` holding only the user records, for what the user typed
+    (:meth:`Transcript.earlier_user_texts`): a line without ``"user"`` is not parsed. The CLI
+    writes plain JSON, so every user record holds ``"type":"user"``."""
+    tail = read_tail(path, max_bytes=max_bytes, keep=b'"user"')
+    return Transcript([r for r in tail.records if r.get("type") == "user"], found=tail.found, clipped=tail.clipped)
 
 
 def user_text(record: dict[str, Any]) -> str | None:

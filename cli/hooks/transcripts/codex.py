@@ -27,8 +27,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, nonempty, texts
@@ -54,8 +53,7 @@ _OUTPUT_MARK = "\nOutput:\n"
 _SHELL_TOOLS = ("exec_command", "shell", "local_shell", "shell_command", "container.exec")
 
 
-@dataclass(frozen=True)
-class UserTurn:
+class UserTurn(NamedTuple):
     """One message the user typed, with the ``turn_id`` of its turn when the rollout names it."""
 
     text: str

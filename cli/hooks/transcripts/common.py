@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from cli.hooks.event import Operation
 
@@ -17,8 +17,7 @@ from cli.hooks.event import Operation
 RECALL_TAG = "memevo-recall"
 
 
-@dataclass(frozen=True)
-class Turn:
+class Turn(NamedTuple):
     """The current turn: the user's messages, the tool calls in order and how it ended."""
 
     user_messages: tuple[str, ...]

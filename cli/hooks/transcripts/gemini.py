@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, compact_json, fenced, nonempty
@@ -53,8 +52,7 @@ _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 NO_RESPONSE = "[no response text]"  # what the CLI reports for a turn without model text
 
 
-@dataclass(frozen=True)
-class UserTurn:
+class UserTurn(NamedTuple):
     """One message the user typed, with the id of its message record."""
 
     text: str

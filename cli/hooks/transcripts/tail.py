@@ -26,9 +26,16 @@ class Tail(NamedTuple):
 
 
 def read_tail(
-    path: str | os.PathLike[str] | None, *, max_bytes: int = MAX_TAIL_BYTES, max_records: int = MAX_RECORDS
+    path: str | os.PathLike[str] | None,
+    *,
+    max_bytes: int = MAX_TAIL_BYTES,
+    max_records: int = MAX_RECORDS,
+    keep: bytes | None = None,
 ) -> Tail:
-    """The last complete JSON objects of ``path``; lines that are not JSON objects are skipped."""
+    """The last complete JSON objects of ``path``; lines that are not JSON objects are skipped.
+
+    With ``keep``, of the last ``max_records`` lines only those containing these bytes are
+    parsed (a reader that needs one record type skips parsing the others)."""
     if not path:
         return Tail([], False, False)
     try:
@@ -43,6 +50,8 @@ def read_tail(
     lines = [line for line in lines if line.strip()]
     if len(lines) > max_records:
         lines, clipped = lines[-max_records:], True
+    if keep is not None:
+        lines = [line for line in lines if keep in line]
     records = []
     for line in lines:
         try:

@@ -1,0 +1,67 @@
+"""Standard-library modules the hook path imports but (almost) never uses, run on first use.
+
+``dataclasses`` imports :mod:`inspect` (which brings ``ast``, ``dis``, ``tokenize`` and
+``linecache``) and :mod:`copy` at its top, about 7 ms of every hook process, yet uses them
+only for a class without a docstring (``inspect.signature`` writes one) and for
+``asdict``/``deepcopy``. :func:`defer` binds the name in :data:`sys.modules` to the module
+object the import system would create, with a module ``__getattr__`` (PEP 562) that runs the
+module's code in that same object the first time anything it defines is read. Every
+``import`` shares the one object and code that uses the module sees the real one, so
+nothing can behave differently; a process that never uses it saves the import.
+(:class:`importlib.util.LazyLoader` is no help here: ``import inspect`` reads the module's
+``__spec__``, which makes a lazy module run at once.)
+
+Only the hook entry (:func:`cli.main.main`) defers, before anything else is imported.
+``tests/integration/test_hook_imports.py`` checks which paths never run the deferred
+modules (capture still runs ``inspect``: two of its dataclasses have no docstring) and
+``tests/hooks/test_deferred_modules.py`` that a deferred module works.
+"""
+
+from __future__ import annotations
+
+import sys
+
+# Loaded by ``dataclasses`` at import; used by nothing a hook runs (every dataclass on the
+# hook path has a docstring).
+HOOK_DEFERRED: tuple[str, ...] = ("inspect", "copy")
+
+_pending: set[str] = set()  # deferred and not run yet
+
+
+def defer(name: str) -> bool:
+    """Bind ``name`` in :data:`sys.modules` to a module that runs on first attribute access;
+    ``False`` (nothing changed) when it is already imported, a package or cannot be found."""
+    if name in sys.modules:
+        return False
+    try:
+        import importlib.util
+
+        spec = importlib.util.find_spec(name)
+        loader = spec.loader if spec is not None else None
+        if spec is None or spec.submodule_search_locations is not None or not hasattr(loader, "exec_module"):
+            return False
+        module = importlib.util.module_from_spec(spec)
+    except Exception:
+        return False
+
+    def load(attribute: str) -> object:
+        if attribute == "__path__":  # asked by the import system; a plain module has none
+            raise AttributeError(attribute)
+        del module.__dict__["__getattr__"]
+        _pending.discard(name)
+        try:
+            loader.exec_module(module)  # type: ignore[union-attr]
+        except BaseException:
+            sys.modules.pop(name, None)  # as a failed import leaves it: the next import tries again
+            raise
+        return getattr(module, attribute)
+
+    module.__dict__["__getattr__"] = load
+    sys.modules[name] = module
+    _pending.add(name)
+    return True
+
+
+def is_loaded(name: str) -> bool:
+    """Whether ``name`` has really run (not only been deferred)."""
+    return name in sys.modules and name not in _pending
