@@ -153,22 +153,32 @@ def matching_questions(questions: list[str], home: Path, now: float, want: int) 
 
 
 def in_process(home: Path, shapes: dict[str, list[list[str]]], now: float, repeat: int) -> dict[str, Any]:
-    """Median milliseconds of :func:`turn_recall` for each query shape (after one warm-up pass)."""
+    """Per query shape: median milliseconds of :func:`turn_recall` (after one warm-up pass) and
+    the work behind them, averaged over its queries: claims matched, candidates scored
+    exactly, and how many queries stopped at the engine's cap (``MAX_SCORED``) unproven."""
     from memory_core.recall.service import turn_recall
     from memory_core.store.database import Store
 
     out: dict[str, Any] = {}
     with Store.open_readonly(home) as store:
         for name, queries in shapes.items():
+            lifecycles = []
             for texts in queries:
-                turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
+                result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
+                notes = result.diagnostics.get("notes", [])
+                lifecycles.append((result.diagnostics["lifecycle"], any("ambiguous query" in n for n in notes)))
             samples = []
             for _ in range(repeat):
                 for texts in queries:
                     started = time.perf_counter()
                     turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
                     samples.append((time.perf_counter() - started) * 1000)
-            out[name] = round(statistics.median(samples), 2)
+            out[name] = {
+                "median_ms": round(statistics.median(samples), 2),
+                "matched": round(statistics.fmean(lc["matched"] for lc, _ in lifecycles)),
+                "scored": round(statistics.fmean(lc["scored"] for lc, _ in lifecycles)),
+                "capped": sum(1 for _, capped in lifecycles if capped),
+            }
     return out
 
 
@@ -376,7 +386,12 @@ def main() -> None:
             "chinese": [[CHINESE]],
             "conversation_6_turns": [[*questions[:5], questions[5]]],
         }
-        recall_ms = {size: in_process(homes[size], shapes, now, 3 if args.quick else 10) for size in sizes}
+        work = {size: in_process(homes[size], shapes, now, 3 if args.quick else 10) for size in sizes}
+        result["in_process_work"] = {
+            str(size): {shape: {k: v for k, v in w.items() if k != "median_ms"} for shape, w in work[size].items()}
+            for size in sizes
+        }
+        recall_ms = {size: {shape: w["median_ms"] for shape, w in work[size].items()} for size in sizes}
         result["in_process_recall_ms"] = {str(size): recall_ms[size] for size in sizes}
         if len(sizes) == 2:
             small, large = recall_ms[sizes[0]], recall_ms[sizes[1]]

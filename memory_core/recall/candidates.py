@@ -21,8 +21,8 @@ Origins are matched through the per-origin header rows, never per claim.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, overload
 
 from memory_core.recall import index
 from memory_core.recall.index import Headers
@@ -33,6 +33,7 @@ from memory_core.recall.scoring import (
     MIN_FOCUS_COVERAGE,
     ORIGIN,
     ORIGIN_FACTOR,
+    Evaluation,
     PlanScorer,
     field_strength,
 )
@@ -90,6 +91,52 @@ def _generators(scorer: PlanScorer, headers: Headers) -> list[str]:
     return heavy if heavy_cost <= qualifying_cost else qualifying
 
 
+class BestFirst(Sequence[str]):
+    """Candidate ids, best bound first and ties in id order, sorted only as far as they are read.
+
+    The engine usually stops after a few hundred candidates, while a common word can offer
+    tens of thousands: ids are grouped by their bound, and a group is put in id order only
+    when something reads into it. Reading any part gives what sorting everything would.
+    """
+
+    def __init__(self, upper: dict[str, float]) -> None:
+        groups: dict[float, list[str]] = {}
+        for memory_id, bound in upper.items():
+            group = groups.get(bound)
+            if group is None:
+                groups[bound] = [memory_id]
+            else:
+                group.append(memory_id)
+        self._pending = [groups[bound] for bound in sorted(groups, reverse=True)][::-1]
+        self._sorted: list[str] = []
+        self._length = len(upper)
+
+    def _upto(self, end: int) -> list[str]:
+        while len(self._sorted) < end and self._pending:
+            self._sorted += sorted(self._pending.pop())
+        return self._sorted
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self._length)
+            done = self._upto(self._length if step < 0 else stop)
+            return [done[i] for i in range(start, stop, step)]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._upto(index + 1)[index]
+
+
 class Retrieval(NamedTuple):
     """What the index said about a plan, with candidates ordered best-first by an upper bound.
 
@@ -101,10 +148,33 @@ class Retrieval(NamedTuple):
     headers: Headers
     scorer: PlanScorer
     masks: dict[str, dict[str, int]]
-    order: list[str]
+    order: BestFirst
     upper: dict[str, float]
     deferred: tuple[str, ...]
     slack: float
+    # Evaluations by pattern of masks, and optimistic verdicts by pattern (see :meth:`judge`).
+    patterns: dict[tuple[tuple[str, int], ...], Evaluation]
+    hopes: dict[tuple[tuple[str, int], ...], tuple[float, str | None]]
+
+    def judge(self, found: dict[str, int]) -> Evaluation:
+        """The scorer's verdict on ``found`` without the length factor (``raw`` is the bare
+        score: multiply by :func:`~memory_core.recall.scoring.length_factor`), worked out once
+        per pattern: many candidates share one (a common query word alone, say)."""
+        key = tuple(found.items())
+        known = self.patterns.get(key)
+        if known is None:
+            known = self.patterns[key] = self.scorer.evaluate(found, 1)
+        return known
+
+    def judge_optimistic(self, memory_id: str) -> tuple[float, str | None]:
+        """Score and failed gate of a candidate as if every origin-matchable feature matched."""
+        masks = self.masks[memory_id]
+        key = tuple(masks.items())
+        known = self.hopes.get(key)
+        if known is None:
+            e = self.judge(optimistic(masks, self.headers))
+            known = self.hopes[key] = (e.raw, e.reason)
+        return known
 
 
 def add_postings(
@@ -126,7 +196,7 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
     features = list(dict.fromkeys(t.feature for t in (*plan.focus, *plan.context)))
     headers = index.read_headers(conn, features)
     scorer = PlanScorer(plan, headers.document_frequency, headers.total)
-    empty = Retrieval(headers, scorer, {}, [], {}, (), 0.0)
+    empty = Retrieval(headers, scorer, {}, BestFirst({}), {}, (), 0.0, {}, {})
     if plan.is_empty or headers.total == 0:
         return empty
     df = headers.document_frequency
@@ -161,9 +231,7 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
         upper[memory_id] = bound
     slack = sum(factor[f] for f in deferred)
     slack += sum(factor[f] * ORIGIN_FACTOR for f in headers.origins if f in factor and f not in deferred)
-    order = sorted(upper)  # ties in id order, so results never depend on dict order
-    order.sort(key=upper.__getitem__, reverse=True)
-    return Retrieval(headers, scorer, masks, order, upper, tuple(deferred), slack)
+    return Retrieval(headers, scorer, masks, BestFirst(upper), upper, tuple(deferred), slack, {}, {})
 
 
 def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[str]) -> None:

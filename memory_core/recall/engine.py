@@ -26,7 +26,6 @@ from memory_core.recall.candidates import (
     Retrieval,
     add_postings,
     complete,
-    optimistic,
     origin_masks,
     retrieve,
 )
@@ -41,7 +40,7 @@ from memory_core.recall.rank import (
     rank_score,
     select,
 )
-from memory_core.recall.scoring import MIN_FOCUS_COVERAGE
+from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 
 FIRST_BATCH = 48
 # Past this many exactly scored candidates the query is too ambiguous for more work to
@@ -74,15 +73,14 @@ def _score(
     conn: sqlite3.Connection, r: Retrieval, batch: list[str], rejected: list[tuple[float, str, str]]
 ) -> list[Candidate]:
     """Exact evaluation of a batch; cheap rejections are noted in ``rejected``."""
-    scorer, headers = r.scorer, r.headers
     survivors = []
     for memory_id in batch:
         # Origins are not known yet: assume the best, reject only what fails even so.
-        bound = scorer.evaluate(optimistic(r.masks[memory_id], headers), 1)
-        if bound.reason is None:
+        raw, reason = r.judge_optimistic(memory_id)
+        if reason is None:
             survivors.append(memory_id)
         else:
-            rejected.append((bound.raw, memory_id, bound.reason))
+            rejected.append((raw, memory_id, reason))
     return _exact(conn, r, survivors)
 
 
@@ -91,6 +89,7 @@ def _exact(conn: sqlite3.Connection, r: Retrieval, ids: list[str]) -> list[Candi
     docs = read_docs(conn, ids)
     by_origin: dict[str, dict[str, int]] = {}
     scored = []
+    judge = r.judge
     for memory_id in ids:
         doc = docs.get(memory_id)
         if doc is None:
@@ -101,47 +100,61 @@ def _exact(conn: sqlite3.Connection, r: Retrieval, ids: list[str]) -> list[Candi
             found = dict(found)
             for feature, bit in origin_bits.items():
                 found[feature] = found.get(feature, 0) | bit
-        e = r.scorer.evaluate(found, doc.feature_count)
+        e = judge(found)
         scored.append(
             Candidate(
-                doc, e.raw, e.matched, e.context_matched, e.reason, e.alternatives, e.complete, coverage=e.coverage
+                doc,
+                length_factor(doc.feature_count) * e.raw,
+                e.matched,
+                e.context_matched,
+                e.reason,
+                e.alternatives,
+                e.complete,
+                coverage=e.coverage,
             )
         )
     return scored
 
 
-def _proven(
-    scored: list[Candidate], bound: float, *, now: float, limit: int, include_dormant: bool, narrow: bool, grouped: bool
-) -> bool:
-    """Whether no candidate whose relevance is at most ``bound`` could still be selected."""
-    awake = [
-        c
-        for c in scored
-        if c.excluded is None
-        and (include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))
-    ]
-    if not awake:
-        return False
-    if narrow:
-        # With alternatives the cutoff is per alternative, and an unscored claim may be
-        # about one nothing scored yet speaks to: only the full list is safe.
-        return not grouped and bound < RELATIVE_CUTOFF * max(c.raw for c in awake)
-    ranks = sorted(
-        (
-            rank_score(
-                c.raw,
-                freshness(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)),
-                c.doc.priority,
-                c.doc.utility,
-                c.doc.accuracy,
-            ),
-            c.doc.origin,
-            c.doc.content_hash,
-        )
-        for c in awake
-    )[::-1]
-    distinct = {(origin, chash) for rank, origin, chash in ranks if rank >= bound * MAX_RANK_FACTOR}
-    return len(distinct) >= limit
+class _Proof:
+    """What the scored candidates prove about the unscored ones, kept up to date batch by batch.
+
+    Automatic recall (``narrow``) keeps the best raw relevance of an awake passing claim:
+    a candidate whose bound is below :data:`RELATIVE_CUTOFF` of it is cut. A listing keeps
+    the rank of every awake passing claim: once ``limit`` distinct claims rank above what
+    the best unscored one could reach with the best quality factors, it cannot be listed.
+    A tie is no proof (the tie-breaks could favour the unscored claim).
+    """
+
+    def __init__(self, *, now: float, limit: int, include_dormant: bool, narrow: bool, grouped: bool) -> None:
+        self.now, self.limit, self.include_dormant = now, limit, include_dormant
+        self.narrow, self.grouped = narrow, grouped
+        self.best_raw = -1.0
+        self.ranks: list[tuple[float, str, str]] = []
+
+    def add(self, passing: list[Candidate]) -> None:
+        now = self.now
+        for c in passing:
+            doc = c.doc
+            pinned = bool(doc.pinned)
+            if not self.include_dormant and is_dormant(doc.kind, doc.clock_at, now, pinned=pinned):
+                continue
+            if self.narrow:
+                self.best_raw = max(self.best_raw, c.raw)
+            else:
+                fresh = freshness(doc.kind, doc.clock_at, now, pinned=pinned)
+                rank = rank_score(c.raw, fresh, doc.priority, doc.utility, doc.accuracy)
+                self.ranks.append((rank, doc.origin, doc.content_hash))
+
+    def proven(self, bound: float) -> bool:
+        """Whether no candidate whose relevance is at most ``bound`` could still be selected."""
+        if self.narrow:
+            # With alternatives the cutoff is per alternative, and an unscored claim may be
+            # about one nothing scored yet speaks to: only the full list is safe.
+            return not self.grouped and self.best_raw >= 0 and bound < RELATIVE_CUTOFF * self.best_raw
+        reach = bound * MAX_RANK_FACTOR
+        distinct = {(origin, chash) for rank, origin, chash in self.ranks if rank > reach}
+        return len(distinct) >= self.limit
 
 
 def _force(conn: sqlite3.Connection, r: Retrieval, memory_id: str) -> list[Candidate]:
@@ -172,6 +185,7 @@ def evaluate_plan(
     """
     r = retrieve(conn, plan)
     grouped = any(t.group for t in plan.focus)
+    proof = _Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
     passing: list[Candidate] = []
     failed: list[Candidate] = []
     rejected: list[tuple[float, str, str]] = []
@@ -183,19 +197,14 @@ def evaluate_plan(
             break
         batch = r.order[done : min(done + size, MAX_SCORED)]
         complete(conn, r, batch)
+        passed: list[Candidate] = []
         for c in _score(conn, r, batch, rejected):
-            (passing if c.excluded is None else failed).append(c)
+            (passed if c.excluded is None else failed).append(c)
+        passing += passed
+        proof.add(passed)
         done += len(batch)
         size *= 4
-        if done < len(r.order) and _proven(
-            passing,
-            r.upper[r.order[done]] + r.slack,
-            now=now,
-            limit=limit,
-            include_dormant=include_dormant,
-            narrow=narrow,
-            grouped=grouped,
-        ):
+        if done < len(r.order) and proof.proven(r.upper[r.order[done]] + r.slack):
             break
     failed.sort(key=lambda c: (-c.raw, c.doc.memory_id))
     rejected.sort(key=lambda x: (-x[0], x[1]))

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import random
 
-from memory_core.recall.candidates import retrieve
+from memory_core.recall.candidates import BestFirst, origin_masks, retrieve
+from memory_core.recall.engine import evaluate_plan
+from memory_core.recall.index import probe_postings
 from memory_core.recall.query_plan import build_plan
-from memory_core.recall.scoring import CONTEXT_WEIGHT, field_strength
+from memory_core.recall.scoring import CONTEXT_WEIGHT, FIELD_BITS, field_strength
 from memory_core.store.database import Store
 from memory_core.store.memories import put_memory
 from tests.factories import make_memory
+from tests.support.times import NOW
 
 WORDS = ["deploy", "staging", "runner", "node", "port", "cache", "billing", "release", "schema", "backup"]
 
@@ -42,5 +45,45 @@ def test_bounds_sum_what_each_feature_adds_where_it_was_found(store: Store, read
                 factor = (CONTEXT_WEIGHT if feature in context else 1.0) * r.scorer.weights[feature]
                 expected += factor * field_strength(bits)
             assert r.upper[memory_id] == expected
-        assert r.order == sorted(r.upper, key=lambda m: (-r.upper[m], m))
+        assert list(r.order) == sorted(r.upper, key=lambda m: (-r.upper[m], m))
     assert seen_bits - {1}, "aliases and quoted questions were found too"
+
+
+def test_best_first_reads_like_a_sorted_list() -> None:
+    rng = random.Random(3)
+    upper = {f"m{n:03d}": float(rng.choice((1.0, 2.5, 2.5, 4.0, 0.0))) for n in range(200)}
+    expected = sorted(upper, key=lambda m: (-upper[m], m))
+    for start, stop in ((0, 1), (0, 48), (40, 60), (150, 400), (0, 200)):
+        order = BestFirst(upper)
+        assert order[start:stop] == expected[start:stop]
+        assert len(order) == len(expected)
+        assert [order[i] for i in (0, 77, -1)] == [expected[i] for i in (0, 77, -1)]
+    for part in (slice(None, -1), slice(-5, None), slice(10, 60, 7), slice(None, None, -1), slice(50, 5, -3)):
+        assert BestFirst(upper)[part] == expected[part]
+    assert list(BestFirst(upper)) == expected
+    assert list(BestFirst({})) == []
+
+
+def test_scored_relevance_is_the_scorers_own(store: Store, reader) -> None:
+    """Patterns are judged once and the length factor applied per claim: the same raw
+    relevance, gate and coverage as evaluating each claim on its own."""
+    rng = random.Random(5)
+    with store.transaction() as conn:
+        for n in range(150):
+            words = rng.sample(WORDS, rng.randint(1, 4)) + [f"pad{n}x{i}" for i in range(rng.randint(0, 20))]
+            put_memory(conn, make_memory(" ".join(words), origin=f"/work/{rng.choice(WORDS)}"))
+    for query in ("deploy staging", "node port cache release", "the billing backup schema?", "runner"):
+        plan = build_plan([query])
+        outcome = evaluate_plan(reader.conn, plan, now=NOW, limit=10, include_dormant=True, narrow=False)
+        r = retrieve(reader.conn, plan)
+        features = list(r.scorer.weights)
+        assert outcome.candidates
+        for c in outcome.candidates:
+            found = {}
+            for feature in features:
+                for _, field in probe_postings(reader.conn, feature, [c.doc.memory_id]):
+                    found[feature] = found.get(feature, 0) | FIELD_BITS[field]
+            for feature, bit in origin_masks(c.doc.origin, r.headers, features).items():
+                found[feature] = found.get(feature, 0) | bit
+            e = r.scorer.evaluate(found, c.doc.feature_count)
+            assert (c.raw, c.matched, c.coverage, c.complete) == (e.raw, e.matched, e.coverage, e.complete)

@@ -1,0 +1,121 @@
+"""Stopping early never changes what recall chooses: the pruned engine against scoring every
+candidate, over many random stores and queries.
+
+The stores are built to stress the selection rules the proof must respect: the same text in
+several origins (ties on relevance, kept apart by freshness, evidence and feedback), more
+than four equally relevant claims in one origin (the ambiguity rule), duplicates, pins,
+dormant claims and verdicts. The pruned engine runs with tiny batches so that it tries to
+stop after almost every candidate.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memory_core.recall import engine
+from memory_core.recall.query_plan import build_plan
+from memory_core.records import Evidence, Feedback, VerdictSlot
+from memory_core.store.database import Store
+from memory_core.store.memories import put_memory
+from tests.factories import make_memory
+from tests.support.times import DAY, NOW
+
+VOCABULARY = ("deploy", "staging", "runner", "node", "port", "cache", "billing", "schema", "backup", "melanie")
+KINDS = ("fact", "preference", "decision", "project_state")
+
+claims = st.lists(
+    st.fixed_dictionaries(
+        {
+            "words": st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=5, unique=True),
+            "filler": st.integers(0, 14),
+            "origins": st.lists(st.integers(0, 5), min_size=1, max_size=4, unique=True),
+            "kind": st.sampled_from(KINDS),
+            "age_days": st.sampled_from((0.0, 0.5, 2.0, 9.0, 40.0, 200.0, 400.0)),
+            "pinned": st.booleans(),
+            "basis": st.sampled_from(("summary", "user_statement")),
+            "utility": st.sampled_from((None, "useful", "unhelpful")),
+            "accurate": st.booleans(),
+        }
+    ),
+    min_size=1,
+    max_size=40,
+)
+queries = st.lists(
+    st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=4, unique=True).map(" ".join),
+    min_size=1,
+    max_size=6,
+)
+
+
+@contextmanager
+def constants(**values: int) -> Iterator[None]:
+    """The engine's batch constants set to ``values`` for the duration (restored after)."""
+    saved = {name: getattr(engine, name) for name in values}
+    for name, value in values.items():
+        setattr(engine, name, value)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            setattr(engine, name, value)
+
+
+def build(home: Path, specs: list[dict]) -> None:
+    store = Store.open(home)
+    try:
+        with store.transaction() as conn:
+            for n, spec in enumerate(specs):
+                text = " ".join([*spec["words"], *(f"pad{n}x{i}" for i in range(spec["filler"]))])
+                at = NOW - spec["age_days"] * DAY
+                feedback = Feedback(
+                    utility=VerdictSlot(verdict=spec["utility"], source_id="f" * 24, at=at)
+                    if spec["utility"]
+                    else None,
+                    accuracy=VerdictSlot(verdict="accurate", source_id="f" * 24, at=at) if spec["accurate"] else None,
+                )
+                for origin in spec["origins"]:
+                    put_memory(
+                        conn,
+                        make_memory(
+                            text,
+                            origin=f"/work/o{origin}",
+                            kind=spec["kind"],
+                            at=at,
+                            pinned=spec["pinned"],
+                            feedback=feedback,
+                            evidence=Evidence(basis=spec["basis"], method="model", source_id="s" * 24, at=at),
+                        ),
+                    )
+    finally:
+        store.close()
+
+
+def chosen(conn, texts: list[str], *, narrow: bool, limit: int) -> tuple[bool, list[tuple[str, bool]]]:
+    outcome = engine.evaluate_plan(
+        conn, build_plan(texts), now=NOW, limit=limit, include_dormant=not narrow, narrow=narrow
+    )
+    return outcome.truncated, [(c.doc.memory_id, c.complement) for c in outcome.chosen]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(specs=claims, asked=queries)
+def test_pruned_engine_chooses_what_scoring_everything_chooses(specs: list[dict], asked: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp)
+        build(home, specs)
+        with Store.open_readonly(home) as reader:
+            for narrow, limit in ((True, 3), (False, 5)):
+                for n in range(len(asked)):
+                    texts = asked[: n + 1]  # a conversation: earlier texts may give context
+                    with constants(FIRST_BATCH=1, MAX_SCORED=10**9):
+                        truncated, pruned = chosen(reader.conn, texts, narrow=narrow, limit=limit)
+                    with constants(FIRST_BATCH=10**9, MAX_SCORED=10**9):
+                        _, everything = chosen(reader.conn, texts, narrow=narrow, limit=limit)
+                    assert not truncated
+                    assert pruned == everything, (texts, narrow)
