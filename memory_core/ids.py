@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import json
 import os
 import re
+import sys
 import unicodedata
+from collections.abc import Callable
+from typing import Any
 
 ID_PATTERN = r"^[0-9a-f]{24}$"
 _ID_RE = re.compile(ID_PATTERN)
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 of ``data`` in hex: the digest :mod:`hashlib` gives, from the interpreter's
+    built-in implementation when it has one. :mod:`hashlib` loads OpenSSL, about 3-5 ms of
+    every hook process that needs no other hash (the capture hook's ids and dedupe keys,
+    the prompt stash's names)."""
+    return str(_sha256()(data).hexdigest())
+
+
+@functools.cache
+def _sha256() -> Callable[[bytes], Any]:
+    # Asked by the name this interpreter uses: a failed import searches the whole path.
+    try:
+        if sys.version_info >= (3, 12):
+            from _sha2 import sha256  # type: ignore[import-not-found]
+        else:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]
+    except ImportError:  # an interpreter built without them
+        from hashlib import sha256  # type: ignore[assignment]
+    return sha256  # type: ignore[no-any-return]
 
 
 def is_memory_id(text: str) -> bool:
@@ -19,7 +43,7 @@ def is_memory_id(text: str) -> bool:
 
 def _digest(payload: object) -> str:
     raw = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+    return sha256_hex(raw.encode("utf-8"))
 
 
 def normalize_content(content: str) -> str:
@@ -29,7 +53,7 @@ def normalize_content(content: str) -> str:
 
 def content_hash(content: str) -> str:
     """Hash of normalized content (origin is kept beside it wherever it is compared)."""
-    return hashlib.sha256(normalize_content(content).encode("utf-8")).hexdigest()[:32]
+    return sha256_hex(normalize_content(content).encode("utf-8"))[:32]
 
 
 def memory_id(origin: str, kind: str, content: str) -> str:

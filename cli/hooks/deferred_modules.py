@@ -13,7 +13,7 @@ nothing can behave differently; a process that never uses it saves the import.
 
 Only the hook entry (:func:`cli.main.main`) defers, before anything else is imported.
 ``tests/integration/test_hook_imports.py`` checks which paths never run the deferred
-modules (capture still runs ``inspect``: two of its dataclasses have no docstring) and
+modules (capture loads no ``dataclasses`` at all) and
 ``tests/hooks/test_deferred_modules.py`` that a deferred module works.
 """
 

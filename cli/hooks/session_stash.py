@@ -15,12 +15,14 @@ stash that cannot be written or read only costs the fallback.
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+# The interpreter's built-in SHA-256 (hashlib loads OpenSSL, about 5 ms of a prompt hook
+# that needs no other hash); re-exported for the tests that compare it with hashlib.
+from memory_core.ids import sha256_hex
 
 SESSIONS_DIR = "sessions"
 MAX_PROMPT_BYTES = 32_000
@@ -37,24 +39,6 @@ class StashedPrompt(NamedTuple):
     prompt_id: str | None
     prompt_digest: str
     at: float
-
-
-def sha256_hex(data: bytes) -> str:
-    """SHA-256 of ``data`` in hex, from the interpreter's built-in implementation when it has
-    one: :mod:`hashlib` loads OpenSSL, about 5 ms of a prompt hook that needs no other hash."""
-    return str(_sha256()(data).hexdigest())
-
-
-@functools.cache
-def _sha256() -> Callable[[bytes], Any]:
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # Python 3.12+
-    except ImportError:
-        try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # Python 3.11
-        except ImportError:
-            from hashlib import sha256  # type: ignore[assignment]
-    return sha256  # type: ignore[no-any-return]
 
 
 def prompt_digest(text: str) -> str:

@@ -6,21 +6,24 @@ twice (same dedupe key) leaves one source.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import sqlite3
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
+from memory_core.ids import sha256_hex
 from memory_core.ids import source_id as make_source_id
 from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
 
+if TYPE_CHECKING:
+    import sqlite3  # annotations only: a turn that writes nothing never loads sqlite3
+
 SOURCE_TYPES = ("summary", "user_statement", "progress")
 
 
-@dataclass(frozen=True)
-class CaptureResult:
+class CaptureResult(NamedTuple):
+    """The source a capture names (new, or the one already captured) and its local claims."""
+
     source_id: str
     created: bool
     local_claims: int = 0
@@ -36,7 +39,7 @@ def dedupe_key(agent: str, session_id: str | None, source_type: str, text: str, 
     seed = f"identity:{identity}" if identity is not None else text
     # Captured text is valid UTF-8 (sanitize_text); surrogatepass keeps a key computable for
     # any other string instead of failing the capture (it is the same bytes for valid text).
-    digest = hashlib.sha256(seed.encode("utf-8", errors="surrogatepass")).hexdigest()[:32]
+    digest = sha256_hex(seed.encode("utf-8", errors="surrogatepass"))[:32]
     return f"{key_prefix(agent, session_id)}{source_type}|{digest}"
 
 

@@ -25,14 +25,13 @@ Everything here is the standard library: it runs in the per-turn hook.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
+from memory_core.ids import sha256_hex
 from memory_core.sanitize import clip_utf8, redact_secrets, strip_controls
 
 MAX_OBSERVATIONS = 8
@@ -73,8 +72,7 @@ class OperationLike(Protocol):
     def result_id(self) -> str | None: ...
 
 
-@dataclass(frozen=True)
-class Observation:
+class Observation(NamedTuple):
     """One kept operation: where it ran in the turn, what it was and what came back."""
 
     position: int
@@ -92,8 +90,7 @@ class Observation:
         return IMPORTANCE[self.category]
 
 
-@dataclass(frozen=True)
-class Resource:
+class Resource(NamedTuple):
     """A directory or file the user or an operation named explicitly, with its checkout root."""
 
     how: str  # "cd", "git -C", "file" or "mentioned"
@@ -102,8 +99,7 @@ class Resource:
     is_checkout: bool
 
 
-@dataclass(frozen=True)
-class ProgressPlan:
+class ProgressPlan(NamedTuple):
     """A progress source ready to capture (once targets are nominated)."""
 
     text: str
@@ -118,8 +114,7 @@ class ProgressPlan:
     resources: tuple[Resource, ...]
 
 
-@dataclass(frozen=True)
-class ProgressSkip:
+class ProgressSkip(NamedTuple):
     """Why a turn is not a progress source."""
 
     reason: str
@@ -365,7 +360,7 @@ def plan_progress(
         weakest = min(kept, key=_rank)  # the whole source must fit: drop the least important
         kept = [o for o in kept if o is not weakest]
         text = _render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
-    identity = hashlib.sha256("\x00".join([request, *call_ids]).encode("utf-8")).hexdigest()[:32]
+    identity = sha256_hex("\x00".join([request, *call_ids]).encode("utf-8"))[:32]
     return ProgressPlan(
         text=text,
         identity=identity,

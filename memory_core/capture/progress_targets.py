@@ -30,7 +30,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memory_core.capture.progress import Resource
 
@@ -79,8 +79,7 @@ def _subject_features(text: str) -> set[str]:
     return {f for f in features(text) if (len(f) >= 3 or not f.isascii()) and f not in generic and "/" not in f}
 
 
-@dataclass(frozen=True)
-class Nomination:
+class Nomination(NamedTuple):
     """A nominated project state and why."""
 
     memory_id: str

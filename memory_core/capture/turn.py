@@ -13,23 +13,22 @@ call ids, so an agent that re-sends its history adds nothing.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memory_core.capture.intake import capture_source, captured_texts, source_exists_for
 from memory_core.capture.learning_log import excerpt
 from memory_core.capture.progress import OperationLike, ProgressPlan, ProgressSkip, is_question, plan_progress
-from memory_core.capture.progress_targets import nominate
 from memory_core.sanitize import sanitize_text
+
+if TYPE_CHECKING:
+    import sqlite3  # annotations only: a turn that writes nothing never loads sqlite3
 
 STATEMENT, PROGRESS = "user_statement", "progress"
 
 
-@dataclass(frozen=True)
-class Decision:
+class Decision(NamedTuple):
     """What capture decided for one kind of source in a turn."""
 
     source_type: str
@@ -54,17 +53,15 @@ class Decision:
         return data
 
 
-@dataclass(frozen=True)
-class TurnCapture:
+class TurnCapture(NamedTuple):
     """The sources a turn created, in the order the worker should take them, and every decision."""
 
     created: tuple[str, ...]
     decisions: tuple[Decision, ...]
-    log: dict[str, Any] = field(default_factory=dict)
+    log: dict[str, Any]  # the learning log's entry for the turn
 
 
-@dataclass(frozen=True)
-class TurnPlan:
+class TurnPlan(NamedTuple):
     """What a turn offers before the store is consulted."""
 
     agent: str
@@ -157,6 +154,8 @@ def _progress(conn: sqlite3.Connection, plan: TurnPlan, progress: ProgressPlan, 
     existing = source_exists_for(conn, plan.agent, plan.session_id, PROGRESS, progress.identity)
     if existing is not None:
         return Decision(PROGRESS, "duplicate", existing)
+    from memory_core.capture.progress_targets import nominate  # a turn without work never nominates
+
     nominated = nominate(conn, origin=plan.origin, topics=progress.topics, resources=progress.resources)
     if not nominated:
         return Decision(PROGRESS, "no_target")

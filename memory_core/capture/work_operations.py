@@ -17,7 +17,7 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 # Categories, and how much each matters when only a few observations can be kept:
 # commits, pushes and merges (and publishing) first, then test/build/process results,
@@ -394,8 +394,7 @@ _SCRIPT = re.compile(r"\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php)$")
 _ABSOLUTE = re.compile(r"(?:^|(?<=[\s\"'=(:,]))(~?/[^\s\"'`<>|;&()*?,]+)")
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """What one operation's input says it did."""
 
     category: str
@@ -412,11 +411,15 @@ class Reading:
         return self.category != INSPECT
 
 
-@dataclass
 class _Segment:
-    category: str = INSPECT
-    own: bool = False
-    directories: list[tuple[str, str]] = field(default_factory=list)
+    """What one part of a compound command line did, filled in while it is read."""
+
+    __slots__ = ("category", "own", "directories")
+
+    def __init__(self) -> None:
+        self.category = INSPECT
+        self.own = False
+        self.directories: list[tuple[str, str]] = []
 
 
 def read_operation(tool: str, input_text: str) -> Reading:

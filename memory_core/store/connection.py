@@ -3,20 +3,26 @@
 Connections run in autocommit mode; writes go through :func:`write_transaction`, which
 uses ``BEGIN IMMEDIATE`` so two writers queue on the busy timeout instead of failing on
 a lock upgrade.
+
+:mod:`sqlite3` (with :mod:`datetime`, about 3-4 ms) is imported where a connection is made
+or used, not at the top: the capture hook imports this module for :func:`ensure_private_dir`
+on every turn end, and a turn that captures nothing opens no database.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 import stat
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memory_core.errors import StoreError
+
+if TYPE_CHECKING:
+    import sqlite3
 
 T = TypeVar("T")
 
@@ -55,6 +61,8 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
 
     A read-only connection never creates or changes the database file.
     """
+    import sqlite3
+
     try:
         if readonly:
             if not db_path.exists():
@@ -90,6 +98,8 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
 
 
 def _enable_wal(conn: sqlite3.Connection) -> str:
+    import sqlite3
+
     # Switching a new database to WAL needs an exclusive lock, and SQLite may report "locked"
     # at once instead of waiting on the busy handler while another process is creating it.
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
@@ -114,6 +124,8 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     Lock contention beyond the busy timeout is retried a few times; if it persists the
     caller gets a :class:`StoreError`, never a bare "database is locked".
     """
+    import sqlite3
+
     for attempt in range(LOCK_RETRIES + 1):
         try:
             conn.execute("BEGIN IMMEDIATE")

@@ -8,11 +8,13 @@ user statement stays cheap; every read still validates the row as a ``Source`` r
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
+
+if TYPE_CHECKING:
+    import sqlite3  # annotations only: a turn that writes nothing never loads sqlite3
 
 
 def new_job(next_due_at: float) -> dict[str, Any]:

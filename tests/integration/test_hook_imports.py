@@ -13,6 +13,7 @@ say in the change why the event needs it (see docs/hooks.md, "Cost").
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -62,7 +63,8 @@ NEVER = {
 # underscore, are not listed; bare `python -c 'import sqlite3'` already holds re, pathlib,
 # collections, enum, functools, os, urllib.parse …). ``inspect`` and ``copy`` are deferred
 # by the hook entry (cli/hooks/deferred_modules.py) and never run on these paths; nor does
-# hashlib (OpenSSL): the prompt stash hashes with the interpreter's built-in SHA-256.
+# hashlib (OpenSSL): ids, dedupe keys and the prompt stash hash with the interpreter's
+# built-in SHA-256 (memory_core.ids.sha256_hex).
 STDLIB = {
     "bisect",
     "collections.abc",
@@ -84,21 +86,9 @@ STDLIB = {
     "unicodedata",
     "zlib",
 }
-# Capture also loads these: hashlib for its dedupe keys and ids, and ``inspect`` (with what it
-# imports) because ``dataclasses`` reads a signature for a dataclass without a docstring
-# (memory_core/capture/intake.py ``CaptureResult``, capture/work_operations.py ``_Segment``).
-CAPTURE_STDLIB = STDLIB | {
-    "ast",
-    "copy",
-    "dis",
-    "hashlib",
-    "inspect",
-    "linecache",
-    "opcode",
-    "token",
-    "tokenize",
-    "weakref",
-}
+# Capture defines no dataclass (its records are named tuples), so it does not even load
+# ``dataclasses`` (recall's ``Candidate`` still is one).
+CAPTURE_STDLIB = STDLIB - {"dataclasses"}
 
 ENTRY = {
     "cli",
@@ -164,7 +154,6 @@ CAPTURE = (
         "memory_core.capture.intake",
         "memory_core.capture.learning_log",
         "memory_core.capture.progress",
-        "memory_core.capture.progress_targets",
         "memory_core.capture.statement_en",
         "memory_core.capture.statement_text",
         "memory_core.capture.statements",
@@ -174,6 +163,7 @@ CAPTURE = (
     }
 )
 CLAUDE_CODE = {
+    "memory_core.ids",  # the prompt stash's names: the built-in SHA-256 (sha256_hex)
     "cli.hooks.adapters.claude_code",
     "cli.hooks.adapters.native",
     "cli.hooks.session_stash",
@@ -188,9 +178,12 @@ ALLOWED: dict[str, set[str]] = {
     "turn_end": CAPTURE | {"cli.hooks.adapters.generic"},  # a "remember that" turn: no work, no tokenizer
     "session_start": ENTRY | NUDGE | {"cli.hooks.adapters.generic"},
     "claude_code_user_prompt_submit": RECALL | CLAUDE_CODE,
-    # A turn that did work (two Bash calls): its progress source reads the operations and
-    # nominates targets with the tokenizer.
-    "claude_code_stop": CAPTURE | CLAUDE_CODE | TEXT | {"memory_core.capture.work_operations"},
+    # A turn that did work: its progress source reads the operations and nominates targets
+    # with the tokenizer.
+    "claude_code_stop": CAPTURE
+    | CLAUDE_CODE
+    | TEXT
+    | {"memory_core.capture.work_operations", "memory_core.capture.progress_targets"},
 }
 
 
@@ -272,6 +265,18 @@ def test_turn_end_with_a_statement(seeded_home: Path, tmp_path: Path) -> None:
     check("turn_end", modules)
 
 
+def test_a_turn_end_that_captures_nothing_opens_no_database(seeded_home: Path, tmp_path: Path) -> None:
+    """Most turns end without a statement or work: no sqlite3 (nor datetime), no store, no nudge."""
+    modules = loaded_modules(
+        seeded_home, tmp_path, ["hook", "turn_end"], generic("turn_end", user_messages=["thanks, that looks good"])
+    )
+    assert "memory_core.capture.turn" in modules  # it planned the turn and logged the decisions
+    assert (seeded_home / "logs" / "learning.jsonl").exists()
+    check("turn_end", modules)
+    opened = {"sqlite3", "datetime", "memory_core.store.database", "workers.nudge_queue"} & set(modules)
+    assert not opened, sorted(opened)
+
+
 def test_session_start(seeded_home: Path, tmp_path: Path) -> None:
     modules = loaded_modules(seeded_home, tmp_path, ["hook", "session_start"], generic("session_start"))
     assert "workers.nudge_queue" in modules
@@ -289,10 +294,41 @@ def test_claude_code_user_prompt_submit(seeded_home: Path, tmp_path: Path) -> No
 
 
 def test_claude_code_stop(seeded_home: Path, tmp_path: Path) -> None:
+    # Two lookups (git status, ls): nothing to capture, so no database is opened.
     transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
     data = claude_data.payload("turn2-bash.Stop.1", transcript)
     modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
     assert "memory_core.capture.turn" in modules
+    check("claude_code_stop", modules)
+    assert not {"sqlite3", "memory_core.store.database"} & set(modules)
+
+
+def test_claude_code_stop_that_captures_a_statement_and_progress(home: Path, tmp_path: Path) -> None:
+    """The whole capture path: a "remember that" statement and a commit, whose progress
+    source is written for the project state it nominates, then both are nudged."""
+    from memory_core.store.database import Store
+    from tests.factories import make_memory, seed
+
+    project = "/home/user/project"  # the recorded transcript's cwd
+    with Store.open(home) as store:
+        seed(
+            store,
+            make_memory("The billing service refactor is not committed yet", origin=project, kind="project_state"),
+        )
+    records = copy.deepcopy(claude_data.records_until(claude_data.TURN_BASH))
+    for record in records:
+        message = record.get("message", {})
+        if record.get("promptId") == claude_data.TURN_BASH and isinstance(message.get("content"), str):
+            message["content"] = "Commit the billing service refactor. Remember that the deploy needs node 22."
+        for part in message.get("content") if isinstance(message.get("content"), list) else []:
+            if part.get("type") == "tool_use" and part["input"].get("command") == "git status":
+                part["input"]["command"] = "git commit -am wip"
+    transcript = claude_data.write_records(tmp_path / "t.jsonl", records)
+    data = claude_data.payload("turn2-bash.Stop.1", transcript, cwd=project)
+    modules = loaded_modules(home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
+    logged = json.loads((home / "logs" / "learning.jsonl").read_text().splitlines()[-1])
+    assert [d["reason"] for d in logged["decisions"]] == ["captured", "captured"], logged
+    assert "workers.nudge_queue" in modules
     check("claude_code_stop", modules)
 
 
@@ -303,6 +339,7 @@ def test_the_checker_sees_a_new_module() -> None:
     ]
 
 
-def test_the_checker_holds_recall_to_the_lean_standard_library() -> None:
-    assert beyond("user_prompt", ["inspect", "hashlib", "json"]) == ["inspect", "hashlib"]
-    assert beyond("turn_end", ["inspect", "hashlib", "json"]) == []
+def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
+    assert beyond("user_prompt", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib"]
+    assert beyond("turn_end", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib", "dataclasses"]
+    assert beyond("turn_end", ["memory_core.capture.progress_targets"]) == ["memory_core.capture.progress_targets"]
