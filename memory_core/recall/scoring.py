@@ -37,7 +37,7 @@ LITERAL_FACTOR = 2.0
 # How much a feature's rarity adds to the weight 1 every word has: a word held by nearly
 # every claim weighs about 1 (as much as a word no claim holds), a rare one far more, so a
 # common word the answer repeats covers little of the question and one it does not repeat
-# costs little (1.0 before issue 13; see docs/recall.md).
+# costs little (it was 1.0 before the gate rework; see docs/recall.md).
 IDF_SCALE = 1.5
 CONTEXT_WEIGHT = 0.35
 MIN_FOCUS_COVERAGE = 0.45

@@ -1,4 +1,4 @@
-"""The user-statement classifier: the labelled corpus, the issue's examples, reasons and bounds.
+"""The user-statement classifier: the labelled corpus, the reported examples, reasons and bounds.
 
 The corpus (tests/data/statements/{en,zh}.jsonl) holds realistic messages a developer types
 to a coding agent, labelled by hand: ``label`` is true when the message states a standing
@@ -79,7 +79,7 @@ def test_precision_and_recall_on_the_last_held_out_batch(language: str) -> None:
     assert precision >= HELDOUT_FLOORS[0] and recall >= HELDOUT_FLOORS[1], (precision, recall, wrong)
 
 
-# --- the issue's examples, one by one -------------------------------------------------------
+# --- the reported examples, one by one-------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The modules each hook event loads stay within an allowlist (issue 15).
+"""The modules each hook event loads stay within an allowlist.
 
 Agents run a hook process on every user turn and every turn end, so what a hook imports is
 paid again and again: click, pydantic, httpx and huey never load, regular expressions of
