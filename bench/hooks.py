@@ -19,7 +19,7 @@ console script with the payload on stdin:
 
 Medians after two discarded warm-up rounds; every round runs bare, then each hook at each
 size, so load on the machine hits all alike. ``--cache DIR`` keeps the built stores (keyed by
-size, corpus and index version) for the next run; each run works on a copy.
+size, corpus, index and schema version) for the next run; each run works on a copy.
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._util import REPO, bench_env, memevo_exe, summary, time_command  # noqa: E402
 from bench.recall_speed import Corpus, build  # noqa: E402
 from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
+from memory_core.store.migrations import SCHEMA_VERSION  # noqa: E402
 
 LOCOMO = REPO.parent / "shared" / "eval" / "locomo-dev.json"
 WARMUP = 2
@@ -107,7 +108,7 @@ def build_locomo(home: Path, texts: list[str], size: int, now: float) -> None:
 def built_home(cache: Path, size: int, now: float, realistic: tuple[list[str], list[str]] | None) -> tuple[Path, float]:
     """A built store for ``size`` claims under ``cache`` (built once); returns it and the build seconds."""
     kind = "locomo" if realistic else "synthetic"
-    home = cache / f"{kind}-{size}-v{INDEX_VERSION}"
+    home = cache / f"{kind}-{size}-v{INDEX_VERSION}-s{SCHEMA_VERSION}"
     if (home / "memory.db").exists():
         return home, 0.0
     shutil.rmtree(home, ignore_errors=True)

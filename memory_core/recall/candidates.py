@@ -15,6 +15,10 @@ Candidates come back ordered by an upper bound of their relevance, so the caller
 score the most promising ones first and stop once the bound proves that no unscored
 candidate could pass the relative cutoff.
 
+A posting list longer than :data:`MAX_LIST_CLAIMS` is read only as far as its most
+recently updated claims when it enumerates candidates, so a query's work stops growing with
+the corpus; lists read for the candidates already found, and deferred lookups, stay exact.
+
 Origins are matched through the per-origin header rows, never per claim.
 """
 
@@ -38,6 +42,11 @@ from memory_core.recall.scoring import (
     field_strength,
 )
 from memory_core.text.tokenize import origin_features
+
+# A bound: candidates come from at most this many claims of each enumerated posting list,
+# its most recently updated ones. A word held by more claims than this is common enough
+# that older claims holding it are left to the query's other, rarer words.
+MAX_LIST_CLAIMS = 1024
 
 
 def _mandatory(scorer: PlanScorer, headers: Headers) -> list[str]:
@@ -155,6 +164,8 @@ class Retrieval(NamedTuple):
     # Evaluations by pattern of masks, and optimistic verdicts by pattern (see :meth:`judge`).
     patterns: dict[tuple[tuple[str, int], ...], Evaluation]
     hopes: dict[tuple[tuple[str, int], ...], tuple[float, str | None]]
+    # Enumerated features of which only the MAX_LIST_CLAIMS most recent claims were read.
+    capped: tuple[str, ...] = ()
 
     def judge(self, found: dict[str, int]) -> Evaluation:
         """The scorer's verdict on ``found`` without the length factor (``raw`` is the bare
@@ -202,8 +213,13 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
     df = headers.document_frequency
     masks: dict[str, dict[str, int]] = {}
     generators = [f for f in _generators(scorer, headers) if df.get(f, 0) > 0]
+    capped = tuple(f for f in generators if df[f] > MAX_LIST_CLAIMS)
     for feature in generators:
-        add_postings(masks, index.read_posting_list(conn, feature), feature, create=True)
+        if feature in capped:
+            rows = index.read_recent_postings(conn, feature, MAX_LIST_CLAIMS)
+        else:
+            rows = index.read_posting_list(conn, feature)
+        add_postings(masks, rows, feature, create=True)
     if not masks:
         return empty
     deferred: list[str] = []
@@ -231,7 +247,7 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
         upper[memory_id] = bound
     slack = sum(factor[f] for f in deferred)
     slack += sum(factor[f] * ORIGIN_FACTOR for f in headers.origins if f in factor and f not in deferred)
-    return Retrieval(headers, scorer, masks, BestFirst(upper), upper, tuple(deferred), slack, {}, {})
+    return Retrieval(headers, scorer, masks, BestFirst(upper), upper, tuple(deferred), slack, {}, {}, capped)
 
 
 def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[str]) -> None:

@@ -140,6 +140,10 @@ REASON_TEXT = {
     "named_attribute_missing": "a short question about a named subject's attribute: the claim lacks the attribute",
     "context_subject_missing": "it does not mention the subject the conversation is about",
     "not_scored": "the question is so ambiguous that scoring stopped before this claim",
+    "not_read": (
+        "a word of the question is held by so many claims that only the most recently updated "
+        "ones were read, and this claim is older"
+    ),
     "dormant": "it is older than its kind's dormancy horizon (an explicit lookup can include it)",
     "below_relative_cutoff": "a better claim matched much more strongly (the relative cutoff)",
     "ambiguous": "more than four claims of its origin matched about as strongly: the question picks none out",

@@ -214,9 +214,13 @@ def evaluate_plan(
     matched = len(r.masks)
     if force is not None and all(c.doc.memory_id != force for c in candidates):
         known = next((c for c in failed if c.doc.memory_id == force), None)
+        # Not offered by a list read only as far as its most recent claims: never a candidate.
+        unread = known is None and bool(r.capped) and force not in r.masks
         forced = [known] if known is not None else _force(conn, r, force)
         for c in forced:
-            if c.excluded is None and truncated:
+            if c.excluded is None and unread:
+                c.excluded = "not_read"
+            elif c.excluded is None and truncated:
                 c.excluded = "not_scored"  # past MAX_SCORED: never judged by the real recall
         candidates += forced
     chosen = select(

@@ -61,6 +61,26 @@ def read_posting_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str,
     ).fetchall()
 
 
+def read_recent_postings(conn: sqlite3.Connection, feature: str, claims: int) -> list[tuple[str, str]]:
+    """The (claim id, field) pairs of ``feature`` in its ``claims`` most recently updated
+    claims (ties in id order), read newest first through ``postings_recent``."""
+    found: list[tuple[str, str]] = []
+    seen = 0
+    last = ""
+    for memory_id, field in conn.execute(
+        "SELECT memory_id, field FROM postings INDEXED BY postings_recent "
+        "WHERE feature=? AND memory_id > '' ORDER BY recency DESC, memory_id",
+        (feature,),
+    ):
+        if memory_id != last:
+            if seen == claims:
+                break
+            seen += 1
+            last = memory_id
+        found.append((memory_id, field))
+    return found
+
+
 def probe_postings(conn: sqlite3.Connection, feature: str, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` among ``memory_ids`` (point lookups)."""
     found: list[tuple[str, str]] = []

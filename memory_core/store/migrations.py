@@ -16,7 +16,7 @@ from pathlib import Path
 from memory_core.errors import SchemaVersionError
 from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_transaction
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -128,6 +128,17 @@ ALTER TABLE sources ADD COLUMN last_error_reason TEXT;
 ALTER TABLE sources ADD COLUMN forced_at REAL;
 """
 
+# Version 3: each posting carries its claim's ``updated_at`` (``recency``; 0 on header rows),
+# written with the posting, so recall can read only the most recent claims of a very long
+# posting list (memory_core.recall.candidates.MAX_LIST_CLAIMS) through the index.
+MIGRATION_3 = """
+ALTER TABLE postings ADD COLUMN recency REAL NOT NULL DEFAULT 0;
+UPDATE postings SET recency = COALESCE(
+    (SELECT d.updated_at FROM index_docs d WHERE d.memory_id = postings.memory_id), 0
+) WHERE memory_id > '';
+CREATE INDEX postings_recent ON postings (feature, recency DESC);
+"""
+
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction.
@@ -139,6 +150,7 @@ def _run_script(conn: sqlite3.Connection, script: str) -> None:
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: lambda conn: _run_script(conn, MIGRATION_1),
     2: lambda conn: _run_script(conn, MIGRATION_2),
+    3: lambda conn: _run_script(conn, MIGRATION_3),
 }
 
 

@@ -5,7 +5,9 @@ A claim that is forgotten, superseded, conflicted or marked incorrect loses its 
 in the very write that changes it, so recall can never offer it.
 
 ``postings`` holds one row per (feature, claim, field) where field is ``body``, ``alias``
-(model search terms) or ``quote`` (quoted questions inside the body). Each posting list
+(model search terms) or ``quote`` (quoted questions inside the body), with the claim's
+``updated_at`` as ``recency`` (every claim write rewrites all its postings, so it never
+lags; the index ``postings_recent`` reads a list newest first). Each posting list
 starts with header rows whose ``memory_id`` is the empty string:
 
 * ``(feature, '', '')``: how many indexed claims contain the feature (its document
@@ -83,8 +85,12 @@ def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
 
     fields = index_fields(memory.content, memory.search_terms)
     conn.executemany(
-        "INSERT INTO postings (feature, memory_id, field, tf) VALUES (?, ?, ?, ?)",
-        [(feature, memory.id, field, n) for field, counts in fields.items() for feature, n in counts.items()],
+        "INSERT INTO postings (feature, memory_id, field, tf, recency) VALUES (?, ?, ?, ?, ?)",
+        [
+            (feature, memory.id, field, n, memory.updated_at)
+            for field, counts in fields.items()
+            for feature, n in counts.items()
+        ],
     )
     distinct = {feature for counts in fields.values() for feature in counts}
     _bump(conn, _header_keys(sorted(distinct), memory.origin), 1)

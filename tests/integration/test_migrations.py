@@ -90,7 +90,7 @@ def test_pre_release_layout_migrates_without_rewriting_rows(home: Path) -> None:
     build_v0(db)
     before = snapshot(db)
     with Store.open(home) as store:
-        assert store.schema_version() == 2
+        assert store.schema_version() == 3
         assert store.backup_path is not None
         backup = store.backup_path
         job = store.conn.execute(
@@ -119,16 +119,16 @@ def test_fresh_database_makes_no_backup(home: Path) -> None:
 
 def test_newer_version_is_refused_before_any_change(home: Path) -> None:
     with Store.open(home) as store:
-        store.set_meta("schema_version", "3")
+        store.set_meta("schema_version", "4")
     db = home / "memory.db"
     digest = file_digest(db)
-    with pytest.raises(SchemaVersionError, match="supports up to 2"):
+    with pytest.raises(SchemaVersionError, match="supports up to 3"):
         Store.open(home)
     assert file_digest(db) == digest
     result = memevo_process("status")
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
-    assert "schema version 3" in result.stderr and "Traceback" not in result.stderr
+    assert "schema version 4" in result.stderr and "Traceback" not in result.stderr
     assert file_digest(db) == digest
 
 
@@ -172,7 +172,7 @@ def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Pat
     conn.close()
     before = snapshot(db)
     with Store.open(home) as store:
-        assert store.schema_version() == 2
+        assert store.schema_version() == 3
         assert store.backup_path is not None and store.backup_path.name.startswith("memory-v1-")
         source = get_source(store.conn, "a" * 24)
         assert source is not None
@@ -183,3 +183,47 @@ def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Pat
             None,
         )
     assert snapshot(db) == before
+
+
+def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
+    """A real version-2 file: every row is kept, each posting gets its claim's updated_at."""
+    from memory_core.store.memories import iter_memory_rows, memory_from_row, put_memory
+    from memory_core.store.postings import rebuild_index
+
+    with Store.open(home) as store, store.transaction() as conn:
+        for i, text in enumerate(["Uses port 5432 for PostgreSQL", "偏好使用中文回答", "Deploys on Fridays"]):
+            put_memory(conn, make_memory(text, at=1_600_000_000.0 + i, search_terms=["db"]))
+        put_memory(conn, make_memory("Forgotten claim", status="forgotten"))
+    db = home / "memory.db"
+    # Back to the version-2 layout: postings without recency or its index.
+    conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX postings_recent")
+    conn.execute("ALTER TABLE postings DROP COLUMN recency")
+    conn.execute("UPDATE metadata SET value='2' WHERE key='schema_version'")
+    conn.commit()
+    tables = ("memories", "sources", "events", "index_docs", "postings", "metadata")
+    before = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+    conn.close()
+    with Store.open(home) as store:
+        assert store.schema_version() == 3
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v2-")
+        c = store.conn
+        after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+        assert after["metadata"] == [("schema_version", "3")]
+        for table in ("memories", "sources", "events", "index_docs"):
+            assert after[table] == before[table]
+        # The same postings, each with recency appended: updated_at of its claim, 0 on headers.
+        updated = dict(c.execute("SELECT memory_id, updated_at FROM index_docs"))
+        assert len(updated) == 3
+        assert after["postings"] == sorted((*row, updated.get(row[1], 0.0)) for row in before["postings"])
+        assert c.execute("SELECT COUNT(*) FROM postings WHERE memory_id > ''").fetchone()[0] > 0
+        plan = c.execute(
+            "EXPLAIN QUERY PLAN SELECT memory_id, field FROM postings INDEXED BY postings_recent "
+            "WHERE feature='db' ORDER BY recency DESC, memory_id"
+        ).fetchall()
+        assert "USING COVERING INDEX postings_recent" in plan[-1][-1]
+        assert not any("TEMP B-TREE" in row[-1] for row in plan)
+        # What the migration filled in is what writing every claim again gives.
+        with store.transaction() as w:
+            rebuild_index(w, [memory_from_row(row) for row in list(iter_memory_rows(w))])
+        assert sorted(c.execute("SELECT * FROM postings").fetchall()) == after["postings"]

@@ -14,7 +14,7 @@ def test_status_on_empty_home(home: Path) -> None:
     result = memevo_process("status", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["schema_version"] == 2
+    assert report["schema_version"] == 3
     assert report["ok"] is True
     assert report["state_dir"] == str(home)
     assert report["memories"]["total"] == 0

@@ -7,7 +7,10 @@ import sqlite3
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory_core.recall.index import read_headers
+from memory_core.recall import engine
+from memory_core.recall.candidates import MAX_LIST_CLAIMS, retrieve
+from memory_core.recall.index import read_headers, read_recent_postings
+from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import explain_claim, recall, search
 from memory_core.records import Feedback, VerdictSlot
 from memory_core.store.database import Store
@@ -27,6 +30,14 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
 
 
 def assert_in_step(store: Store) -> None:
+    # Every posting carries its claim's updated_at; header rows carry 0.
+    assert (
+        store.conn.execute(
+            "SELECT COUNT(*) FROM postings p LEFT JOIN index_docs d ON d.memory_id = p.memory_id "
+            "WHERE p.recency IS NOT (CASE WHEN p.memory_id = '' THEN 0 ELSE d.updated_at END)"
+        ).fetchone()[0]
+        == 0
+    )
     before = snapshot(store.conn)
     with store.transaction() as conn:
         rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
@@ -42,7 +53,7 @@ TEXTS = [
 ]
 ORIGINS = ["/work/a", "/work/b"]
 OPERATION = st.tuples(
-    st.sampled_from(["put", "edit", "forget", "incorrect", "pin", "alias", "delete"]),
+    st.sampled_from(["put", "edit", "forget", "incorrect", "pin", "alias", "restore", "delete"]),
     st.integers(0, len(TEXTS) - 1),
     st.integers(0, len(ORIGINS) - 1),
 )
@@ -75,6 +86,8 @@ def test_index_matches_a_rebuild_after_any_writes(store: Store, operations) -> N
                 memory = memory.model_copy(update={"pinned": not memory.pinned})
             elif action == "alias":
                 memory = memory.model_copy(update={"search_terms": ["备份", "nightly backup"]})
+            elif action == "restore":  # an undo puts back the claim as it was, older updated_at
+                memory = memory.model_copy(update={"updated_at": memory.updated_at - 5})
             put_memory(conn, memory)
             live[key] = memory
     assert_in_step(store)
@@ -151,3 +164,55 @@ def test_stale_index_version_is_reported(store: Store, reader) -> None:
     with store.transaction() as conn:
         rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
     assert "notes" not in recall(reader.conn, "jenkins", now=NOW).diagnostics
+
+
+def test_a_very_common_generator_is_read_only_for_its_most_recent_claims(store: Store, reader) -> None:
+    """More than MAX_LIST_CLAIMS claims hold the one asked word (a file name, so it stays a
+    generator however common): candidates are the most recently updated MAX_LIST_CLAIMS of
+    them, whatever order they were written in."""
+    count = MAX_LIST_CLAIMS + 40
+    claims = [
+        make_memory(f"zephyr.toml gauge reading {n}", at=T0 + (n * 7919) % count, search_terms=["zephyr.toml"])
+        for n in range(count)
+    ]
+    with store.transaction() as conn:
+        for memory in claims:
+            put_memory(conn, memory)
+    newest = sorted(claims, key=lambda m: -m.updated_at)
+    recent = {m.id for m in newest[:MAX_LIST_CLAIMS]}
+    r = retrieve(reader.conn, build_plan(["zephyr.toml"]))
+    assert r.capped == ("zephyr.toml",)
+    assert set(r.masks) == recent
+    # Newest first, and both postings of a claim (body and alias) read: a claim is never cut in two.
+    rows = read_recent_postings(reader.conn, "zephyr.toml", 3)
+    assert rows == [(m.id, field) for m in newest[:3] for field in ("alias", "body")]
+    chosen = recall(reader.conn, "zephyr.toml", now=NOW).claims
+    assert all(c.memory_id in recent for c in chosen)
+    # Editing an old claim makes it recent: it becomes a candidate and the oldest drops out.
+    old = newest[-1]
+    with store.transaction() as conn:
+        put_memory(conn, old.model_copy(update={"updated_at": T0 + count, "revision": 2}))
+    r = retrieve(reader.conn, build_plan(["zephyr.toml"]))
+    assert old.id in r.masks and newest[MAX_LIST_CLAIMS - 1].id not in r.masks
+    # explain --claim on a claim the cap left out says so instead of judging it selectable.
+    left_out = newest[-2]
+    outcome = engine.evaluate_plan(
+        reader.conn,
+        build_plan([f"zephyr.toml reading {left_out.content.split()[-1]}"]),
+        now=NOW,
+        limit=3,
+        include_dormant=True,
+        narrow=True,
+        force=left_out.id,
+    )
+    forced = [c for c in outcome.candidates if c.doc.memory_id == left_out.id]
+    assert [c.excluded for c in forced] == ["not_read"]
+    assert_in_step(store)
+
+
+def test_lists_within_the_bound_are_read_whole(store: Store, reader) -> None:
+    with store.transaction() as conn:
+        for n in range(30):
+            put_memory(conn, make_memory(f"quasar relay {n}", at=T0 + n))
+    r = retrieve(reader.conn, build_plan(["quasar"]))
+    assert r.capped == () and len(r.masks) == 30

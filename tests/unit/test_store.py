@@ -27,7 +27,7 @@ def test_fresh_state_dir_is_private_and_durable(home: Path) -> None:
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
-        assert store.schema_version() == 2
+        assert store.schema_version() == 3
 
 
 def test_reads_return_independent_copies(store: Store) -> None:
