@@ -41,7 +41,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._util import REPO, bench_env, memevo_exe, summary, time_command  # noqa: E402
-from bench.recall_speed import Corpus, build  # noqa: E402
+from bench.recall_speed import Corpus, build, summary_claim  # noqa: E402
 from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
 from memory_core.store.migrations import SCHEMA_VERSION  # noqa: E402
 
@@ -71,8 +71,6 @@ def locomo() -> tuple[list[str], list[str]] | None:
 
 def build_locomo(home: Path, texts: list[str], size: int, now: float) -> None:
     """``size`` claims: the observations again and again, each pass in its own project."""
-    from memory_core.ids import content_hash, memory_id
-    from memory_core.records import Evidence, Memory
     from memory_core.store.database import Store
     from memory_core.store.memories import put_memory
 
@@ -87,20 +85,7 @@ def build_locomo(home: Path, texts: list[str], size: int, now: float) -> None:
                     kind = kinds[n % 4]
                     at = now - (n % 97) * 3_600
                     source = f"{n:024x}"
-                    put_memory(
-                        conn,
-                        Memory(
-                            id=memory_id(origin, kind, text),
-                            origin=origin,
-                            kind=kind,
-                            content=text,
-                            content_hash=content_hash(text),
-                            created_at=at,
-                            updated_at=at,
-                            source_id=source,
-                            evidence=Evidence(basis="summary", method="model", source_id=source, at=at),
-                        ),
-                    )
+                    put_memory(conn, summary_claim(origin, kind, text, at, source))
     finally:
         store.close()
 

@@ -91,6 +91,21 @@ class Corpus:
         return " ".join(rng.sample(words, min(len(words), rng.randint(2, 4))))
 
 
+def summary_claim(origin: str, kind: str, text: str, at: float, source: str) -> Memory:
+    """An active claim as a summary's model pass would have stored it at ``at``."""
+    return Memory(
+        id=memory_id(origin, kind, text),
+        origin=origin,
+        kind=kind,  # type: ignore[arg-type]
+        content=text,
+        content_hash=content_hash(text),
+        created_at=at,
+        updated_at=at,
+        source_id=source,
+        evidence=Evidence(basis="summary", method="model", source_id=source, at=at),
+    )
+
+
 def build(home: Path, corpus: Corpus, size: int, now: float) -> list[str]:
     """A state dir with ``size`` claims; returns the claim texts (for drawing queries)."""
     texts = []
@@ -104,20 +119,7 @@ def build(home: Path, corpus: Corpus, size: int, now: float) -> list[str]:
                 origin = f"/work/project-{n % 20}"
                 kind = KINDS[n % 4]
                 at = now - corpus.rng.uniform(0, 5) * 86_400
-                put_memory(
-                    conn,
-                    Memory(
-                        id=memory_id(origin, kind, text),
-                        origin=origin,
-                        kind=kind,
-                        content=text,
-                        content_hash=content_hash(text),
-                        created_at=at,
-                        updated_at=at,
-                        source_id=f"{n:024x}",
-                        evidence=Evidence(basis="summary", method="model", source_id=f"{n:024x}", at=at),
-                    ),
-                )
+                put_memory(conn, summary_claim(origin, kind, text, at, f"{n:024x}"))
     store.close()
     return texts
 
