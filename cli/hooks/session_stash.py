@@ -18,7 +18,8 @@ import contextlib
 import json
 import os
 from pathlib import Path
-from typing import NamedTuple
+
+from cli.hooks.event import Frozen
 
 # The interpreter's built-in SHA-256 (hashlib loads OpenSSL, about 5 ms of a prompt hook
 # that needs no other hash); re-exported for the tests that compare it with hashlib.
@@ -32,13 +33,18 @@ MAX_PRUNED_PER_RUN = 512
 _PRUNE_MARKER = ".pruned"
 
 
-class StashedPrompt(NamedTuple):
-    """The last prompt a session's prompt hook saw."""
+class StashedPrompt(Frozen):
+    """The last prompt a session's prompt hook saw (a :class:`~cli.hooks.event.Frozen` record:
+    the prompt hook, which only writes it, need not pay for defining a named tuple)."""
 
+    fields = ("prompt", "prompt_id", "prompt_digest", "at")
     prompt: str
     prompt_id: str | None
     prompt_digest: str
     at: float
+
+    def __init__(self, prompt: str, prompt_id: str | None, prompt_digest: str, at: float) -> None:
+        self._set(prompt=prompt, prompt_id=prompt_id, prompt_digest=prompt_digest, at=at)
 
 
 def prompt_digest(text: str) -> str:

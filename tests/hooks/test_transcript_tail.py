@@ -144,3 +144,33 @@ def test_the_prompt_reader_finds_the_same_earlier_turns_as_the_whole_reader(tran
                 assert users.earlier_user_texts(prompt_id, None, limit) == whole.earlier_user_texts(
                     prompt_id, None, limit
                 )
+
+
+@pytest.mark.parametrize("transcript", [TRANSCRIPT, NEWER_TRANSCRIPT])
+@pytest.mark.parametrize("with_ids", [True, False])
+def test_the_prompt_reader_parsing_from_the_end_answers_as_the_whole_reader(
+    transcript: Path, with_ids: bool, tmp_path: Path
+) -> None:
+    """It stops parsing as soon as older lines cannot change the answer: with or without
+    prompt ids in the transcript, for the current, an unknown or no prompt id, with the
+    last typed message as the prompt or not, at every limit."""
+    all_records = records(transcript)
+    prompt_ids = list(dict.fromkeys(r["promptId"] for r in all_records if isinstance(r.get("promptId"), str)))
+    for prompt_id in prompt_ids:
+        cut = records_until(prompt_id, transcript)
+        if not with_ids:
+            cut = [{k: v for k, v in r.items() if k != "promptId"} for r in cut]
+        path = write_records(tmp_path / f"{prompt_id}-{with_ids}.jsonl", cut)
+        for max_bytes in (4096, tail_module.MAX_TAIL_BYTES):
+            whole = read_transcript(str(path), max_bytes=max_bytes)
+            typed = [t.text for t in whole.user_turns()]
+            for turn_id in (prompt_id, "not-a-prompt-id", None):
+                for prompt in (None, typed[-1] if typed else None, "something else"):
+                    for limit in (0, 1, 2, 5, 50):
+                        users = read_user_records(str(path), max_bytes=max_bytes)
+                        assert users.earlier_user_texts(turn_id, prompt, limit) == whole.earlier_user_texts(
+                            turn_id, prompt, limit
+                        )
+            users = read_user_records(str(path), max_bytes=max_bytes)
+            assert users.user_turns() == whole.user_turns()
+            assert users.records == [r for r in whole.records if r.get("type") == "user"]

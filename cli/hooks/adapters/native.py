@@ -18,16 +18,32 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, HookInputError, clip_middle
-from cli.hooks.transcripts.common import Turn
+from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, Frozen, HookEvent, HookInputError, clip_middle
 from memory_core.errors import UsageError
 
-if TYPE_CHECKING:
-    from cli.hooks.session_stash import StashedPrompt
+if TYPE_CHECKING:  # types only: a hook process defines no protocol classes
+    from typing import Protocol, TypeVar
 
-T = TypeVar("T")
+    from cli.hooks.session_stash import StashedPrompt
+    from cli.hooks.transcripts.common import Turn
+
+    T = TypeVar("T")
+
+    class TurnTranscript(Protocol):
+        """What :class:`StashedTurns` reads of a transcript (Claude Code's, Codex's rollout)."""
+
+        clipped: bool
+
+        def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int, /) -> list[str]: ...
+
+        def current_turn(
+            self, turn_id: str | None, is_prompt: Callable[[str], bool] | None = None, /
+        ) -> Turn | None: ...
+
+    class ReadTranscript(Protocol):
+        def __call__(self, path: str | None, *, max_bytes: int = ...) -> TurnTranscript: ...
 
 
 class NativePayload:
@@ -120,21 +136,7 @@ def additional_context(event_name: str, context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}})
 
 
-class TurnTranscript(Protocol):
-    """What :class:`StashedTurns` reads of a transcript (Claude Code's, Codex's rollout)."""
-
-    clipped: bool
-
-    def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int, /) -> list[str]: ...
-
-    def current_turn(self, turn_id: str | None, is_prompt: Callable[[str], bool] | None = None, /) -> Turn | None: ...
-
-
-class ReadTranscript(Protocol):
-    def __call__(self, path: str | None, *, max_bytes: int = ...) -> TurnTranscript: ...
-
-
-class StashedTurns(NamedTuple):
+class StashedTurns(Frozen):
     """The prompt and turn-end handlers of an agent whose transcript can lag its hooks.
 
     ``turn_key`` is the payload field naming the current turn (``prompt_id``, ``turn_id``);
@@ -143,6 +145,7 @@ class StashedTurns(NamedTuple):
     prompt; the turn-end hook polls the transcript for the turn for up to ``lag_wait`` seconds.
     """
 
+    fields = ("read", "turn_key", "earlier_turns", "window_bytes", "lag_wait", "lag_poll", "read_prompts")
     read: ReadTranscript
     turn_key: str
     earlier_turns: int
@@ -150,7 +153,27 @@ class StashedTurns(NamedTuple):
     lag_wait: float
     lag_poll: float
     # Reads what is needed for the earlier user turns only, when cheaper than ``read``.
-    read_prompts: ReadTranscript | None = None
+    read_prompts: ReadTranscript | None
+
+    def __init__(
+        self,
+        read: ReadTranscript,
+        turn_key: str,
+        earlier_turns: int,
+        window_bytes: int,
+        lag_wait: float,
+        lag_poll: float,
+        read_prompts: ReadTranscript | None = None,
+    ) -> None:
+        self._set(
+            read=read,
+            turn_key=turn_key,
+            earlier_turns=earlier_turns,
+            window_bytes=window_bytes,
+            lag_wait=lag_wait,
+            lag_poll=lag_poll,
+            read_prompts=read_prompts,
+        )
 
     def user_prompt(self, call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
         """``user_prompt`` with the earlier user turns; the prompt is stashed for the turn end."""

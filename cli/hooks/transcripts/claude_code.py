@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
-from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.event import MAX_OPERATIONS, Frozen, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
-from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail, read_tail_lines
 
 # Text the CLI writes into user records on the user's behalf: slash commands and their
 # output, shell-mode echoes, hook output of older versions.
@@ -47,11 +47,15 @@ _BLANK_LINES = re.compile(r"\n\n+")
 _SUMMARY_LABEL = "Summary:\n"
 
 
-class UserTurn(NamedTuple):
+class UserTurn(Frozen):
     """One message the user typed, with the ``promptId`` of its turn when the CLI wrote one."""
 
+    fields = ("text", "prompt_id")
     text: str
     prompt_id: str | None
+
+    def __init__(self, text: str, prompt_id: str | None) -> None:
+        self._set(text=text, prompt_id=prompt_id)
 
 
 class Transcript:
@@ -68,12 +72,7 @@ class Transcript:
 
     def earlier_user_texts(self, prompt_id: str | None, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before the current prompt (which may not be written yet)."""
-        turns = self.user_turns()
-        if prompt_id is not None and any(t.prompt_id for t in turns):
-            turns = [t for t in turns if t.prompt_id != prompt_id]
-        elif turns and prompt is not None and turns[-1].text == prompt.strip():
-            turns = turns[:-1]
-        return [t.text for t in turns[-limit:]] if limit > 0 else []
+        return _earlier_texts(self.user_turns(), prompt_id, prompt, limit)
 
     def current_turn(self, prompt_id: str | None, is_prompt: Callable[[str], bool] | None = None) -> Turn | None:
         """The turn that starts at the first user record of ``prompt_id``; without prompt ids, at
@@ -127,9 +126,67 @@ def read_transcript(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Tra
 def read_user_records(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Transcript:
     """:func:`read_transcript` holding only the user records, for what the user typed
     (:meth:`Transcript.earlier_user_texts`): a line without ``"user"`` is not parsed. The CLI
-    writes plain JSON, so every user record holds ``"type":"user"``."""
-    tail = read_tail(path, max_bytes=max_bytes, keep=b'"user"')
-    return Transcript([r for r in tail.records if r.get("type") == "user"], found=tail.found, clipped=tail.clipped)
+    writes plain JSON, so every user record holds ``"type":"user"``. The lines are parsed
+    when first needed, and for the earlier user turns from the end only as far as they go."""
+    lines, found, clipped = read_tail_lines(path, max_bytes=max_bytes, keep=b'"user"')
+    return _UserRecords(lines, found=found, clipped=clipped)
+
+
+class _UserRecords(Transcript):
+    """The user records of a transcript's tail, parsed from the newest line on demand.
+
+    ``records`` (every user record, as :func:`read_user_records` promises) is parsed on first
+    use; :meth:`earlier_user_texts` parses back from the newest line only until older lines
+    can no longer change its answer (most prompts: the tool results of the last few turns)."""
+
+    def __init__(self, lines: list[bytes], *, found: bool, clipped: bool) -> None:
+        self._lines = lines
+        self.found = found
+        self.clipped = clipped
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "records":
+            raise AttributeError(name)
+        parsed = (parse_record(line) for line in self._lines)
+        self.records = [r for r in parsed if r is not None and _is_main_user(r)]
+        return self.records
+
+    def earlier_user_texts(self, prompt_id: str | None, prompt: str | None, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        newest_first: list[UserTurn] = []
+        with_id = False  # any turn with a prompt id decides how the current prompt is left out
+        others = 0  # turns not of ``prompt_id``
+        for line in reversed(self._lines):
+            record = parse_record(line)
+            text = user_text(record) if record is not None else None
+            if record is None or text is None:
+                continue
+            turn = UserTurn(text, _prompt_id(record))
+            newest_first.append(turn)
+            with_id = with_id or turn.prompt_id is not None
+            others += turn.prompt_id != prompt_id
+            # Enough when no older line can change the answer: with prompt ids, the last
+            # ``limit`` turns of other prompts; without a prompt id, the last ``limit`` + 1.
+            if (prompt_id is not None and with_id and others >= limit) or (
+                prompt_id is None and len(newest_first) > limit
+            ):
+                break
+        newest_first.reverse()
+        return _earlier_texts(newest_first, prompt_id, prompt, limit)
+
+
+def _is_main_user(record: dict[str, Any]) -> bool:
+    return record.get("type") == "user" and record.get("isSidechain") is not True
+
+
+def _earlier_texts(turns: list[UserTurn], prompt_id: str | None, prompt: str | None, limit: int) -> list[str]:
+    """The last ``limit`` of ``turns`` (oldest first) before the current prompt."""
+    if prompt_id is not None and any(t.prompt_id for t in turns):
+        turns = [t for t in turns if t.prompt_id != prompt_id]
+    elif turns and prompt is not None and turns[-1].text == prompt.strip():
+        turns = turns[:-1]
+    return [t.text for t in turns[-limit:]] if limit > 0 else []
 
 
 def user_text(record: dict[str, Any]) -> str | None:

@@ -36,12 +36,25 @@ def read_tail(
 
     With ``keep``, of the last ``max_records`` lines only those containing these bytes are
     parsed (a reader that needs one record type skips parsing the others)."""
+    lines, found, clipped = read_tail_lines(path, max_bytes=max_bytes, max_records=max_records, keep=keep)
+    return Tail([record for line in lines if (record := parse_record(line)) is not None], found, clipped)
+
+
+def read_tail_lines(
+    path: str | os.PathLike[str] | None,
+    *,
+    max_bytes: int = MAX_TAIL_BYTES,
+    max_records: int = MAX_RECORDS,
+    keep: bytes | None = None,
+) -> tuple[list[bytes], bool, bool]:
+    """The lines :func:`read_tail` parses, not parsed yet, and its ``found`` and ``clipped``:
+    for a reader that parses from the end only as far as it needs (:func:`parse_record`)."""
     if not path:
-        return Tail([], False, False)
+        return [], False, False
     try:
         data, clipped = _read_end(os.fspath(path), max_bytes)
     except (OSError, ValueError):
-        return Tail([], False, False)
+        return [], False, False
     lines = data.split(b"\n")
     if clipped:
         lines = lines[1:]  # the window began inside a record (or just after its newline)
@@ -52,15 +65,16 @@ def read_tail(
         lines, clipped = lines[-max_records:], True
     if keep is not None:
         lines = [line for line in lines if keep in line]
-    records = []
-    for line in lines:
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-    return Tail(records, True, clipped)
+    return lines, True, clipped
+
+
+def parse_record(line: bytes) -> dict[str, Any] | None:
+    """One line's JSON object, or ``None`` when the line is not one."""
+    try:
+        record = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def _read_end(path: str, max_bytes: int) -> tuple[bytes, bool]:
