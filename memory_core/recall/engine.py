@@ -55,6 +55,7 @@ ANCHOR_REASONS = frozenset({"focus_coverage", "too_few_matches"})
 MIN_ANCHOR_COVERAGE = 0.25
 ANCHORS_TRIED = 8
 # The most the quality factors can lift a raw score: freshness 1, priority 4, both verdicts.
+ROUNDING_MARGIN = 1e-9
 MAX_RANK_FACTOR = evidence_weight(4) * max(UTILITY_FACTORS.values()) * max(ACCURACY_FACTORS.values())
 
 
@@ -151,8 +152,11 @@ class _Proof:
         if self.narrow:
             # With alternatives the cutoff is per alternative, and an unscored claim may be
             # about one nothing scored yet speaks to: only the full list is safe.
-            return not self.grouped and self.best_raw >= 0 and bound < RELATIVE_CUTOFF * self.best_raw
-        reach = bound * MAX_RANK_FACTOR
+            margin = 1 + ROUNDING_MARGIN  # the bound sums in another order than the exact score
+            return not self.grouped and self.best_raw >= 0 and bound * margin < RELATIVE_CUTOFF * self.best_raw
+        # The same product taken in another order may differ in its last bits: a claim that
+        # ties the best unscored one must not look better by rounding.
+        reach = bound * MAX_RANK_FACTOR * (1 + ROUNDING_MARGIN)
         distinct = {(origin, chash) for rank, origin, chash in self.ranks if rank > reach}
         return len(distinct) >= self.limit
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from memory_core.recall import engine
@@ -105,6 +105,45 @@ def chosen(conn, texts: list[str], *, narrow: bool, limit: int) -> tuple[bool, l
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(specs=claims, asked=queries)
+# Found by this test: equal ranks that a different order of the same product rounded apart.
+@example(
+    specs=[
+        {
+            "words": ["deploy"],
+            "filler": 0,
+            "origins": [0, 1, 2, 3],
+            "kind": "fact",
+            "age_days": 0.0,
+            "pinned": True,
+            "basis": "summary",
+            "utility": "useful",
+            "accurate": True,
+        },
+        {
+            "words": ["staging"],
+            "filler": 0,
+            "origins": [0, 1],
+            "kind": "fact",
+            "age_days": 0.0,
+            "pinned": False,
+            "basis": "summary",
+            "utility": None,
+            "accurate": False,
+        },
+        {
+            "words": ["deploy", "staging"],
+            "filler": 0,
+            "origins": [0, 1, 2],
+            "kind": "fact",
+            "age_days": 0.0,
+            "pinned": False,
+            "basis": "summary",
+            "utility": "useful",
+            "accurate": True,
+        },
+    ],
+    asked=["deploy"],
+)
 def test_pruned_engine_chooses_what_scoring_everything_chooses(specs: list[dict], asked: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
