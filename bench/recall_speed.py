@@ -24,9 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._util import bench_env, memevo_exe, summary, time_command  # noqa: E402
-from memory_core.ids import content_hash, memory_id  # noqa: E402
 from memory_core.recall.service import recall  # noqa: E402
-from memory_core.records import Evidence, Memory  # noqa: E402
+from memory_core.records import Evidence, Memory, new_memory  # noqa: E402
 from memory_core.store.database import Store  # noqa: E402
 from memory_core.store.memories import put_memory  # noqa: E402
 
@@ -93,17 +92,8 @@ class Corpus:
 
 def summary_claim(origin: str, kind: str, text: str, at: float, source: str) -> Memory:
     """An active claim as a summary's model pass would have stored it at ``at``."""
-    return Memory(
-        id=memory_id(origin, kind, text),
-        origin=origin,
-        kind=kind,  # type: ignore[arg-type]
-        content=text,
-        content_hash=content_hash(text),
-        created_at=at,
-        updated_at=at,
-        source_id=source,
-        evidence=Evidence(basis="summary", method="model", source_id=source, at=at),
-    )
+    evidence = Evidence(basis="summary", method="model", source_id=source, at=at)
+    return new_memory(origin=origin, kind=kind, content=text, source_id=source, evidence=evidence, now=at)
 
 
 def build(home: Path, corpus: Corpus, size: int, now: float) -> list[str]:
