@@ -18,7 +18,7 @@ from cli.install.claude_code import TARGET
 from memory_core import clock
 from memory_core.jobs.heartbeat import write_heartbeat
 from memory_core.store.database import Store
-from tests.install.support import EVENTS, INSTALLED_MEMEVO, ClaudeSandbox, write_hooks
+from tests.install.support import EVENTS, INSTALLED_MEMEVO, ClaudeSandbox, needs_installed_memevo, write_hooks
 from tests.support.fake_model import FakeModelServer, Reply
 
 NOW = 1_800_000_000.0
@@ -330,7 +330,7 @@ def test_check_model_refused_request(healthy: Path, monkeypatch: pytest.MonkeyPa
     assert code == 1
 
 
-@pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
+@needs_installed_memevo
 def test_real_process(healthy: Path, claude: ClaudeSandbox) -> None:
     env = {**os.environ, **claude.env()}
     done = subprocess.run(

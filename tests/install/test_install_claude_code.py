@@ -21,6 +21,7 @@ from tests.install.support import (
     load,
     memevo_entries,
     mtime_ns,
+    needs_installed_memevo,
     others_settings,
     reinstall_and_uninstall,
     run,
@@ -353,7 +354,7 @@ def test_unknown_agent_and_scope_are_usage_errors(claude: ClaudeSandbox) -> None
     assert run("install", "claude-code", "--scope", "global").exit_code == 2
 
 
-@pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
+@needs_installed_memevo
 def test_real_memevo_process(claude: ClaudeSandbox) -> None:
     env = {**os.environ, **claude.env()}
     done = run_installed(

@@ -13,7 +13,16 @@ from cli.install.actions import install
 from cli.install.check import agent_checks
 from cli.install.codex import TARGET, hook_hash
 from cli.install.settings_json import find_ours
-from tests.install.support import INSTALLED_MEMEVO, backups, dump, load, reinstall_and_uninstall, run, run_installed
+from tests.install.support import (
+    INSTALLED_MEMEVO,
+    backups,
+    dump,
+    load,
+    needs_installed_memevo,
+    reinstall_and_uninstall,
+    run,
+    run_installed,
+)
 from tests.support.processes import REPO
 
 DATA = REPO / "tests" / "data" / "codex"
@@ -214,7 +223,7 @@ def test_doctor_text_names_codex_and_the_fix(codex_home: Path) -> None:
     assert "codex" in text and "not trusted in Codex" in text and "fix: open Codex (`codex`) and run /hooks" in text
 
 
-@pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
+@needs_installed_memevo
 def test_real_memevo_process(codex_home: Path, tmp_path: Path) -> None:
     env = {**os.environ, "CODEX_HOME": str(codex_home)}
     done = run_installed("install", "codex", env=env, cwd=REPO)

@@ -26,6 +26,7 @@ from tests.install.support import (
     dump,
     load,
     mtime_ns,
+    needs_installed_memevo,
     reinstall_and_uninstall,
     run,
 )
@@ -306,7 +307,7 @@ def test_doctor_warns_when_installed_in_both_scopes(claude: ClaudeSandbox) -> No
     assert both["status"] == "warn" and both["fix"] == "memevo uninstall gemini --scope project"
 
 
-@pytest.mark.skipif(not INSTALLED_MEMEVO.is_file(), reason="the memevo script is not installed in this venv")
+@needs_installed_memevo
 def test_the_written_command_runs_a_gemini_payload(claude: ClaudeSandbox, home: Path) -> None:
     assert run("install", "gemini").exit_code == 0
     [entry] = ours(load(user_settings(claude)))["BeforeAgent"]

@@ -22,20 +22,9 @@ from cli.hooks.event import (
 from memory_core.errors import UsageError
 
 SCHEMA = "memevo.hook/v1"
-_FIELDS = {
-    "schema",
-    "agent",
-    "event",
-    "session_id",
-    "cwd",
-    "summary",
-    "user_messages",
-    "prompt",
-    "operations",
-    "final_message",
-    "ended_in_error",
-}
-_OPERATION_FIELDS = {"tool", "input", "output", "status", "call_id", "result_id"}
+# The protocol's fields are the event's own, but for the transcript path (native payloads only).
+_FIELDS = {"schema", *HookEvent.fields} - {"transcript_path"}
+_OPERATION_FIELDS = set(Operation.fields)
 
 
 def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: float) -> tuple[HookEvent, ...]:
