@@ -25,6 +25,9 @@ from typing import Any
 
 _DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
 _loaded: set[tuple[str, int]] = set()
+# Patterns built from data (a name searched for in a turn, say) are compiled too: without a
+# cap each new value would add a program for good. The modules' own patterns come first.
+MAX_ENTRIES = 384
 
 
 def cache_path(directory: str = _DIRECTORY) -> str | None:
@@ -93,6 +96,9 @@ def save(directory: str = _DIRECTORY) -> int:
                 entries = marshal.loads(handle.read())
         except (OSError, ValueError, EOFError, TypeError):
             entries = {}
+        new = [key for key in new if key not in entries][: max(0, MAX_ENTRIES - len(entries))]
+        if not new:
+            return 0
         for pattern, flags in new:
             parsed = _parser.parse(pattern, flags)
             code = [int(c) for c in _compiler._code(parsed, flags)]

@@ -89,3 +89,17 @@ def test_nothing_is_written_where_bytecode_would_not_be(tmp_path: Path) -> None:
     code = _WRITE.replace("sys.dont_write_bytecode = False", "sys.dont_write_bytecode = True")
     assert run(code, tmp_path) == "0"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_patterns_built_from_data_cannot_grow_the_file_without_bound(tmp_path: Path) -> None:
+    code = _WRITE.replace(
+        "print(regex_cache.save(DIR))",
+        "import re, marshal\n"
+        "for n in range(2 * regex_cache.MAX_ENTRIES):\n"
+        "    re.search(re.escape(f'file-{n}.toml'), 'x')\n"
+        "regex_cache.save(DIR)\n"
+        "print(len(marshal.loads(open(regex_cache.cache_path(DIR), 'rb').read())), regex_cache.MAX_ENTRIES)",
+    )
+    stored, cap = map(int, run(code, tmp_path).split())
+    assert stored == cap
+    assert run(_WRITE, tmp_path) == "0"  # full: nothing more is added
