@@ -20,6 +20,10 @@ least important observations if it must. The text says how many were left out an
 the turn finished: ``completion: interrupted`` when the final response failed, and then no
 assistant report, because observed operations are evidence, not proof that the task is done.
 
+This module decides and orders what is kept; :mod:`memory_core.capture.progress_text`
+clips it and writes the text (its limits and :func:`clip_middle_bytes` are importable from
+here too).
+
 Everything here is the standard library: it runs in the per-turn hook.
 """
 
@@ -31,21 +35,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from memory_core.capture.progress_text import (
+    COMPLETED,
+    INTERRUPTED,
+    Observation,
+    Resource,
+    clean,
+    clip_middle_bytes,
+    render,
+)
+from memory_core.capture.progress_text import HEAD_SHARE as HEAD_SHARE
+from memory_core.capture.progress_text import REPORT_BYTES as REPORT_BYTES
+from memory_core.capture.progress_text import REQUEST_BYTES as REQUEST_BYTES
+from memory_core.capture.progress_text import RESOURCE_BYTES as RESOURCE_BYTES
 from memory_core.ids import sha256_hex
-from memory_core.sanitize import clip_utf8, redact_secrets, strip_controls
 
 MAX_OBSERVATIONS = 8
 OPERATION_BYTES = 1_024
 OUTPUT_BYTES = 2_048
 SOURCE_BYTES = 28_000
-REQUEST_BYTES = 1_536
-REPORT_BYTES = 1_536
-RESOURCE_BYTES = 512
 MAX_RESOURCES = 16
 MAX_TOPIC_MESSAGES = 4
-HEAD_SHARE = 0.4  # of a clipped output; the rest is its tail, where failures end
-
-COMPLETED, INTERRUPTED = "finished", "interrupted"
 
 # Skip reasons (also shown by `memevo learning`).
 NO_WORK_REQUEST = "no_work_request"
@@ -70,33 +80,6 @@ class OperationLike(Protocol):
     def call_id(self) -> str | None: ...
     @property
     def result_id(self) -> str | None: ...
-
-
-class Observation(NamedTuple):
-    """One kept operation: where it ran in the turn, what it was and what came back."""
-
-    position: int
-    tool: str
-    category: str
-    status: str
-    operation: str  # "<tool>: <input>", sanitized, at most OPERATION_BYTES
-    output: str  # sanitized, at most OUTPUT_BYTES, head and tail
-    failed: bool
-
-    @property
-    def importance(self) -> int:
-        from memory_core.capture.work_operations import IMPORTANCE
-
-        return IMPORTANCE[self.category]
-
-
-class Resource(NamedTuple):
-    """A directory or file the user or an operation named explicitly, with its checkout root."""
-
-    how: str  # "cd", "git -C", "file" or "mentioned"
-    path: str
-    root: str  # the enclosing git checkout when there is one, else the path (a file: its directory)
-    is_checkout: bool
 
 
 class ProgressPlan(NamedTuple):
@@ -172,51 +155,15 @@ def _touches(op: OperationLike, markers: tuple[str, ...]) -> bool:
     return any(m in op.input or m in op.output for m in markers)
 
 
-def clip_middle_bytes(text: str, max_bytes: int, head_share: float = HEAD_SHARE) -> str:
-    """At most ``max_bytes`` of UTF-8: the head and the tail, with a marker saying how much went."""
-    raw = text.encode("utf-8", errors="surrogatepass")
-    if len(raw) <= max_bytes:
-        return text
-    marker = f"\n[… {len(raw) - max_bytes} bytes omitted …]\n"
-    for _ in range(3):  # the marker's own length depends on the count; settle it
-        room = max(max_bytes - len(marker.encode("utf-8")), 0)
-        head = clip_utf8(text, int(room * head_share))
-        tail = _tail_utf8(text, room - len(head.encode("utf-8", errors="surrogatepass")))
-        omitted = (
-            len(raw)
-            - len(head.encode("utf-8", errors="surrogatepass"))
-            - len(tail.encode("utf-8", errors="surrogatepass"))
-        )
-        marker = f"\n[… {omitted} bytes omitted …]\n"
-    clipped = head + marker + tail
-    return clip_utf8(clipped, max_bytes)
-
-
-def _tail_utf8(text: str, max_bytes: int) -> str:
-    if max_bytes <= 0:
-        return ""
-    raw = text.encode("utf-8", errors="surrogatepass")
-    if len(raw) <= max_bytes:
-        return text
-    start = len(raw) - max_bytes
-    while start < len(raw) and raw[start] & 0xC0 == 0x80:  # not in the middle of a character
-        start += 1
-    return raw[start:].decode("utf-8", errors="surrogatepass")
-
-
-def _clean(text: str) -> str:
-    return redact_secrets(strip_controls(text)).strip()
-
-
 def _observation(position: int, op: OperationLike, category: str) -> Observation:
-    operation = clip_middle_bytes(f"{op.tool}: {_clean(op.input)}", OPERATION_BYTES, head_share=0.6)
+    operation = clip_middle_bytes(f"{op.tool}: {clean(op.input)}", OPERATION_BYTES, head_share=0.6)
     return Observation(
         position=position,
         tool=op.tool,
         category=category,
         status=op.status,
         operation=operation,
-        output=clip_middle_bytes(_clean(op.output), OUTPUT_BYTES),
+        output=clip_middle_bytes(clean(op.output), OUTPUT_BYTES),
         failed=op.status != "ok",
     )
 
@@ -355,11 +302,11 @@ def plan_progress(
     topics = tuple(m.strip() for m in messages if m.strip() and not is_question(m))[-MAX_TOPIC_MESSAGES:]
     resources = resources_of(topics, directories, cwd, markers)
     kept = select(candidates)
-    text = _render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
+    text = render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
     while len(text.encode("utf-8")) > SOURCE_BYTES and len(kept) > 1:
         weakest = min(kept, key=_rank)  # the whole source must fit: drop the least important
         kept = [o for o in kept if o is not weakest]
-        text = _render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
+        text = render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
     identity = sha256_hex("\x00".join([request, *call_ids]).encode("utf-8"))[:32]
     return ProgressPlan(
         text=text,
@@ -373,46 +320,3 @@ def plan_progress(
         completion=completion,
         resources=resources,
     )
-
-
-def _render(
-    request: str,
-    kept: Sequence[Observation],
-    resources: Sequence[Resource],
-    completion: str,
-    report: str | None,
-    total: int,
-    excluded: int,
-    unlinked: int,
-) -> str:
-    lines = [
-        "Progress observation: the tool calls of one agent turn and what they returned, recorded by the host.",
-        f"completion: {completion}",
-        "request: " + clip_middle_bytes(_clean(request), REQUEST_BYTES, head_share=0.6),
-    ]
-    if resources:
-        described = "; ".join(
-            f"{r.how} {r.path}" + (f" (checkout {r.root})" if r.is_checkout and r.root != r.path else "")
-            for r in resources
-        )
-        lines.append("resources: " + clip_utf8(_clean(described), RESOURCE_BYTES))
-    notes = [f"{len(kept)} of {total} kept, in the order they ran", f"omitted {total - len(kept)} less important"]
-    if excluded:
-        notes.append(f"excluded {excluded} (memevo's own or touching its state directory)")
-    if unlinked:
-        notes.append(f"{unlinked} without a result")
-    lines.append("observations: " + "; ".join(notes))
-    for number, observation in enumerate(kept, 1):
-        lines.append("")
-        lines.append(f"[{number}] {observation.category}, {observation.status}")
-        lines.append("operation: " + observation.operation)
-        lines.append("output:" + ("\n" + observation.output if observation.output else " (none)"))
-    lines.append("")
-    if report is None:
-        lines.append("assistant report: none" + (" (the final response failed)" if completion == INTERRUPTED else ""))
-    else:
-        lines.append(
-            "assistant report (the agent's words, not proof): "
-            + clip_middle_bytes(_clean(report), REPORT_BYTES, head_share=0.6)
-        )
-    return "\n".join(lines)

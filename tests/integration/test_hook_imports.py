@@ -105,6 +105,7 @@ ENTRY = {
     "memory_core.errors",
     "memory_core.paths",
     "memory_core.sanitize",
+    "memory_core.redaction",  # sanitize's secret patterns, split out of it (defined, not compiled)
 }
 STORE = {
     "memory_core.store",
@@ -154,7 +155,12 @@ CAPTURE = (
         "memory_core.capture.intake",
         "memory_core.capture.learning_log",
         "memory_core.capture.progress",
+        "memory_core.capture.progress_text",
         "memory_core.capture.statement_en",
+        "memory_core.capture.statement_en_forms",
+        "memory_core.capture.statement_en_kinds",
+        "memory_core.capture.statement_en_tokens",
+        "memory_core.capture.statement_en_words",
         "memory_core.capture.statement_text",
         "memory_core.capture.statements",
         "memory_core.capture.turn",
@@ -183,7 +189,12 @@ ALLOWED: dict[str, set[str]] = {
     "claude_code_stop": CAPTURE
     | CLAUDE_CODE
     | TEXT
-    | {"memory_core.capture.work_operations", "memory_core.capture.progress_targets"},
+    | {
+        "memory_core.capture.work_operations",
+        "memory_core.capture.shell_commands",
+        "memory_core.capture.work_vocabulary",
+        "memory_core.capture.progress_targets",
+    },
 }
 
 
