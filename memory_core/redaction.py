@@ -86,38 +86,51 @@ _KEY_BODY = lazy(
 )
 
 _W = r"A-Za-z0-9_\-"  # base64url and most key alphabets
-_TOKEN_PATTERNS = tuple(
-    lazy(p)
-    for p in (
-        rf"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[{_W}]{{16,}}+",  # OpenAI / Anthropic
-        r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}+",  # Stripe secret, restricted, publishable keys
-        r"\bwhsec_[A-Za-z0-9+/=]{16,}+",  # Stripe webhook secrets
-        r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}+",  # GitHub
-        rf"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas)-[{_W}]{{20,}}+",  # GitLab
-        r"\bxox[abprse]-[A-Za-z0-9-]{10,}+",  # Slack tokens
-        r"\bxapp-\d-[A-Za-z0-9-]{10,}+",  # Slack app tokens
-        r"\bhooks\.slack\.com/services/[A-Za-z0-9/]{20,}+",  # Slack webhooks
-        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",  # AWS access key ids
-        rf"\bAIza[{_W}]{{35}}\b",  # Google API keys
-        rf"\bya29\.[{_W}]{{20,}}+",  # Google OAuth access tokens
-        rf"\bGOCSPX-[{_W}]{{20,}}+",  # Google OAuth client secrets
-        r"\bnpm_[A-Za-z0-9]{36}\b",  # npm
-        rf"\bpypi-AgE[{_W}]{{20,}}+",  # PyPI
-        r"\bhf_[A-Za-z0-9]{30,}+",  # Hugging Face
-        rf"\bSG\.[{_W}]{{16,}}+\.[{_W}]{{16,}}+",  # SendGrid
-        r"\bSK[0-9a-fA-F]{32}\b",  # Twilio API keys
-        r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b",  # Shopify
-        r"\bdo[opr]_v1_[a-f0-9]{64}\b",  # DigitalOcean
-        r"\bdapi[a-f0-9]{32}(?:-\d)?\b",  # Databricks
-        r"\b(?:gsk|r8|sbp|tvly|figd|ntn|lin_api|sntrys|sntryu|pscale_tkn|pplx)[_-][A-Za-z0-9_\-]{24,}+",  # more APIs
-        rf"\bsq0(?:atp|csp)-[{_W}]{{22,}}+",  # Square
-        rf"\bATATT3[{_W}=]{{30,}}+",  # Atlassian
-        r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",  # age
-        r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b",  # Telegram bot tokens
-        # JWTs: the first segment is one run of the alphabet holding "eyJ" at a word start.
-        rf"(?<![{_W}])(?=[{_W}]*?(?<![A-Za-z0-9_])eyJ[{_W}]{{10}})[{_W}]++\.[{_W}]{{10,}}+\.[{_W}]{{10,}}+",
-    )
+# Each provider's pattern with the literals one of which every match contains (the patterns
+# are case-sensitive, so a plain substring test decides): a text holding none of them skips
+# the pattern, which most texts do for every one of them.
+_TOKENS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("sk-",), rf"\bsk-(?:proj-|ant-(?:api\d\d-|admin\d\d-)?|svcacct-|admin-)?[{_W}]{{16,}}+"),  # OpenAI / Anthropic
+    (
+        ("_live_", "_test_"),
+        r"\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}+",
+    ),  # Stripe secret, restricted, publishable keys
+    (("whsec_",), r"\bwhsec_[A-Za-z0-9+/=]{16,}+"),  # Stripe webhook secrets
+    (
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        r"\b(?:ghp|gho|ghu|ghs|ghr|github_pat)_[A-Za-z0-9_]{20,}+",
+    ),  # GitHub
+    (
+        ("glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glsoat-", "glft-", "glimt-", "gloas-"),
+        rf"\bgl(?:pat|dt|ptt|rt|cbt|soat|ft|imt|oas)-[{_W}]{{20,}}+",
+    ),  # GitLab
+    (("xox",), r"\bxox[abprse]-[A-Za-z0-9-]{10,}+"),  # Slack tokens
+    (("xapp-",), r"\bxapp-\d-[A-Za-z0-9-]{10,}+"),  # Slack app tokens
+    (("hooks.slack.com/services/",), r"\bhooks\.slack\.com/services/[A-Za-z0-9/]{20,}+"),  # Slack webhooks
+    (("AKIA", "ASIA", "ABIA", "ACCA"), r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),  # AWS access key ids
+    (("AIza",), rf"\bAIza[{_W}]{{35}}\b"),  # Google API keys
+    (("ya29.",), rf"\bya29\.[{_W}]{{20,}}+"),  # Google OAuth access tokens
+    (("GOCSPX-",), rf"\bGOCSPX-[{_W}]{{20,}}+"),  # Google OAuth client secrets
+    (("npm_",), r"\bnpm_[A-Za-z0-9]{36}\b"),  # npm
+    (("pypi-AgE",), rf"\bpypi-AgE[{_W}]{{20,}}+"),  # PyPI
+    (("hf_",), r"\bhf_[A-Za-z0-9]{30,}+"),  # Hugging Face
+    (("SG.",), rf"\bSG\.[{_W}]{{16,}}+\.[{_W}]{{16,}}+"),  # SendGrid
+    (("SK",), r"\bSK[0-9a-fA-F]{32}\b"),  # Twilio API keys
+    (("shpat_", "shpss_", "shpca_", "shppa_"), r"\bshp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}\b"),  # Shopify
+    (("_v1_",), r"\bdo[opr]_v1_[a-f0-9]{64}\b"),  # DigitalOcean
+    (("dapi",), r"\bdapi[a-f0-9]{32}(?:-\d)?\b"),  # Databricks
+    (
+        ("gsk", "r8", "sbp", "tvly", "figd", "ntn", "lin_api", "sntry", "pscale_tkn", "pplx"),
+        r"\b(?:gsk|r8|sbp|tvly|figd|ntn|lin_api|sntrys|sntryu|pscale_tkn|pplx)[_-][A-Za-z0-9_\-]{24,}+",
+    ),  # more APIs
+    (("sq0atp-", "sq0csp-"), rf"\bsq0(?:atp|csp)-[{_W}]{{22,}}+"),  # Square
+    (("ATATT3",), rf"\bATATT3[{_W}=]{{30,}}+"),  # Atlassian
+    (("AGE-SECRET-KEY-1",), r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b"),  # age
+    ((":AA",), r"\b\d{8,10}:AA[A-Za-z0-9_\-]{33}\b"),  # Telegram bot tokens
+    # JWTs: the first segment is one run of the alphabet holding "eyJ" at a word start.
+    (("eyJ",), rf"(?<![{_W}])(?=[{_W}]*?(?<![A-Za-z0-9_])eyJ[{_W}]{{10}})[{_W}]++\.[{_W}]{{10,}}+\.[{_W}]{{10,}}+"),
 )
+_TOKEN_PATTERNS = tuple(lazy(source) for _, source in _TOKENS)
 
 # A value that may be a credential, after a context word: bounded, no spaces.
 _VALUE = r"(?:`[^`\n]{1,200}+`|\"[^\"\n]{1,200}+\"|'[^'\n]{1,200}+'|[^\s`\"']{1,200}+)"
@@ -316,35 +329,87 @@ def _sentence(m: re.Match[str]) -> str:
 
 
 # Cheap necessary conditions, so a text without any sign of a secret (most prompts) never
-# compiles or runs the costly patterns. Each is implied by a match of the patterns it
-# guards, with the same case rules: a literal a match must contain, or a pattern that a
-# match must contain a match of (``_CANDIDATE``'s words, the secret words of a sentence).
+# runs the costly patterns. Each is implied by a match of the patterns it guards, with the
+# same case rules: a literal a match must contain, or a pattern that a match must contain a
+# match of (``_CANDIDATE``'s words, the secret words of a sentence). An ASCII text (most of
+# them) is tested for the words in its lower-case form, which for ASCII is exactly what a
+# case-insensitive pattern matches; any other text goes through the patterns, whose case
+# folding (long s, Kelvin sign, dotless i …) a lower-case form would not reproduce.
+#
+# Every condition is judged once, on the text as given, not again after each pattern: a
+# replacement only ever puts the marker (``[REDACTED]``, which holds none of the words or
+# literals and begins and ends with a bracket) in place of part of a match, so whatever the
+# text holds after a replacement that the marker is no part of, it held before. A condition
+# false of the text given is false of every later form of it, and its patterns could not
+# match there either.
 _ASSIGNMENT_WORDS = lazy(rf"(?i:{_STRONG}|key|pass|auth|dsn|salt)")
 _HEADER_WORDS = lazy(r"(?i)authorization|x-|api")
 _SECRET_WORDS = lazy(
     r"(?i:pw|pass|secret|token|credential|key|pin|bearer)|密码|口令|密钥|秘钥|私钥|令牌|通行码|验证码|授权码|访问码"
 )
+# The same words for an ASCII text's lower-case form (each word of a pattern above, or a
+# part of it: "pass" stands for "passwd", "key" for "api_key"; a part can only say yes more often).
+_ASSIGNMENT_ASCII = ("secret", "token", "pass", "pwd", "bearer", "credential", "key", "auth", "dsn", "salt")
+_HEADER_ASCII = ("authorization", "x-", "api")
+_SECRET_ASCII = ("pw", "pass", "secret", "token", "credential", "key", "pin", "bearer")
+
+# A condition reads the text and, for an ASCII text, its lower-case form (else ``None``); a
+# tuple of literals is the condition that the text holds one of them.
+Gate = Callable[[str, str | None], bool] | tuple[str, ...]
 
 
-def _may_assign(text: str) -> bool:
-    return ("=" in text or ":" in text) and _ASSIGNMENT_WORDS.search(text) is not None
+def _any_in(words: tuple[str, ...], text: str) -> bool:
+    for word in words:
+        if word in text:
+            return True
+    return False
 
 
-def _may_state(text: str) -> bool:
-    return _SECRET_WORDS.search(text) is not None
+def _may_assign(text: str, lower: str | None) -> bool:
+    if "=" not in text and ":" not in text:
+        return False
+    return _any_in(_ASSIGNMENT_ASCII, lower) if lower is not None else _ASSIGNMENT_WORDS.search(text) is not None
 
 
-_STEPS: tuple[tuple[LazyPattern, str | Callable[[re.Match[str]], str], Callable[[str], bool] | None], ...] = (
-    (_PRIVATE_KEY, REDACTED, lambda t: "-----BEGIN " in t),
-    (_KEY_BODY, lambda m: REDACTED + "\n" if m.group().endswith("\n") else REDACTED, None),
+def _may_state(text: str, lower: str | None) -> bool:
+    return _any_in(_SECRET_ASCII, lower) if lower is not None else _SECRET_WORDS.search(text) is not None
+
+
+def _may_head(text: str, lower: str | None) -> bool:
+    if ":" not in text:
+        return False
+    return _any_in(_HEADER_ASCII, lower) if lower is not None else _HEADER_WORDS.search(text) is not None
+
+
+def _may_give_url_password(text: str, lower: str | None) -> bool:
+    return "://" in text and "@" in text
+
+
+def _may_hold_key_body(text: str, lower: str | None) -> bool:
+    """``MII`` (a DER line), or two lines, each ended by a newline, that are one word of 60 to
+    78 characters between spaces (the run, its padding): what ``_KEY_BODY`` needs."""
+    if "MII" in text:
+        return True
+    lines = 0
+    for line in text.split("\n")[:-1]:
+        if 60 <= len(line) and len(words := line.split()) == 1 and 60 <= len(words[0]) <= 78:
+            lines += 1
+            if lines == 2:
+                return True
+    return False
+
+
+_STEPS: tuple[tuple[LazyPattern, str | Callable[[re.Match[str]], str], Gate | None], ...] = (
+    (_PRIVATE_KEY, REDACTED, ("-----BEGIN ",)),
+    (_KEY_BODY, lambda m: REDACTED + "\n" if m.group().endswith("\n") else REDACTED, _may_hold_key_body),
     (_LINE_ASSIGNMENT, _line, _may_assign),
     (_QUOTED_ASSIGNMENT, _quoted, _may_assign),
     (_INLINE_ASSIGNMENT, _inline, _may_assign),
-    (_URL_PASSWORD, _url, lambda t: "://" in t and "@" in t),
-    (_CLI_PASSWORD, _cli, lambda t: "-u" in t or "mysql" in t or "mariadb" in t or "sshpass" in t),
-    (_HEADER, _header, lambda t: ":" in t and _HEADER_WORDS.search(t) is not None),
+    (_URL_PASSWORD, _url, _may_give_url_password),
+    (_CLI_PASSWORD, _cli, ("-u", "mysql", "mariadb", "sshpass")),
+    (_HEADER, _header, _may_head),
     (_BEARER, _bearer, _may_state),
-    *((pattern, REDACTED, None) for pattern in _TOKEN_PATTERNS),
+    *((pattern, REDACTED, literals) for pattern, (literals, _) in zip(_TOKEN_PATTERNS, _TOKENS, strict=True)),
     (_SENTENCE_EN, _sentence, _may_state),
     (_SENTENCE_AS_EN, _sentence, _may_state),
     (_SENTENCE_ZH, _sentence, _may_state),
@@ -353,7 +418,18 @@ _STEPS: tuple[tuple[LazyPattern, str | Callable[[re.Match[str]], str], Callable[
 
 def redact_secrets(text: str) -> str:
     """Replace API keys, tokens, private keys and passwords with a marker (linear time)."""
+    given = text
+    lower = text.lower() if text.isascii() else None
+    judged: dict[Callable[[str, str | None], bool], bool] = {}  # each once, on the text as given (see above)
     for pattern, replacement, may_match in _STEPS:
-        if may_match is None or may_match(text):
-            text = pattern.sub(replacement, text)
+        if isinstance(may_match, tuple):
+            if not _any_in(may_match, given):
+                continue
+        elif may_match is not None:
+            may = judged.get(may_match)
+            if may is None:
+                may = judged[may_match] = may_match(given, lower)
+            if not may:
+                continue
+        text = pattern.sub(replacement, text)
     return text

@@ -10,16 +10,18 @@ from pathlib import Path
 
 from tests.support.processes import REPO
 
-# Adds to DIR the programs of everything the hook path compiles (and a few redaction patterns
-# compiled lazily) into DIR.
+# Adds to DIR the programs of everything the hook path compiles (and every redaction pattern,
+# each compiled lazily, on first use) into DIR.
 _WRITE = """
 import sys
 sys.dont_write_bytecode = False
 from cli import regex_cache
 regex_cache.preload(DIR)
 import memory_core.recall.service, memory_core.capture.turn, cli.hooks.entry
-from memory_core.sanitize import redact_secrets
+from memory_core.sanitize import _STEPS, redact_secrets
 redact_secrets("password: hunter2Xyz api_key=abc https://u:p@h Authorization: Bearer abcdefghijklmnop")
+for pattern, _, _ in _STEPS:
+    pattern.compiled
 print(regex_cache.save(DIR))
 """
 
