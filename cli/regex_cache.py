@@ -21,7 +21,11 @@ from __future__ import annotations
 import os
 import re
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
 _loaded: set[tuple[str, int]] = set()

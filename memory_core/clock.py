@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 import time
-from typing import TypeGuard
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import TypeGuard
+
 
 SECONDS_PER_DAY = 86_400.0
 # The last second of year 9999: the latest time ``iso`` can print on every platform.

@@ -9,7 +9,10 @@ import re
 import sys
 import unicodedata
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 ID_PATTERN = r"^[0-9a-f]{24}$"
 _ID_RE = re.compile(ID_PATTERN)

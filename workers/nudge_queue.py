@@ -17,10 +17,13 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
 
 from memory_core.paths import state_home
 from memory_core.store.connection import ensure_private_dir, touch_private
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 QUEUE_NAME = "memevo"  # the name of the SqliteHuey in workers.app
 QUEUE_FILE = "queue.db"

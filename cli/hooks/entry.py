@@ -19,11 +19,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 
 from cli.hooks.event import Frozen, HookEvent
 from memory_core.errors import MemevoError, UsageError
 from memory_core.sanitize import valid_text
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 # Kept in step with cli.hooks.adapters.ADAPTER_NAMES (a test checks), so the entry need not
 # import the adapters to read a command line.

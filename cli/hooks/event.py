@@ -9,7 +9,10 @@ adapter should have let through.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
 
 EVENT_NAMES: tuple[str, ...] = ("session_start", "compaction", "turn_end", "user_prompt", "session_end")
 OPERATION_STATUSES: tuple[str, ...] = ("ok", "error", "interrupted")

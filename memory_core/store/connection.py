@@ -17,14 +17,15 @@ import stat
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
 
 from memory_core.errors import StoreError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
     import sqlite3
+    from typing import TypeVar
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 15_000
 # Beyond the busy timeout, a write retries a few times before giving up with a clear error.

@@ -89,6 +89,20 @@ STDLIB = {
 # Capture defines no dataclass (its records are named tuples), so it does not even load
 # ``dataclasses`` (recall's ``Candidate`` still is one).
 CAPTURE_STDLIB = STDLIB - {"dataclasses"}
+# The session start only enqueues a nudge: no ``typing`` either (the hook entry, the generic
+# adapter, the clock and the queue name their types for the type checker only), nor the
+# tokenizer's ``unicodedata`` or capture's ``shlex``.
+SESSION_STDLIB = {
+    "collections.abc",
+    "datetime",
+    "json",
+    "json.decoder",
+    "json.encoder",
+    "json.scanner",
+    "math",
+    "sqlite3",
+    "sqlite3.dbapi2",
+}
 
 ENTRY = {
     "cli",
@@ -183,6 +197,20 @@ ALLOWED: dict[str, set[str]] = {
     "user_prompt": RECALL | {"cli.hooks.adapters.generic"},
     "turn_end": CAPTURE | {"cli.hooks.adapters.generic"},  # a "remember that" turn: no work, no tokenizer
     "session_start": ENTRY | NUDGE | {"cli.hooks.adapters.generic"},
+    # Claude Code's session start (not after a compaction) and end: the adapter, no reader,
+    # no recall, and, as the generic session start, no ``typing``.
+    "claude_code_session": ENTRY
+    | NUDGE
+    | {
+        "memory_core.ids",
+        "cli.hooks.adapters.claude_code",
+        "cli.hooks.adapters.native",
+        "cli.hooks.session_stash",
+        "cli.hooks.transcripts",
+        "cli.hooks.transcripts.claude_code",
+        "cli.hooks.transcripts.common",
+        "cli.hooks.transcripts.tail",
+    },
     "claude_code_user_prompt_submit": RECALL | CLAUDE_CODE,
     # A turn that did work: its progress source reads the operations and nominates targets
     # with the tokenizer.
@@ -198,7 +226,14 @@ ALLOWED: dict[str, set[str]] = {
 }
 
 
-CAPTURING = frozenset({"turn_end", "claude_code_stop"})
+STDLIB_OF = {
+    "turn_end": CAPTURE_STDLIB,
+    "claude_code_stop": CAPTURE_STDLIB,
+    "session_start": SESSION_STDLIB,
+    # The session end names the stash by the built-in SHA-256 of memory_core.ids, which
+    # also loads ``unicodedata`` (for content hashes).
+    "claude_code_session": SESSION_STDLIB | {"unicodedata"},
+}
 
 
 def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str) -> list[str]:
@@ -220,12 +255,13 @@ def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str) -> l
 def beyond(event: str, modules: list[str]) -> list[str]:
     """What ``event`` loaded that its allowlist does not hold (C accelerators aside)."""
     ours = ("cli", "memory_core", "workers")
+    stdlib = STDLIB_OF.get(event, STDLIB)
     extra = []
     for name in modules:
         if name.split(".")[0] in ours:
             if name not in ALLOWED[event]:
                 extra.append(name)
-        elif not name.startswith("_") and name not in (CAPTURE_STDLIB if event in CAPTURING else STDLIB):
+        elif not name.startswith("_") and name not in stdlib:
             extra.append(name)
     return extra
 
@@ -294,6 +330,14 @@ def test_session_start(seeded_home: Path, tmp_path: Path) -> None:
     check("session_start", modules)
 
 
+@pytest.mark.parametrize("name", ["turn2-bash.SessionStart.1", "turn1-plain.SessionEnd.1"])
+def test_claude_code_session_start_and_end(seeded_home: Path, tmp_path: Path, name: str) -> None:
+    data = claude_data.payload(name)
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
+    assert "cli.hooks.adapters.claude_code" in modules
+    check("claude_code_session", modules)
+
+
 def test_claude_code_user_prompt_submit(seeded_home: Path, tmp_path: Path) -> None:
     transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
     data = claude_data.payload(
@@ -354,3 +398,4 @@ def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
     assert beyond("user_prompt", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib"]
     assert beyond("turn_end", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib", "dataclasses"]
     assert beyond("turn_end", ["memory_core.capture.progress_targets"]) == ["memory_core.capture.progress_targets"]
+    assert beyond("session_start", ["json", "sqlite3", "typing", "unicodedata"]) == ["typing", "unicodedata"]

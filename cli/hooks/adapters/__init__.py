@@ -17,7 +17,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
 
 from cli.hooks.event import HookEvent
 from memory_core.errors import UsageError
@@ -32,8 +31,9 @@ _MODULES = {
 ADAPTER_NAMES: tuple[str, ...] = tuple(_MODULES)
 
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:  # types only: a hook process defines no protocol classes
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class Adapter(Protocol):
         def parse(
@@ -93,5 +93,5 @@ def parse_event(
     name = adapter or detect_adapter(payload)
     if name not in _MODULES:
         raise UsageError(f"unknown hook format {name!r}; use --agent {' or --agent '.join(ADAPTER_NAMES)}")
-    module = cast("Adapter", importlib.import_module(_MODULES[name]))
+    module = importlib.import_module(_MODULES[name])  # an Adapter
     return ParsedInput(name, module.parse(payload, event_arg, home=home, now=now), module.render)

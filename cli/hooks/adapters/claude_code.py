@@ -23,7 +23,6 @@ A Stop hook must print nothing, or Claude Code continues the turn.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from cli.hooks.adapters.native import (
     Handler,
@@ -36,6 +35,10 @@ from cli.hooks.adapters.native import (
 from cli.hooks.event import MAX_TEXT, HookEvent
 from cli.hooks.transcripts.claude_code import canonical_summary, read_transcript, read_user_records
 from memory_core.errors import UsageError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "claude-code"
 TITLE = "Claude Code"

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from cli.hooks.adapters.native import (
     Handler,
@@ -36,6 +35,10 @@ from cli.hooks.adapters.native import (
 )
 from cli.hooks.event import HookEvent
 from cli.hooks.transcripts.codex import read_rollout
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "codex"
 TITLE = "Codex"

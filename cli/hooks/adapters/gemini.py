@@ -29,12 +29,15 @@ which Gemini adds to the prompt as a ``<hook_context>`` part. AfterAgent prints 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from cli.hooks.adapters.native import Handler, NativePayload, additional_context, parse_native
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, clip_middle
 from cli.hooks.transcripts.common import Turn
 from cli.hooks.transcripts.gemini import NO_RESPONSE, is_typed_text, read_transcript, strip_injected
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "gemini"
 TITLE = "Gemini CLI"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from cli.hooks.event import (
     EVENT_NAMES,
@@ -20,6 +19,10 @@ from cli.hooks.event import (
     clip_middle,
 )
 from memory_core.errors import UsageError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "memevo.hook/v1"
 # The protocol's fields are the event's own, but for the transcript path (native payloads only).

@@ -18,13 +18,13 @@ import json
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, Frozen, HookEvent, HookInputError, clip_middle
 from memory_core.errors import UsageError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:  # types only: a hook process defines no protocol classes
-    from typing import Protocol, TypeVar
+    from typing import Any, Protocol, TypeVar
 
     from cli.hooks.session_stash import StashedPrompt
     from cli.hooks.transcripts.common import Turn

@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
 from cli.hooks.adapters.native import Handler, NativePayload, parse_native
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, MAX_USER_MESSAGES, HookEvent, clip_middle
 from cli.hooks.transcripts.pi import earlier_user_texts, read_turn
 from memory_core.errors import UsageError
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 AGENT = "pi"
 EARLIER_TURNS = 5

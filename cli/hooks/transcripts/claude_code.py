@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from cli.hooks.event import MAX_OPERATIONS, Frozen, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail, read_tail_lines
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 # Text the CLI writes into user records on the user's behalf: slash commands and their
 # output, shell-mode echoes, hook output of older versions.

@@ -21,11 +21,14 @@ added, from the user's message to the last answer), so one reader serves both.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from cli.hooks.event import MAX_OPERATIONS, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import read_tail
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 # The earlier turns a prompt needs are near the end; Pi writes the prompt only after it is sent.
 EARLIER_WINDOW_BYTES = 512 * 1024

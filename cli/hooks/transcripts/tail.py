@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_TAIL_BYTES = 4 * 1024 * 1024
 MAX_RECORDS = 2_000
