@@ -2,14 +2,41 @@
 
 Secrets are found by :mod:`memory_core.redaction` (every pattern there runs in linear
 time; docs/hooks.md lists what is redacted), whose names are also importable from here.
-:func:`sanitize_text` never scans more than ``max_bytes`` + :data:`SCAN_MARGIN`
-characters, whatever it is given.
+It is loaded when first needed: defining its patterns costs a process about 2M
+instructions, and a hook that only makes its input valid UTF-8 (a session start or end)
+never redacts. :func:`sanitize_text` never scans more than ``max_bytes`` +
+:data:`SCAN_MARGIN` characters, whatever it is given.
 """
 
 from __future__ import annotations
 
-from memory_core.redaction import _STEPS as _STEPS  # run ungated by tests/unit/test_redaction_gates.py
-from memory_core.redaction import REDACTED, lazy, looks_like_credential, redact_secrets
+import re
+import sys
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:  # redaction's names, read from it on first use (see __getattr__)
+    from memory_core.redaction import _STEPS as _STEPS  # run ungated by tests/unit/test_redaction_gates.py
+    from memory_core.redaction import REDACTED as REDACTED
+    from memory_core.redaction import looks_like_credential as looks_like_credential
+    from memory_core.redaction import redact_secrets as redact_secrets
+
+_FROM_REDACTION = frozenset({"REDACTED", "_STEPS", "lazy", "looks_like_credential", "redact_secrets"})
+
+
+def __getattr__(name: str) -> object:
+    """Redaction's names (``from memory_core.sanitize import redact_secrets``), loading it then;
+    each is then bound here, so later reads do not come back."""
+    if name not in _FROM_REDACTION:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from memory_core import redaction
+
+    value = getattr(redaction, name)
+    globals()[name] = value
+    return value
+
+
+_THIS = sys.modules[__name__]  # redact_clipped reads redact_secrets as an attribute: loaded on first use
+
 
 __all__ = [
     "REDACTED",
@@ -28,9 +55,10 @@ SOURCE_MAX_BYTES = 32_000
 # The longest secret that is still redacted whole when a long text is cut before scanning.
 SCAN_MARGIN = 8_192
 
-# Control characters except tab and newline (carriage returns become newlines).
-_CONTROL = lazy(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]")
-_SURROGATE = lazy("[\ud800-\udfff]")
+# Control characters except tab and newline (carriage returns become newlines). Compiled on
+# first use (``re`` keeps the program; the hook entry's cache holds it already).
+_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\ufeff]"
+_SURROGATE = "[\ud800-\udfff]"
 
 
 def valid_text(text: str) -> str:
@@ -38,13 +66,13 @@ def valid_text(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", text)
+        return re.compile(_SURROGATE).sub("\ufffd", text)
     return text
 
 
 def strip_controls(text: str) -> str:
     """Remove control characters (keeping tabs and newlines)."""
-    return _CONTROL.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
+    return re.compile(_CONTROL).sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
 
 
 def clip_utf8(text: str, max_bytes: int) -> str:
@@ -67,10 +95,11 @@ def redact_clipped(text: str, max_bytes: int) -> str:
     what was scanned are dropped after redaction, so a secret cut in two at the scan limit
     can never reach the result, even when redaction shortened what came before it.
     """
+    redact = _THIS.redact_secrets  # redaction's, loaded on first use (a test may replace it here)
     limit = max(max_bytes, 0) + SCAN_MARGIN
     if len(text) <= limit:
-        return clip_utf8(redact_secrets(text), max_bytes)
-    return clip_utf8(redact_secrets(text[:limit])[:-SCAN_MARGIN], max_bytes)
+        return clip_utf8(redact(text), max_bytes)
+    return clip_utf8(redact(text[:limit])[:-SCAN_MARGIN], max_bytes)
 
 
 def sanitize_text(text: str, max_bytes: int = SOURCE_MAX_BYTES) -> str:

@@ -119,8 +119,10 @@ ENTRY = {
     "memory_core.errors",
     "memory_core.paths",
     "memory_core.sanitize",
-    "memory_core.redaction",  # sanitize's secret patterns, split out of it (defined, not compiled)
 }
+# Sanitize's secret patterns, split out of it (defined, not compiled): loaded by the first
+# redaction, so never by a session start or end.
+REDACTION = {"memory_core.redaction"}
 STORE = {
     "memory_core.store",
     "memory_core.store.columns",
@@ -138,6 +140,7 @@ TEXT = {
 }
 RECALL = (
     ENTRY
+    | REDACTION
     | STORE
     | TEXT
     | {
@@ -160,6 +163,7 @@ RECALL = (
 NUDGE = {"cli.nudge", "workers", "workers.nudge_queue", "memory_core.store", "memory_core.store.connection"}
 CAPTURE = (
     ENTRY
+    | REDACTION
     | STORE
     | NUDGE
     | {
@@ -399,3 +403,4 @@ def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
     assert beyond("turn_end", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib", "dataclasses"]
     assert beyond("turn_end", ["memory_core.capture.progress_targets"]) == ["memory_core.capture.progress_targets"]
     assert beyond("session_start", ["json", "sqlite3", "typing", "unicodedata"]) == ["typing", "unicodedata"]
+    assert beyond("session_start", ["memory_core.sanitize", "memory_core.redaction"]) == ["memory_core.redaction"]
