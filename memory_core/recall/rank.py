@@ -29,11 +29,6 @@ RELATIVE_CUTOFF = 0.9
 # alternative): the question picks none of them out, and none is offered (``ambiguous``).
 MAX_EQUALLY_RELEVANT = 4
 PRIORITY_STEP = 0.04
-# When no awake claim answers, a dormant one may, marked dormant (see :func:`revivable`): it
-# must match at least this many distinct words (units) of the question, and never be a
-# project state, which goes stale silently.
-REVIVE_MIN_UNITS = 2
-NEVER_REVIVED = frozenset({"project_state"})
 UTILITY_FACTORS = {"useful": 1.05, "unhelpful": 0.90}
 ACCURACY_FACTORS = {"accurate": 1.05, "incorrect": 0.50}
 
@@ -136,21 +131,6 @@ def select(
         seen_content.add(content_key)
         chosen.append(c)
     return chosen
-
-
-def revivable(candidate: Candidate, unit_of: dict[str, int]) -> bool:
-    """Whether a dormant claim chosen when no awake claim answered may still be offered.
-
-    Dormancy keeps old knowledge from competing with current knowledge; when nothing
-    current answers at all, an old durable claim (a fact, decision or preference, not a
-    project state) that shares at least :data:`REVIVE_MIN_UNITS` distinct words with the
-    question is offered, marked dormant with its date. One shared word is too thin a link
-    for a claim nobody has confirmed for months. ``unit_of`` maps each focus feature to its
-    unit (a word, concept or Chinese segment).
-    """
-    if candidate.doc.kind in NEVER_REVIVED:
-        return False
-    return len({unit_of[f] for f in candidate.matched if f in unit_of}) >= REVIVE_MIN_UNITS
 
 
 def _drop_ambiguous(eligible: list[Candidate]) -> None:

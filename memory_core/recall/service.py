@@ -22,7 +22,7 @@ from memory_core.recall.diagnostics import (
     write_last_diagnostics,
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
-from memory_core.recall.engine import Outcome, evaluate_plan
+from memory_core.recall.engine import evaluate_plan
 from memory_core.recall.query_plan import (
     MAX_TEXT_BYTES,
     MAX_TEXTS,
@@ -31,7 +31,7 @@ from memory_core.recall.query_plan import (
     clip_text,
     conversation_slots,
 )
-from memory_core.recall.rank import accuracy_factor, revivable, utility_factor
+from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
 from memory_core.sanitize import redact_secrets, strip_controls, valid_text
 from memory_core.store.database import Store
@@ -142,43 +142,6 @@ def _clean(texts: Sequence[str]) -> list[str]:
     return [redact_secrets(strip_controls(clip_text(valid_text(t), SCAN_TEXT_BYTES))) for t in texts]
 
 
-def _evaluate(
-    conn: sqlite3.Connection,
-    plan: QueryPlan,
-    *,
-    now: float,
-    limit: int,
-    include_dormant: bool,
-    narrow: bool,
-    force: str | None,
-) -> Outcome:
-    """Evaluate the plan over awake claims; when none answers, over dormant ones too.
-
-    Automatic recall offers a dormant claim only when no awake claim answers (and the
-    question was not found ambiguous), and only one that :func:`~.rank.revivable` allows: a
-    durable claim sharing at least two words with the question. It is marked dormant.
-    """
-    outcome = evaluate_plan(
-        conn, plan, now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, force=force
-    )
-    if include_dormant or not narrow or outcome.chosen or any(c.excluded == "ambiguous" for c in outcome.candidates):
-        return outcome
-    fallback = evaluate_plan(conn, plan, now=now, limit=limit, include_dormant=True, narrow=narrow, force=force)
-    unit_of = {t.feature: t.unit for t in plan.focus}
-    main = [c for c in fallback.chosen if not c.complement]
-    kept = [c for c in main if not c.dormant or revivable(c, unit_of)]
-    if not kept:
-        return outcome
-    if len(kept) == len(main):
-        return fallback
-    # A complement answers beside the claims it was chosen with, not without them.
-    kept_ids = {id(c) for c in kept}
-    for c in fallback.chosen:
-        if id(c) not in kept_ids:
-            c.excluded = "dormant"
-    return fallback._replace(chosen=kept)
-
-
 def _run(
     conn: sqlite3.Connection,
     plan: QueryPlan,
@@ -198,7 +161,7 @@ def _run(
             f"the recall index has version {built_with}, this build reads {INDEX_VERSION}; "
             "matches may be missed until it is rebuilt"
         )
-    outcome = _evaluate(
+    outcome = evaluate_plan(
         conn, plan, now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, force=explain_id
     )
     chosen = outcome.chosen

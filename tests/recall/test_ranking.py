@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.index import IndexedDoc
-from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, rank_score, revivable, select
+from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, rank_score, select
 from memory_core.recall.service import explain_claim, recall, search
 from memory_core.records import Evidence, Feedback, VerdictSlot
 from tests.support.times import NOW, T0
@@ -214,12 +214,3 @@ def test_the_asked_detail_picks_one_of_many_claims_about_a_person(add, reader) -
     # Asked only about the cousin, the question picks none of the five out.
     assert recall(reader.conn, "我表弟呢？", now=NOW).claims == []
     assert explain_claim(reader.conn, "我表弟呢？", age.id, now=NOW)["reason"] == "ambiguous"
-
-
-def test_a_dormant_claim_is_revived_by_two_distinct_words_of_a_durable_kind() -> None:
-    # Units, not features: the bigrams of one Chinese segment are one word of the question.
-    unit_of = {"巧克": 0, "克力": 0, "力蛋": 0, "蛋糕": 0, "吃": 1}
-    assert not revivable(cand(doc("a" * 24), 1.0, ("巧克", "克力", "蛋糕")), unit_of)
-    assert revivable(cand(doc("a" * 24), 1.0, ("巧克", "蛋糕", "吃")), unit_of)
-    # A project state goes stale silently: never revived, however well it matches.
-    assert not revivable(cand(doc("a" * 24, kind="project_state"), 1.0, ("巧克", "吃")), unit_of)
