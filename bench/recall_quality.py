@@ -154,6 +154,11 @@ class Conversation:
     questions: list[Question]
 
 
+def _claim_id(claim: Claim, origin: str) -> str:
+    """The memory id :func:`_store` gives ``claim`` (equal texts of one kind share it)."""
+    return memory_id(origin, claim.kind, claim.content.strip()[:4000])
+
+
 def _store(home: Path, claims: list[Claim], origin: str) -> tuple[Store, dict[str, set[str]]]:
     """A fresh state dir holding ``claims``; returns the store and gold keys per claim id."""
     keys: dict[str, set[str]] = {}
@@ -161,7 +166,7 @@ def _store(home: Path, claims: list[Claim], origin: str) -> tuple[Store, dict[st
     with store.transaction() as conn:
         for n, claim in enumerate(claims):
             text = claim.content.strip()[:4000]
-            mid = memory_id(origin, claim.kind, text)
+            mid = _claim_id(claim, origin)
             keys.setdefault(mid, set()).update(claim.keys)
             put_memory(
                 conn,
@@ -197,8 +202,9 @@ class Run:
     def conversations(self, conversations: Iterable[Conversation], name: str) -> None:
         with tempfile.TemporaryDirectory(prefix=f"memevo-bench-{name}-") as tmp:
             for n, conv in enumerate(conversations):
-                store, keys = _store(Path(tmp) / f"c{n}", conv.claims, f"/bench/{name}/{n}")
-                ids = {k: mid for mid, ks in keys.items() for k in ks}
+                origin = f"/bench/{name}/{n}"
+                store, keys = _store(Path(tmp) / f"c{n}", conv.claims, origin)
+                ids = [_claim_id(c, origin) for c in conv.claims]
                 bm25 = BM25([c.content for c in conv.claims])
                 for q in conv.questions:
                     started = time.perf_counter()
@@ -222,14 +228,13 @@ class Run:
         result: service.RecallResult,
         top: list[tuple[float, int]],
         conv: Conversation,
-        ids: dict[str, str],
+        ids: list[str],
     ) -> None:
         """For each gold claim BM25's top 3 held and memevo did not return: the reason."""
         returned = {c.memory_id for c in result.claims}
         for _, i in top:
-            gold = conv.claims[i].keys & q.gold
-            mid = next((ids[k] for k in gold if k in ids), None)
-            if mid is None or mid in returned:
+            mid = ids[i]
+            if not conv.claims[i].keys & q.gold or mid in returned:
                 continue
             verdict = service.explain_claim(store.conn, q.texts[-1][:2048], mid, context=q.texts[:-1], now=q.now)
             for split in q.splits:

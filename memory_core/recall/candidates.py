@@ -34,7 +34,6 @@ from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.scoring import (
     CONTEXT_WEIGHT,
     FIELD_BITS,
-    MIN_FOCUS_COVERAGE,
     ORIGIN,
     ORIGIN_FACTOR,
     Evaluation,
@@ -80,7 +79,7 @@ def _generators(scorer: PlanScorer, headers: Headers) -> list[str]:
     weights = scorer.weights
     focus = sorted(scorer.focus, key=lambda t: (weights[t.feature], t.feature))
     origin_matchable = sum(weights[t.feature] for t in focus if t.feature in headers.origins)
-    threshold = MIN_FOCUS_COVERAGE * scorer.min_focus_total
+    threshold = scorer.min_focus_found
     # Grow the set of light features a claim could match without ever reaching coverage,
     # even if every origin-matchable feature outside it matched through the origin.
     light: set[str] = set()
@@ -204,7 +203,7 @@ def add_postings(
 
 def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
     """Index statistics, the plan's scorer, and the candidates with what is known of them."""
-    features = list(dict.fromkeys(t.feature for t in (*plan.focus, *plan.context)))
+    features = list(dict.fromkeys(t.feature for t in (*plan.focus, *plan.context, *plan.background)))
     headers = index.read_headers(conn, features)
     scorer = PlanScorer(plan, headers.document_frequency, headers.total)
     empty = Retrieval(headers, scorer, {}, BestFirst({}), {}, (), 0.0, {}, {})
@@ -234,7 +233,9 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
             deferred.append(feature)
     weights = scorer.weights
     context = {t.feature for t in scorer.context}
-    factor = {f: (CONTEXT_WEIGHT if f in context else 1.0) * weights[f] for f in features}
+    # Background words count toward coverage only, never toward the score.
+    background = {t.feature for t in scorer.background}
+    factor = {f: (0.0 if f in background else CONTEXT_WEIGHT if f in context else 1.0) * weights[f] for f in features}
     # What a feature adds to a bound, by where it was found: the same products as
     # ``factor * strength``, looked up instead of multiplied per posting.
     strength = [field_strength(b) for b in range(16)]

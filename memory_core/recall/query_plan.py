@@ -7,6 +7,12 @@ read as a follow-up: its own terms are the *focus*, the last named subject is su
 topic. Only the last subject is carried, never a concatenation of every earlier facet:
 after ``SQLite → port? → auth?`` the plan is "auth, in the context of SQLite", so an old
 port match is no answer about authentication.
+
+The words of the earlier texts (since the last reset) that neither the focus nor the
+context holds are the conversation's *background*: they never qualify a claim and add
+nothing to its score, but a claim that answers the focus and also holds some of them is
+the more likely answer, so they count toward its coverage (see
+:meth:`memory_core.recall.scoring.PlanScorer.coverage`).
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ MAX_QUERY_TERMS = 256
 # A pronoun only marks a follow-up in a short question ("does it support WAL?"); a longer
 # sentence that happens to say "it" is usually about what it names itself.
 MAX_ANAPHORIC_UNITS = 3
+# The most background terms a plan carries (the most recent earlier texts first): enough
+# for a conversation's subjects, and a bound on what a pasted wall of text makes recall read.
+MAX_BACKGROUND_TERMS = 64
 
 
 class QueryPlan(NamedTuple):
@@ -38,6 +47,9 @@ class QueryPlan(NamedTuple):
     context: tuple[Term, ...] = ()
     # standalone | follow_up | inherited | empty | reset
     mode: str = "standalone"
+    # Words of the earlier texts that neither the focus nor the context holds: they support
+    # a claim that answers the focus (coverage), never qualify or score one.
+    background: tuple[Term, ...] = ()
 
     @property
     def is_empty(self) -> bool:
@@ -119,10 +131,16 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
     """Replay up to :data:`MAX_TEXTS` user texts (oldest first) into the plan for the last one."""
     subject: tuple[Term, ...] = ()
     plan: QueryPlan = EMPTY
+    # The terms of each text since the last reset, and of those before the current one.
+    history: list[tuple[Term, ...]] = []
+    earlier: list[tuple[Term, ...]] = []
     for text in [clip_text(t) for t in conversation_slots(texts)]:
         reading = _read(text)
         if reading.reset:
             subject, plan = (), QueryPlan((), (), "reset")
+            history = []
+        earlier = list(history)
+        history.append(reading.terms)
         if not reading.terms:
             # Nothing topical: keep asking about the last plan (or about nothing).
             plan = plan._replace(mode="inherited") if not plan.is_empty else plan
@@ -137,4 +155,23 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
             plan = QueryPlan(reading.terms, (), "standalone")
             if subjects:
                 subject = subjects
-    return plan
+    if plan.is_empty or not earlier:
+        return plan
+    return plan._replace(background=_background(plan, earlier))
+
+
+def _background(plan: QueryPlan, earlier: list[tuple[Term, ...]]) -> tuple[Term, ...]:
+    """The earlier texts' non-generic terms the plan does not hold, the most recent text
+    first, at most :data:`MAX_BACKGROUND_TERMS`; each text's units renumbered apart."""
+    taken = {t.feature for t in (*plan.focus, *plan.context)}
+    chosen: dict[str, Term] = {}
+    offset = 1 + max((t.unit for t in (*plan.focus, *plan.context)), default=0)
+    for terms in reversed(earlier):
+        for term in terms:
+            if term.generic or term.feature in taken or term.feature in chosen:
+                continue
+            if len(chosen) >= MAX_BACKGROUND_TERMS:
+                return tuple(chosen.values())
+            chosen[term.feature] = term._replace(unit=offset + term.unit, group=0)
+        offset += 1 + max((t.unit for t in terms), default=0)
+    return tuple(chosen.values())

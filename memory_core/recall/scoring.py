@@ -41,6 +41,9 @@ LITERAL_FACTOR = 2.0
 IDF_SCALE = 1.5
 CONTEXT_WEIGHT = 0.35
 MIN_FOCUS_COVERAGE = 0.45
+# The conversation's earlier words may supply at most half of what the coverage gate asks:
+# a claim must match a fair part of the current question itself.
+MAX_BACKGROUND_SHARE = MIN_FOCUS_COVERAGE / 2
 # A complementary claim (one that answers the part of a question the chosen claims left
 # open) must match at least this share of that remaining weight.
 MIN_COMPLEMENT_COVERAGE = 0.5
@@ -210,10 +213,16 @@ class PlanScorer:
         context = tuple(t for t in plan.context if t.feature not in {f.feature for f in plan.focus})
         self.focus = plan.focus
         self.context = context
+        held = {t.feature for t in (*plan.focus, *context)}
+        self.background = tuple(t for t in plan.background if t.feature not in held)
         self.weights: dict[str, float] = {
             t.feature: feature_weight(frequency.get(t.feature, 0), total, literal=t.literal)
-            for t in (*plan.focus, *context)
+            for t in (*plan.focus, *context, *self.background)
         }
+        # The most the background's words can add to the weight a claim's coverage counts.
+        self.background_credit = CONTEXT_WEIGHT * sum(
+            self.weights[t.feature] for t in self.background if frequency.get(t.feature, 0) > 0
+        )
         # Features some indexed claim holds.
         self.seen = frozenset(f for f in self.weights if frequency.get(f, 0) > 0)
         self.common = frozenset(
@@ -228,6 +237,12 @@ class PlanScorer:
             sum(u.counted for u in slot) - min(u.counted for u in slot)
             for slot in _slots(self.focus_units)
             if len(slot) > 1
+        )
+        # The least focus weight a claim passing the coverage gate matches, whatever its
+        # alternatives and background words: candidate enumeration must rely on no more.
+        self.min_focus_found = max(
+            (MIN_FOCUS_COVERAGE - MAX_BACKGROUND_SHARE) * self.min_focus_total,
+            MIN_FOCUS_COVERAGE * self.min_focus_total - self.background_credit,
         )
         # Focus features that can qualify a claim (not generic, not very common).
         self.qualifying = frozenset(t.feature for t in self.focus if not t.generic and t.feature not in self.common)
@@ -289,12 +304,21 @@ class PlanScorer:
 
     def coverage(self, masks: Mapping[str, int]) -> float:
         """The share of the question's focus weight a claim matches (of the alternatives it
-        speaks to), each unit counted as :meth:`_Unit.counted` says."""
+        speaks to), each unit counted as :meth:`_Unit.counted` says. A claim that matches
+        the focus also gets :data:`CONTEXT_WEIGHT` of the weight of each background word
+        (the conversation's earlier words) it holds in its body or aliases, at most
+        :data:`MAX_BACKGROUND_SHARE` of the question's weight."""
         weights = self.weights
         units = _active(self.focus_units, masks, weights)
         total = sum(u.counted for u in units)
         found = sum(weights[t.feature] for u in units for t in u.core if masks.get(t.feature, 0))
-        return found / total if total else 0.0
+        if found and self.background:
+            # The conversation's earlier words support a claim that answers the focus.
+            support = CONTEXT_WEIGHT * sum(
+                weights[t.feature] for t in self.background if masks.get(t.feature, 0) & EVIDENCE_FIELDS
+            )
+            found += min(support, MAX_BACKGROUND_SHARE * total)
+        return min(1.0, found / total) if total else 0.0
 
     def _gate(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> str | None:
         weights = self.weights

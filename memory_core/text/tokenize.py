@@ -44,6 +44,7 @@ from memory_core.text.vocabulary import (
     ENGLISH_CONJUNCTIONS,
     ENGLISH_STOP,
     FRAMING,
+    RELATIVE_TIME,
     SELF_CORRECTION,
 )
 
@@ -310,7 +311,7 @@ def query_text(text: str) -> str:
     corrections = list(SELF_CORRECTION.finditer(normalized))
     if corrections and corrections[-1].end() < len(normalized.rstrip()):
         normalized = normalized[corrections[-1].end() :]
-    return FRAMING.sub(" ", normalized)
+    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", normalized))
 
 
 def _is_alternative(kind: str, feature: str) -> bool:

@@ -93,6 +93,15 @@ _FRAMING_PATTERNS = (
 )
 FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
 
+# Time said relative to the moment of speaking ("today", "last time", "最近"): the claim's
+# "yesterday" is another day than the question's, so these never name what is asked about.
+# Removed from queries only (like the framing), so the index does not change.
+RELATIVE_TIME = re.compile(
+    r"(?i)\b(?:today|tonight|yesterday|tomorrow|lately|recently|nowadays|these\s+days|the\s+other\s+day|"
+    r"(?:last|this|next|every|each)\s+(?:time|times|day|days|night|morning|evening|afternoon))\b"
+    r"|今天|今晚|昨天|昨晚|明天|前天|后天|最近|刚才|刚刚|这段时间|那段时间|每天|每次|下次|这几天"
+)
+
 # Phrases that end the current topic: nothing earlier is inherited after them.
 RESET = re.compile(
     r"(?i)\b(?:new\s+topic|different\s+topic|change\s+(?:of\s+)?(?:the\s+)?(?:topic|subject)|"

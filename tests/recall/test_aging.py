@@ -78,7 +78,20 @@ def test_confirmation_moves_the_clock_not_the_update_time(add, reader) -> None:
     assert excluded[stale.id] == "dormant"
 
 
+def test_dormant_claims_yield_to_awake_ones(add, reader) -> None:
+    old = add("The staging database listens on port 6543", kind="fact")
+    awake = add("The staging database moved to port 7001", kind="fact", at=T0 + 100 * DAY)
+    now = T0 + 181 * DAY
+    result = recall(reader.conn, "staging database port", now=now)
+    assert [c.memory_id for c in result.claims] == [awake.id]
+    excluded = {c["id"]: c["excluded"] for c in result.diagnostics["candidates"]}
+    assert excluded[old.id] == "dormant"
+    found = recall(reader.conn, "staging database port", now=now, include_dormant=True)
+    assert {c.memory_id for c in found.claims} == {old.id, awake.id}
+
+
 def test_dormant_claims_only_on_request(add, reader) -> None:
+    # Dormant means no longer offered, not gone: even when nothing awake answers.
     old = add("The staging database listens on port 6543", kind="fact")
     now = T0 + 181 * DAY
     assert recall(reader.conn, "staging database port", now=now).claims == []

@@ -87,3 +87,31 @@ def test_scored_relevance_is_the_scorers_own(store: Store, reader) -> None:
                 found[feature] = found.get(feature, 0) | bit
             e = r.scorer.evaluate(found, c.doc.feature_count)
             assert (c.raw, c.matched, c.coverage, c.complete) == (e.raw, e.matched, e.coverage, e.complete)
+
+
+def test_every_claim_passing_with_the_conversations_background_is_enumerated(store: Store, reader) -> None:
+    """Candidates are enumerated down to the least focus weight a passing claim can match,
+    which the conversation's earlier words lower: no claim they lift past the coverage gate
+    is left unread."""
+    rng = random.Random(7)
+    with store.transaction() as conn:
+        for n in range(200):
+            words = rng.sample(WORDS, rng.randint(1, 6)) + [f"pad{n}x{i}" for i in range(rng.randint(0, 6))]
+            put_memory(conn, make_memory(" ".join(words), origin=f"/work/o{n % 3}"))
+    lifted = 0
+    for _ in range(30):
+        earlier = [" ".join(rng.sample(WORDS, rng.randint(1, 4))) for _ in range(rng.randint(1, 3))]
+        plan = build_plan([*earlier, " ".join(rng.sample(WORDS, rng.randint(3, 6)))])
+        r = retrieve(reader.conn, plan)
+        features = list(r.scorer.weights)
+        alone = retrieve(reader.conn, plan._replace(background=()))
+        ids = [row[0] for row in reader.conn.execute("SELECT memory_id FROM index_docs")]
+        for memory_id in ids:
+            found: dict[str, int] = {}
+            for feature in features:
+                for _, field in probe_postings(reader.conn, feature, [memory_id]):
+                    found[feature] = found.get(feature, 0) | FIELD_BITS[field]
+            if r.scorer.evaluate(found, 1).reason is None:
+                assert memory_id in r.masks, (plan, memory_id)
+                lifted += alone.scorer.evaluate(found, 1).reason == "focus_coverage"
+    assert lifted, "some claims passed only with the background"

@@ -100,3 +100,23 @@ def test_personal_details_are_one_feature_in_both_languages() -> None:
 def test_a_quantity_with_its_unit_is_a_value_not_a_subject() -> None:
     [term] = query_terms("165cm")
     assert term.kind == "number"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("what did we change in the cache yesterday", ["chang", "~cache"]),
+        ("last time the cache broke", ["~cache", "broke"]),
+        ("the deploy recently failed every time", ["~deploy", "fail"]),
+        ("缓存昨天坏了", ["~cache", "坏"]),
+        ("最近部署失败了", ["~deploy", "失败"]),
+    ],
+)
+def test_time_relative_to_the_moment_of_speaking_is_not_a_subject(query: str, expected: list[str]) -> None:
+    # The claim's "yesterday" was another day than the question's.
+    assert focus(query) == expected
+
+
+def test_relative_time_stays_in_the_index_and_last_stays_a_word() -> None:
+    assert "yesterdai" in features("Deployed the cache fix yesterday")
+    assert "last" in focus("who came in last")

@@ -5,12 +5,15 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.query_plan import (
+    MAX_BACKGROUND_TERMS,
     MAX_TEXT_BYTES,
     MAX_TEXTS,
     build_plan,
     clip_text,
     conversation_slots,
 )
+from memory_core.recall.service import recall
+from tests.support.times import DAY, T0
 
 
 def shape(texts: list[str]) -> tuple[str, list[str], list[str]]:
@@ -66,3 +69,40 @@ def test_clip_text_keeps_head_and_tail_whole_characters() -> None:
     assert len(clipped.encode("utf-8")) <= MAX_TEXT_BYTES
     assert clipped.startswith("开头") and clipped.endswith("结尾问题")
     assert clip_text("short") == "short"
+
+
+def background(texts: list[str]) -> list[str]:
+    return [t.feature for t in build_plan(texts).background]
+
+
+def test_earlier_words_the_plan_does_not_hold_are_background() -> None:
+    # The most recent earlier text first; generic words ("config") and the focus left out.
+    texts = ["the billing config uses Postgres", "it moved to Kafka", "what about the Kafka retries?"]
+    assert background(texts) == ["move", "bill", "postgr"]
+    # After a reset nothing earlier is background, and a fresh question has none.
+    assert background(["the billing service", "new topic: Kafka retries?"]) == []
+    assert background(["Kafka retries?"]) == []
+    # The context (SQLite) is not background; the earlier facet (port) is.
+    assert background(["SQLite", "port?", "auth?"]) == ["~port"]
+
+
+def test_background_is_bounded() -> None:
+    wall = " ".join(f"word{i}x" for i in range(300))
+    assert len(background([wall, "Kafka retries?"])) == MAX_BACKGROUND_TERMS
+
+
+def test_the_conversations_earlier_words_support_a_partial_answer(add, reader) -> None:
+    sunday = add("On Sundays mom makes pancakes, coffee and orange juice for the family")
+    add("The cafe on Main Street serves coffee and toast")
+    add("Toast with butter and jam is a classic breakfast")
+    add("The cafe has jam from the farm")
+    juice = add("Orange juice on Sunday mornings is mom's rule")
+    question = "I had pancakes and coffee, with toast, butter and jam, at the cafe"
+    alone = recall(reader.conn, question, now=T0 + DAY)
+    assert sunday.id not in {c.memory_id for c in alone.claims}
+    # Earlier, the user spoke of mom's orange juice on Sundays: the pancake claim now covers
+    # enough of the conversation. A claim holding only the earlier words is no answer.
+    talk = recall(reader.conn, question, context=["My mom makes us orange juice every Sunday"], now=T0 + DAY)
+    chosen = {c.memory_id for c in talk.claims}
+    assert sunday.id in chosen
+    assert juice.id not in chosen

@@ -184,3 +184,25 @@ def test_common_words_the_answer_does_not_repeat_cost_little() -> None:
 
 def _features(text: str) -> list[str]:
     return [t.feature for t in plan_query(text).focus]
+
+
+def test_background_words_support_coverage_up_to_half_the_gate() -> None:
+    plan = build_plan(["mom squeezes orange juice on sunday", "pancakes coffee toast butter jam"])
+    assert [t.feature for t in plan.background] == ["~mother", "squeez", "orang", "juic", "sundai"]
+    frequency = {
+        f: 5 for f in ("pancak", "coffe", "toast", "butter", "jam", "~mother", "squeez", "orang", "juic", "sundai")
+    }
+    scorer = PlanScorer(plan, frequency, 100)
+    every_earlier_word = {f: BODY for f in ("~mother", "squeez", "orang", "juic", "sundai")}
+    # One of five equal words is 20 %: the earlier words add at most 22.5 % (half the gate).
+    lifted = scorer.coverage({"pancak": BODY, **every_earlier_word})
+    assert lifted == pytest.approx(0.2 + 0.225)
+    assert scorer.evaluate({"pancak": BODY, **every_earlier_word}, 10).reason == "focus_coverage"
+    # Two of five (40 %) with one earlier word (0.35 x one word's weight = 7 %) pass.
+    assert scorer.coverage({"pancak": BODY, "coffe": BODY, "orang": BODY}) == pytest.approx(0.4 + 0.07)
+    # Without a focus match the earlier words count for nothing, and never score.
+    assert scorer.coverage(every_earlier_word) == 0.0
+    assert scorer.evaluate(every_earlier_word, 10).reason == "no_focus_match"
+    assert scorer.evaluate({"pancak": BODY, "coffe": BODY, "orang": BODY}, 10).raw == pytest.approx(
+        scorer.evaluate({"pancak": BODY, "coffe": BODY}, 10).raw
+    )
