@@ -192,7 +192,7 @@ def evaluate_plan(
     scored provably could not have been selected.
     """
     headers = read_headers(conn, plan_features(plan))
-    if narrow and force is None and BODY_PATH:
+    if narrow and BODY_PATH:
         fast = expansion.evaluate(
             conn,
             plan,
@@ -205,6 +205,7 @@ def evaluate_plan(
             rejects_kept=REJECTS_KEPT,
             anchors_tried=ANCHORS_TRIED,
             anchor_reasons=ANCHOR_REASONS,
+            force=force,
         )
         if fast is not None:
             candidates, chosen = fast.candidates, fast.chosen

@@ -32,7 +32,7 @@ from memory_core.recall.candidates import BODY_LISTS, BestFirst, Retrieval, comp
 from memory_core.recall.index import Headers, IndexedDoc
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, rank_score, select
-from memory_core.recall.scoring import Evaluation, length_factor
+from memory_core.recall.scoring import FIELD_BITS, Evaluation, length_factor
 
 # Claims of the band read at most before the choice is given up as unproven (``truncated``):
 # only a question over very many equally relevant origins, each ambiguous, gets this far.
@@ -141,6 +141,7 @@ def evaluate(
     rejects_kept: int,
     anchors_tried: int,
     anchor_reasons: frozenset[str],
+    force: str | None = None,
 ) -> BodyOutcome | None:
     """Automatic recall for ``plan`` over bodies, or ``None`` where the claim path must answer:
     a query word some origin's name carries, no repeated content in the store, or more
@@ -195,23 +196,76 @@ def evaluate(
     failed.sort(key=lambda x: (-x[2].raw, x[1]))
     rejects = _first_claims(conn, failed, max(rejects_kept, anchors_tried))
     claims = Retrieval(r.headers, r.scorer, {}, BestFirst({}), {}, (), 0.0, r.patterns, {})
-    if not best:
-        anchors = [c for c in rejects[:anchors_tried] if c.excluded in anchor_reasons]
-        return BodyOutcome(claims, rejects[:rejects_kept], [], len(r.masks), done, False, anchors)
+    anchors = [c for c in rejects[:anchors_tried] if c.excluded in anchor_reasons] if not best else []
     rejects = rejects[:rejects_kept]
-    band = {
-        b: (raw, e)
-        for b, (raw, e) in passing.items()
-        if e.alternatives in best and not raw < RELATIVE_CUTOFF * best[e.alternatives]
-    }
     body_of: dict[str, str] = {}
-    walk = _Walk(conn, bodies, band, body_of)
-    for key, raw in best.items():
-        walk.close_best(key, raw)
-    candidates, chosen, truncated = walk.run(limit)
+    walk = None
+    pool: list[Candidate] = []
+    chosen: list[Candidate] = []
+    truncated = False
+    if best:
+        band = {
+            b: (raw, e)
+            for b, (raw, e) in passing.items()
+            if e.alternatives in best and not raw < RELATIVE_CUTOFF * best[e.alternatives]
+        }
+        walk = _Walk(conn, bodies, band, body_of)
+        for key, raw in best.items():
+            walk.close_best(key, raw)
+        pool, chosen, truncated = walk.run(limit)
+    if force is not None and all(c.doc.memory_id != force for c in (*pool, *rejects)):
+        pool, chosen = _reveal(conn, r, claims, bodies, walk, pool, force, limit=limit)
     for memory_id, body in body_of.items():
         claims.masks[memory_id] = dict(r.masks[body])
-    return BodyOutcome(claims, candidates + rejects, chosen, len(r.masks), done + len(walk.met), truncated, [])
+    return BodyOutcome(
+        claims, pool + rejects, chosen, len(r.masks), done + len(walk.met if walk else ()), truncated, anchors
+    )
+
+
+def _reveal(
+    conn: sqlite3.Connection,
+    r: Retrieval,
+    claims: Retrieval,
+    bodies: _Bodies,
+    walk: _Walk | None,
+    pool: list[Candidate],
+    force: str,
+    *,
+    limit: int,
+) -> tuple[list[Candidate], list[Candidate]]:
+    """``pool`` and the choice again, with a verdict on claim ``force`` (``explain --claim``).
+
+    A claim of the band is judged with its whole origin read: the choice stays the same, since
+    the walk stopped where nothing after it could change it. Any other claim is judged on its
+    own postings: a gate, the relative cutoff or dormancy drops it, or its body was in no list
+    read (``not_read``), and the choice stays the same too.
+    """
+    found = index.read_claim_body(conn, force)
+    if found is None:
+        return pool, [c for c in pool if c.excluded is None]
+    body, doc = found
+    if walk is not None and body in walk.band:
+        walk.close(doc.origin)
+        return walk.choose(limit)
+    if body in r.masks:
+        complete(conn, r, [body])
+        masks = dict(r.masks[body])
+    else:
+        masks = {}
+        for feature, df in r.headers.document_frequency.items():
+            if df > 0 and feature in r.scorer.weights:
+                for _, field in index.probe_postings(conn, feature, [force]):
+                    masks[feature] = masks.get(feature, 0) | FIELD_BITS[field]
+    e = r.judge(masks)
+    c = _candidate(doc, length_factor(doc.feature_count) * e.raw, e)
+    if c.excluded is None and body not in r.masks:
+        c.excluded = "not_read"  # only the most recent bodies of a very long list were read
+    claims.masks[force] = masks
+    if walk is None:  # nothing passed awake: selection only ages it
+        select([c], now=bodies.now, limit=limit, include_dormant=bodies.include_dormant)
+        return [*pool, c], []
+    walk.extra.append(c)
+    return walk.choose(limit)
 
 
 def _first_claims(conn: sqlite3.Connection, failed: list[tuple[float, str, Evaluation]], count: int) -> list[Candidate]:
@@ -244,6 +298,8 @@ class _Walk:
         self.conn, self.bodies, self.band, self.body_of = conn, bodies, band, body_of
         self.members = sorted(band)
         self.closed: dict[str, list[Candidate]] = {}
+        # A claim judged for explain that selection must see as well (see :func:`_reveal`).
+        self.extra: list[Candidate] = []
         self.met: set[str] = set()
         # Per alternative, the origins that may offer a claim (not ambiguous), once counted.
         self.clear: dict[tuple[int, ...], set[str]] | None = None
@@ -320,11 +376,15 @@ class _Walk:
             truncated = not exhausted and len(self.met) > MAX_EXPANDED
             if exhausted or truncated or (len(self.met) >= limit and len(self.met) >= 2 * checked):
                 checked = len(self.met)
-                candidates = [c for found in self.closed.values() for c in found]
-                for c in candidates:
-                    c.excluded = None
-                chosen = select(
-                    candidates, now=self.bodies.now, limit=limit, include_dormant=self.bodies.include_dormant
-                )
+                candidates, chosen = self.choose(limit)
                 if exhausted or truncated or (len(chosen) == limit and chosen[-1].doc.memory_id in self.met):
                     return candidates, chosen, truncated
+
+    def choose(self, limit: int) -> tuple[list[Candidate], list[Candidate]]:
+        """Selection over the origins read so far (each whole)."""
+        candidates = [c for found in self.closed.values() for c in found]
+        for c in candidates:
+            c.excluded = None
+        candidates += self.extra
+        chosen = select(candidates, now=self.bodies.now, limit=limit, include_dormant=self.bodies.include_dormant)
+        return candidates, chosen

@@ -261,3 +261,11 @@ def read_first_claims(conn: sqlite3.Connection, bodies: Sequence[str], count: in
         found += [(row[0], make(row[1:])) for row in conn.execute(sql, (*args, count))]
     found.sort(key=lambda pair: pair[1].memory_id)
     return found[:count]
+
+
+def read_claim_body(conn: sqlite3.Connection, memory_id: str) -> tuple[str, IndexedDoc] | None:
+    """(body id, ranking facts) of one indexed claim."""
+    row = conn.execute(
+        f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs WHERE memory_id=?", (memory_id,)
+    ).fetchone()
+    return None if row is None else (row[0], IndexedDoc._make(row[1:]))

@@ -249,3 +249,22 @@ def test_recall_over_bodies_chooses_what_scoring_every_claim_chooses(specs: list
                         assert not outcome.truncated
                         outcomes.append([(c.doc.memory_id, c.complement) for c in outcome.chosen])
                     assert outcomes[0] == outcomes[1] == outcomes[2], (texts, include_dormant)
+                # What explain --claim says of a claim: the same verdict either way.
+                for spec_no, spec in enumerate(specs[:4]):
+                    claim = f"{spec_no:012x}{len(spec['copies']) - 1:012x}"
+                    verdicts = []
+                    for body_path in (True, False):
+                        with constants(FIRST_BATCH=1 if body_path else 10**9, MAX_SCORED=10**9, BODY_PATH=body_path):
+                            outcome = engine.evaluate_plan(
+                                reader.conn,
+                                build_plan(texts),
+                                now=NOW,
+                                limit=3,
+                                include_dormant=False,
+                                narrow=True,
+                                force=claim,
+                            )
+                        found = [c for c in outcome.candidates if c.doc.memory_id == claim]
+                        picked = [c.doc.memory_id for c in outcome.chosen]
+                        verdicts.append((picked, [(c.excluded, c.complement, round(c.raw, 9)) for c in found[:1]]))
+                    assert verdicts[0] == verdicts[1], (texts, claim)
