@@ -79,8 +79,12 @@ class _Stream:
     def _fill(self) -> None:
         docs = index.read_ranked(self.conn, self.body, self.kind, self.grade, self.offset, self.page)
         self.offset += len(docs)
-        self.ended = len(docs) < self.page
         self.page *= 2
+        self.load(docs, ended=len(docs) < self.page // 2)
+
+    def load(self, docs: list[IndexedDoc], *, ended: bool) -> None:
+        """Rank ``docs`` (the next ones in clock order) and keep the awake ones."""
+        self.ended = ended
         for doc in docs:
             pinned = bool(doc.pinned)
             if not self.dormant and is_dormant(doc.kind, doc.clock_at, self.now, pinned=pinned):
@@ -123,6 +127,15 @@ class _Bodies:
     def awake(self, body: str, raw: float) -> bool:
         return any(s.head() is not None for s in self.open(body, raw))
 
+    def prefetch(self, raws: dict[str, float]) -> None:
+        """Streams of bodies held by one claim each (``raws``: their relevance), from one read:
+        where content seldom repeats, most bodies are such."""
+        todo = [body for body in raws if body not in self.streams]
+        for body, doc in index.read_body_claims(self.conn, todo):
+            stream = _Stream(self.conn, body, doc.kind, 0, raws[body], self.now, self.include_dormant)
+            stream.load([doc], ended=True)
+            self.streams[body] = [stream]
+
 
 def _candidate(doc: IndexedDoc, raw: float, e: Evaluation) -> Candidate:
     return Candidate(doc, raw, e.matched, e.context_matched, e.reason, e.alternatives, e.complete, coverage=e.coverage)
@@ -151,9 +164,9 @@ def evaluate(
     features = plan_features(plan)
     if headers.total == 0 or any(f in headers.origins for f in features):
         return None
-    bodies_total, lengths = index.read_body_counts(conn, features)
-    if bodies_total >= headers.total:
+    if index.read_body_total(conn) >= headers.total:
         return None  # every claim has a body of its own: nothing to share
+    lengths = index.read_body_counts(conn, features)
     r = retrieve(conn, plan, headers=headers, lists=BODY_LISTS, lengths=lengths)
     # With alternatives the cutoff is per alternative, and an unscored body may be about one
     # nothing scored yet speaks to: every candidate body is scored (as for claims).
@@ -180,6 +193,7 @@ def evaluate(
                 new.append((raw, body))
             else:
                 failed.append((raw, body, e))
+        bodies.prefetch({body: raw for raw, body in new if sizes[body][0] == 1})
         # The best relevance of an awake claim, per alternative: only bodies that would raise
         # it need to show an awake claim.
         for raw, body in sorted(new, key=lambda x: (-x[0], x[1])):

@@ -111,17 +111,23 @@ def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, 
 # read as text, like claim ids, so the candidate machinery serves both.
 
 
-def read_body_counts(conn: sqlite3.Connection, features: Sequence[str]) -> tuple[int, dict[str, int]]:
-    """How many bodies there are, and how many hold each of ``features``."""
+def read_body_total(conn: sqlite3.Connection) -> int:
+    """How many bodies (distinct indexed contents) there are."""
+    row = conn.execute(f"SELECT tf FROM body_postings WHERE feature='' AND body={BODY_HEADER} AND field=''").fetchone()
+    return int(row[0]) if row else 0
+
+
+def read_body_counts(conn: sqlite3.Connection, features: Sequence[str]) -> dict[str, int]:
+    """How many bodies hold each of ``features``."""
     counts: dict[str, int] = {}
-    wanted = [HEADER, *(f for f in dict.fromkeys(features) if f)]
+    wanted = [f for f in dict.fromkeys(features) if f]
     for marks, chunk in in_chunks(wanted):
         for feature, tf in conn.execute(
             f"SELECT feature, tf FROM body_postings WHERE body={BODY_HEADER} AND field='' AND feature IN ({marks})",
             chunk,
         ):
             counts[feature] = int(tf)
-    return counts.pop(HEADER, 0), counts
+    return counts
 
 
 def read_body_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str, str]]:
@@ -269,3 +275,17 @@ def read_claim_body(conn: sqlite3.Connection, memory_id: str) -> tuple[str, Inde
         f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs WHERE memory_id=?", (memory_id,)
     ).fetchone()
     return None if row is None else (row[0], IndexedDoc._make(row[1:]))
+
+
+def read_body_claims(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[tuple[str, IndexedDoc]]:
+    """(body id, ranking facts) of every claim holding one of ``bodies``."""
+    make = IndexedDoc._make
+    found: list[tuple[str, IndexedDoc]] = []
+    for marks, chunk in in_chunks(bodies):
+        for row in conn.execute(
+            f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
+            f"WHERE body IN ({marks})",
+            chunk,
+        ):
+            found.append((row[0], make(row[1:])))
+    return found
