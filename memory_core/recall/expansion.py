@@ -186,6 +186,8 @@ def evaluate(
         sizes.update(index.read_body_sizes(conn, batch))
         new: list[tuple[float, str]] = []
         for body in batch:
+            if body not in sizes:
+                continue  # its last claim went since its postings were read
             e = r.judge(r.masks[body])
             raw = length_factor(sizes[body][1]) * e.raw
             if e.reason is None:
