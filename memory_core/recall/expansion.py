@@ -34,13 +34,14 @@ from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, rank_score, select
 from memory_core.recall.scoring import FIELD_BITS, Evaluation, length_factor
 
-# Claims of the band read at most before the choice is given up as unproven (``truncated``):
-# only a question over very many equally relevant origins, each ambiguous, gets this far.
+# Claims of the band read at most before the choice is given up as unproven (``truncated``).
 MAX_EXPANDED = 4096
 # Past this many claims read, the origins that can still offer one are counted in one
 # aggregate (:func:`~memory_core.recall.index.read_clear_origins`), and the claims of the
-# others are passed over unread: a question over many origins, each ambiguous, stops there.
+# others are passed over unread; when at most CLOSE_CLEAR origins are left, they are read
+# whole and the choice is made: a question over many origins, each ambiguous, stops there.
 COUNT_AFTER = 64
+CLOSE_CLEAR = 64
 HORIZONS = {kind: policy.dormant_after_days for kind, policy in POLICIES.items()}
 # Equal ranks computed from different clocks may differ in their last bits: such near ties are
 # read together and put in order by the full sort key.
@@ -387,8 +388,13 @@ class _Walk:
                 if self.clear is None and len(self.met) > COUNT_AFTER:
                     self._count()
                     assert self.clear is not None
-                    if not any(self.clear.values()):
-                        exhausted = True  # every origin is ambiguous: nothing more to read
+                    clear = sorted(set().union(*self.clear.values()))
+                    if len(clear) <= CLOSE_CLEAR:
+                        # Few origins can offer a claim (often none): read them whole and stop,
+                        # since every claim of the others is dropped as ambiguous.
+                        for origin in clear:
+                            self.close(origin)
+                        exhausted = True
             truncated = not exhausted and len(self.met) > MAX_EXPANDED
             if exhausted or truncated or (len(self.met) >= limit and len(self.met) >= 2 * checked):
                 checked = len(self.met)

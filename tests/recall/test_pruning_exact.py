@@ -24,7 +24,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from memory_core.recall import engine
+from memory_core.recall import engine, expansion
 from memory_core.recall.query_plan import build_plan
 from memory_core.records import Evidence, Feedback, VerdictSlot
 from memory_core.store.database import Store
@@ -60,16 +60,17 @@ queries = st.lists(
 
 
 @contextmanager
-def constants(**values: int | bool) -> Iterator[None]:
-    """The engine's batch constants set to ``values`` for the duration (restored after)."""
-    saved = {name: getattr(engine, name) for name in values}
+def constants(module: object = None, **values: int | bool) -> Iterator[None]:
+    """The engine's (or ``module``'s) constants set to ``values`` for the duration (restored after)."""
+    target = engine if module is None else module
+    saved = {name: getattr(target, name) for name in values}
     for name, value in values.items():
-        setattr(engine, name, value)
+        setattr(target, name, value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(engine, name, value)
+            setattr(target, name, value)
 
 
 def build(home: Path, specs: list[dict]) -> None:
@@ -237,7 +238,13 @@ def test_recall_over_bodies_chooses_what_scoring_every_claim_chooses(specs: list
                 for include_dormant in (False, True):
                     outcomes = []
                     for body_path, batch in ((True, 1), (True, 10**9), (False, 10**9)):
-                        with constants(FIRST_BATCH=batch, MAX_SCORED=10**9, BODY_PATH=body_path):
+                        # Batches of one also count the ambiguous origins at once, and read the
+                        # origins left whole only when one is left.
+                        counting = {"COUNT_AFTER": 0, "CLOSE_CLEAR": 1} if batch == 1 else {}
+                        with (
+                            constants(FIRST_BATCH=batch, MAX_SCORED=10**9, BODY_PATH=body_path),
+                            constants(expansion, **counting),
+                        ):
                             outcome = engine.evaluate_plan(
                                 reader.conn,
                                 build_plan(texts),
