@@ -2,12 +2,13 @@
 interleaved run at 10k and 100k realistic claims; the import time of the hook path; the peak
 memory of each hook process; and in-process recall of the worst query shapes at both sizes.
 
-    python bench/hooks.py [--runs 15] [--sizes 10000,100000] [--cache DIR] [--quick]
+    python bench/hooks.py [--runs 15] [--sizes 10000,100000] [--cache DIR] [--quick] [--questions FILE]
 
 Claims are LoCoMo observations (``../shared/eval/locomo-dev.json``, 353 of them) repeated to
 size, each repetition in its own project (``/work/project-N``), so at 100k claims every
 question matches ten times as many claims as at 10k; questions are real LoCoMo questions that
-match (those whose recall prints a digest). Without the eval data the synthetic corpus of
+match (those whose recall prints a digest; ``--questions FILE``, a JSON list, fixes them, so
+two builds are compared on the same questions). Without the eval data the synthetic corpus of
 ``recall_speed.py`` is used (its ``build``). The hooks, each a whole process of the installed
 console script with the payload on stdin:
 
@@ -140,8 +141,10 @@ def matching_questions(questions: list[str], home: Path, now: float, want: int) 
 
 def in_process(home: Path, shapes: dict[str, list[list[str]]], now: float, repeat: int) -> dict[str, Any]:
     """Per query shape: median milliseconds of :func:`turn_recall` (after one warm-up pass) and
-    the work behind them, averaged over its queries: claims matched, candidates scored
-    exactly, and how many queries stopped at the engine's cap (``MAX_SCORED``) unproven."""
+    the work behind them, averaged over its queries: candidates matched and scored exactly,
+    and how many queries stopped at a cap unproven. Where the store repeats content, automatic
+    recall works on bodies (docs/recall.md, "Speed"): matched counts bodies, scored counts
+    the bodies scored plus the claims read to choose among the band's copies."""
     from memory_core.recall.service import turn_recall
     from memory_core.store.database import Store
 
@@ -233,6 +236,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--cache", type=Path, help="keep the built stores here for later runs")
     parser.add_argument("--quick", action="store_true", help="4 rounds, for a smoke check")
+    parser.add_argument("--questions", type=Path, help="a JSON list of the questions to ask (default: found)")
     args = parser.parse_args()
     runs = 4 if args.quick else args.runs
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -257,7 +261,9 @@ def main() -> None:
             homes[size] = copy_home(built, tmp / f"home-{size}")
             result["setup"][f"build_s_{size}"] = round(build_s, 1)
             result["setup"][f"db_mb_{size}"] = round((built / "memory.db").stat().st_size / 1e6, 1)
-        if realistic:
+        if args.questions:
+            questions = json.loads(args.questions.read_text(encoding="utf-8"))
+        elif realistic:
             questions = matching_questions(realistic[1], homes[sizes[0]], now, 12)
         else:
             corpus = Corpus()

@@ -25,7 +25,7 @@ Origins are matched through the per-origin header rows, never per claim.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple, overload
 
 from memory_core.recall import index
@@ -145,6 +145,19 @@ class BestFirst(Sequence[str]):
         return self._upto(index + 1)[index]
 
 
+class Lists(NamedTuple):
+    """How to read posting lists: of claims, or of bodies (claims with the same indexed
+    fields, read once however many claims repeat them). Ids are text either way."""
+
+    read: Callable[[sqlite3.Connection, str], list[tuple[str, str]]]
+    recent: Callable[[sqlite3.Connection, str, int], list[tuple[str, str]]]
+    probe: Callable[[sqlite3.Connection, str, Sequence[str]], list[tuple[str, str]]]
+
+
+CLAIM_LISTS = Lists(index.read_posting_list, index.read_recent_postings, index.probe_postings)
+BODY_LISTS = Lists(index.read_body_list, index.read_recent_bodies, index.probe_bodies)
+
+
 class Retrieval(NamedTuple):
     """What the index said about a plan, with candidates ordered best-first by an upper bound.
 
@@ -165,6 +178,7 @@ class Retrieval(NamedTuple):
     hopes: dict[tuple[tuple[str, int], ...], tuple[float, str | None]]
     # Enumerated features of which only the MAX_LIST_CLAIMS most recent claims were read.
     capped: tuple[str, ...] = ()
+    lists: Lists = CLAIM_LISTS
 
     def judge(self, found: dict[str, int]) -> Evaluation:
         """The scorer's verdict on ``found`` without the length factor (``raw`` is the bare
@@ -201,23 +215,41 @@ def add_postings(
         entry[feature] = entry.get(feature, 0) | bits[field_name]
 
 
-def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
-    """Index statistics, the plan's scorer, and the candidates with what is known of them."""
-    features = list(dict.fromkeys(t.feature for t in (*plan.focus, *plan.context, *plan.background)))
-    headers = index.read_headers(conn, features)
+def plan_features(plan: QueryPlan) -> list[str]:
+    """The distinct features of a plan's focus, context and background."""
+    return list(dict.fromkeys(t.feature for t in (*plan.focus, *plan.context, *plan.background)))
+
+
+def retrieve(
+    conn: sqlite3.Connection,
+    plan: QueryPlan,
+    *,
+    headers: Headers | None = None,
+    lists: Lists = CLAIM_LISTS,
+    lengths: Mapping[str, int] | None = None,
+) -> Retrieval:
+    """Index statistics, the plan's scorer, and the candidates with what is known of them.
+
+    ``lists`` says whether candidates are claims or bodies; ``lengths`` are the lengths of
+    its lists (claim lists: the document frequencies of ``headers``).
+    """
+    features = plan_features(plan)
+    if headers is None:
+        headers = index.read_headers(conn, features)
     scorer = PlanScorer(plan, headers.document_frequency, headers.total)
-    empty = Retrieval(headers, scorer, {}, BestFirst({}), {}, (), 0.0, {}, {})
+    empty = Retrieval(headers, scorer, {}, BestFirst({}), {}, (), 0.0, {}, {}, (), lists)
     if plan.is_empty or headers.total == 0:
         return empty
     df = headers.document_frequency
+    length = df if lengths is None else lengths
     masks: dict[str, dict[str, int]] = {}
     generators = [f for f in _generators(scorer, headers) if df.get(f, 0) > 0]
-    capped = tuple(f for f in generators if df[f] > MAX_LIST_CLAIMS)
+    capped = tuple(f for f in generators if length.get(f, 0) > MAX_LIST_CLAIMS)
     for feature in generators:
         if feature in capped:
-            rows = index.read_recent_postings(conn, feature, MAX_LIST_CLAIMS)
+            rows = lists.recent(conn, feature, MAX_LIST_CLAIMS)
         else:
-            rows = index.read_posting_list(conn, feature)
+            rows = lists.read(conn, feature)
         add_postings(masks, rows, feature, create=True)
     if not masks:
         return empty
@@ -225,8 +257,8 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
     for feature in features:
         if feature in generators or df.get(feature, 0) == 0:
             continue
-        if df[feature] <= len(masks):
-            add_postings(masks, index.read_posting_list(conn, feature), feature, create=False)
+        if length.get(feature, 0) <= len(masks):
+            add_postings(masks, lists.read(conn, feature), feature, create=False)
         else:
             # Longer than the candidate list: look it up later, for the few candidates
             # that are actually scored.
@@ -248,13 +280,13 @@ def retrieve(conn: sqlite3.Connection, plan: QueryPlan) -> Retrieval:
         upper[memory_id] = bound
     slack = sum(factor[f] for f in deferred)
     slack += sum(factor[f] * ORIGIN_FACTOR for f in headers.origins if f in factor and f not in deferred)
-    return Retrieval(headers, scorer, masks, BestFirst(upper), upper, tuple(deferred), slack, {}, {}, capped)
+    return Retrieval(headers, scorer, masks, BestFirst(upper), upper, tuple(deferred), slack, {}, {}, capped, lists)
 
 
 def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[str]) -> None:
     """Look up the deferred (very common) features for the candidates about to be scored."""
     for feature in retrieval.deferred:
-        add_postings(retrieval.masks, index.probe_postings(conn, feature, memory_ids), feature, create=False)
+        add_postings(retrieval.masks, retrieval.lists.probe(conn, feature, memory_ids), feature, create=False)
 
 
 def origin_masks(

@@ -20,16 +20,17 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from memory_core.recall import complement
+from memory_core.recall import complement, expansion
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
     add_postings,
     complete,
     origin_masks,
+    plan_features,
     retrieve,
 )
-from memory_core.recall.index import probe_postings, read_docs
+from memory_core.recall.index import probe_postings, read_docs, read_headers
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import (
     ACCURACY_FACTORS,
@@ -43,6 +44,9 @@ from memory_core.recall.rank import (
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 
 FIRST_BATCH = 48
+# Automatic recall scores each distinct indexed content once (:mod:`.expansion`) where the
+# store repeats content; off, every candidate claim is scored (the property test compares).
+BODY_PATH = True
 # Past this many exactly scored candidates the query is too ambiguous for more work to
 # change anything that matters (thousands of claims tie on its words): stop, and say so.
 MAX_SCORED = 512
@@ -187,7 +191,32 @@ def evaluate_plan(
     (``explain --claim``): it cannot change what is chosen, since a claim that was not
     scored provably could not have been selected.
     """
-    r = retrieve(conn, plan)
+    headers = read_headers(conn, plan_features(plan))
+    if narrow and BODY_PATH:
+        fast = expansion.evaluate(
+            conn,
+            plan,
+            headers,
+            now=now,
+            limit=limit,
+            include_dormant=include_dormant,
+            first_batch=FIRST_BATCH,
+            max_scored=MAX_SCORED,
+            rejects_kept=REJECTS_KEPT,
+            anchors_tried=ANCHORS_TRIED,
+            anchor_reasons=ANCHOR_REASONS,
+            force=force,
+        )
+        if fast is not None:
+            candidates, chosen = fast.candidates, fast.chosen
+            if not chosen and not any(c.excluded == "ambiguous" for c in candidates):
+                _add_pair(
+                    conn, fast.retrieval, candidates, fast.anchors, chosen, now=now, include_dormant=include_dormant
+                )
+            elif chosen and len(chosen) < limit:
+                _add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
+            return Outcome(candidates, chosen, fast.retrieval.headers.total, fast.matched, fast.scored, fast.truncated)
+    r = retrieve(conn, plan, headers=headers)
     grouped = any(t.group for t in plan.focus)
     proof = _Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
     passing: list[Candidate] = []

@@ -7,7 +7,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from memory_core.store.connection import in_chunks
-from memory_core.store.postings import DOC_COLUMNS, HEADER, ORIGIN_FIELD_PREFIX
+from memory_core.store.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_FIELD_PREFIX
+
+# Bodies per statement of :func:`read_first_claims` (SQLite allows 500 terms in a compound select).
+FIRST_CLAIMS_CHUNK = 200
 
 
 class IndexedDoc(NamedTuple):
@@ -102,3 +105,187 @@ def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, 
         for row in conn.execute(f"SELECT {DOC_COLUMNS} FROM index_docs WHERE memory_id IN ({marks})", chunk):
             docs[row[0]] = make(row)
     return docs
+
+
+# Bodies (claims with the same indexed fields, see memory_core.store.postings): their ids are
+# read as text, like claim ids, so the candidate machinery serves both.
+
+
+def read_body_total(conn: sqlite3.Connection) -> int:
+    """How many bodies (distinct indexed contents) there are."""
+    row = conn.execute(f"SELECT tf FROM body_postings WHERE feature='' AND body={BODY_HEADER} AND field=''").fetchone()
+    return int(row[0]) if row else 0
+
+
+def read_body_counts(conn: sqlite3.Connection, features: Sequence[str]) -> dict[str, int]:
+    """How many bodies hold each of ``features``."""
+    counts: dict[str, int] = {}
+    wanted = [f for f in dict.fromkeys(features) if f]
+    for marks, chunk in in_chunks(wanted):
+        for feature, tf in conn.execute(
+            f"SELECT feature, tf FROM body_postings WHERE body={BODY_HEADER} AND field='' AND feature IN ({marks})",
+            chunk,
+        ):
+            counts[feature] = int(tf)
+    return counts
+
+
+def read_body_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str, str]]:
+    """Every (body id, field) holding ``feature``."""
+    return conn.execute(
+        f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER}", (feature,)
+    ).fetchall()
+
+
+def read_recent_bodies(conn: sqlite3.Connection, feature: str, bodies: int) -> list[tuple[str, str]]:
+    """The (body id, field) pairs of ``feature`` in its ``bodies`` most recently created bodies."""
+    found: list[tuple[str, str]] = []
+    seen = 0
+    last = ""
+    for body, field in conn.execute(
+        f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER} "
+        "ORDER BY body DESC",
+        (feature,),
+    ):
+        if body != last:
+            if seen == bodies:
+                break
+            seen += 1
+            last = body
+        found.append((body, field))
+    return found
+
+
+def probe_bodies(conn: sqlite3.Connection, feature: str, bodies: Sequence[str]) -> list[tuple[str, str]]:
+    """The (body id, field) pairs of ``feature`` among ``bodies`` (point lookups)."""
+    found: list[tuple[str, str]] = []
+    for marks, chunk in in_chunks(bodies):
+        found.extend(
+            conn.execute(
+                f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body IN ({marks})",
+                (feature, *chunk),
+            )
+        )
+    return found
+
+
+def read_body_sizes(conn: sqlite3.Connection, bodies: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """(claims holding it, body feature count) of each of ``bodies``."""
+    sizes: dict[str, tuple[int, int]] = {}
+    for marks, chunk in in_chunks(bodies):
+        for body, claims, count in conn.execute(
+            f"SELECT CAST(id AS TEXT), claims, feature_count FROM bodies WHERE id IN ({marks})", chunk
+        ):
+            sizes[body] = (int(claims), int(count))
+    return sizes
+
+
+def read_grades(conn: sqlite3.Connection, body: str) -> list[tuple[str, int]]:
+    """The distinct (kind, grade) pairs of a body's claims, one index seek each."""
+    found: list[tuple[str, int]] = []
+    last: tuple[str, int] = ("", -1)
+    while True:
+        row = conn.execute(
+            "SELECT kind, grade FROM index_docs INDEXED BY index_docs_rank "
+            "WHERE body=? AND (kind, grade) > (?, ?) ORDER BY kind, grade LIMIT 1",
+            (body, *last),
+        ).fetchone()
+        if row is None:
+            return found
+        last = (row[0], int(row[1]))
+        found.append(last)
+
+
+def read_ranked(
+    conn: sqlite3.Connection, body: str, kind: str, grade: int, offset: int, count: int
+) -> list[IndexedDoc]:
+    """Claims of one body, kind and grade, newest clock first (ties in id order)."""
+    make = IndexedDoc._make
+    return [
+        make(row)
+        for row in conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_rank WHERE body=? AND kind=? AND grade=? "
+            "ORDER BY clock_at DESC, memory_id LIMIT ? OFFSET ?",
+            (body, kind, grade, count, offset),
+        )
+    ]
+
+
+def read_origin_docs(conn: sqlite3.Connection, bodies: Sequence[str], origin: str) -> list[tuple[str, IndexedDoc]]:
+    """(body id, ranking facts) of the claims of ``origin`` holding one of ``bodies``."""
+    found: list[tuple[str, IndexedDoc]] = []
+    make = IndexedDoc._make
+    for marks, chunk in in_chunks(bodies):
+        for row in conn.execute(
+            f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_origin "
+            f"WHERE body IN ({marks}) AND origin=?",
+            (*chunk, origin),
+        ):
+            found.append((row[0], make(row[1:])))
+    return found
+
+
+def read_clear_origins(
+    conn: sqlite3.Connection, bodies: Sequence[str], most: int, now: float, horizons: dict[str, float] | None
+) -> set[str]:
+    """Origins whose claims holding one of ``bodies`` have at most ``most`` distinct contents,
+    counting only awake claims when ``horizons`` (days, per kind) are given: one aggregate over
+    an index, so an origin that is read no further is known to hold more."""
+    args: list[object] = list(bodies)
+    awake = ""
+    if horizons is not None:
+        cases = " ".join("WHEN ? THEN ?" for _ in horizons)
+        awake = f" AND (pinned = 1 OR (? - clock_at) / 86400.0 <= CASE kind {cases} END)"
+        args.append(now)
+        for kind, days in horizons.items():
+            args += [kind, days]
+    args.append(most)
+    marks = ",".join("?" * len(bodies))
+    return {
+        row[0]
+        for row in conn.execute(
+            f"SELECT origin FROM index_docs INDEXED BY index_docs_origin WHERE body IN ({marks}){awake} "
+            "GROUP BY origin HAVING COUNT(DISTINCT content_hash) <= ?",
+            args,
+        )
+    }
+
+
+def read_first_claims(conn: sqlite3.Connection, bodies: Sequence[str], count: int) -> list[tuple[str, IndexedDoc]]:
+    """(body id, ranking facts) of the ``count`` claims with the smallest ids holding one of
+    ``bodies``: at most ``count`` of each body, in id order through ``index_docs_body``."""
+    make = IndexedDoc._make
+    found: list[tuple[str, IndexedDoc]] = []
+    term = (
+        f"SELECT * FROM (SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
+        "WHERE body=? ORDER BY memory_id LIMIT ?)"
+    )
+    for start in range(0, len(bodies), FIRST_CLAIMS_CHUNK):
+        chunk = bodies[start : start + FIRST_CLAIMS_CHUNK]
+        args = [value for body in chunk for value in (body, count)]
+        sql = " UNION ALL ".join([term] * len(chunk)) + " ORDER BY 2 LIMIT ?"
+        found += [(row[0], make(row[1:])) for row in conn.execute(sql, (*args, count))]
+    found.sort(key=lambda pair: pair[1].memory_id)
+    return found[:count]
+
+
+def read_claim_body(conn: sqlite3.Connection, memory_id: str) -> tuple[str, IndexedDoc] | None:
+    """(body id, ranking facts) of one indexed claim."""
+    row = conn.execute(
+        f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs WHERE memory_id=?", (memory_id,)
+    ).fetchone()
+    return None if row is None else (row[0], IndexedDoc._make(row[1:]))
+
+
+def read_body_claims(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[tuple[str, IndexedDoc]]:
+    """(body id, ranking facts) of every claim holding one of ``bodies``."""
+    make = IndexedDoc._make
+    found: list[tuple[str, IndexedDoc]] = []
+    for marks, chunk in in_chunks(bodies):
+        for row in conn.execute(
+            f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
+            f"WHERE body IN ({marks})",
+            chunk,
+        ):
+            found.append((row[0], make(row[1:])))
+    return found

@@ -16,7 +16,7 @@ from pathlib import Path
 from memory_core.errors import SchemaVersionError
 from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_transaction
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -139,6 +139,39 @@ UPDATE postings SET recency = COALESCE(
 CREATE INDEX postings_recent ON postings (feature, recency DESC);
 """
 
+# Version 4: claims with the same indexed fields share one body (``bodies``, ``body_postings``),
+# named with the claim's grade in ``index_docs``, so recall scores repeated content once
+# (memory_core.store.postings). The bodies are derived from the postings already stored.
+MIGRATION_4 = """
+CREATE TABLE bodies (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    claims INTEGER NOT NULL,
+    feature_count INTEGER NOT NULL
+);
+CREATE TABLE body_postings (
+    feature TEXT NOT NULL,
+    body INTEGER NOT NULL,
+    field TEXT NOT NULL,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (feature, body, field)
+) WITHOUT ROWID;
+CREATE INDEX body_postings_body ON body_postings (body);
+ALTER TABLE index_docs ADD COLUMN body INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE index_docs ADD COLUMN grade INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX index_docs_rank ON index_docs (body, kind, grade, clock_at DESC);
+CREATE INDEX index_docs_origin ON index_docs (body, origin);
+CREATE INDEX index_docs_body ON index_docs (body)
+"""
+
+
+def _migrate_4(conn: sqlite3.Connection) -> None:
+    _run_script(conn, MIGRATION_4)
+    # Imported here: every store open reads this module, and only this step writes bodies.
+    from memory_core.store.postings import index_bodies
+
+    index_bodies(conn)
+
 
 def _run_script(conn: sqlite3.Connection, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction.
@@ -151,6 +184,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: lambda conn: _run_script(conn, MIGRATION_1),
     2: lambda conn: _run_script(conn, MIGRATION_2),
     3: lambda conn: _run_script(conn, MIGRATION_3),
+    4: _migrate_4,
 }
 
 

@@ -19,6 +19,14 @@ starts with header rows whose ``memory_id`` is the empty string:
 
 ``index_docs`` holds what ranking needs per claim (kind, clock, pin, evidence priority,
 feedback, body length), so recall never parses a claim body until it has chosen it.
+
+Claims whose indexed fields give the same (feature, field) pairs share one **body**
+(schema version 4): ``bodies`` holds each distinct one once, with the number of indexed
+claims holding it, and ``body_postings(feature, body, field)`` its postings, headed per
+feature by ``(feature, 0, '')`` whose ``tf`` counts the bodies holding it. A claim's
+``index_docs`` row names its body and its ``grade`` (pin, evidence priority and feedback
+factors: claims of one body, kind and grade rank in the order of their clocks). Recall
+scores a body once however many claims repeat it (:mod:`memory_core.recall.expansion`).
 """
 
 from __future__ import annotations
@@ -39,6 +47,71 @@ DOC_COLUMNS = (
     "memory_id, origin, kind, content_hash, updated_at, clock_at, pinned, priority, "
     "basis, method, utility, accuracy, feature_count"
 )
+BODY_HEADER = 0
+# Grade codes of the feedback verdicts, by the factor they give (rank.UTILITY_FACTORS and
+# ACCURACY_FACTORS): equal grades rank alike, so a grade's claims of one body and kind are
+# in rank order when read newest clock first.
+_VERDICT_CODES = {"useful": 1, "unhelpful": 2, "accurate": 1, "incorrect": 2}
+
+
+def grade(pinned: bool | int, priority: int, utility: str | None, accuracy: str | None) -> int:
+    """One integer for what ranks a claim besides relevance and its clock."""
+    codes = _VERDICT_CODES
+    return (
+        int(bool(pinned)) * 1_000_000 + priority * 100 + codes.get(utility or "", 0) * 10 + codes.get(accuracy or "", 0)
+    )
+
+
+def body_key(pairs: Iterable[tuple[str, str]]) -> str:
+    """The identity of a body: a digest of its sorted (field, feature) pairs."""
+    # Imported here: recall reads this module's layout, only writes need the hash.
+    from memory_core.ids import sha256_hex
+
+    text = "".join(f"{field}\x00{feature}\x01" for field, feature in sorted(pairs))
+    return sha256_hex(text.encode())[:32]
+
+
+def _attach_body(conn: sqlite3.Connection, pairs: list[tuple[str, str]], feature_count: int) -> int:
+    """The id of the body with these (field, feature) pairs, its claim count raised by one."""
+    key = body_key(pairs)
+    row = conn.execute("SELECT id FROM bodies WHERE key=?", (key,)).fetchone()
+    if row is not None:
+        conn.execute("UPDATE bodies SET claims = claims + 1 WHERE id=?", (row[0],))
+        return int(row[0])
+    cursor = conn.execute("INSERT INTO bodies (key, claims, feature_count) VALUES (?, 1, ?)", (key, feature_count))
+    body = cursor.lastrowid
+    assert body is not None and body > BODY_HEADER
+    conn.executemany(
+        "INSERT INTO body_postings (feature, body, field, tf) VALUES (?, ?, ?, 1)",
+        [(feature, body, field) for field, feature in pairs],
+    )
+    features = sorted({feature for _, feature in pairs})
+    _bump_bodies(conn, [*features, HEADER], 1)
+    return body
+
+
+def _bump_bodies(conn: sqlite3.Connection, features: list[str], delta: int) -> None:
+    conn.executemany(
+        "INSERT INTO body_postings (feature, body, field, tf) VALUES (?, 0, '', ?) "
+        "ON CONFLICT(feature, body, field) DO UPDATE SET tf = tf + excluded.tf",
+        [(feature, delta) for feature in features],
+    )
+    if delta < 0:
+        conn.executemany(
+            "DELETE FROM body_postings WHERE feature=? AND body=0 AND field='' AND tf <= 0", [(f,) for f in features]
+        )
+
+
+def _detach_body(conn: sqlite3.Connection, body: int) -> None:
+    """One claim fewer holds ``body``; the last one takes its postings with it."""
+    conn.execute("UPDATE bodies SET claims = claims - 1 WHERE id=?", (body,))
+    row = conn.execute("SELECT claims FROM bodies WHERE id=?", (body,)).fetchone()
+    if row is None or row[0] > 0:
+        return
+    features = [r[0] for r in conn.execute("SELECT DISTINCT feature FROM body_postings WHERE body=?", (body,))]
+    _bump_bodies(conn, [*features, HEADER], -1)
+    conn.execute("DELETE FROM body_postings WHERE body=?", (body,))
+    conn.execute("DELETE FROM bodies WHERE id=?", (body,))
 
 
 def is_recallable(memory: Memory) -> bool:
@@ -64,11 +137,13 @@ def _header_keys(features: Iterable[str], origin: str) -> list[tuple[str, str]]:
 
 def remove_postings(conn: sqlite3.Connection, memory_id: str) -> None:
     """Drop a claim's postings and its share of the header counts (inside a transaction)."""
-    row = conn.execute("SELECT origin FROM index_docs WHERE memory_id=?", (memory_id,)).fetchone()
+    row = conn.execute("SELECT origin, body FROM index_docs WHERE memory_id=?", (memory_id,)).fetchone()
     if row is not None:
         features = [r[0] for r in conn.execute("SELECT DISTINCT feature FROM postings WHERE memory_id=?", (memory_id,))]
         keys = _header_keys(features, row[0])
         _bump(conn, keys, -1)
+        if row[1] > BODY_HEADER:
+            _detach_body(conn, int(row[1]))
         conn.executemany("DELETE FROM postings WHERE feature=? AND memory_id='' AND field=? AND tf <= 0", keys)
         conn.execute("DELETE FROM index_docs WHERE memory_id=?", (memory_id,))
     conn.execute("DELETE FROM postings WHERE memory_id=?", (memory_id,))
@@ -101,8 +176,11 @@ def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
     evidence = memory.evidence
     utility = memory.feedback.utility
     accuracy = memory.feedback.accuracy
+    priority = source_priority(memory)
+    feature_count = len(fields.get("body", ()))
+    body = _attach_body(conn, [(field, f) for field, counts in fields.items() for f in counts], feature_count)
     conn.execute(
-        f"INSERT INTO index_docs ({DOC_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO index_docs ({DOC_COLUMNS}, body, grade) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
             memory.origin,
@@ -111,12 +189,16 @@ def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
             memory.updated_at,
             memory.clock_at,
             int(memory.pinned),
-            source_priority(memory),
+            priority,
             evidence.basis if evidence else None,
             evidence.method if evidence else None,
             utility.verdict if utility else None,
             accuracy.verdict if accuracy else None,
-            len(fields.get("body", ())),
+            feature_count,
+            body,
+            grade(
+                memory.pinned, priority, utility.verdict if utility else None, accuracy.verdict if accuracy else None
+            ),
         ),
     )
 
@@ -130,9 +212,33 @@ def rebuild_index(conn: sqlite3.Connection, memories: Iterable[Memory]) -> int:
     """
     conn.execute("DELETE FROM postings")
     conn.execute("DELETE FROM index_docs")
+    conn.execute("DELETE FROM body_postings")
+    conn.execute("DELETE FROM bodies")
     conn.execute("INSERT INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?)", (INDEX_VERSION,))
     count = 0
     for memory in memories:
         update_postings(conn, memory)
         count += is_recallable(memory)
     return count
+
+
+def index_bodies(conn: sqlite3.Connection) -> int:
+    """Group the indexed claims by body from their postings (schema migration 4, inside its
+    transaction): the same bodies writing every claim again gives, without the tokenizer."""
+    conn.execute("DELETE FROM body_postings")
+    conn.execute("DELETE FROM bodies")
+    rows = conn.execute(
+        "SELECT memory_id, feature_count, pinned, priority, utility, accuracy FROM index_docs "
+        "ORDER BY updated_at, memory_id"
+    ).fetchall()
+    for memory_id, feature_count, pinned, priority, utility, accuracy in rows:
+        pairs = [
+            (field, feature)
+            for feature, field in conn.execute("SELECT feature, field FROM postings WHERE memory_id=?", (memory_id,))
+        ]
+        body = _attach_body(conn, pairs, int(feature_count))
+        conn.execute(
+            "UPDATE index_docs SET body=?, grade=? WHERE memory_id=?",
+            (body, grade(pinned, int(priority), utility, accuracy), memory_id),
+        )
+    return len(rows)

@@ -11,6 +11,7 @@ import pytest
 
 from memory_core.errors import SchemaVersionError
 from memory_core.store.database import Store
+from memory_core.store.migrations import SCHEMA_VERSION
 from tests.factories import make_memory
 from tests.support.processes import memevo_process
 
@@ -85,12 +86,27 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def back_to_version_3(conn: sqlite3.Connection) -> None:
+    """Undo what version 4 added: no bodies, index_docs without body and grade."""
+    for statement in (
+        "DROP INDEX index_docs_rank",
+        "DROP INDEX index_docs_origin",
+        "DROP INDEX index_docs_body",
+        "ALTER TABLE index_docs DROP COLUMN body",
+        "ALTER TABLE index_docs DROP COLUMN grade",
+        "DROP TABLE bodies",
+        "DROP TABLE body_postings",
+        "UPDATE metadata SET value='3' WHERE key='schema_version'",
+    ):
+        conn.execute(statement)
+
+
 def test_pre_release_layout_migrates_without_rewriting_rows(home: Path) -> None:
     db = home / "memory.db"
     build_v0(db)
     before = snapshot(db)
     with Store.open(home) as store:
-        assert store.schema_version() == 3
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.backup_path is not None
         backup = store.backup_path
         job = store.conn.execute(
@@ -119,16 +135,16 @@ def test_fresh_database_makes_no_backup(home: Path) -> None:
 
 def test_newer_version_is_refused_before_any_change(home: Path) -> None:
     with Store.open(home) as store:
-        store.set_meta("schema_version", "4")
+        store.set_meta("schema_version", str(SCHEMA_VERSION + 1))
     db = home / "memory.db"
     digest = file_digest(db)
-    with pytest.raises(SchemaVersionError, match="supports up to 3"):
+    with pytest.raises(SchemaVersionError, match=f"supports up to {SCHEMA_VERSION}"):
         Store.open(home)
     assert file_digest(db) == digest
     result = memevo_process("status")
     assert result.returncode == 1
     assert result.stderr.strip().count("\n") == 0
-    assert "schema version 4" in result.stderr and "Traceback" not in result.stderr
+    assert f"schema version {SCHEMA_VERSION + 1}" in result.stderr and "Traceback" not in result.stderr
     assert file_digest(db) == digest
 
 
@@ -172,7 +188,7 @@ def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Pat
     conn.close()
     before = snapshot(db)
     with Store.open(home) as store:
-        assert store.schema_version() == 3
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.backup_path is not None and store.backup_path.name.startswith("memory-v1-")
         source = get_source(store.conn, "a" * 24)
         assert source is not None
@@ -197,6 +213,7 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
     db = home / "memory.db"
     # Back to the version-2 layout: postings without recency or its index.
     conn = sqlite3.connect(db)
+    back_to_version_3(conn)
     conn.execute("DROP INDEX postings_recent")
     conn.execute("ALTER TABLE postings DROP COLUMN recency")
     conn.execute("UPDATE metadata SET value='2' WHERE key='schema_version'")
@@ -205,13 +222,15 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
     before = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
     conn.close()
     with Store.open(home) as store:
-        assert store.schema_version() == 3
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.backup_path is not None and store.backup_path.name.startswith("memory-v2-")
         c = store.conn
         after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
-        assert after["metadata"] == [("schema_version", "3")]
-        for table in ("memories", "sources", "events", "index_docs"):
+        assert after["metadata"] == [("schema_version", str(SCHEMA_VERSION))]
+        for table in ("memories", "sources", "events"):
             assert after[table] == before[table]
+        # index_docs keeps its rows, each with its body and grade appended (version 4).
+        assert [row[:-2] for row in after["index_docs"]] == before["index_docs"]
         # The same postings, each with recency appended: updated_at of its claim, 0 on headers.
         updated = dict(c.execute("SELECT memory_id, updated_at FROM index_docs"))
         assert len(updated) == 3
@@ -227,3 +246,72 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
         with store.transaction() as w:
             rebuild_index(w, [memory_from_row(row) for row in list(iter_memory_rows(w))])
         assert sorted(c.execute("SELECT * FROM postings").fetchall()) == after["postings"]
+
+
+def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -> None:
+    """A real version-3 file: every row is kept, claims with the same indexed fields share a
+    body, and what the migration derives is what writing every claim again gives."""
+    from memory_core.store.memories import iter_memory_rows, memory_from_row, put_memory
+    from memory_core.store.postings import rebuild_index
+
+    with Store.open(home) as store, store.transaction() as conn:
+        for i, origin in enumerate(["/work/a", "/work/b", "/work/c"]):
+            put_memory(conn, make_memory("Uses port 5432 for PostgreSQL", origin=origin, at=1_600_000_000.0 + i))
+        # The same words in another case: the same body, another content.
+        put_memory(conn, make_memory("USES PORT 5432 FOR POSTGRESQL", origin="/work/a", at=1_600_000_005.0))
+        put_memory(conn, make_memory("偏好使用中文回答", pinned=True, at=1_600_000_003.0))
+        put_memory(conn, make_memory("Deploys on Fridays", search_terms=["release"], at=1_600_000_004.0))
+        put_memory(conn, make_memory("Forgotten claim", status="forgotten"))
+    db = home / "memory.db"
+    conn = sqlite3.connect(db)
+    back_to_version_3(conn)
+    conn.commit()
+    tables = ("memories", "sources", "events", "index_docs", "postings", "metadata")
+    before = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+    conn.close()
+
+    def bodies(c: sqlite3.Connection) -> tuple[list[tuple], list[tuple], list[tuple]]:
+        return (
+            sorted(c.execute("SELECT id, key, claims, feature_count FROM bodies").fetchall()),
+            sorted(c.execute("SELECT * FROM body_postings").fetchall()),
+            sorted(c.execute("SELECT memory_id, body, grade FROM index_docs").fetchall()),
+        )
+
+    with Store.open(home) as store:
+        assert store.schema_version() == 4
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v3-")
+        c = store.conn
+        after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+        assert after["metadata"] == [("schema_version", "4")]
+        for table in ("memories", "sources", "events", "postings"):
+            assert after[table] == before[table]
+        assert [row[:-2] for row in after["index_docs"]] == before["index_docs"]
+        # Four claims of one body (three origins, two contents), two of their own.
+        assert sorted(claims for _, _, claims, _ in bodies(c)[0]) == [1, 1, 4]
+        assert c.execute("SELECT tf FROM body_postings WHERE feature='' AND body=0").fetchone() == (3,)
+        assert c.execute("SELECT tf FROM body_postings WHERE feature='postgresql' AND body=0").fetchone() == (1,)
+        grades = dict(c.execute("SELECT d.pinned, d.grade FROM index_docs d"))
+        assert grades[1] >= 1_000_000 > grades[0]
+        migrated = bodies(c)
+        with store.transaction() as w:
+            rebuild_index(w, [memory_from_row(row) for row in list(iter_memory_rows(w))])
+        assert bodies(c) == migrated
+        # Recall reads the bodies through their indexes.
+        for statement, args in (
+            (
+                "SELECT kind, grade FROM index_docs INDEXED BY index_docs_rank WHERE body=? "
+                "AND (kind, grade) > (?, ?) ORDER BY kind, grade LIMIT 1",
+                (1, "", -1),
+            ),
+            (
+                "SELECT memory_id FROM index_docs INDEXED BY index_docs_rank WHERE body=? AND kind=? AND grade=? "
+                "ORDER BY clock_at DESC, memory_id LIMIT 4",
+                (1, "fact", 100),
+            ),
+            (
+                "SELECT memory_id FROM index_docs INDEXED BY index_docs_body WHERE body=? ORDER BY memory_id LIMIT 4",
+                (1,),
+            ),
+        ):
+            plan = c.execute("EXPLAIN QUERY PLAN " + statement, args).fetchall()
+            assert not any("TEMP B-TREE" in row[-1] for row in plan), plan

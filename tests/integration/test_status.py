@@ -6,6 +6,7 @@ from pathlib import Path
 from memory_core.reports.status import memory_counts
 from memory_core.store.database import Store
 from memory_core.store.memories import get_memory, put_memory
+from memory_core.store.migrations import SCHEMA_VERSION
 from tests.factories import make_memory
 from tests.support.processes import memevo_process
 
@@ -14,7 +15,7 @@ def test_status_on_empty_home(home: Path) -> None:
     result = memevo_process("status", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["schema_version"] == 3
+    assert report["schema_version"] == SCHEMA_VERSION
     assert report["ok"] is True
     assert report["state_dir"] == str(home)
     assert report["memories"]["total"] == 0

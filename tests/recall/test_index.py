@@ -16,16 +16,29 @@ from memory_core.records import Feedback, VerdictSlot
 from memory_core.store.database import Store
 from memory_core.store.index_version import INDEX_VERSION, index_version
 from memory_core.store.memories import delete_memory, iter_memory_rows, memory_from_row, put_memory
-from memory_core.store.postings import rebuild_index
+from memory_core.store.postings import DOC_COLUMNS, rebuild_index
 from tests.factories import make_memory
 from tests.support.times import NOW, T0
 
 
-def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
+def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], ...]:
     # The version stamp is written by whichever build last touched the index, not per claim.
+    # Bodies are named by their key: their ids depend on the order they were first written.
     return (
         sorted(conn.execute("SELECT * FROM postings WHERE field != 'version'").fetchall()),
-        sorted(conn.execute("SELECT * FROM index_docs").fetchall()),
+        sorted(
+            conn.execute(
+                "SELECT " + ", ".join(f"d.{c.strip()}" for c in DOC_COLUMNS.split(",")) + ", d.grade, b.key "
+                "FROM index_docs d JOIN bodies b ON b.id = d.body"
+            ).fetchall()
+        ),
+        sorted(conn.execute("SELECT key, claims, feature_count FROM bodies").fetchall()),
+        sorted(
+            conn.execute(
+                "SELECT p.feature, COALESCE(b.key, ''), p.field, p.tf FROM body_postings p "
+                "LEFT JOIN bodies b ON b.id = p.body"
+            ).fetchall()
+        ),
     )
 
 
@@ -42,6 +55,14 @@ def assert_in_step(store: Store) -> None:
     with store.transaction() as conn:
         rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
     assert snapshot(store.conn) == before
+    # Every indexed claim has a body, every body is held by as many claims as it counts.
+    c = store.conn
+    assert c.execute(
+        "SELECT COUNT(*) FROM index_docs d LEFT JOIN bodies b ON b.id = d.body WHERE b.id IS NULL"
+    ).fetchone() == (0,)
+    assert c.execute(
+        "SELECT COUNT(*) FROM bodies b WHERE b.claims != (SELECT COUNT(*) FROM index_docs d WHERE d.body = b.id)"
+    ).fetchone() == (0,)
 
 
 TEXTS = [
@@ -63,7 +84,7 @@ OPERATION = st.tuples(
 @given(st.lists(OPERATION, max_size=12))
 def test_index_matches_a_rebuild_after_any_writes(store: Store, operations) -> None:
     with store.transaction() as conn:
-        for table in ("memories", "postings", "index_docs"):
+        for table in ("memories", "postings", "index_docs", "bodies", "body_postings"):
             conn.execute(f"DELETE FROM {table}")
     live = {}
     for action, text_no, origin_no in operations:
@@ -216,3 +237,73 @@ def test_lists_within_the_bound_are_read_whole(store: Store, reader) -> None:
             put_memory(conn, make_memory(f"quasar relay {n}", at=T0 + n))
     r = retrieve(reader.conn, build_plan(["quasar"]))
     assert r.capped == () and len(r.masks) == 30
+
+
+def test_recall_over_bodies_never_scans_a_table(store: Store, reader, monkeypatch) -> None:
+    """Repeated content takes the body path: its statements use indexes too, including the
+    count of ambiguous origins and the rejected claims offered as anchors for a pair."""
+    from memory_core.recall import expansion
+
+    monkeypatch.setattr(expansion, "COUNT_AFTER", 2)
+    with store.transaction() as conn:
+        for origin in range(6):
+            for n in range(8):
+                put_memory(
+                    conn,
+                    make_memory(
+                        f"Camping trip {n} went to lake number {n} with Melanie",
+                        origin=f"/work/p{origin}",
+                        at=T0 + origin * 60 + n,
+                    ),
+                )
+            put_memory(conn, make_memory("The billing job runs on service 7", origin=f"/work/p{origin}"))
+            put_memory(conn, make_memory("Service 7 listens on port 9007", origin=f"/work/p{origin}"))
+    statements: list[str] = []
+    reader.conn.set_trace_callback(statements.append)
+    try:
+        for query in ("when did Melanie go camping?", "billing job", "lake number 3", "zyxwv qqq billing port"):
+            recall(reader.conn, query, now=NOW)
+    finally:
+        reader.conn.set_trace_callback(None)
+    selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert any("body_postings" in s for s in selects) and any("GROUP BY origin" in s for s in selects)
+    assert any("UNION ALL" in s for s in selects)  # the first claims of rejected bodies
+    for sql in selects:
+        details = [row[-1] for row in reader.conn.execute("EXPLAIN QUERY PLAN " + sql)]
+        # A subquery's rows (at most its LIMIT) may be read in turn; no table may be.
+        assert not any(d.startswith("SCAN") and not d.startswith("SCAN (subquery") for d in details), (sql, details)
+
+
+def test_work_does_not_grow_with_copies_of_the_same_content(tmp_path) -> None:
+    """Ten times as many copies of each text (in other projects): the same claims are scored
+    and read, whichever the question."""
+    from memory_core.recall.service import turn_recall
+
+    texts = [
+        "Melanie painted a sunrise over the lake last week",
+        "Caroline went to the LGBTQ support group on Tuesday",
+        "Melanie signed up for a pottery class in May",
+        "Caroline is researching adoption agencies",
+    ]
+    work = {}
+    for copies in (5, 50):
+        home = tmp_path / f"c{copies}"
+        with Store.open(home) as writer, writer.transaction() as conn:
+            for n in range(copies * len(texts)):
+                put_memory(
+                    conn,
+                    make_memory(
+                        texts[n % len(texts)],
+                        origin=f"/work/project-{n // len(texts)}",
+                        kind=("fact", "preference", "decision", "project_state")[n % 4],
+                        at=NOW - (n % 97) * 3600,
+                    ),
+                )
+        with Store.open_readonly(home) as r:
+            work[copies] = [
+                (len(result.claims), result.diagnostics["lifecycle"]["scored"])
+                for question in ("When did Melanie paint a sunrise?", "What is Caroline researching?", "Melanie?")
+                for result in [turn_recall(r.conn, [question], now=NOW, session_is_fresh=True)]
+            ]
+    assert work[5] == work[50]
+    assert any(chosen for chosen, _ in work[5])

@@ -33,6 +33,7 @@ from memory_core.records import Evidence, Feedback, Memory, Source, VerdictSlot
 from memory_core.store.database import Store
 from memory_core.store.events import get_event
 from memory_core.store.memories import MEMORY_COLUMNS, get_memory, put_memory
+from memory_core.store.postings import DOC_COLUMNS
 from memory_core.store.suppression import blocked_rows
 from tests.factories import make_memory
 
@@ -100,10 +101,22 @@ def memory_rows(conn: sqlite3.Connection) -> dict[str, tuple]:
     return {row[0]: row for row in _rows(conn, f"SELECT {MEMORY_COLUMNS} FROM memories")}
 
 
-def index_rows(conn: sqlite3.Connection) -> tuple[list[tuple], list[tuple]]:
+def index_rows(conn: sqlite3.Connection) -> tuple[list[tuple], ...]:
+    # A body is named by its key: a body dropped and written again gets another id.
     return (
         _rows(conn, "SELECT * FROM postings ORDER BY feature, memory_id, field"),
-        _rows(conn, "SELECT * FROM index_docs ORDER BY memory_id"),
+        _rows(
+            conn,
+            "SELECT "
+            + ", ".join(f"d.{c.strip()}" for c in DOC_COLUMNS.split(","))
+            + ", d.grade, b.key FROM index_docs d LEFT JOIN bodies b ON b.id = d.body ORDER BY d.memory_id",
+        ),
+        _rows(conn, "SELECT key, claims, feature_count FROM bodies ORDER BY key"),
+        _rows(
+            conn,
+            "SELECT p.feature, COALESCE(b.key, ''), p.field, p.tf FROM body_postings p "
+            "LEFT JOIN bodies b ON b.id = p.body ORDER BY 1, 2, 3",
+        ),
     )
 
 

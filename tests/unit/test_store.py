@@ -8,6 +8,7 @@ import pytest
 from memory_core.errors import CorruptRecordError
 from memory_core.store.database import Store
 from memory_core.store.memories import get_memory, put_memory, require_memory
+from memory_core.store.migrations import SCHEMA_VERSION
 from tests.factories import make_memory
 
 
@@ -27,7 +28,7 @@ def test_fresh_state_dir_is_private_and_durable(home: Path) -> None:
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
         assert store.conn.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
-        assert store.schema_version() == 3
+        assert store.schema_version() == SCHEMA_VERSION
 
 
 def test_reads_return_independent_copies(store: Store) -> None:
