@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
-from typing import NamedTuple
+from collections import Counter, namedtuple
 
 from memory_core.text.concepts import BY_FEATURE, CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
@@ -47,6 +46,10 @@ from memory_core.text.vocabulary import (
     RELATIVE_TIME,
     SELF_CORRECTION,
 )
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _PATH_CHARS = "a-z0-9_.@%+~-"
@@ -93,20 +96,34 @@ WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "c
 _MARKER = [(_CONJUNCTION, "conjunction")]
 
 
-class Term(NamedTuple):
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _TermFields(NamedTuple):
+        feature: str
+        unit: int
+        kind: str
+        attribute: bool = False
+        generic: bool = False
+        # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
+        group: int = 0
+
+else:
+    _TermFields = namedtuple(
+        "Term", ("feature", "unit", "kind", "attribute", "generic", "group"), defaults=(False, False, 0)
+    )
+
+
+class Term(_TermFields):
     """One query feature and what kind of thing it is.
 
     Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
     Subjects joined by a conjunction share a ``group``.
     """
 
-    feature: str
-    unit: int
-    kind: str
-    attribute: bool = False
-    generic: bool = False
-    # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
-    group: int = 0
+    __slots__ = ()
 
     @property
     def literal(self) -> bool:
