@@ -43,8 +43,11 @@ from memory_core.text.vocabulary import (
     ENGLISH_CONJUNCTIONS,
     ENGLISH_STOP,
     FRAMING,
+    FRAMING_WORDS,
     RELATIVE_TIME,
+    RELATIVE_TIME_WORDS,
     SELF_CORRECTION,
+    SELF_CORRECTION_WORDS,
 )
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -325,10 +328,28 @@ def query_text(text: str) -> str:
     """The asking part of a query: normalized, after any "what I actually want to ask is",
     without recall framing ("do you remember", "还记得", "多少")."""
     normalized = normalize(text)
-    corrections = list(SELF_CORRECTION.finditer(normalized))
-    if corrections and corrections[-1].end() < len(normalized.rstrip()):
-        normalized = normalized[corrections[-1].end() :]
-    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", normalized))
+    # A lower-case ASCII text (most queries) runs a pattern only when it holds a word every
+    # match of it holds: in ASCII the case-insensitive patterns match exactly those letters.
+    # Any other text runs all three (case folding reaches beyond ASCII: the dotless i, the
+    # long s and the Kelvin sign match i, s and k). Cutting keeps the text's tail and removing
+    # puts a space where a match was, so the result holds no word the text did not hold.
+    plain = normalized.isascii()
+    if not plain or _holds(normalized, SELF_CORRECTION_WORDS):
+        corrections = list(SELF_CORRECTION.finditer(normalized))
+        if corrections and corrections[-1].end() < len(normalized.rstrip()):
+            normalized = normalized[corrections[-1].end() :]
+    if not plain or _holds(normalized, FRAMING_WORDS):
+        normalized = FRAMING.sub(" ", normalized)
+    if not plain or _holds(normalized, RELATIVE_TIME_WORDS):
+        normalized = RELATIVE_TIME.sub(" ", normalized)
+    return normalized
+
+
+def _holds(text: str, words: tuple[str, ...]) -> bool:
+    for word in words:
+        if word in text:
+            return True
+    return False
 
 
 def _is_alternative(kind: str, feature: str) -> bool:
