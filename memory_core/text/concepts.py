@@ -54,9 +54,7 @@ class Concept(_ConceptFields):
 
 
 def _c(name: str, english: str, chinese: str = "", *, attribute: bool = False, generic: bool = False) -> Concept:
-    return Concept(
-        name, tuple(english.split()), tuple(chinese.split()), attribute=attribute or generic, generic=generic
-    )
+    return Concept(name, tuple(english.split()), tuple(chinese.split()), attribute or generic, generic)
 
 
 CONCEPTS: tuple[Concept, ...] = (
@@ -170,16 +168,20 @@ BY_FEATURE: dict[str, Concept] = {c.feature: c for c in CONCEPTS}
 def _english_forms() -> dict[str, str]:
     forms: dict[str, str] = {}
     for concept in CONCEPTS:
+        feature = "~" + concept.name
         for form in concept.english:
-            forms.setdefault(form, concept.feature)
+            if form not in forms:
+                forms[form] = feature
     return forms
 
 
 def _chinese_forms() -> dict[str, str]:
     forms: dict[str, str] = {}
     for concept in CONCEPTS:
+        feature = "~" + concept.name
         for form in concept.chinese:
-            forms.setdefault(form, concept.feature)
+            if form not in forms:
+                forms[form] = feature
     return forms
 
 
