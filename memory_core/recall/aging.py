@@ -16,12 +16,15 @@ SECONDS_PER_DAY = 86_400.0
 AGING_WARNING_BELOW = 0.85
 
 
-class AgingPolicy(NamedTuple):
+# Fields given as types, not annotations: under ``from __future__ import annotations`` a
+# ``NamedTuple``'s annotations are strings that ``typing`` compiles one by one, on every
+# start of the per-turn hook (docs/hooks.md, "Cost").
+class AgingPolicy(
+    NamedTuple("AgingPolicy", [("half_life_days", float), ("floor", float), ("dormant_after_days", float)])
+):
     """How one kind of claim ages."""
 
-    half_life_days: float
-    floor: float
-    dormant_after_days: float
+    __slots__ = ()
 
 
 POLICIES: dict[str, AgingPolicy] = {

@@ -38,21 +38,31 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;。！？；\n])\s*")
 _FENCE_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
 
 
-class DigestRow(NamedTuple):
+# Fields given as types, not annotations: under ``from __future__ import annotations`` a
+# ``NamedTuple``'s annotations are strings that ``typing`` compiles one by one, on every
+# start of the per-turn hook (docs/hooks.md, "Cost").
+class DigestRow(
+    NamedTuple(
+        "DigestRow",
+        [
+            ("memory_id", str),
+            ("kind", str),
+            ("status", str),
+            ("origin", str),
+            ("source_id", str | None),
+            ("updated", str),
+            ("evidence", str),
+            ("freshness", float),
+            ("dormant", bool),
+            ("accuracy", str | None),
+            ("content", str),
+            ("matched", tuple[str, ...]),
+        ],
+    )
+):
     """One recalled claim as the digest shows it."""
 
-    memory_id: str
-    kind: str
-    status: str
-    origin: str
-    source_id: str | None
-    updated: str
-    evidence: str
-    freshness: float
-    dormant: bool
-    accuracy: str | None
-    content: str
-    matched: tuple[str, ...]
+    __slots__ = ()
 
 
 def clip_bytes(text: str, limit: int) -> str:

@@ -17,8 +17,9 @@ the more likely answer, so they count toward its coverage (see
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.text.tokenize import Term, query_terms
 from memory_core.text.vocabulary import ANAPHORA, CONTINUATION, RESET
@@ -40,16 +41,30 @@ MAX_ANAPHORIC_UNITS = 3
 MAX_BACKGROUND_TERMS = 64
 
 
-class QueryPlan(NamedTuple):
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _QueryPlanFields(NamedTuple):
+        focus: tuple[Term, ...]
+        context: tuple[Term, ...] = ()
+        # standalone | follow_up | inherited | empty | reset
+        mode: str = "standalone"
+        # Words of the earlier texts that neither the focus nor the context holds: they support
+        # a claim that answers the focus (coverage), never qualify or score one.
+        background: tuple[Term, ...] = ()
+
+else:
+    _QueryPlanFields = namedtuple(
+        "QueryPlan", ("focus", "context", "mode", "background"), defaults=((), "standalone", ())
+    )
+
+
+class QueryPlan(_QueryPlanFields):
     """Focus terms that must be answered, and context terms that only support them."""
 
-    focus: tuple[Term, ...]
-    context: tuple[Term, ...] = ()
-    # standalone | follow_up | inherited | empty | reset
-    mode: str = "standalone"
-    # Words of the earlier texts that neither the focus nor the context holds: they support
-    # a claim that answers the focus (coverage), never qualify or score one.
-    background: tuple[Term, ...] = ()
+    __slots__ = ()
 
     @property
     def is_empty(self) -> bool:
@@ -82,10 +97,9 @@ def is_subject(term: Term) -> bool:
     return not (term.attribute or term.generic or term.numeric)
 
 
-class _Reading(NamedTuple):
-    terms: tuple[Term, ...]
-    reset: bool
-    anaphoric: bool
+# Fields given as types: see :class:`QueryPlan`.
+class _Reading(NamedTuple("_Reading", [("terms", tuple[Term, ...]), ("reset", bool), ("anaphoric", bool)])):
+    __slots__ = ()
 
 
 def is_continuation(text: str) -> bool:

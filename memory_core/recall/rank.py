@@ -19,8 +19,6 @@ Remaining ties go to the pinned claim, then the more recently updated, then the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
 
@@ -53,25 +51,73 @@ def rank_score(raw: float, fresh: float, priority: int, utility: str | None, acc
     return raw * fresh * evidence_weight(priority) * utility_factor(utility) * accuracy_factor(accuracy)
 
 
-@dataclass(slots=True)
 class Candidate:
-    """One claim that matched the query, with its scores and, if dropped, the reason."""
+    """One claim that matched the query, with its scores and, if dropped, the reason.
 
-    doc: IndexedDoc
-    raw: float
-    matched: tuple[str, ...]
-    context_matched: tuple[str, ...]
-    excluded: str | None = None
-    alternatives: tuple[int, ...] = ()
-    # Matches every focus feature some claim holds (see ``Evaluation.complete``).
-    complete: bool = False
-    # Chosen as complementary evidence (answers what the other chosen claims left open).
-    complement: bool = False
-    # The share of the question's focus weight it matches.
-    coverage: float = 0.0
-    freshness: float = 1.0
-    dormant: bool = False
-    rank: float = 0.0
+    A plain slotted class with the constructor, ``repr`` and equality a dataclass would give
+    it: defining a dataclass costs every hook process about 0.7 ms, and loading
+    ``dataclasses`` more (docs/hooks.md, "Cost").
+    """
+
+    __slots__ = (
+        "doc",
+        "raw",
+        "matched",
+        "context_matched",
+        "excluded",
+        "alternatives",
+        # Matches every focus feature some claim holds (see ``Evaluation.complete``).
+        "complete",
+        # Chosen as complementary evidence (answers what the other chosen claims left open).
+        "complement",
+        # The share of the question's focus weight it matches.
+        "coverage",
+        "freshness",
+        "dormant",
+        "rank",
+    )
+
+    def __init__(
+        self,
+        doc: IndexedDoc,
+        raw: float,
+        matched: tuple[str, ...],
+        context_matched: tuple[str, ...],
+        excluded: str | None = None,
+        alternatives: tuple[int, ...] = (),
+        complete: bool = False,
+        complement: bool = False,
+        coverage: float = 0.0,
+        freshness: float = 1.0,
+        dormant: bool = False,
+        rank: float = 0.0,
+    ) -> None:
+        self.doc = doc
+        self.raw = raw
+        self.matched = matched
+        self.context_matched = context_matched
+        self.excluded = excluded
+        self.alternatives = alternatives
+        self.complete = complete
+        self.complement = complement
+        self.coverage = coverage
+        self.freshness = freshness
+        self.dormant = dormant
+        self.rank = rank
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in Candidate.__slots__)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in Candidate.__slots__)
+        return f"{type(self).__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Candidate) or other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, so unhashable
 
     def sort_key(self) -> tuple[float, int, float, str]:
         """Best rank first; then pinned, more recently updated, smaller id."""

@@ -18,21 +18,31 @@ from typing import NamedTuple
 from memory_core.store.columns import MEMORY_COLUMNS
 
 
-class ClaimRow(NamedTuple):
+# Fields given as types, not annotations: under ``from __future__ import annotations`` a
+# ``NamedTuple``'s annotations are strings that ``typing`` compiles one by one, on every
+# start of the per-turn hook (docs/hooks.md, "Cost").
+class ClaimRow(
+    NamedTuple(
+        "ClaimRow",
+        [
+            ("memory_id", str),
+            ("origin", str),
+            ("kind", str),
+            ("status", str),
+            ("content", str),
+            ("updated_at", float),
+            ("pinned", bool),
+            ("source_id", str | None),
+            ("evidence_source_id", str | None),
+            ("basis", str | None),
+            ("method", str | None),
+            ("accuracy", str | None),
+        ],
+    )
+):
     """What recall shows of a stored claim."""
 
-    memory_id: str
-    origin: str
-    kind: str
-    status: str
-    content: str
-    updated_at: float
-    pinned: bool
-    source_id: str | None
-    evidence_source_id: str | None
-    basis: str | None
-    method: str | None
-    accuracy: str | None
+    __slots__ = ()
 
     @property
     def shown_source_id(self) -> str | None:

@@ -20,8 +20,9 @@ its own; a question made mostly of words the store has never seen still can.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.text.tokenize import Term
@@ -85,16 +86,15 @@ def length_factor(body_feature_count: int) -> float:
     return 0.8 + 0.2 * min(1.0, LENGTH_PIVOT / max(1, body_feature_count))
 
 
-class _Unit(NamedTuple):
-    terms: tuple[Term, ...]
-    # The features the unit is judged on: all of them, except that a Chinese segment's
-    # bigram reaching over a function character at its edge ("表妹有" of "表妹有多高") is
-    # grammar, not the subject, and does not count.
-    core: tuple[Term, ...]
-    # The weight of the core features some claim holds: a Chinese segment's unseen
-    # cross-word bigrams do not count, and a unit no claim holds weighs nothing.
-    weight: float
-    unseen: bool
+# ``core``: the features the unit is judged on: all of them, except that a Chinese segment's
+# bigram reaching over a function character at its edge ("表妹有" of "表妹有多高") is grammar,
+# not the subject, and does not count. ``weight``: that of the core features some claim
+# holds: a Chinese segment's unseen cross-word bigrams do not count, and a unit no claim
+# holds weighs nothing. (Fields given as types: see :class:`Evaluation`.)
+class _Unit(
+    NamedTuple("_Unit", [("terms", tuple[Term, ...]), ("core", tuple[Term, ...]), ("weight", float), ("unseen", bool)])
+):
+    __slots__ = ()
 
     @property
     def attribute(self) -> bool:
@@ -187,21 +187,37 @@ def _active(units: tuple[_Unit, ...], masks: Mapping[str, int], weights: Mapping
     return tuple(u for u in units if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
 
 
-class Evaluation(NamedTuple):
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _EvaluationFields(NamedTuple):
+        raw: float
+        matched: tuple[str, ...]
+        context_matched: tuple[str, ...]
+        reason: str | None
+        # Which alternatives ("A or B") the claim speaks to: the relative cutoff compares
+        # claims about the same alternative, so a lighter-named option is not crowded out.
+        alternatives: tuple[int, ...] = ()
+        # Whether the claim matches every focus feature some claim holds (of the alternatives
+        # it speaks to): facet redundancy keeps every such complete answer.
+        complete: bool = False
+        # The share of the question's focus weight it matches (see :meth:`PlanScorer.coverage`).
+        coverage: float = 0.0
+
+else:
+    _EvaluationFields = namedtuple(
+        "Evaluation",
+        ("raw", "matched", "context_matched", "reason", "alternatives", "complete", "coverage"),
+        defaults=((), False, 0.0),
+    )
+
+
+class Evaluation(_EvaluationFields):
     """Raw relevance of one claim, the focus/context features it matched, and why it failed."""
 
-    raw: float
-    matched: tuple[str, ...]
-    context_matched: tuple[str, ...]
-    reason: str | None
-    # Which alternatives ("A or B") the claim speaks to: the relative cutoff compares
-    # claims about the same alternative, so a lighter-named option is not crowded out.
-    alternatives: tuple[int, ...] = ()
-    # Whether the claim matches every focus feature some claim holds (of the alternatives
-    # it speaks to): facet redundancy keeps every such complete answer.
-    complete: bool = False
-    # The share of the question's focus weight it matches (see :meth:`PlanScorer.coverage`).
-    coverage: float = 0.0
+    __slots__ = ()
 
 
 class PlanScorer:

@@ -9,9 +9,10 @@ digest and the diagnostics. Nothing here writes ``memory.db``; callers open it w
 from __future__ import annotations
 
 import sqlite3
+from collections import namedtuple
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memory_core.clock import iso
 from memory_core.errors import UsageError
@@ -110,13 +111,27 @@ class RecalledClaim(
         }
 
 
-class RecallResult(NamedTuple):
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _RecallResultFields(NamedTuple):
+        claims: list[RecalledClaim]
+        digest: str
+        diagnostics: dict[str, Any]
+        plan: QueryPlan = QueryPlan(())
+
+else:
+    _RecallResultFields = namedtuple(
+        "RecallResult", ("claims", "digest", "diagnostics", "plan"), defaults=(QueryPlan(()),)
+    )
+
+
+class RecallResult(_RecallResultFields):
     """The selected claims, the digest for the agent ('' when nothing) and bounded diagnostics."""
 
-    claims: list[RecalledClaim]
-    digest: str
-    diagnostics: dict[str, Any]
-    plan: QueryPlan = QueryPlan(())
+    __slots__ = ()
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data for JSON output."""

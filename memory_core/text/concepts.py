@@ -18,17 +18,35 @@ Changing this map changes what the index holds: bump ``INDEX_VERSION`` in
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
 
-class Concept(NamedTuple):
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _ConceptFields(NamedTuple):
+        name: str
+        english: tuple[str, ...]
+        chinese: tuple[str, ...] = ()
+        attribute: bool = False
+        generic: bool = False
+
+else:
+    _ConceptFields = namedtuple(
+        "Concept", ("name", "english", "chinese", "attribute", "generic"), defaults=((), False, False)
+    )
+
+
+class Concept(_ConceptFields):
     """One concept: its feature name, flags and surface forms."""
 
-    name: str
-    english: tuple[str, ...]
-    chinese: tuple[str, ...] = ()
-    attribute: bool = False
-    generic: bool = False
+    __slots__ = ()
 
     @property
     def feature(self) -> str:
@@ -36,9 +54,7 @@ class Concept(NamedTuple):
 
 
 def _c(name: str, english: str, chinese: str = "", *, attribute: bool = False, generic: bool = False) -> Concept:
-    return Concept(
-        name, tuple(english.split()), tuple(chinese.split()), attribute=attribute or generic, generic=generic
-    )
+    return Concept(name, tuple(english.split()), tuple(chinese.split()), attribute or generic, generic)
 
 
 CONCEPTS: tuple[Concept, ...] = (
@@ -152,16 +168,20 @@ BY_FEATURE: dict[str, Concept] = {c.feature: c for c in CONCEPTS}
 def _english_forms() -> dict[str, str]:
     forms: dict[str, str] = {}
     for concept in CONCEPTS:
+        feature = "~" + concept.name
         for form in concept.english:
-            forms.setdefault(form, concept.feature)
+            if form not in forms:
+                forms[form] = feature
     return forms
 
 
 def _chinese_forms() -> dict[str, str]:
     forms: dict[str, str] = {}
     for concept in CONCEPTS:
+        feature = "~" + concept.name
         for form in concept.chinese:
-            forms.setdefault(form, concept.feature)
+            if form not in forms:
+                forms[form] = feature
     return forms
 
 

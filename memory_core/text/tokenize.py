@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
-from typing import NamedTuple
+from collections import Counter, namedtuple
 
 from memory_core.text.concepts import BY_FEATURE, CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
@@ -44,9 +43,16 @@ from memory_core.text.vocabulary import (
     ENGLISH_CONJUNCTIONS,
     ENGLISH_STOP,
     FRAMING,
+    FRAMING_WORDS,
     RELATIVE_TIME,
+    RELATIVE_TIME_WORDS,
     SELF_CORRECTION,
+    SELF_CORRECTION_WORDS,
 )
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import NamedTuple
 
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _PATH_CHARS = "a-z0-9_.@%+~-"
@@ -93,20 +99,34 @@ WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "c
 _MARKER = [(_CONJUNCTION, "conjunction")]
 
 
-class Term(NamedTuple):
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _TermFields(NamedTuple):
+        feature: str
+        unit: int
+        kind: str
+        attribute: bool = False
+        generic: bool = False
+        # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
+        group: int = 0
+
+else:
+    _TermFields = namedtuple(
+        "Term", ("feature", "unit", "kind", "attribute", "generic", "group"), defaults=(False, False, 0)
+    )
+
+
+class Term(_TermFields):
     """One query feature and what kind of thing it is.
 
     Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
     Subjects joined by a conjunction share a ``group``.
     """
 
-    feature: str
-    unit: int
-    kind: str
-    attribute: bool = False
-    generic: bool = False
-    # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
-    group: int = 0
+    __slots__ = ()
 
     @property
     def literal(self) -> bool:
@@ -308,10 +328,28 @@ def query_text(text: str) -> str:
     """The asking part of a query: normalized, after any "what I actually want to ask is",
     without recall framing ("do you remember", "还记得", "多少")."""
     normalized = normalize(text)
-    corrections = list(SELF_CORRECTION.finditer(normalized))
-    if corrections and corrections[-1].end() < len(normalized.rstrip()):
-        normalized = normalized[corrections[-1].end() :]
-    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", normalized))
+    # A lower-case ASCII text (most queries) runs a pattern only when it holds a word every
+    # match of it holds: in ASCII the case-insensitive patterns match exactly those letters.
+    # Any other text runs all three (case folding reaches beyond ASCII: the dotless i, the
+    # long s and the Kelvin sign match i, s and k). Cutting keeps the text's tail and removing
+    # puts a space where a match was, so the result holds no word the text did not hold.
+    plain = normalized.isascii()
+    if not plain or _holds(normalized, SELF_CORRECTION_WORDS):
+        corrections = list(SELF_CORRECTION.finditer(normalized))
+        if corrections and corrections[-1].end() < len(normalized.rstrip()):
+            normalized = normalized[corrections[-1].end() :]
+    if not plain or _holds(normalized, FRAMING_WORDS):
+        normalized = FRAMING.sub(" ", normalized)
+    if not plain or _holds(normalized, RELATIVE_TIME_WORDS):
+        normalized = RELATIVE_TIME.sub(" ", normalized)
+    return normalized
+
+
+def _holds(text: str, words: tuple[str, ...]) -> bool:
+    for word in words:
+        if word in text:
+            return True
+    return False
 
 
 def _is_alternative(kind: str, feature: str) -> bool:

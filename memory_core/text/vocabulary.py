@@ -92,6 +92,25 @@ _FRAMING_PATTERNS = (
     r"多少",
 )
 FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
+# Every match of FRAMING in an ASCII text holds one of these words (the Chinese patterns
+# need Chinese characters): a lower-case ASCII query holding none is left as it is without
+# running the pattern at every position (see ``memory_core.text.tokenize.query_text``).
+FRAMING_WORDS = (
+    "remember",
+    "recall",
+    "know",
+    "remind",
+    "say",
+    "tell",
+    "mention",
+    "decide",
+    "agree",
+    "how",
+    "kind",
+    "type",
+    "sort",
+    "have",
+)
 
 # Time said relative to the moment of speaking ("today", "last time", "最近"): the claim's
 # "yesterday" is another day than the question's, so these never name what is asked about.
@@ -101,6 +120,8 @@ RELATIVE_TIME = re.compile(
     r"(?:last|this|next|every|each)\s+(?:time|times|day|days|night|morning|evening|afternoon))\b"
     r"|今天|今晚|昨天|昨晚|明天|前天|后天|最近|刚才|刚刚|这段时间|那段时间|每天|每次|下次|这几天"
 )
+# Every match of RELATIVE_TIME in an ASCII text holds one of these (as FRAMING_WORDS).
+RELATIVE_TIME_WORDS = ("day", "night", "tomorrow", "lately", "recently", "time", "morning", "evening", "afternoon")
 
 # Phrases that end the current topic: nothing earlier is inherited after them.
 RESET = re.compile(
@@ -142,6 +163,8 @@ SELF_CORRECTION = re.compile(
     r"|(?:^|(?<=[.!?。！？]))\s*(?:wait|hold\s+on)\s*[,:!]\s*"
     r"|(?:^|(?<=[.!?。！？]))\s*(?:等等|等一下|等一等)\s*[:：,，]"
 )
+# Every match of SELF_CORRECTION in an ASCII text holds one of these (as FRAMING_WORDS).
+SELF_CORRECTION_WORDS = ("want", "mean", "need", "question", "wait", "hold")
 
 # Words joining alternatives ("SQLite or PostgreSQL", "A和B哪个更大"): a claim about either
 # side may answer, so the side it does not mention is not held against it.

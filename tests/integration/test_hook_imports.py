@@ -68,7 +68,6 @@ NEVER = {
 STDLIB = {
     "bisect",
     "collections.abc",
-    "dataclasses",
     "datetime",
     "fcntl",
     "json",
@@ -86,9 +85,8 @@ STDLIB = {
     "unicodedata",
     "zlib",
 }
-# Capture defines no dataclass (its records are named tuples), so it does not even load
-# ``dataclasses`` (recall's ``Candidate`` still is one).
-CAPTURE_STDLIB = STDLIB - {"dataclasses"}
+# No hook defines a dataclass (capture's records are named tuples, recall's ``Candidate`` a
+# slotted class), so none loads ``dataclasses``.
 # The session start only enqueues a nudge: no ``typing`` either (the hook entry, the generic
 # adapter, the clock and the queue name their types for the type checker only), nor the
 # tokenizer's ``unicodedata`` or capture's ``shlex``.
@@ -232,8 +230,6 @@ ALLOWED: dict[str, set[str]] = {
 
 
 STDLIB_OF = {
-    "turn_end": CAPTURE_STDLIB,
-    "claude_code_stop": CAPTURE_STDLIB,
     "session_start": SESSION_STDLIB,
     # The session end names the stash by the built-in SHA-256 of memory_core.ids, which
     # also loads ``unicodedata`` (for content hashes).
@@ -400,7 +396,7 @@ def test_the_checker_sees_a_new_module() -> None:
 
 
 def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
-    assert beyond("user_prompt", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib"]
+    assert beyond("user_prompt", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib", "dataclasses"]
     assert beyond("turn_end", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib", "dataclasses"]
     assert beyond("turn_end", ["memory_core.capture.progress_targets"]) == ["memory_core.capture.progress_targets"]
     assert beyond("session_start", ["json", "sqlite3", "typing", "unicodedata"]) == ["typing", "unicodedata"]

@@ -1,0 +1,97 @@
+"""The query clean-up runs a pattern on a lower-case ASCII text only when the text holds one
+of the words every match of it holds (``FRAMING_WORDS`` …): the result must be what running
+all three patterns gives, for any text."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from memory_core.text import vocabulary
+from memory_core.text.tokenize import normalize, query_text
+from memory_core.text.vocabulary import FRAMING, RELATIVE_TIME, SELF_CORRECTION
+
+EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval" / "locomo-dev.json"
+
+
+def reference(text: str) -> str:
+    """Every pattern run on every text."""
+    normalized = normalize(text)
+    corrections = list(SELF_CORRECTION.finditer(normalized))
+    if corrections and corrections[-1].end() < len(normalized.rstrip()):
+        normalized = normalized[corrections[-1].end() :]
+    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", normalized))
+
+
+PATTERNS = (
+    (vocabulary.SELF_CORRECTION, vocabulary.SELF_CORRECTION_WORDS),
+    (vocabulary.FRAMING, vocabulary.FRAMING_WORDS),
+    (vocabulary.RELATIVE_TIME, vocabulary.RELATIVE_TIME_WORDS),
+)
+# The words and marks the patterns are made of, some case and folding variants (the dotless
+# i, the long s, the Kelvin sign, full-width letters) and Chinese framing.
+PIECES = sorted(
+    {w for pattern, _ in PATTERNS for w in re.findall(r"[a-z]+", pattern.pattern) if len(w) > 1}
+    | {"i", "u", "we", "me", "you", "to", "is", "was", "my", "the", "of", "about", "port", "sqlite", "deploy"}
+    | {"REMEMBER", "Last Time", "remınd", "ſay", "\u212aind", "ｔｏｄａｙ", "WAIT", "Hold On"}
+    | {"还记得", "你知道", "我想问一下：", "最近", "今天", "其实我的问题是", "等等，", "多少"}
+    # A match of each English alternative, whole.
+    | {"do you still remember", "u remember", "remember when", "please remind me", "what did we decide"}
+    | {"what do you know", "tell me", "how many", "which kinds of", "do you have any notes about"}
+    | {"these days", "the other day", "every morning", "what i actually needed to ask was"}
+    | {"my real question is", "sorry, i meant to ask", "wait, ", "hold on:", "what i want to ask is"}
+    | {"what did i say", "what do we mention", "what did we agree", "what sorts of", "which type of"}
+)
+MARKS = ["", " ", "  ", "\n", ", ", ". ", "? ", "! ", ": ", "'", "-", "?", "."]
+
+
+def generated(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        parts = []
+        for _ in range(rng.randint(1, 12)):
+            parts.append(rng.choice(PIECES))
+            parts.append(rng.choice(MARKS) if rng.random() < 0.3 else " ")
+        texts.append("".join(parts).strip() if rng.random() < 0.8 else "".join(parts))
+    return texts
+
+
+def test_every_generated_text_is_cleaned_up_as_by_every_pattern() -> None:
+    texts = generated(4000, 15)
+    matched = {id(p): 0 for p, _ in PATTERNS}
+    skipped = 0
+    for text in texts:
+        assert query_text(text) == reference(text), text
+        normalized = normalize(text)
+        for pattern, words in PATTERNS:
+            matched[id(pattern)] += bool(pattern.search(normalized))
+            skipped += normalized.isascii() and not any(w in normalized for w in words)
+    # The corpus exercises every pattern, and the pre-check skips some of them.
+    assert all(n > 100 for n in matched.values()), matched
+    assert skipped > 1000
+
+
+def test_every_ascii_match_holds_one_of_its_words() -> None:
+    """Stronger than the outputs agreeing: no pattern matches an ASCII text its words miss."""
+    for text in generated(4000, 16):
+        normalized = normalize(text)
+        if not normalized.isascii():
+            continue
+        for pattern, words in PATTERNS:
+            for match in pattern.finditer(normalized):
+                if match.group():
+                    assert any(w in match.group() for w in words), (pattern.pattern[:40], match.group())
+
+
+@pytest.mark.skipif(not EVAL.exists(), reason="needs the LoCoMo development data in ../shared/eval")
+def test_the_development_questions_are_cleaned_up_as_by_every_pattern() -> None:
+    data = json.loads(EVAL.read_text(encoding="utf-8"))
+    questions = [qa["question"] for s in data for qa in s["qa"]]
+    assert len(questions) > 100
+    for question in questions:
+        assert query_text(question) == reference(question), question
