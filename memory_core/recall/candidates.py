@@ -25,8 +25,9 @@ Origins are matched through the per-origin header rows, never per claim.
 from __future__ import annotations
 
 import sqlite3
+from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NamedTuple, overload
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 from memory_core.recall import index
 from memory_core.recall.index import Headers
@@ -145,20 +146,55 @@ class BestFirst(Sequence[str]):
         return self._upto(index + 1)[index]
 
 
-class Lists(NamedTuple):
+class Lists(
+    NamedTuple(
+        "Lists",
+        [
+            ("read", Callable[[sqlite3.Connection, str], list[tuple[str, str]]]),
+            ("recent", Callable[[sqlite3.Connection, str, int], list[tuple[str, str]]]),
+            ("probe", Callable[[sqlite3.Connection, str, Sequence[str]], list[tuple[str, str]]]),
+        ],
+    )
+):
     """How to read posting lists: of claims, or of bodies (claims with the same indexed
     fields, read once however many claims repeat them). Ids are text either way."""
 
-    read: Callable[[sqlite3.Connection, str], list[tuple[str, str]]]
-    recent: Callable[[sqlite3.Connection, str, int], list[tuple[str, str]]]
-    probe: Callable[[sqlite3.Connection, str, Sequence[str]], list[tuple[str, str]]]
+    __slots__ = ()
 
 
 CLAIM_LISTS = Lists(index.read_posting_list, index.read_recent_postings, index.probe_postings)
 BODY_LISTS = Lists(index.read_body_list, index.read_recent_bodies, index.probe_bodies)
 
 
-class Retrieval(NamedTuple):
+# Fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the same
+# class) at run time, whose fields ``typing`` need not compile one annotation string at a time
+# on every start of the per-turn hook (docs/hooks.md, "Cost"; tests/recall/test_record_classes.py).
+if TYPE_CHECKING:
+
+    class _RetrievalFields(NamedTuple):
+        headers: Headers
+        scorer: PlanScorer
+        masks: dict[str, dict[str, int]]
+        order: BestFirst
+        upper: dict[str, float]
+        deferred: tuple[str, ...]
+        slack: float
+        # Evaluations by pattern of masks, and optimistic verdicts by pattern (see :meth:`judge`).
+        patterns: dict[tuple[tuple[str, int], ...], Evaluation]
+        hopes: dict[tuple[tuple[str, int], ...], tuple[float, str | None]]
+        # Enumerated features of which only the MAX_LIST_CLAIMS most recent claims were read.
+        capped: tuple[str, ...] = ()
+        lists: Lists = CLAIM_LISTS
+
+else:
+    _RetrievalFields = namedtuple(
+        "Retrieval",
+        ("headers", "scorer", "masks", "order", "upper", "deferred", "slack", "patterns", "hopes", "capped", "lists"),
+        defaults=((), CLAIM_LISTS),
+    )
+
+
+class Retrieval(_RetrievalFields):
     """What the index said about a plan, with candidates ordered best-first by an upper bound.
 
     ``upper`` bounds a candidate's raw relevance from the postings already read; features
@@ -166,19 +202,7 @@ class Retrieval(NamedTuple):
     ``slack`` is added to any bound about unread candidates.
     """
 
-    headers: Headers
-    scorer: PlanScorer
-    masks: dict[str, dict[str, int]]
-    order: BestFirst
-    upper: dict[str, float]
-    deferred: tuple[str, ...]
-    slack: float
-    # Evaluations by pattern of masks, and optimistic verdicts by pattern (see :meth:`judge`).
-    patterns: dict[tuple[tuple[str, int], ...], Evaluation]
-    hopes: dict[tuple[tuple[str, int], ...], tuple[float, str | None]]
-    # Enumerated features of which only the MAX_LIST_CLAIMS most recent claims were read.
-    capped: tuple[str, ...] = ()
-    lists: Lists = CLAIM_LISTS
+    __slots__ = ()
 
     def judge(self, found: dict[str, int]) -> Evaluation:
         """The scorer's verdict on ``found`` without the length factor (``raw`` is the bare

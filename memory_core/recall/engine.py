@@ -63,15 +63,22 @@ ROUNDING_MARGIN = 1e-9
 MAX_RANK_FACTOR = evidence_weight(4) * max(UTILITY_FACTORS.values()) * max(ACCURACY_FACTORS.values())
 
 
-class Outcome(NamedTuple):
+class Outcome(
+    NamedTuple(
+        "Outcome",
+        [
+            ("candidates", list[Candidate]),
+            ("chosen", list[Candidate]),
+            ("indexed", int),
+            ("matched", int),
+            ("scored", int),
+            ("truncated", bool),
+        ],
+    )
+):
     """Scored candidates (passing ones and a few rejects), the chosen ones, and counts."""
 
-    candidates: list[Candidate]
-    chosen: list[Candidate]
-    indexed: int
-    matched: int
-    scored: int
-    truncated: bool
+    __slots__ = ()
 
 
 def _score(

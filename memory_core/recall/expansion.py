@@ -49,18 +49,25 @@ TIE_MARGIN = 1e-9
 FIRST_PAGE = 4
 
 
-class BodyOutcome(NamedTuple):
+# ``anchors``: when no claim passed, the best rejected claims that failed only on coverage or
+# on matching too few words, for the engine's pairing of two claims.
+class BodyOutcome(
+    NamedTuple(
+        "BodyOutcome",
+        [
+            ("retrieval", Retrieval),
+            ("candidates", list[Candidate]),
+            ("chosen", list[Candidate]),
+            ("matched", int),
+            ("scored", int),
+            ("truncated", bool),
+            ("anchors", list[Candidate]),
+        ],
+    )
+):
     """What the body path found; ``retrieval`` is claim-level, for complementary evidence."""
 
-    retrieval: Retrieval
-    candidates: list[Candidate]
-    chosen: list[Candidate]
-    matched: int
-    scored: int
-    truncated: bool
-    # When no claim passed: the best rejected claims that failed only on coverage or on
-    # matching too few words, for the engine's pairing of two claims.
-    anchors: list[Candidate]
+    __slots__ = ()
 
 
 class _Stream:

@@ -13,30 +13,40 @@ from memory_core.store.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_
 FIRST_CLAIMS_CHUNK = 200
 
 
-class IndexedDoc(NamedTuple):
+# ``pinned``: 0 or 1, as stored
+class IndexedDoc(
+    NamedTuple(
+        "IndexedDoc",
+        [
+            ("memory_id", str),
+            ("origin", str),
+            ("kind", str),
+            ("content_hash", str),
+            ("updated_at", float),
+            ("clock_at", float),
+            ("pinned", int),
+            ("priority", int),
+            ("basis", str | None),
+            ("method", str | None),
+            ("utility", str | None),
+            ("accuracy", str | None),
+            ("feature_count", int),
+        ],
+    )
+):
     """The ranking facts of one indexed claim."""
 
-    memory_id: str
-    origin: str
-    kind: str
-    content_hash: str
-    updated_at: float
-    clock_at: float
-    pinned: int  # 0 or 1, as stored
-    priority: int
-    basis: str | None
-    method: str | None
-    utility: str | None
-    accuracy: str | None
-    feature_count: int
+    __slots__ = ()
 
 
-class Headers(NamedTuple):
+class Headers(
+    NamedTuple(
+        "Headers", [("total", int), ("document_frequency", dict[str, int]), ("origins", dict[str, tuple[str, ...]])]
+    )
+):
     """Collection statistics for a set of query features."""
 
-    total: int
-    document_frequency: dict[str, int]
-    origins: dict[str, tuple[str, ...]]
+    __slots__ = ()
 
 
 def read_headers(conn: sqlite3.Connection, features: Sequence[str]) -> Headers:
