@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from memory_core.store.connection import in_chunks
@@ -77,34 +77,19 @@ def read_posting_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str,
 def read_recent_postings(conn: sqlite3.Connection, feature: str, claims: int) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` in its ``claims`` most recently updated
     claims (ties in id order), read newest first through ``postings_recent``."""
-    found: list[tuple[str, str]] = []
-    seen = 0
-    last = ""
-    for memory_id, field in conn.execute(
+    rows = conn.execute(
         "SELECT memory_id, field FROM postings INDEXED BY postings_recent "
         "WHERE feature=? AND memory_id > '' ORDER BY recency DESC, memory_id",
         (feature,),
-    ):
-        if memory_id != last:
-            if seen == claims:
-                break
-            seen += 1
-            last = memory_id
-        found.append((memory_id, field))
-    return found
+    )
+    return _first_ids(rows, claims)
 
 
 def probe_postings(conn: sqlite3.Connection, feature: str, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` among ``memory_ids`` (point lookups)."""
-    found: list[tuple[str, str]] = []
-    for marks, chunk in in_chunks(memory_ids):
-        found.extend(
-            conn.execute(
-                f"SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({marks})",
-                (feature, *chunk),
-            )
-        )
-    return found
+    return _probe(
+        conn, "SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({})", feature, memory_ids
+    )
 
 
 def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, IndexedDoc]:
@@ -149,34 +134,19 @@ def read_body_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str, st
 
 def read_recent_bodies(conn: sqlite3.Connection, feature: str, bodies: int) -> list[tuple[str, str]]:
     """The (body id, field) pairs of ``feature`` in its ``bodies`` most recently created bodies."""
-    found: list[tuple[str, str]] = []
-    seen = 0
-    last = ""
-    for body, field in conn.execute(
+    rows = conn.execute(
         f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER} "
         "ORDER BY body DESC",
         (feature,),
-    ):
-        if body != last:
-            if seen == bodies:
-                break
-            seen += 1
-            last = body
-        found.append((body, field))
-    return found
+    )
+    return _first_ids(rows, bodies)
 
 
 def probe_bodies(conn: sqlite3.Connection, feature: str, bodies: Sequence[str]) -> list[tuple[str, str]]:
     """The (body id, field) pairs of ``feature`` among ``bodies`` (point lookups)."""
-    found: list[tuple[str, str]] = []
-    for marks, chunk in in_chunks(bodies):
-        found.extend(
-            conn.execute(
-                f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body IN ({marks})",
-                (feature, *chunk),
-            )
-        )
-    return found
+    return _probe(
+        conn, "SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body IN ({})", feature, bodies
+    )
 
 
 def read_body_sizes(conn: sqlite3.Connection, bodies: Sequence[str]) -> dict[str, tuple[int, int]]:
@@ -298,4 +268,27 @@ def read_body_claims(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[tu
             chunk,
         ):
             found.append((row[0], make(row[1:])))
+    return found
+
+
+def _first_ids(rows: Iterable[tuple[str, str]], ids: int) -> list[tuple[str, str]]:
+    """The (id, field) pairs of ``rows`` (grouped by id) up to the first ``ids`` distinct ids."""
+    found: list[tuple[str, str]] = []
+    seen = 0
+    last = ""
+    for row_id, field in rows:
+        if row_id != last:
+            if seen == ids:
+                break
+            seen += 1
+            last = row_id
+        found.append((row_id, field))
+    return found
+
+
+def _probe(conn: sqlite3.Connection, sql: str, feature: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+    """Point lookups of ``feature`` among ``ids``, in chunks: ``sql`` has one ``{}`` for the marks."""
+    found: list[tuple[str, str]] = []
+    for marks, chunk in in_chunks(ids):
+        found.extend(conn.execute(sql.format(marks), (feature, *chunk)))
     return found
