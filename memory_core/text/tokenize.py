@@ -44,6 +44,7 @@ from memory_core.text.vocabulary import (
     ENGLISH_STOP,
     FRAMING,
     FRAMING_WORDS,
+    QUERY_FILLER,
     RELATIVE_TIME,
     RELATIVE_TIME_WORDS,
     SELF_CORRECTION,
@@ -373,7 +374,7 @@ def query_terms(text: str) -> list[Term]:
             continue
         added = False
         for feature, kind in unit:
-            if feature in seen:
+            if feature in seen or (kind == WORD and feature in QUERY_FILLER):
                 continue
             seen.add(feature)
             concept = BY_FEATURE.get(feature) if kind == CONCEPT else None

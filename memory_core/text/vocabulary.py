@@ -142,6 +142,11 @@ CONTINUATION = re.compile(
 # Pronouns that refer back to the subject under discussion.
 ANAPHORA = re.compile(r"(?i)\b(?:it|its|it's|they|them|their)\b|它(?:们|的)?|其")
 
+# Words removed from queries only (the index keeps them): "like" in conversation compares
+# or hedges ("it feels like", "seems like", "a sword like the heroes'"); as the verb of
+# taste ("I like math") it names nothing the thing liked does not.
+QUERY_FILLER: frozenset[str] = frozenset({"like"})
+
 # "What I actually want to ask is ...": only the words after the last such marker are the
 # question; everything before it is preamble the user has just set aside.
 # The asking verbs: ask, say, know, find out, understand, make clear, confirm.

@@ -120,3 +120,20 @@ def test_time_relative_to_the_moment_of_speaking_is_not_a_subject(query: str, ex
 def test_relative_time_stays_in_the_index_and_last_stays_a_word() -> None:
     assert "yesterdai" in features("Deployed the cache fix yesterday")
     assert "last" in focus("who came in last")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("a sword like the heroes in novels", ["sword", "hero", "novel"]),
+        ("it feels like the cache is slow", ["~cache", "slow"]),
+        ("I also like to draw giraffes", ["draw", "giraff"]),
+    ],
+)
+def test_like_is_no_subject_of_a_query(query: str, expected: list[str]) -> None:
+    # It compares or hedges; as the verb of taste it names nothing the thing liked does not.
+    assert focus(query) == expected
+
+
+def test_like_stays_in_the_index() -> None:
+    assert "like" in features("Lisa likes strawberry cake")
