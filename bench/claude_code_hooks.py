@@ -15,6 +15,12 @@ Two hooks, run as Claude Code runs them (the installed console script, the paylo
   run captures a new source (``stop_new_source``); the same Stop sent again right after is
   also timed (``stop_repeat``): the dedupe finds the source, nothing is written or nudged.
 
+The same two events are also posted to a warm ``memevo serve`` (Claude Code's ``http``
+hooks, installed by ``memevo install claude-code --transport http``), one connection per
+request as Claude Code makes them: ``http_user_prompt_submit_10k``, ``http_stop_new_source``
+and ``http_stop_repeat`` are whole round trips seen from the client. Before timing, the
+server's answer to a prompt is checked byte for byte against the command hook's output.
+
 Both read the same synthetic 200-record transcript in Claude Code's JSON-lines format, built
 from the records of a real one (``../shared/agents/claude-code``): user turns, assistant
 text and tool_use records, tool results, attachments, queue and mode records, with fresh
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import http.client
 import json
 import re
 import sqlite3
@@ -180,6 +187,42 @@ def find_prompt(corpus: Corpus, texts: list[str], payload: dict[str, Any], env: 
     raise SystemExit("no prompt produced a recall digest")
 
 
+def start_server(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], int, str]:
+    """``memevo serve --port 0`` on the bench's state dir: the process, its port and token."""
+    with open(log, "wb") as err:
+        server = subprocess.Popen(
+            [memevo_exe(), "serve", "--port", "0"], env=env, stdout=subprocess.DEVNULL, stderr=err, cwd=REPO
+        )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and server.poll() is None:
+        found = re.search(r"listening on http://127\.0\.0\.1:(\d+)/", log.read_text(errors="replace"))
+        if found:
+            token = (Path(env["MEMEVO_HOME"]) / "hook-token").read_text().strip()
+            return server, int(found.group(1)), token
+        time.sleep(0.05)
+    server.kill()
+    raise SystemExit(f"memevo serve did not start: {log.read_text(errors='replace')}")
+
+
+def post(port: int, token: str, event: str, payload: dict[str, Any]) -> tuple[float, int, bytes]:
+    """One http hook as Claude Code sends it, on a new connection: ``(ms, status, body)``."""
+    body = json.dumps(payload).encode()
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request(
+            "POST",
+            f"/hooks/claude-code/{event}",
+            body=body,
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
+        )
+        response = connection.getresponse()
+        answer = response.read()
+    finally:
+        connection.close()
+    return (time.perf_counter() - started) * 1000, response.status, answer
+
+
 def count(db: Path, sql: str) -> int | None:
     try:
         with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
@@ -225,7 +268,14 @@ def main() -> None:
         if done.stdout or done.stderr or count(db, statements_sql) != before + 1:
             raise SystemExit(f"Stop hook did not capture the statement: {done.stdout!r} {done.stderr!r}")
 
+        server, port, token = start_server(env, Path(tmp) / "serve.log")
+        same = {**prompt_payload, "prompt": prompt, "prompt_id": str(uuid.uuid4())}
+        if post(port, token, "UserPromptSubmit", same)[1:] != (200, run_hook(same, env).stdout):
+            server.kill()
+            raise SystemExit("memevo serve answered the prompt otherwise than the command hook")
+
         bare, prompt_ms, stop_new, stop_repeat = [], [], [], []
+        http_prompt, http_stop_new, http_stop_repeat = [], [], []
         for i in range(runs + WARMUP):
             # The turn that just ended, with a statement no earlier run captured.
             write_transcript(transcript, with_statement(records, last_turn, statement(i + 1)))
@@ -241,11 +291,25 @@ def main() -> None:
             r = time_command(
                 [memevo_exe(), "hook", "--agent", "claude-code"], env=env, input_bytes=json.dumps(stop_payload).encode()
             )
+            hp = post(
+                port, token, "UserPromptSubmit", {**prompt_payload, "prompt": prompt, "prompt_id": str(uuid.uuid4())}
+            )
+            write_transcript(transcript, with_statement(records, last_turn, statement(runs + WARMUP + i + 1)))
+            hs = post(port, token, "Stop", stop_payload)
+            hr = post(port, token, "Stop", stop_payload)
+            if (hp[1], hs[1:], hr[1:]) != (200, (204, b""), (204, b"")):
+                server.kill()
+                raise SystemExit(f"memevo serve answered {hp[1]}, {hs[1:]}, {hr[1:]}")
             if i >= WARMUP:  # the first rounds only warm the disk and bytecode caches
                 bare.append(b)
                 prompt_ms.append(p)
                 stop_new.append(s)
                 stop_repeat.append(r)
+                http_prompt.append(hp[0])
+                http_stop_new.append(hs[0])
+                http_stop_repeat.append(hr[0])
+        server.terminate()
+        server.wait(timeout=10)
 
         captured = (count(db, statements_sql) or 0) - before - 1
         log = home / "logs" / "hooks.log"
@@ -264,9 +328,12 @@ def main() -> None:
             "user_prompt_submit_10k": summary(prompt_ms),
             "stop_new_source": summary(stop_new),
             "stop_repeat": summary(stop_repeat),
+            "http_user_prompt_submit_10k": summary(http_prompt),
+            "http_stop_new_source": summary(http_stop_new),
+            "http_stop_repeat": summary(http_stop_repeat),
             "checks": {
                 "stop_sources_captured": captured,
-                "stop_runs": runs + WARMUP,
+                "stop_runs": 2 * (runs + WARMUP),
                 "nudges_queued": count(home / "queue.db", "SELECT count(*) FROM task"),
                 "hook_failures_logged": len(log.read_text().splitlines()) if log.exists() else 0,
             },
@@ -275,6 +342,9 @@ def main() -> None:
     for key in ("user_prompt_submit_10k", "stop_new_source", "stop_repeat"):
         result[key]["ratio_to_bare"] = round(result[key]["median_ms"] / base_ms, 2)
         result[key]["extra_ms"] = round(result[key]["median_ms"] - base_ms, 1)
+    for key in ("user_prompt_submit_10k", "stop_new_source", "stop_repeat"):
+        warm = result[f"http_{key}"]
+        warm["command_over_http"] = round(result[key]["median_ms"] / warm["median_ms"], 1)
     result["bench_s"] = round(time.perf_counter() - started_all, 1)
     print(json.dumps(result, indent=2, ensure_ascii=False))
 

@@ -43,6 +43,7 @@ COMMAND_MODULES: dict[str, str] = {
     "uninstall": "install_cmd",
     "doctor": "doctor_cmd",
     "learning": "learning_cmd",
+    "serve": "serve_cmd",
 }
 
 

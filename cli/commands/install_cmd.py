@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from cli.context import emit, json_option
+from cli.hooks.http_server import DEFAULT_PORT
 from cli.install.registry import agent_names, all_scopes
 from memory_core import clock
 
@@ -48,12 +49,26 @@ def render_install(data: dict[str, Any]) -> str:
     lines = [f"{verb} memevo's {data['title']} hooks in {data['path']} ({data['scope']} scope)."]
     if data["backup"]:
         lines.append(f"Backup of the previous file: {data['backup']}")
-    lines.append(f"Each event runs: {data['command']}")
+    served = data.get("http_events") or []
+    if served:
+        lines.append(f"SessionStart runs: {data['command']}")
+        lines.append(
+            f"The other events post to memevo serve on http://127.0.0.1:{data['port']}/hooks/{data['agent']}/<event>, "
+            f"with the hook token the file's env holds (MEMEVO_HOOK_TOKEN; the file is now readable by you only):"
+        )
+    else:
+        lines.append(f"Each event runs: {data['command']}")
     for event, timeout in data["events"].items():
         limit = f"timeout {timeout} s" if timeout is not None else data["timeout_notes"].get(event, "no timeout")
-        lines.append(f"  {event:<18} {limit}")
+        how = "  (http)" if event in served else ""
+        lines.append(f"  {event:<18} {limit}{how}")
     if data.get("notice"):
         lines.append(data["notice"])
+    if served:
+        lines.append(
+            f"Keep `memevo serve --port {data['port']}` running beside the worker (the Procfile's serve: line): "
+            "without it these hooks fail and the agent goes on without memory."
+        )
     lines.append("Next: start the worker with `memevo worker`, then check everything with `memevo doctor`.")
     return "\n".join(lines)
 
@@ -74,15 +89,44 @@ def render_uninstall(data: dict[str, Any]) -> str:
 
 @click.command("install")
 @_common_options
+@click.option(
+    "--transport",
+    type=click.Choice(["command", "http"]),
+    default="command",
+    show_default=True,
+    help="command: each event runs `memevo hook`. http (Claude Code only, user or local scope): "
+    "the events Claude Code can send over http post to `memevo serve` on 127.0.0.1 with the hook "
+    "token; SessionStart stays a command. See docs/hooks.md.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(1, 65535),
+    default=None,
+    help=f"With --transport http: the port `memevo serve` listens on (default {DEFAULT_PORT}).",
+)
 @json_option
-def install_command(agent: str, scope: str | None, project_dir: Path | None, dry_run: bool, as_json: bool) -> None:
+def install_command(
+    agent: str,
+    scope: str | None,
+    project_dir: Path | None,
+    dry_run: bool,
+    transport: str,
+    port: int | None,
+    as_json: bool,
+) -> None:
     """Add memevo's hooks to an agent's settings file (idempotent; backs the file up first)."""
     from cli.install.actions import install
     from cli.install.registry import check_scope, get_target
 
     target = get_target(agent)
     data = install(
-        target, check_scope(target, scope), project_dir=project_dir or Path.cwd(), dry_run=dry_run, now=clock.now()
+        target,
+        check_scope(target, scope),
+        project_dir=project_dir or Path.cwd(),
+        dry_run=dry_run,
+        now=clock.now(),
+        transport=transport,
+        port=port,
     )
     emit(data, as_json, render_install)
 

@@ -122,10 +122,21 @@ def run_hook(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
     Returns what goes to stdout and the one line for stderr; failures are also logged to
     ``logs/hooks.log`` in the state dir.
     """
+    try:
+        payload = parse_payload(raw)
+    except MemevoError as exc:
+        message = valid_text(str(exc))
+        _log_failure(f"{event or 'hook'}: {message}")
+        return HookRun("", f"memevo hook: {message}")
+    return run_payload(payload, event, adapter)
+
+
+def run_payload(payload: dict[str, Any], event: str | None, adapter: str | None) -> HookRun:
+    """Handle one hook call whose input :func:`parse_payload` has read (what :func:`run_hook`
+    and ``memevo serve`` share); never raises (except on interpreter exit)."""
     label = event or "hook"
     out: list[str] = []
     try:
-        payload = parse_payload(raw)
         if event is None and isinstance(payload.get("hook_event_name"), str):
             label = valid_text(payload["hook_event_name"][:64])
         from cli.hooks.adapters import parse_event
@@ -196,13 +207,21 @@ def parse_argv(args: list[str]) -> tuple[str | None, str | None] | None:
     return event, adapter
 
 
-def _echo(text: str, stream: Any) -> None:
-    """Print as ``click.echo`` does to a pipe: one line, flushed, terminal escapes removed."""
+def printed(text: str) -> str:
+    """What :func:`_echo` writes for ``text``: as ``click.echo`` prints to a pipe, one line,
+    terminal escapes removed ("" for nothing). ``memevo serve`` answers with the same."""
+    if not text:
+        return ""
     if "\x1b" in text:
         import re
 
         text = re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
-    stream.write(text + "\n")
+    return text + "\n"
+
+
+def _echo(text: str, stream: Any) -> None:
+    """Print as ``click.echo`` does to a pipe: one line, flushed, terminal escapes removed."""
+    stream.write(printed(text) or "\n")
     stream.flush()
 
 

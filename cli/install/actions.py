@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cli.hooks.http_server import DEFAULT_PORT
 from cli.install import owned_file
 from cli.install.executable import current_launcher
 from cli.install.settings_json import (
@@ -20,7 +21,8 @@ from cli.install.settings_json import (
     unified_diff,
     write_settings,
 )
-from cli.install.target import HookTarget
+from cli.install.target import TRANSPORTS, HookTarget
+from memory_core.errors import UsageError
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,51 @@ def _plan(
     return Plan(file, find_ours(file.data, target.is_ours), new_data)
 
 
-def _execute(plan: Plan, dry_run: bool, now: float) -> tuple[bool, str | None]:
+def _execute(plan: Plan, dry_run: bool, now: float, *, private: bool = False) -> tuple[bool, str | None]:
     if dry_run or not plan.changed:
         return False, None
-    backup = write_settings(plan.file, plan.new_text, now)
+    backup = write_settings(plan.file, plan.new_text, now, private=private)
     return True, None if backup is None else str(backup)
+
+
+def _with_token(data: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """``data`` with ``env.MEMEVO_HOOK_TOKEN`` set to ``token``, or removed (``None``): the
+    agent reads its settings' ``env`` into the environment its http hooks' headers draw on.
+    An ``env`` that held only the token goes with it; anything else in it stays."""
+    from cli.hooks.hook_token import TOKEN_VARIABLE
+
+    env = data.get("env")
+    if token is None:
+        if not isinstance(env, dict) or TOKEN_VARIABLE not in env:
+            return data
+        rest = {key: value for key, value in env.items() if key != TOKEN_VARIABLE}
+        result = dict(data)
+        if rest:
+            result["env"] = rest
+        else:
+            del result["env"]
+        return result
+    if env is not None and not isinstance(env, dict):
+        raise UsageError(f'"env" in the settings file is not an object; fix it to install the {TOKEN_VARIABLE} hooks')
+    return {**data, "env": {**(env or {}), TOKEN_VARIABLE: token}}
+
+
+def _http_token(target: HookTarget, scope: str, env: Mapping[str, str]) -> str:
+    """The hook token for ``--transport http``, refused where the settings file is shared."""
+    from cli.hooks.hook_token import TokenError, hook_token
+    from memory_core.paths import state_home
+
+    if not target.http_events:
+        raise UsageError(f"{target.title} has no http hooks; install it with --transport command")
+    if scope == "project":
+        raise UsageError(
+            "http hooks carry this machine's port and hook token: install them in the user or local scope, "
+            "not in the project's shared settings"
+        )
+    try:
+        return hook_token(state_home(env), env)
+    except TokenError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def install(
@@ -72,18 +114,33 @@ def install(
     now: float,
     env: Mapping[str, str] | None = None,
     launcher: Sequence[str] | None = None,
+    transport: str = "command",
+    port: int | None = None,
 ) -> dict[str, Any]:
-    """Make memevo's entries in ``scope``'s settings file exactly the current ones."""
+    """Make memevo's entries in ``scope``'s settings file exactly the current ones: command
+    hooks, or with ``transport="http"`` http hooks to ``memevo serve`` on loopback ``port``
+    where the agent has them, the hook token in the file's ``env`` (which is then made
+    readable by its owner only)."""
+    if transport not in TRANSPORTS:
+        raise UsageError(f"unknown transport {transport!r}; use one of: {', '.join(TRANSPORTS)}")
+    if port is not None and transport != "http":
+        raise UsageError("--port is for --transport http only")
     if isinstance(target, owned_file.FileTarget):
+        if transport != "command":
+            raise UsageError(f"{target.title} has no http hooks; install it with --transport command")
         return owned_file.install(
             target, scope, project_dir=project_dir, dry_run=dry_run, now=now, env=env, launcher=launcher
         )
     env = os.environ if env is None else env
+    token = _http_token(target, scope, env) if transport == "http" else None
+    port = DEFAULT_PORT if port is None and transport == "http" else port
     launcher = list(launcher or current_launcher())
     path = target.settings_path(scope, project_dir, env)
-    wanted = target.entries(launcher)
+    wanted = target.entries(launcher, transport, port)
     plan = _plan(target, path, wanted, target.extra_settings)
-    written, backup = _execute(plan, dry_run, now)
+    if target.http_events:
+        plan = Plan(plan.file, plan.before, _with_token(plan.new_data, token))
+    written, backup = _execute(plan, dry_run, now, private=token is not None)
     if not plan.changed:
         action = "unchanged"
     else:
@@ -102,8 +159,20 @@ def install(
         "events": {event: target.timeouts[event] for event in wanted},  # seconds, whatever the file counts
         "timeout_notes": dict(target.notes),
         "notice": target.notice,
-        "diff": plan.diff() if dry_run else None,
+        "transport": transport,
+        "http_events": [event for event, entry in wanted.items() if entry.get("type") == "http"],
+        "port": port,
+        "diff": _masked(plan.diff()) if dry_run else None,
     }
+
+
+def _masked(text: str) -> str:
+    """A diff without the hook token's value (a diff is printed, and kept in logs)."""
+    import re
+
+    from cli.hooks.hook_token import TOKEN_VARIABLE
+
+    return re.sub(rf'("{TOKEN_VARIABLE}": )"[^"]*"', r'\1"<hook token>"', text)
 
 
 def uninstall(
@@ -121,6 +190,8 @@ def uninstall(
     env = os.environ if env is None else env
     path = target.settings_path(scope, project_dir, env)
     plan = _plan(target, path, {})
+    if target.http_events:  # the hook token is memevo's: it goes with the hooks
+        plan = Plan(plan.file, plan.before, _with_token(plan.new_data, None))
     changed = plan.changed and plan.file.exists
     written, backup = _execute(plan, dry_run, now) if changed else (False, None)
     return {
@@ -135,5 +206,5 @@ def uninstall(
         "dry_run": dry_run,
         "written": written,
         "backup": backup,
-        "diff": (plan.diff() if changed else "") if dry_run else None,
+        "diff": (_masked(plan.diff()) if changed else "") if dry_run else None,
     }

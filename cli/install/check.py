@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from cli.hooks.hook_token import TOKEN_VARIABLE
 from cli.install import owned_file, scope_checks
 from cli.install.executable import launcher_problem
 from cli.install.settings_json import SettingsFileError, find_ours, read_settings
@@ -26,6 +27,7 @@ def inspect_scope(target: HookTarget, scope: str, project_dir: Path, env: Mappin
         "missing_events": list(target.events),
         "commands": [],
         "hooks_disabled": False,
+        "served_ports": [],
     }
     try:
         file = read_settings(path)
@@ -38,8 +40,13 @@ def inspect_scope(target: HookTarget, scope: str, project_dir: Path, env: Mappin
             launcher = target.launcher_in(entry)
             if launcher is not None and entry["command"] not in commands:
                 commands[entry["command"]] = launcher_problem(launcher)
+    ports = sorted({port for entries in ours.values() for e in entries if (port := target.served_port(e)) is not None})
+    env_block = file.data.get("env")
+    token = env_block.get(TOKEN_VARIABLE) if isinstance(env_block, dict) else None
     return {
         **info,
+        "served_ports": ports,
+        "hook_token": token if isinstance(token, str) else None,
         "events": [event for event in target.events if event in ours],
         "missing_events": [event for event in target.events if event not in ours],
         "commands": [{"command": command, "problem": problem} for command, problem in commands.items()],
@@ -126,6 +133,8 @@ def agent_checks(
                     missing_events=info["missing_events"],
                 )
             )
+    for info in installed:
+        checks.extend(served_checks(name, info, env))
     if target.extra_checks is not None:  # what only this agent can tell (Codex: are the hooks trusted?)
         checks.extend(target.extra_checks(target, installed, env))
     several = scope_checks.several_scopes(name, target.title, installed)
@@ -135,4 +144,55 @@ def agent_checks(
         where = ", ".join(f"{info['scope']} ({info['path']})" for info in installed)
         commands = sorted({c["command"] for info in installed for c in info["commands"]})
         checks.append(make_check(name, OK, f"hooks installed: {where}; runs {'; '.join(commands)}", scopes=scopes))
+    return checks
+
+
+PROBE_SECONDS = 1.0
+
+
+def probe_server(port: int, token: str | None) -> int | None:
+    """The status ``memevo serve`` on loopback ``port`` answers an authenticated
+    ``GET /health`` with (200: up, same token; 401: another token), ``None`` when nothing answers."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=PROBE_SECONDS)
+    try:
+        connection.request("GET", "/health", headers={"Authorization": f"Bearer {token or ''}"})
+        return connection.getresponse().status
+    except (OSError, http.client.HTTPException):
+        return None
+    finally:
+        connection.close()
+
+
+def served_checks(name: str, info: dict[str, Any], env: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Problems of a scope's http hooks: no token in the file, or no ``memevo serve`` that
+    answers with that token on the port they post to."""
+    checks: list[dict[str, Any]] = []
+    where = f"{info['scope']} http hooks ({info['path']})"
+    reinstall = f"memevo install {name} --scope {info['scope']} --transport http"
+    for port in info["served_ports"]:
+        if info["hook_token"] is None and TOKEN_VARIABLE not in env:
+            checks.append(
+                make_check(name, ERROR, f"{where} have no {TOKEN_VARIABLE} in the file's env", reinstall, port=port)
+            )
+            continue
+        token = info["hook_token"] or env.get(TOKEN_VARIABLE)
+        status = probe_server(port, token)
+        if status == 200:
+            continue
+        if status is None:
+            problem, fix = (
+                f"nothing answers on 127.0.0.1:{port}",
+                f"memevo serve --port {port}  # or the Procfile's serve: line",
+            )
+        elif status == 401:
+            problem, fix = f"the server on 127.0.0.1:{port} holds another hook token", reinstall
+        else:
+            problem, fix = f"127.0.0.1:{port} answers {status}, not as memevo serve", f"memevo serve --port {port}"
+        checks.append(
+            make_check(
+                name, WARN, f"{where}: {problem}; those events go without memory", fix, scope=info["scope"], port=port
+            )
+        )
     return checks

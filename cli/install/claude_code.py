@@ -6,6 +6,9 @@ Settings files (Claude Code reads them all and runs the hooks of every one):
 - project: ``<project>/.claude/settings.json`` (shared, usually committed);
 - local: ``<project>/.claude/settings.local.json`` (this machine only).
 
+With ``--transport http`` the events in ``HTTP_EVENTS`` post to ``memevo serve`` instead
+(:mod:`cli.hooks.http_server`); SessionStart stays a command hook.
+
 Timeouts are in seconds. Claude Code gives SessionEnd hooks 1.5 s whatever the setting
 says, so memevo writes no timeout there and lets that limit stand.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from cli.hooks.http_server import HTTP_EVENTS
 from cli.install.target import HookTarget, config_dir
 
 SCOPES = ("user", "project", "local")
@@ -47,4 +51,6 @@ TARGET = HookTarget(
     },
     notes={"SessionEnd": "Claude Code's own 1.5 s limit"},
     disabling_key="disableAllHooks",
+    # ``--transport http``: Claude Code sends no http hook for SessionStart.
+    http_events=HTTP_EVENTS["claude-code"],
 )

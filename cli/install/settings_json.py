@@ -268,11 +268,12 @@ def _default_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_settings(file: SettingsFile, text: str, now: float) -> Path | None:
+def write_settings(file: SettingsFile, text: str, now: float, *, private: bool = False) -> Path | None:
     """Back up (if the file exists) and replace the file with ``text``; returns the backup.
 
     Refuses, changing nothing, when the file changed on disk since it was read (the agent
-    itself writes its settings, e.g. when a permission is granted "always").
+    itself writes its settings, e.g. when a permission is granted "always"). ``private``
+    (the file holds a secret): the file and its backup are readable by their owner only.
     """
     target = file.target
     try:
@@ -281,9 +282,11 @@ def write_settings(file: SettingsFile, text: str, now: float) -> Path | None:
         if current != file.raw:
             raise SettingsFileError(f"{file.path} changed while memevo was editing it; run the command again")
         backup = None
-        mode = _default_mode()
+        mode = _default_mode() & (0o600 if private else 0o777)
         if file.raw is not None:
             mode = stat.S_IMODE(target.stat().st_mode)
+            if private:
+                mode &= 0o600
             backup = _write_new(backup_name(target, now), file.raw, mode)
         replace_atomically(target, text, mode)
     except OSError as exc:

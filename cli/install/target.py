@@ -16,6 +16,9 @@ from typing import Any
 
 from cli.install.settings_json import GroupOf, HookEntry, default_group
 
+TRANSPORTS = ("command", "http")
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost"})
+
 SettingsPath = Callable[[str, Path, Mapping[str, str]], Path]
 ExtraChecks = Callable[["HookTarget", list[dict[str, Any]], Mapping[str, str]], list[dict[str, Any]]]
 
@@ -97,6 +100,9 @@ class HookTarget:
     # (:func:`cli.install.settings_json.merge_settings`); uninstall leaves them, because the
     # user's own hooks may need them too.
     extra_settings: Mapping[str, Any] = field(default_factory=dict)
+    # Events the agent can send to ``memevo serve`` as http hooks (``--transport http``);
+    # the others stay command hooks (Claude Code: SessionStart).
+    http_events: tuple[str, ...] = ()
 
     @property
     def events(self) -> tuple[str, ...]:
@@ -114,17 +120,61 @@ class HookTarget:
             entry["timeout"] = int(value) if float(value).is_integer() else value
         return entry
 
-    def entries(self, launcher: Sequence[str]) -> dict[str, HookEntry]:
-        """Event -> the entry memevo writes for it."""
+    def http_entry(self, event: str, port: int) -> HookEntry:
+        """An http hook posting ``event`` to ``memevo serve`` on loopback ``port``, with the
+        hook token in its ``Authorization`` header, read from ``$MEMEVO_HOOK_TOKEN``."""
+        from cli.hooks.hook_token import TOKEN_VARIABLE
+        from cli.hooks.http_server import hook_url
+
+        entry: HookEntry = {
+            "type": "http",
+            "url": hook_url(self.name, event, port),
+            "headers": {"Authorization": f"Bearer ${TOKEN_VARIABLE}"},
+            "allowedEnvVars": [TOKEN_VARIABLE],
+        }
+        seconds = self.timeouts[event]
+        if seconds is not None:
+            entry["timeout"] = int(seconds) if float(seconds).is_integer() else seconds
+        return entry
+
+    def entries(
+        self, launcher: Sequence[str], transport: str = "command", port: int | None = None
+    ) -> dict[str, HookEntry]:
+        """Event -> the entry memevo writes for it: command hooks, or with ``transport="http"``
+        http hooks to ``port`` for the :attr:`http_events` (command hooks for the rest)."""
         command = self.hook_command(launcher)
-        return {event: self.entry(command, event) for event in self.timeouts}
+        wanted = {event: self.entry(command, event) for event in self.timeouts}
+        if transport == "http":
+            assert port is not None
+            wanted.update({event: self.http_entry(event, port) for event in self.http_events})
+        return wanted
 
     def launcher_in(self, entry: Any) -> list[str] | None:
-        """The memevo launcher an entry runs, if the entry is memevo's."""
+        """The memevo launcher an entry runs, if the entry is memevo's command hook."""
         if not isinstance(entry, Mapping) or entry.get("type", "command") != "command":
             return None
         command = entry.get("command")
         return launcher_of(command, self.name) if isinstance(command, str) else None
 
+    def served_port(self, entry: Any) -> int | None:
+        """The loopback port of memevo's http hook ``entry`` (``memevo serve``), else ``None``."""
+        if not self.http_events or not isinstance(entry, Mapping) or entry.get("type") != "http":
+            return None
+        url = entry.get("url")
+        if not isinstance(url, str):
+            return None
+        from urllib.parse import urlsplit
+
+        from cli.hooks.http_server import PATH_PREFIX
+
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            return None
+        if parts.scheme != "http" or parts.hostname not in LOOPBACK_HOSTS or port is None:
+            return None
+        return port if parts.path.startswith(f"{PATH_PREFIX}{self.name}/") else None
+
     def is_ours(self, entry: Any) -> bool:
-        return self.launcher_in(entry) is not None
+        return self.launcher_in(entry) is not None or self.served_port(entry) is not None

@@ -312,6 +312,9 @@ def test_install_json_shape(claude: ClaudeSandbox) -> None:
         },
         "timeout_notes": {"SessionEnd": "Claude Code's own 1.5 s limit"},
         "notice": None,
+        "transport": "command",
+        "http_events": [],
+        "port": None,
         "diff": None,
     }
 

@@ -1,0 +1,264 @@
+"""``memevo serve``: a warm loopback server answering Claude Code's ``http`` hooks.
+
+A command hook starts a Python process on every event; an ``http`` hook is one POST to a
+process that is already running, its modules imported. The server answers each event with
+exactly what ``memevo hook --agent claude-code`` prints for the same payload and state dir:
+it runs the same boundary (:func:`cli.hooks.entry.parse_payload`, then
+:func:`cli.hooks.entry.run_payload`) and answers with the bytes the command would print
+(:func:`cli.hooks.entry.printed`), or ``204 No Content`` when it would print nothing.
+
+What keeps it closed (docs/hooks.md, "The warm path"):
+
+- it binds 127.0.0.1 only; any other host is refused before a socket is made;
+- every request must carry ``Authorization: Bearer <token>`` (:mod:`cli.hooks.hook_token`),
+  compared in constant time; without it: ``401`` and nothing done;
+- the ``Host`` header must name the loopback address (``127.0.0.1`` or ``localhost`` with the
+  port), so a web page that rebinds a name to 127.0.0.1 is refused (``403``);
+- a body needs a ``Content-Length`` of at most the hook's own stdin bound (``411``, ``413``);
+  a body that is not one JSON object is ``400``; at most :data:`MAX_IN_FLIGHT` requests run
+  at once (``503`` beyond), and a client that stalls is dropped after :data:`READ_SECONDS`.
+
+It fails open like the hooks: a failure inside an event answers an empty success, so the
+turn goes on, and is logged in ``logs/hooks.log`` as the command hook logs it; the client
+never sees a traceback. Each request opens its own database connections (the hook code
+opens and closes them per event), so requests on different threads share none.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TextIO
+from urllib.parse import urlsplit
+
+from cli.hooks.entry import MAX_STDIN_BYTES, _log_failure, parse_payload, printed, run_payload
+from cli.hooks.hook_token import bearer_matches
+from memory_core.errors import MemevoError, UsageError
+from memory_core.sanitize import valid_text
+
+LOOPBACK = "127.0.0.1"
+DEFAULT_PORT = 17417
+PATH_PREFIX = "/hooks/"
+# The events each agent can send as http hooks, by the agent's --agent name. Claude Code
+# sends every event but SessionStart (and Setup) over http; memevo answers those it installs.
+HTTP_EVENTS: dict[str, tuple[str, ...]] = {
+    "claude-code": ("UserPromptSubmit", "Stop", "StopFailure", "PostCompact", "SessionEnd"),
+}
+MAX_IN_FLIGHT = 8
+READ_SECONDS = 10.0
+
+
+def hook_path(agent: str, event: str) -> str:
+    """The path an agent's ``event`` is posted to: ``/hooks/claude-code/Stop``."""
+    return f"{PATH_PREFIX}{agent}/{event}"
+
+
+def hook_url(agent: str, event: str, port: int) -> str:
+    return f"http://{LOOPBACK}:{port}{hook_path(agent, event)}"
+
+
+def route(path: str) -> tuple[str, str] | None:
+    """``(agent, event)`` of a hook path, or ``None`` when the server answers no such path."""
+    parts = urlsplit(path).path.split("/")
+    if len(parts) != 4 or parts[0] or f"/{parts[1]}/" != PATH_PREFIX:
+        return None
+    agent, event = parts[2], parts[3]
+    return (agent, event) if event in HTTP_EVENTS.get(agent, ()) else None
+
+
+class HookServer(ThreadingHTTPServer):
+    """The listening server: the token, the in-flight bound and where it notes problems."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, port: int, token: str, *, log: TextIO | None = None) -> None:
+        self.token = token
+        self.slots = threading.BoundedSemaphore(MAX_IN_FLIGHT)
+        self.log_stream = log if log is not None else sys.stderr
+        self._log_lock = threading.Lock()
+        super().__init__((LOOPBACK, port), HookRequestHandler)
+
+    @property
+    def port(self) -> int:
+        return int(self.server_address[1])
+
+    def note(self, line: str) -> None:
+        """One line on the server's log (stderr): never a payload, never the token."""
+        with self._log_lock:
+            try:
+                self.log_stream.write(f"memevo serve: {line}\n")
+                self.log_stream.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def make_server(host: str, port: int, token: str, *, log: TextIO | None = None) -> HookServer:
+    """A :class:`HookServer` bound to ``host:port``; any host but 127.0.0.1 is a usage error."""
+    if host != LOOPBACK:
+        raise UsageError(f"memevo serve listens on {LOOPBACK} only, not {host!r}")
+    if not 0 <= port <= 65535:
+        raise UsageError(f"port {port} is not a TCP port (0-65535; 0 picks a free one)")
+    try:
+        return HookServer(port, token, log=log)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {LOOPBACK}:{port}: {exc.strerror or exc}") from None
+
+
+def warm_up() -> None:
+    """Import what the events need now, so the first hook is as fast as the rest."""
+    import importlib
+
+    for name in (
+        "cli.hooks.adapters.claude_code",
+        "cli.hooks.dispatch",
+        "cli.nudge",
+        "workers.nudge_queue",
+        "memory_core.recall.service",
+        "memory_core.store.database",
+        "memory_core.capture.turn",
+        "memory_core.capture.intake",
+        "memory_core.capture.cues",
+        "memory_core.capture.learning_log",
+    ):
+        try:
+            importlib.import_module(name)
+        except Exception:  # the event that needs it reports the failure
+            pass
+
+
+class HookRequestHandler(BaseHTTPRequestHandler):
+    """One request: checks in order (token, host, path, size, JSON), then the hook."""
+
+    server: HookServer
+    protocol_version = "HTTP/1.0"  # one request per connection: no idle threads kept
+    timeout = READ_SECONDS
+
+    def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
+        if not self._allowed():
+            return
+        target = route(self.path)
+        if target is None:
+            self._answer(404, "no such hook")
+            return
+        if not self.server.slots.acquire(blocking=False):
+            self._answer(503, "busy")
+            return
+        try:
+            self._hook(*target)
+        finally:
+            self.server.slots.release()
+
+    def do_GET(self) -> None:  # noqa: N802
+        if not self._allowed():
+            return
+        if urlsplit(self.path).path != "/health":
+            self._answer(404, "no such path")
+            return
+        self._answer(200, json.dumps({"ok": True, "service": "memevo serve"}), "application/json")
+
+    def _allowed(self) -> bool:
+        if not bearer_matches(self.headers.get("Authorization"), self.server.token):
+            self._answer(401, "a hook token is needed", extra={"WWW-Authenticate": "Bearer"})
+            return False
+        host = (self.headers.get("Host") or "").strip().lower()
+        if host not in {f"{LOOPBACK}:{self.server.port}", f"localhost:{self.server.port}"}:
+            self._answer(403, "wrong host")
+            return False
+        return True
+
+    def _hook(self, agent: str, event: str) -> None:
+        try:
+            raw = self._body()
+            if raw is None:
+                return
+            try:
+                payload = parse_payload(raw)
+            except UsageError as exc:
+                message = valid_text(str(exc))
+                _log_failure(f"{event}: {message}")
+                self._answer(400, message)
+                return
+            result = run_payload(payload, event, agent)
+            if result.stderr:
+                self.server.note(f"{event}: {result.stderr.removeprefix('memevo hook: ')}")
+            body = printed(result.stdout)
+        except MemevoError as exc:  # not expected: run_payload reports its own
+            self.server.note(f"{event}: {valid_text(str(exc))}")
+            body = ""
+        except Exception as exc:  # fail open: the turn goes on
+            import traceback
+
+            _log_failure(f"{event}: internal error in memevo serve", traceback.format_exc())
+            self.server.note(f"{event}: internal error ({type(exc).__name__}); details in logs/hooks.log")
+            body = ""
+        if body:
+            self._answer(200, body, "application/json")
+        else:
+            self._answer(204, "")
+
+    def _body(self) -> bytes | None:
+        """The request's body, or ``None`` once a refusal was sent."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            self._answer(411, "send a Content-Length")
+            return None
+        text = self.headers.get("Content-Length")
+        if text is None or not text.strip().isdigit():
+            self._answer(411, "send a Content-Length")
+            return None
+        length = int(text)
+        if length > MAX_STDIN_BYTES:
+            self._answer(413, f"hook input is larger than {MAX_STDIN_BYTES} bytes")
+            return None
+        return self.rfile.read(length)
+
+    def _answer(
+        self, status: int, text: str, content_type: str = "text/plain", extra: dict[str, str] | None = None
+    ) -> None:
+        body = text.encode("utf-8") if status != 204 else b""
+        try:
+            self.send_response(status)
+            if body:
+                self.send_header("Content-Type", f"{content_type}; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            for name, value in (extra or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
+        except OSError:  # the client went away
+            pass
+        if status >= 400:
+            self.server.note(f"{status} {self.command} {urlsplit(self.path).path[:200]!r}")
+
+    def version_string(self) -> str:
+        return "memevo"
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
+        """No access log: refusals are noted by :meth:`_answer`, failures in logs/hooks.log."""
+
+    def log_error(self, format: str, *args: object) -> None:  # noqa: A002
+        self.server.note("bad request: " + (format % args)[:200])
+
+
+def serve(port: int, token: str, home: Path, *, log: TextIO | None = None) -> None:
+    """Listen on 127.0.0.1:``port`` until interrupted (SIGINT or SIGTERM)."""
+    import signal
+
+    server = make_server(LOOPBACK, port, token, log=log)
+    warm_up()
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    server.note(f"listening on http://{LOOPBACK}:{server.port}{PATH_PREFIX} (state dir {home})")
+    try:
+        server.serve_forever(poll_interval=0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
