@@ -41,18 +41,17 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.eval_sets import Claim, Conversation, Question, locomo, madial, memdaily  # noqa: E402
 from memory_core.ids import content_hash, memory_id  # noqa: E402
 from memory_core.recall import service  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
@@ -62,7 +61,6 @@ from memory_core.text.tokenize import features, query_terms  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_EVAL = REPO.parent / "shared" / "eval"
-DAY = 86_400.0
 SYSTEMS = ("memevo", "bm25_top3", "bm25_rel")
 TOP = 3
 
@@ -130,28 +128,6 @@ class BM25:
                 scored.append((-score, i))
         scored.sort()
         return [(-s, i) for s, i in scored[:k]]
-
-
-@dataclass
-class Claim:
-    content: str
-    at: float
-    kind: str = "fact"
-    keys: set[str] = field(default_factory=set)
-
-
-@dataclass
-class Question:
-    texts: list[str]  # user texts, oldest first; the last is the question
-    gold: set[str]
-    now: float
-    splits: tuple[str, ...] = ()
-
-
-@dataclass
-class Conversation:
-    claims: list[Claim]
-    questions: list[Question]
 
 
 def _claim_id(claim: Claim, origin: str) -> str:
@@ -247,100 +223,6 @@ class Run:
             if self.why:
                 out[split]["memevo_misses_bm25_found"] = dict(self.reasons.get(split, Counter()).most_common())
         return out
-
-
-def _ids(value: object) -> list[str]:
-    return [p for p in re.split(r"[,; ]+", str(value).strip()) if p]
-
-
-def locomo(eval_dir: Path) -> Iterator[Conversation]:
-    """Observations (one claim each, keyed by dialog id) and every QA item."""
-    for sample in json.loads((eval_dir / "locomo-dev.json").read_text(encoding="utf-8")):
-        conv = sample["conversation"]
-        claims: list[Claim] = []
-        times = []
-        for key, speakers in sample["observation"].items():
-            session = key.removesuffix("_observation")
-            stamp = datetime.strptime(conv[f"{session}_date_time"], "%I:%M %p on %d %B, %Y")
-            at = stamp.replace(tzinfo=UTC).timestamp()
-            times.append(at)
-            for items in speakers.values():
-                for text, dia in items:
-                    dias = dia if isinstance(dia, list) else [dia]
-                    claims.append(Claim(text, at, keys={k for d in dias for k in _ids(d)}))
-        now = max(times) + DAY
-        questions = []
-        for qa in sample["qa"]:
-            category = int(qa["category"])
-            splits = (
-                ("LoCoMo categories 1-4", f"LoCoMo category {category}")
-                if category != 5
-                else ("LoCoMo category 5 (adversarial)",)
-            )
-            questions.append(Question([qa["question"]], {e for x in qa["evidence"] for e in _ids(x)}, now, splits))
-        yield Conversation(claims, questions)
-
-
-_MEMDAILY_TIME = re.compile(r"(\d{4})年(\d{2})月(\d{2})日 \S+ (\d{2}):(\d{2})")
-# Each message ends with its envelope "(消息地点 <place>, 消息时间 <time>)": where and when it
-# was sent. Capture would keep that as the source's time, not as claim text, so it becomes
-# the claim's timestamp here (for both systems alike).
-_MEMDAILY_ENVELOPE = re.compile(r"\s*\(消息地点[^()]*\)\s*$")
-
-
-def _zh_time(text: str) -> float | None:
-    match = _MEMDAILY_TIME.search(text)
-    if not match:
-        return None
-    y, mo, d, h, mi = (int(g) for g in match.groups())
-    return datetime(y, mo, d, h, mi, tzinfo=UTC).timestamp()
-
-
-def memdaily(eval_dir: Path) -> Iterator[Conversation]:
-    """Each trajectory of user messages is one conversation with one question."""
-    data = json.loads((eval_dir / "memdaily-dev.json").read_text(encoding="utf-8"))
-    for kind, block in data.items():
-        for scenario, trajectories in block.items():
-            for event in trajectories:
-                messages = event["message_list"]
-                claims = [
-                    Claim(_MEMDAILY_ENVELOPE.sub("", m), _zh_time(m) or 0.0, keys={str(i)})
-                    for i, m in enumerate(messages)
-                ]
-                qa = event["QA"]
-                now = _zh_time(qa.get("time", "")) or max(c.at for c in claims) + DAY
-                splits = (f"MemDaily {scenario}", f"MemDaily {scenario} / {kind}")
-                yield Conversation(
-                    claims, [Question([qa["question"]], {str(i) for i in qa["target_step_id"]}, now, splits)]
-                )
-
-
-def madial(eval_dir: Path, lang: str) -> Conversation:
-    """The language's whole memory file as claims; each test dialogue's user turns as the query."""
-    folder = eval_dir / "madial-dev" / lang
-    tag = "zh" if lang == "ch" else lang
-    claims: list[Claim] = []
-    for line in (folder / f"MADial-Bench-{tag}-memory.json").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        [(key, item)] = json.loads(line).items()
-        at = datetime.strptime(item["time"], "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
-        kind = "preference" if item.get("scene") in ("喜好类", "Preferences") else "fact"
-        claims.append(Claim(item["event"], at, kind, {str(key)}))
-    now = max(c.at for c in claims) + DAY
-    questions = []
-    for line in (folder / f"MADial-Bench-{tag}-dialogue-dev.json").read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        dialogue = json.loads(line)
-        turn = dialogue["test-turn"][0]
-        users = [
-            re.sub(r"^<[^>]+>:\s*", "", t).strip().strip('"')
-            for t in dialogue["dialogue"][1:turn]
-            if not t.startswith("<Assistant>")
-        ]
-        questions.append(Question(users[-6:], {str(i) for i in dialogue["relevant-id"]}, now, (f"MADial {tag}",)))
-    return Conversation(claims, questions)
 
 
 def _print(results: dict[str, dict], fraction: float) -> None:

@@ -120,7 +120,7 @@ ENTRY = {
 }
 # Sanitize's secret patterns, split out of it (defined, not compiled): loaded by the first
 # redaction, so never by a session start or end.
-REDACTION = {"memory_core.redaction"}
+REDACTION = {"memory_core.redaction", "memory_core.lazy_pattern"}
 STORE = {
     "memory_core.store",
     "memory_core.store.columns",

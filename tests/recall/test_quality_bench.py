@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bench.recall_quality import DAY, Claim, Conversation, Question, Run
+from bench.eval_sets import DAY, Claim, Conversation, Question
+from bench.recall_quality import Run
 
 
 def test_why_explains_the_claim_bm25_returned_not_another_with_its_key() -> None:
