@@ -11,7 +11,7 @@ Which claims of the band are chosen depends on each claim's rank (its body's rel
 freshness, evidence, feedback), on duplicates, facets and ambiguity *within its origin*.
 Claims of one body, kind and grade (pin, evidence priority, feedback) rank in the order of
 their clocks, so their rank order is read from an index, newest clock first, a page at a
-time (:class:`_Stream`); merging those streams gives every awake claim of the band in exact
+time (:class:`ClaimStream`); merging those streams gives every awake claim of the band in exact
 rank order without reading the rest. Each origin met that way is read whole (its claims of
 the band's bodies), and :func:`~memory_core.recall.rank.select` runs on the origins read:
 once it chooses ``limit`` claims among those already met, nothing later in the order could
@@ -27,11 +27,12 @@ from bisect import insort
 from typing import NamedTuple
 
 from memory_core.recall import index
-from memory_core.recall.aging import POLICIES, freshness, is_dormant
+from memory_core.recall.aging import POLICIES
+from memory_core.recall.body_claims import BodyStreams, ClaimStream
 from memory_core.recall.candidates import BODY_LISTS, BestFirst, Retrieval, complete, plan_features, retrieve
 from memory_core.recall.index import Headers, IndexedDoc
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, rank_score, select
+from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, select
 from memory_core.recall.scoring import FIELD_BITS, Evaluation, length_factor
 
 # Claims of the band read at most before the choice is given up as unproven (``truncated``).
@@ -46,7 +47,6 @@ HORIZONS = {kind: policy.dormant_after_days for kind, policy in POLICIES.items()
 # Equal ranks computed from different clocks may differ in their last bits: such near ties are
 # read together and put in order by the full sort key.
 TIE_MARGIN = 1e-9
-FIRST_PAGE = 4
 
 
 # ``anchors``: when no claim passed, the best rejected claims that failed only on coverage or
@@ -68,81 +68,6 @@ class BodyOutcome(
     """What the body path found; ``retrieval`` is claim-level, for complementary evidence."""
 
     __slots__ = ()
-
-
-class _Stream:
-    """The awake claims of one body, kind and grade in rank order, read a page at a time."""
-
-    def __init__(
-        self, conn: sqlite3.Connection, body: str, kind: str, grade: int, raw: float, now: float, dormant: bool
-    ) -> None:
-        self.conn, self.body, self.kind, self.grade = conn, body, kind, grade
-        self.raw, self.now, self.dormant = raw, now, dormant
-        self.rows: list[tuple[float, IndexedDoc]] = []
-        self.pos = 0
-        self.offset = 0
-        self.page = FIRST_PAGE
-        self.ended = False
-
-    def _fill(self) -> None:
-        docs = index.read_ranked(self.conn, self.body, self.kind, self.grade, self.offset, self.page)
-        self.offset += len(docs)
-        self.page *= 2
-        self.load(docs, ended=len(docs) < self.page // 2)
-
-    def load(self, docs: list[IndexedDoc], *, ended: bool) -> None:
-        """Rank ``docs`` (the next ones in clock order) and keep the awake ones."""
-        self.ended = ended
-        for doc in docs:
-            pinned = bool(doc.pinned)
-            if not self.dormant and is_dormant(doc.kind, doc.clock_at, self.now, pinned=pinned):
-                self.ended = True  # older clocks follow: all dormant
-                return
-            fresh = freshness(doc.kind, doc.clock_at, self.now, pinned=pinned)
-            self.rows.append((rank_score(self.raw, fresh, doc.priority, doc.utility, doc.accuracy), doc))
-
-    def head(self) -> float | None:
-        """The rank of the next claim (``None`` when none is left)."""
-        while self.pos >= len(self.rows) and not self.ended:
-            self._fill()
-        return self.rows[self.pos][0] if self.pos < len(self.rows) else None
-
-    def take_from(self, floor: float) -> list[IndexedDoc]:
-        """The next claims ranked at least ``floor``."""
-        taken = []
-        while (rank := self.head()) is not None and rank >= floor:
-            taken.append(self.rows[self.pos][1])
-            self.pos += 1
-        return taken
-
-
-class _Bodies:
-    """Scored bodies: their relevance, and their claims' streams once asked for."""
-
-    def __init__(self, conn: sqlite3.Connection, now: float, include_dormant: bool) -> None:
-        self.conn, self.now, self.include_dormant = conn, now, include_dormant
-        self.streams: dict[str, list[_Stream]] = {}
-
-    def open(self, body: str, raw: float) -> list[_Stream]:
-        streams = self.streams.get(body)
-        if streams is None:
-            streams = self.streams[body] = [
-                _Stream(self.conn, body, kind, grade, raw, self.now, self.include_dormant)
-                for kind, grade in index.read_grades(self.conn, body)
-            ]
-        return streams
-
-    def awake(self, body: str, raw: float) -> bool:
-        return any(s.head() is not None for s in self.open(body, raw))
-
-    def prefetch(self, raws: dict[str, float]) -> None:
-        """Streams of bodies held by one claim each (``raws``: their relevance), from one read:
-        where content seldom repeats, most bodies are such."""
-        todo = [body for body in raws if body not in self.streams]
-        for body, doc in index.read_body_claims(self.conn, todo):
-            stream = _Stream(self.conn, body, doc.kind, 0, raws[body], self.now, self.include_dormant)
-            stream.load([doc], ended=True)
-            self.streams[body] = [stream]
 
 
 def _candidate(doc: IndexedDoc, raw: float, e: Evaluation) -> Candidate:
@@ -179,7 +104,7 @@ def evaluate(
     # With alternatives the cutoff is per alternative, and an unscored body may be about one
     # nothing scored yet speaks to: every candidate body is scored (as for claims).
     grouped = any(t.group for t in plan.focus)
-    bodies = _Bodies(conn, now, include_dormant)
+    bodies = BodyStreams(conn, now, include_dormant)
     passing: dict[str, tuple[float, Evaluation]] = {}
     failed: list[tuple[float, str, Evaluation]] = []
     sizes: dict[str, tuple[int, int]] = {}
@@ -250,7 +175,7 @@ def _reveal(
     conn: sqlite3.Connection,
     r: Retrieval,
     claims: Retrieval,
-    bodies: _Bodies,
+    bodies: BodyStreams,
     walk: _Walk | None,
     pool: list[Candidate],
     force: str,
@@ -315,7 +240,7 @@ class _Walk:
     def __init__(
         self,
         conn: sqlite3.Connection,
-        bodies: _Bodies,
+        bodies: BodyStreams,
         band: dict[str, tuple[float, Evaluation]],
         body_of: dict[str, str],
     ) -> None:
@@ -328,7 +253,7 @@ class _Walk:
         # Per alternative, the origins that may offer a claim (not ambiguous), once counted.
         self.clear: dict[tuple[int, ...], set[str]] | None = None
         # Streams by the rank of their next claim, best first (a sorted list: there are few).
-        self.queue: list[tuple[float, int, _Stream]] = []
+        self.queue: list[tuple[float, int, ClaimStream]] = []
         for body in self.members:
             for stream in bodies.open(body, band[body][0]):
                 rank = stream.head()
