@@ -17,12 +17,8 @@ from __future__ import annotations
 
 from memory_core.capture.statement_en_forms import (
     conditional_form,
-    convention_form,
     decision_form,
     directive_form,
-    failure_predicate,
-    habit_form,
-    narration_form,
     preference_form,
 )
 from memory_core.capture.statement_en_kinds import (
@@ -31,6 +27,7 @@ from memory_core.capture.statement_en_kinds import (
     LABELS,
     RULE_HEADER_NOUNS,
 )
+from memory_core.capture.statement_en_practice import convention_form, failure_predicate, habit_form, narration_form
 from memory_core.capture.statement_en_tokens import (
     deictic_word,
     has_phrase,

@@ -176,6 +176,7 @@ CAPTURE = (
         "memory_core.capture.progress_text",
         "memory_core.capture.statement_en",
         "memory_core.capture.statement_en_forms",
+        "memory_core.capture.statement_en_practice",
         "memory_core.capture.statement_en_kinds",
         "memory_core.capture.statement_en_tokens",
         "memory_core.capture.statement_en_words",
