@@ -57,7 +57,8 @@ from memory_core.recall import service  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
 from memory_core.store.database import Store  # noqa: E402
 from memory_core.store.memories import put_memory  # noqa: E402
-from memory_core.text.tokenize import features, query_terms  # noqa: E402
+from memory_core.text.query_features import query_terms  # noqa: E402
+from memory_core.text.tokenize import features  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_EVAL = REPO.parent / "shared" / "eval"

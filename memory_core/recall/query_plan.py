@@ -21,7 +21,7 @@ from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory_core.text.tokenize import Term, query_terms
+from memory_core.text.query_features import Term, query_terms
 from memory_core.text.vocabulary import ANAPHORA, CONTINUATION, RESET
 
 MAX_TEXTS = 6

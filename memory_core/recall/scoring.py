@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.text.tokenize import Term
+from memory_core.text.query_features import Term
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter, namedtuple
+from collections import Counter
 
-from memory_core.text.concepts import BY_FEATURE, CHINESE, CHINESE_ASKING, ENGLISH
+from memory_core.text.concepts import CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
 from memory_core.text.vocabulary import (
     CHINESE_CONJUNCTIONS,
@@ -42,18 +42,11 @@ from memory_core.text.vocabulary import (
     CHINESE_STOP_WORDS,
     ENGLISH_CONJUNCTIONS,
     ENGLISH_STOP,
-    FRAMING,
-    FRAMING_WORDS,
-    QUERY_FILLER,
-    RELATIVE_TIME,
-    RELATIVE_TIME_WORDS,
-    SELF_CORRECTION,
-    SELF_CORRECTION_WORDS,
 )
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
-    from typing import NamedTuple
+    pass
 
 _CJK_CLASS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _PATH_CHARS = "a-z0-9_.@%+~-"
@@ -97,45 +90,7 @@ _CJK_LONGEST = max(len(w) for w in _CJK_QUERY_DICTIONARY)
 
 WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "cjk"
 # A query-only marker unit: the words on either side are alternatives.
-_MARKER = [(_CONJUNCTION, "conjunction")]
-
-
-# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
-# same class) at run time, whose fields ``typing`` need not compile one annotation string at
-# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
-if TYPE_CHECKING:
-
-    class _TermFields(NamedTuple):
-        feature: str
-        unit: int
-        kind: str
-        attribute: bool = False
-        generic: bool = False
-        # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
-        group: int = 0
-
-else:
-    _TermFields = namedtuple(
-        "Term", ("feature", "unit", "kind", "attribute", "generic", "group"), defaults=(False, False, 0)
-    )
-
-
-class Term(_TermFields):
-    """One query feature and what kind of thing it is.
-
-    Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
-    Subjects joined by a conjunction share a ``group``.
-    """
-
-    __slots__ = ()
-
-    @property
-    def literal(self) -> bool:
-        return self.kind == LITERAL
-
-    @property
-    def numeric(self) -> bool:
-        return self.kind == NUMBER
+MARKER = [(_CONJUNCTION, "conjunction")]
 
 
 def normalize(text: str) -> str:
@@ -212,7 +167,7 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
                     flush()
                     if meaning == _CONJUNCTION:
                         if query:
-                            units.append(_MARKER)
+                            units.append(MARKER)
                     elif meaning is not None:
                         units.append([(meaning, CONCEPT)])
                 i += length
@@ -222,7 +177,7 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
             if ch in CHINESE_STOP_CHARS:
                 flush()
                 if query and ch in CHINESE_CONJUNCTIONS:
-                    units.append(_MARKER)
+                    units.append(MARKER)
             else:
                 segment.append(ch)
             i += 1
@@ -235,7 +190,7 @@ def bound_tokens(text: str) -> str:
     return _LONG_RUN.sub(lambda m: m.group()[:MAX_TOKEN_CHARS], text)
 
 
-def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
+def split_units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
     """Feature units of already-normalized text, in reading order.
 
     ``expand`` is the index side (paths also yield ancestors); the query side instead
@@ -259,18 +214,18 @@ def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
             if _path_is_literal(path):
                 units.append(_path_features(path, expand=expand))
             else:
-                units.extend(_units(path.replace("/", " "), expand=expand))
+                units.extend(split_units(path.replace("/", " "), expand=expand))
         elif group == "file":
             if token in _NOT_FILENAMES:
                 continue
             if token.split(".")[0] in ("", "-"):
-                units.extend(_units(token.replace(".", " "), expand=expand))
+                units.extend(split_units(token.replace(".", " "), expand=expand))
             else:
                 units.append([(token, LITERAL)])
         elif group == "ident":
             units.append([(token.strip("_") or token, LITERAL)])
         elif not expand and token in ENGLISH_CONJUNCTIONS:
-            units.append(_MARKER)
+            units.append(MARKER)
         else:
             feature = _word_feature(token)
             if feature is not None:
@@ -280,7 +235,7 @@ def _units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
 
 def _counts(text: str) -> Counter[str]:
     counts: Counter[str] = Counter()
-    for unit in _units(text, expand=True):
+    for unit in split_units(text, expand=True):
         for feature, _kind in unit:
             counts[feature] += 1
     return counts
@@ -323,79 +278,3 @@ def origin_features(origin: str) -> tuple[str, ...]:
     if "/" not in text:
         return (text,)
     return tuple(dict.fromkeys(f for f, _ in _path_features(text, expand=True)))
-
-
-def query_text(text: str) -> str:
-    """The asking part of a query: normalized, after any "what I actually want to ask is",
-    without recall framing ("do you remember", "还记得", "多少")."""
-    normalized = normalize(text)
-    # A lower-case ASCII text (most queries) runs a pattern only when it holds a word every
-    # match of it holds: in ASCII the case-insensitive patterns match exactly those letters.
-    # Any other text runs all three (case folding reaches beyond ASCII: the dotless i, the
-    # long s and the Kelvin sign match i, s and k). Cutting keeps the text's tail and removing
-    # puts a space where a match was, so the result holds no word the text did not hold.
-    plain = normalized.isascii()
-    if not plain or _holds(normalized, SELF_CORRECTION_WORDS):
-        corrections = list(SELF_CORRECTION.finditer(normalized))
-        if corrections and corrections[-1].end() < len(normalized.rstrip()):
-            normalized = normalized[corrections[-1].end() :]
-    if not plain or _holds(normalized, FRAMING_WORDS):
-        normalized = FRAMING.sub(" ", normalized)
-    if not plain or _holds(normalized, RELATIVE_TIME_WORDS):
-        normalized = RELATIVE_TIME.sub(" ", normalized)
-    return normalized
-
-
-def _holds(text: str, words: tuple[str, ...]) -> bool:
-    for word in words:
-        if word in text:
-            return True
-    return False
-
-
-def _is_alternative(kind: str, feature: str) -> bool:
-    if kind == CONCEPT:
-        concept = BY_FEATURE.get(feature)
-        return concept is not None and not concept.attribute
-    return kind in (WORD, LITERAL, CJK)
-
-
-def query_terms(text: str) -> list[Term]:
-    """The distinct features of a query, grouped into units, framing removed."""
-    terms: list[Term] = []
-    seen: set[str] = set()
-    unit_id = 0
-    groups: dict[int, int] = {}  # unit -> alternative group
-    last_subject: int | None = None
-    joined = False
-    for unit in _units(query_text(text), expand=False):
-        if unit is _MARKER:
-            joined = last_subject is not None
-            continue
-        added = False
-        for feature, kind in unit:
-            if feature in seen or (kind == WORD and feature in QUERY_FILLER):
-                continue
-            seen.add(feature)
-            concept = BY_FEATURE.get(feature) if kind == CONCEPT else None
-            terms.append(
-                Term(
-                    feature,
-                    unit_id,
-                    kind,
-                    attribute=bool(concept and concept.attribute),
-                    generic=bool(concept and concept.generic),
-                )
-            )
-            added = True
-        if not added:
-            continue
-        subject = _is_alternative(unit[0][1], unit[0][0])
-        if joined and subject and last_subject is not None:
-            groups[unit_id] = groups.setdefault(last_subject, last_subject + 1)
-        last_subject = unit_id if subject else None
-        joined = False
-        unit_id += 1
-    if groups:
-        terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
-    return terms

@@ -24,7 +24,8 @@ from memory_core.recall.query_plan import (
     is_continuation,
 )
 from memory_core.text import tokenize
-from memory_core.text.tokenize import MAX_TOKEN_CHARS, bound_tokens, features, query_terms
+from memory_core.text.query_features import query_terms
+from memory_core.text.tokenize import MAX_TOKEN_CHARS, bound_tokens, features
 from tests.factories import make_memory, seed
 
 LONG_WORDS = {

@@ -151,6 +151,7 @@ RECALL = (
         "memory_core.recall.engine",
         "memory_core.recall.expansion",
         "memory_core.recall.body_claims",
+        "memory_core.text.query_features",
         "memory_core.recall.index",
         "memory_core.recall.query_plan",
         "memory_core.recall.rank",

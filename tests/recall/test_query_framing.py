@@ -7,7 +7,8 @@ import pytest
 
 from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import recall
-from memory_core.text.tokenize import features, query_terms
+from memory_core.text.query_features import query_terms
+from memory_core.text.tokenize import features
 from tests.support.times import NOW
 
 

@@ -8,7 +8,8 @@ import random
 import re
 
 from memory_core.text import vocabulary
-from memory_core.text.tokenize import normalize, query_text
+from memory_core.text.query_features import query_text
+from memory_core.text.tokenize import normalize
 from memory_core.text.vocabulary import FRAMING, RELATIVE_TIME, SELF_CORRECTION
 
 

@@ -23,7 +23,7 @@ from memory_core.recall.index import IndexedDoc
 from memory_core.recall.rank import Candidate
 
 STUBBED = {
-    "memory_core.text.tokenize": ["Term"],
+    "memory_core.text.query_features": ["Term"],
     "memory_core.text.concepts": ["Concept"],
     "memory_core.recall.query_plan": ["QueryPlan"],
     "memory_core.recall.scoring": ["Evaluation"],

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from memory_core.text.query_features import query_terms
 from memory_core.text.stem import stem
-from memory_core.text.tokenize import features, index_fields, origin_features, query_terms
+from memory_core.text.tokenize import features, index_fields, origin_features
 
 
 def test_english_words_are_stemmed_and_filler_dropped() -> None:

@@ -17,7 +17,18 @@ FORBIDDEN = {
 
 # Layers of memory_core, lowest first. A module may import its own layer, the foundations
 # and the layers listed for it; nothing else inside memory_core.
-FOUNDATIONS = {"clock", "errors", "ids", "paths", "config", "records", "evidence", "sanitize", "redaction", "lazy_pattern"}
+FOUNDATIONS = {
+    "clock",
+    "errors",
+    "ids",
+    "paths",
+    "config",
+    "records",
+    "evidence",
+    "sanitize",
+    "redaction",
+    "lazy_pattern",
+}
 LAYERS: dict[str, set[str]] = {
     "foundations": {"store.columns"},  # records names the source job columns
     "text": set(),

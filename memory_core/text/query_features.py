@@ -1,0 +1,140 @@
+"""A query's features: the asking part of its text, its distinct features grouped into
+units (a word, a concept, a Chinese segment's bigrams), and subjects joined as alternatives.
+
+The features are the index's (:mod:`memory_core.text.tokenize`); only a query is cut after
+a self-correction, stripped of recall framing and relative time, and grouped.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from memory_core.text.concepts import BY_FEATURE
+from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
+from memory_core.text.vocabulary import (
+    FRAMING,
+    FRAMING_WORDS,
+    QUERY_FILLER,
+    RELATIVE_TIME,
+    RELATIVE_TIME_WORDS,
+    SELF_CORRECTION,
+    SELF_CORRECTION_WORDS,
+)
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import NamedTuple
+
+
+# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
+# same class) at run time, whose fields ``typing`` need not compile one annotation string at
+# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class _TermFields(NamedTuple):
+        feature: str
+        unit: int
+        kind: str
+        attribute: bool = False
+        generic: bool = False
+        # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
+        group: int = 0
+
+else:
+    _TermFields = namedtuple(
+        "Term", ("feature", "unit", "kind", "attribute", "generic", "group"), defaults=(False, False, 0)
+    )
+
+
+class Term(_TermFields):
+    """One query feature and what kind of thing it is.
+
+    Terms with the same ``unit`` form one subject: the bigrams of one Chinese segment.
+    Subjects joined by a conjunction share a ``group``.
+    """
+
+    __slots__ = ()
+
+    @property
+    def literal(self) -> bool:
+        return self.kind == LITERAL
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind == NUMBER
+
+
+def query_text(text: str) -> str:
+    """The asking part of a query: normalized, after any "what I actually want to ask is",
+    without recall framing ("do you remember", "还记得", "多少")."""
+    normalized = normalize(text)
+    # A lower-case ASCII text (most queries) runs a pattern only when it holds a word every
+    # match of it holds: in ASCII the case-insensitive patterns match exactly those letters.
+    # Any other text runs all three (case folding reaches beyond ASCII: the dotless i, the
+    # long s and the Kelvin sign match i, s and k). Cutting keeps the text's tail and removing
+    # puts a space where a match was, so the result holds no word the text did not hold.
+    plain = normalized.isascii()
+    if not plain or _holds(normalized, SELF_CORRECTION_WORDS):
+        corrections = list(SELF_CORRECTION.finditer(normalized))
+        if corrections and corrections[-1].end() < len(normalized.rstrip()):
+            normalized = normalized[corrections[-1].end() :]
+    if not plain or _holds(normalized, FRAMING_WORDS):
+        normalized = FRAMING.sub(" ", normalized)
+    if not plain or _holds(normalized, RELATIVE_TIME_WORDS):
+        normalized = RELATIVE_TIME.sub(" ", normalized)
+    return normalized
+
+
+def _holds(text: str, words: tuple[str, ...]) -> bool:
+    for word in words:
+        if word in text:
+            return True
+    return False
+
+
+def _is_alternative(kind: str, feature: str) -> bool:
+    if kind == CONCEPT:
+        concept = BY_FEATURE.get(feature)
+        return concept is not None and not concept.attribute
+    return kind in (WORD, LITERAL, CJK)
+
+
+def query_terms(text: str) -> list[Term]:
+    """The distinct features of a query, grouped into units, framing removed."""
+    terms: list[Term] = []
+    seen: set[str] = set()
+    unit_id = 0
+    groups: dict[int, int] = {}  # unit -> alternative group
+    last_subject: int | None = None
+    joined = False
+    for unit in split_units(query_text(text), expand=False):
+        if unit is MARKER:
+            joined = last_subject is not None
+            continue
+        added = False
+        for feature, kind in unit:
+            if feature in seen or (kind == WORD and feature in QUERY_FILLER):
+                continue
+            seen.add(feature)
+            concept = BY_FEATURE.get(feature) if kind == CONCEPT else None
+            terms.append(
+                Term(
+                    feature,
+                    unit_id,
+                    kind,
+                    attribute=bool(concept and concept.attribute),
+                    generic=bool(concept and concept.generic),
+                )
+            )
+            added = True
+        if not added:
+            continue
+        subject = _is_alternative(unit[0][1], unit[0][0])
+        if joined and subject and last_subject is not None:
+            groups[unit_id] = groups.setdefault(last_subject, last_subject + 1)
+        last_subject = unit_id if subject else None
+        joined = False
+        unit_id += 1
+    if groups:
+        terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
+    return terms
