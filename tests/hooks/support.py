@@ -93,21 +93,24 @@ def write_records(path: Path, items: list[dict[str, Any]], *, tail: str = "") ->
 PROBE = r"""
 import io, json, sys
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()))
-sys.argv = ["memevo", *json.loads(sys.argv[1])]
+sys.argv, heavy = ["memevo", *json.loads(sys.argv[1])], json.loads(sys.argv[3])
 from cli.main import main
 try:
     main()
 except SystemExit:
     pass
-heavy = sorted(m for m in ("pydantic", "httpx", "huey", "memory_core.records") if m in sys.modules)
-print(json.dumps(heavy), file=sys.stderr)
+print(json.dumps(sorted(m for m in heavy if m in sys.modules)), file=sys.stderr)
 """
+HEAVY = ("pydantic", "httpx", "huey", "memory_core.records")
 
 
-def loaded_heavy_modules(home: Path, stdin: str) -> list[str]:
-    """The heavy modules (validation, HTTP, the task queue) that ``memevo hook`` loaded for ``stdin``."""
+def loaded_heavy_modules(
+    home: Path, stdin: str, argv: tuple[str, ...] = ("hook",), heavy: tuple[str, ...] = HEAVY
+) -> list[str]:
+    """Which of ``heavy`` (validation, HTTP, the task queue, the record models) a ``memevo``
+    process with ``argv`` loaded for ``stdin``."""
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(["hook"]), stdin],
+        [sys.executable, "-c", PROBE, json.dumps(list(argv)), stdin, json.dumps(list(heavy))],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -8,38 +8,18 @@ without them (docs/architecture.md).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support.processes import REPO
+from tests.hooks import support
 
-PROBE = r"""
-import io, json, sys
-sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()))
-sys.argv = ["memevo", *json.loads(sys.argv[1])]
-from cli.main import main
-try:
-    main()
-except SystemExit:
-    pass
-heavy = sorted(m for m in ("pydantic", "httpx", "memory_core.records") if m in sys.modules)
-print(json.dumps(heavy), file=sys.stderr)
-"""
+# Validation, HTTP and the record models (the hook tests check the task queue too).
+NOT_ON_HOT_PATHS = ("pydantic", "httpx", "memory_core.records")
 
 
 def loaded_heavy_modules(home: Path, argv: list[str], stdin: str = "") -> list[str]:
-    result = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(argv), stdin],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        env={"MEMEVO_HOME": str(home), "PATH": ""},
-        timeout=60,
-    )
-    return json.loads(result.stderr.strip().splitlines()[-1])
+    return support.loaded_heavy_modules(home, stdin, tuple(argv), NOT_ON_HOT_PATHS)
 
 
 @pytest.fixture
