@@ -25,6 +25,7 @@ from memory_core.capture.work_vocabulary import (
     LOOKUPS,
     PUBLISH,
     PYTHON,
+    PYTHON_TEST_MODULES,
     REDIRECTS,
     RUNNER_PREFIXES,
     SCRIPT,
@@ -311,22 +312,7 @@ def _python(args: list[str]) -> str:
         index = args.index("-m")
         module = args[index + 1] if index + 1 < len(args) else ""
         rest = args[index + 2 :]
-        if module in (
-            "pytest",
-            "unittest",
-            "tox",
-            "nox",
-            "mypy",
-            "ruff",
-            "flake8",
-            "pylint",
-            "black",
-            "isort",
-            "doctest",
-            "pyright",
-            "bandit",
-            "coverage",
-        ):
+        if module in PYTHON_TEST_MODULES:
             return "test"
         if module == "pip":
             return "install" if rest[:1] and rest[0] in INSTALL_SUBCOMMANDS["pip"] else INSPECT

@@ -206,6 +206,25 @@ TEST_PROGRAMS = frozenset(
         "behave",
     }
 )
+# Modules that test or check code when run as ``python -m MODULE``.
+PYTHON_TEST_MODULES = frozenset(
+    {
+        "pytest",
+        "unittest",
+        "tox",
+        "nox",
+        "mypy",
+        "ruff",
+        "flake8",
+        "pylint",
+        "black",
+        "isort",
+        "doctest",
+        "pyright",
+        "bandit",
+        "coverage",
+    }
+)
 BUILD_PROGRAMS = frozenset(
     {
         "make",
