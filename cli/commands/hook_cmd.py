@@ -13,8 +13,8 @@ from cli.hooks.entry import (
     ADAPTER_NAMES,
     MAX_STDIN_BYTES,
     HookRun,
-    _log_failure,
     handle,
+    log_failure,
     parse_payload,
     run_hook,
     valid_event,
@@ -37,7 +37,7 @@ class HookCommand(click.Command):
         except click.UsageError as exc:
             message = f"{exc.format_message()} (usage: memevo hook [--agent {'|'.join(ADAPTER_NAMES)}] [EVENT])"
             click.echo(f"memevo hook: {message}", err=True)
-            _log_failure(message)
+            log_failure(message)
             ctx.exit(0)
 
 

@@ -54,7 +54,7 @@ class HookRun(tuple):  # type: ignore[type-arg]
         return self[1]  # type: ignore[no-any-return]
 
 
-def _log_failure(message: str, detail: str | None = None) -> None:
+def log_failure(message: str, detail: str | None = None) -> None:
     """Append to logs/hooks.log in the state dir; never raises."""
     try:
         from memory_core import clock
@@ -126,7 +126,7 @@ def run_hook(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
         payload = parse_payload(raw)
     except MemevoError as exc:
         message = valid_text(str(exc))
-        _log_failure(f"{event or 'hook'}: {message}")
+        log_failure(f"{event or 'hook'}: {message}")
         return HookRun("", f"memevo hook: {message}")
     return run_payload(payload, event, adapter)
 
@@ -153,12 +153,12 @@ def run_payload(payload: dict[str, Any], event: str | None, adapter: str | None)
                 out.append(output)
     except MemevoError as exc:
         message = valid_text(str(exc))
-        _log_failure(f"{label}: {message}")
+        log_failure(f"{label}: {message}")
         return HookRun("\n".join(out), f"memevo hook: {message}")
     except Exception as exc:  # fail open: the agent's turn goes on
         import traceback
 
-        _log_failure(f"{label}: internal error", traceback.format_exc())
+        log_failure(f"{label}: internal error", traceback.format_exc())
         return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log")
     return HookRun("\n".join(out), "")
 
@@ -168,7 +168,7 @@ def read_input(event: str | None) -> bytes:
     try:
         return sys.stdin.buffer.read(MAX_STDIN_BYTES + 1)
     except (OSError, ValueError) as exc:
-        _log_failure(f"{event or 'hook'}: cannot read stdin ({type(exc).__name__})")
+        log_failure(f"{event or 'hook'}: cannot read stdin ({type(exc).__name__})")
         return b""
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from cli.hooks.entry import MAX_STDIN_BYTES, _log_failure, parse_payload, printed, run_payload
+from cli.hooks.entry import MAX_STDIN_BYTES, log_failure, parse_payload, printed, run_payload
 from cli.hooks.hook_token import bearer_matches
 from memory_core.errors import MemevoError, UsageError
 from memory_core.sanitize import valid_text
@@ -179,7 +179,7 @@ class HookRequestHandler(BaseHTTPRequestHandler):
                 payload = parse_payload(raw)
             except UsageError as exc:
                 message = valid_text(str(exc))
-                _log_failure(f"{event}: {message}")
+                log_failure(f"{event}: {message}")
                 self._answer(400, message)
                 return
             result = run_payload(payload, event, agent)
@@ -192,7 +192,7 @@ class HookRequestHandler(BaseHTTPRequestHandler):
         except Exception as exc:  # fail open: the turn goes on
             import traceback
 
-            _log_failure(f"{event}: internal error in memevo serve", traceback.format_exc())
+            log_failure(f"{event}: internal error in memevo serve", traceback.format_exc())
             self.server.note(f"{event}: internal error ({type(exc).__name__}); details in logs/hooks.log")
             body = ""
         if body:
