@@ -321,6 +321,9 @@ def _add_pair(
         both = {f: 1 for f in (*anchor.matched, *known.matched)}
         if scorer.coverage(both) < MIN_FOCUS_COVERAGE:
             continue
+        # A claim already among the candidates (``explain --claim`` scored it on its own) is
+        # that candidate: the one reported must be the one chosen.
+        anchor = next((c for c in candidates if c.doc.memory_id == anchor.doc.memory_id), anchor)
         if anchor not in candidates:
             candidates.append(anchor)
         if known not in candidates:

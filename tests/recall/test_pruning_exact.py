@@ -226,8 +226,31 @@ def test_pruned_engine_chooses_what_scoring_everything_chooses(specs: list[dict]
                     assert pruned == everything, (texts, narrow)
 
 
+# An explained claim that a pair chooses as its anchor, scored once on its own for the
+# explanation: it is reported chosen, not with the gate it failed alone (found by this test).
+_COPY = {
+    "origin": 0,
+    "kind": "fact",
+    "age_days": -1.0,
+    "evidence_days": 0.0,
+    "pinned": False,
+    "basis": "summary",
+    "utility": None,
+    "accurate": False,
+    "shouted": False,
+}
+
+
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(specs=repeated, asked=queries)
+@example(
+    specs=[
+        {"words": ["deploy"], "filler": 0, "alias": False, "copies": [_COPY, _COPY]},
+        {"words": ["deploy", "staging", "runner", "node"], "filler": 0, "alias": False, "copies": [_COPY]},
+        {"words": ["staging", "runner", "port"], "filler": 0, "alias": False, "copies": [_COPY]},
+    ],
+    asked=["deploy node port"],
+)
 def test_recall_over_bodies_chooses_what_scoring_every_claim_chooses(specs: list[dict], asked: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
