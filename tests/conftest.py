@@ -1,8 +1,18 @@
-"""Shared fixtures. Every test gets its own state directory through MEMEVO_HOME."""
+"""Shared fixtures. Every test gets its own state directory through MEMEVO_HOME.
+
+The tests that reach the store run on both backends: once on SQLite (``[sqlite]``) and once
+on PostgreSQL (``[postgresql]``), each PostgreSQL run in a schema of its own. The server is
+the one ``MEMEVO_TEST_DATABASE_URL`` names, else a throwaway cluster this session starts from
+the machine's PostgreSQL binaries (tests/support/pg_cluster.py). Where neither is possible the
+PostgreSQL runs skip and say why once; with ``MEMEVO_REQUIRE_POSTGRES=1`` (CI) they fail
+instead. A test about SQLite itself is marked ``sqlite_only``; one about PostgreSQL alone,
+``postgres_only``.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -10,19 +20,110 @@ from click.testing import CliRunner
 
 from memory_core.config import Settings, load_settings
 from memory_core.store.database import Store
+from tests.support import pg_cluster
 from tests.support.processes import REPO, memevo_process  # noqa: F401  (re-exported for older imports)
+
+SQLITE, POSTGRESQL = "sqlite", "postgresql"
+# Test folders whose tests reach the store and run on both backends (unless marked).
+BOTH_BACKENDS = ("unit", "recall", "worker", "progress", "integration", "capture", "reliability", "doctor")
+_STORE_WORDS = re.compile(r"\bStore\b|\bstore\b|cli_run|memevo_process|seeded|\bhome\b")
+_module_reaches_store: dict[str, bool] = {}
+
+
+def _reaches_store(path: Path) -> bool:
+    key = str(path)
+    if key not in _module_reaches_store:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        _module_reaches_store[key] = bool(_STORE_WORDS.search(text))
+    return _module_reaches_store[key]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" not in metafunc.fixturenames:
+        return
+    path = Path(str(metafunc.definition.path))
+    folder = path.parent.name
+    marks = {mark.name for mark in metafunc.definition.iter_markers()}
+    if "postgres_only" in marks:
+        backends = [POSTGRESQL]
+    elif "sqlite_only" in marks or folder not in BOTH_BACKENDS or not _reaches_store(path):
+        backends = [SQLITE]
+    else:
+        backends = [SQLITE, POSTGRESQL]
+    metafunc.parametrize("backend", backends, indirect=True, ids=backends if len(backends) > 1 else None)
+
+
+class _Server:
+    url: str | None = None
+    why_not: str = ""
+    cluster: pg_cluster.Cluster | None = None
+    tried = False
+
+
+def postgres_base_url() -> str:
+    """The test database's URL, starting a throwaway cluster on first use; skips (or fails,
+    where PostgreSQL is required) when none can be had."""
+    if not _Server.tried:
+        _Server.tried = True
+        given = os.environ.get(pg_cluster.TEST_URL_VARIABLE, "").strip()
+        if given:
+            _Server.url = given
+        else:
+            cluster, why = pg_cluster.start_cluster()
+            _Server.cluster, _Server.url, _Server.why_not = cluster, cluster.url if cluster else None, why
+    if _Server.url is None:
+        message = f"PostgreSQL tests skipped: {_Server.why_not}"
+        if os.environ.get(pg_cluster.REQUIRE_VARIABLE) == "1":
+            pytest.fail(message + f" ({pg_cluster.REQUIRE_VARIABLE}=1)")
+        pytest.skip(message)
+    return _Server.url
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _Server.cluster is not None:
+        _Server.cluster.stop()
+        _Server.cluster = None
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _Server.tried and _Server.url is None:
+        terminalreporter.write_line(f"memevo: PostgreSQL tests skipped: {_Server.why_not}", yellow=True)
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", SQLITE)
 
 
 @pytest.fixture(autouse=True)
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh, private state dir; the user's real one is never touched."""
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str) -> Path:
+    """A fresh, private state dir; the user's real one is never touched. On PostgreSQL the
+    store is a fresh schema of the test database, named by MEMEVO_DATABASE_URL."""
     state = tmp_path / "memevo-home"
     monkeypatch.setenv("MEMEVO_HOME", str(state))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     for name in list(os.environ):
         if name.startswith("MEMEVO_") and name != "MEMEVO_HOME":
             monkeypatch.delenv(name)
-    return state
+    if backend == POSTGRESQL:
+        base = postgres_base_url()
+        url, schema = pg_cluster.fresh_schema_url(base)
+        monkeypatch.setenv("MEMEVO_DATABASE_URL", url)
+        yield state
+        pg_cluster.drop_schema(base, schema)
+        return
+    yield state
+
+
+@pytest.fixture
+def pg_url(home: Path, backend: str) -> str:
+    """The store URL of a test that runs on PostgreSQL only."""
+    if backend != POSTGRESQL:
+        pytest.skip("a PostgreSQL test")
+    return os.environ["MEMEVO_DATABASE_URL"]
 
 
 @pytest.fixture

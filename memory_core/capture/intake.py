@@ -16,7 +16,7 @@ from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
 
 if TYPE_CHECKING:
-    import sqlite3  # annotations only: a turn that writes nothing never loads sqlite3
+    from memory_core.store.dbapi import DbConn
 
 SOURCE_TYPES = ("summary", "user_statement", "progress")
 
@@ -48,17 +48,13 @@ def key_prefix(agent: str, session_id: str | None) -> str:
     return f"{agent}|{session_id or '-'}|"
 
 
-def source_exists_for(
-    conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str, identity: str
-) -> str | None:
+def source_exists_for(conn: DbConn, agent: str, session_id: str | None, source_type: str, identity: str) -> str | None:
     """The id of the source already captured with ``identity`` in this agent session, if any."""
     sid = make_source_id(dedupe_key(agent, session_id, source_type, "", identity))
     return sid if source_exists(conn, sid) else None
 
 
-def captured_texts(
-    conn: sqlite3.Connection, agent: str, session_id: str | None, source_type: str, limit: int = 500
-) -> list[str]:
+def captured_texts(conn: DbConn, agent: str, session_id: str | None, source_type: str, limit: int = 500) -> list[str]:
     """The texts of the newest sources of one type this agent session captured already."""
     prefix = f"{key_prefix(agent, session_id)}{source_type}|"
     texts = []
@@ -76,7 +72,7 @@ def captured_texts(
 
 
 def capture_source(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     *,
     source_type: str,
     origin: str,
@@ -128,7 +124,7 @@ def capture_source(
     return CaptureResult(sid, created=True, local_claims=added)
 
 
-def _add_local_claims(conn: sqlite3.Connection, sid: str, origin: str, lines: list[tuple[str, str]], now: float) -> int:
+def _add_local_claims(conn: DbConn, sid: str, origin: str, lines: list[tuple[str, str]], now: float) -> int:
     # Only summaries with labelled lines need the record models.
     from memory_core.records import Evidence, new_memory
     from memory_core.store.changes import ChangeSet

@@ -28,11 +28,11 @@ import functools
 import json
 import os
 import re
-import sqlite3
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from memory_core.capture.progress import Resource
+from memory_core.store.dbapi import DbConn
 
 MAX_TARGETS = 8
 POOL_LIMIT = 2_000  # newest project states of the origin considered
@@ -133,7 +133,7 @@ def _path_strength(paths: list[str], text: str, resources: Sequence[Resource]) -
 
 
 def nominate(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     *,
     origin: str,
     topics: Sequence[str],

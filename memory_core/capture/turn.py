@@ -23,7 +23,7 @@ from memory_core.capture.progress import OperationLike, ProgressPlan, ProgressSk
 from memory_core.sanitize import sanitize_text
 
 if TYPE_CHECKING:
-    import sqlite3  # annotations only: a turn that writes nothing never loads sqlite3
+    from memory_core.store.dbapi import DbConn
 
 STATEMENT, PROGRESS = "user_statement", "progress"
 
@@ -98,7 +98,7 @@ def plan_turn(
     return TurnPlan(agent, session_id, origin, tuple(messages), tuple(statements), progress)
 
 
-def capture_turn(conn: sqlite3.Connection | None, plan: TurnPlan, now: float) -> TurnCapture:
+def capture_turn(conn: DbConn | None, plan: TurnPlan, now: float) -> TurnCapture:
     """Capture the turn's statement and progress sources (call inside a write transaction;
     ``conn`` may be ``None`` only when the plan does not need the store)."""
     if conn is None and plan.needs_store:
@@ -131,7 +131,7 @@ def _no_statement(plan: TurnPlan) -> Decision:
     return Decision(STATEMENT, "question" if asked else "no_statement")
 
 
-def _statement(conn: sqlite3.Connection, plan: TurnPlan, now: float) -> Decision:
+def _statement(conn: DbConn, plan: TurnPlan, now: float) -> Decision:
     if not plan.statements:
         return _no_statement(plan)
     earlier = captured_texts(conn, plan.agent, plan.session_id, STATEMENT)
@@ -150,7 +150,7 @@ def _statement(conn: sqlite3.Connection, plan: TurnPlan, now: float) -> Decision
     return Decision(STATEMENT, "captured" if result.created else "duplicate", result.source_id)
 
 
-def _progress(conn: sqlite3.Connection, plan: TurnPlan, progress: ProgressPlan, now: float) -> Decision:
+def _progress(conn: DbConn, plan: TurnPlan, progress: ProgressPlan, now: float) -> Decision:
     existing = source_exists_for(conn, plan.agent, plan.session_id, PROGRESS, progress.identity)
     if existing is not None:
         return Decision(PROGRESS, "duplicate", existing)

@@ -9,7 +9,6 @@ evidence is weaker than its target's is not a defect: its new variant is quarant
 
 from __future__ import annotations
 
-import sqlite3
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -20,6 +19,7 @@ from memory_core.ids import memory_id, normalize_content
 from memory_core.jobs.lifecycle import Lease, complete_job, holds_lease
 from memory_core.records import Evidence, Memory, Reason, Source, new_memory, reason_code
 from memory_core.store.changes import ChangeSet
+from memory_core.store.dbapi import DbConn
 from memory_core.store.generations import current_generation
 from memory_core.store.memories import get_memory
 from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
@@ -65,7 +65,7 @@ class ApplyReport:
 
 
 def _check_guards(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source: Source,
     batch: ModelBatch,
     candidate_ids: set[str],
@@ -117,7 +117,7 @@ def build_id(source: Source, proposed: Proposal) -> str:
 
 
 def apply_batch(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     lease: Lease,
     batch: ModelBatch,
     candidates: list[Memory],
@@ -188,7 +188,7 @@ def _new_claim(
 
 
 def _apply_replacement(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source: Source,
     proposed: Proposal,
     target: Memory,
@@ -234,9 +234,7 @@ def _apply_replacement(
     )
 
 
-def _store_conflicted(
-    conn: sqlite3.Connection, variant: Memory, now: float, changes: ChangeSet, report: ApplyReport
-) -> None:
+def _store_conflicted(conn: DbConn, variant: Memory, now: float, changes: ChangeSet, report: ApplyReport) -> None:
     existing = get_memory(conn, variant.id)
     if is_blocked(conn, variant.origin, variant.content_hash):
         report.skipped_blocked += 1
@@ -257,7 +255,7 @@ def from_same_source(record: Memory, source: Source) -> bool:
 
 
 def _reaffirm(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source: Source,
     target: Memory,
     variant: Memory,
@@ -306,7 +304,7 @@ def _merged_terms(old: list[str], new: list[str]) -> list[str]:
 
 
 def _apply_addition(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source: Source,
     proposed: Proposal,
     evidence: Evidence,
@@ -331,7 +329,7 @@ def _apply_addition(
 
 
 def _quarantine_local_variants(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source: Source,
     withheld_ids: set[str],
     now: float,
@@ -354,7 +352,7 @@ def _quarantine_local_variants(
 
 
 def _confirm_standing(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source: Source,
     candidates: list[Memory],
     targets: dict[str, tuple[Memory, policy.Decision]],

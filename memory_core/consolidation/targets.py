@@ -9,11 +9,10 @@ instead gets the project states nominated when it was captured
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_core.records import Memory, Source
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import in_chunks
+from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import memory_from_row
 from memory_core.text.tokenize import features
 
@@ -31,7 +30,7 @@ def _informative(feature: str) -> bool:
     return len(feature) >= 3 or not feature.isascii()
 
 
-def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CANDIDATE_LIMIT) -> list[Memory]:
+def mentioned_claims(conn: DbConn, source: Source, limit: int = CANDIDATE_LIMIT) -> list[Memory]:
     """Active claims of the source's origin that the source mentions, newest first."""
     if source.source_type == "progress":
         return nominated_claims(conn, source)
@@ -57,7 +56,7 @@ def mentioned_claims(conn: sqlite3.Connection, source: Source, limit: int = CAND
     return _load_newest(conn, qualified, limit)
 
 
-def _informative_sizes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, int]:
+def _informative_sizes(conn: DbConn, ids: list[str]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for marks, chunk in in_chunks(ids):
         for memory_id, feature in conn.execute(
@@ -68,7 +67,7 @@ def _informative_sizes(conn: sqlite3.Connection, ids: list[str]) -> dict[str, in
     return sizes
 
 
-def _load_newest(conn: sqlite3.Connection, ids: list[str], limit: int) -> list[Memory]:
+def _load_newest(conn: DbConn, ids: list[str], limit: int) -> list[Memory]:
     rows: list[tuple] = []
     for marks, chunk in in_chunks(ids):
         rows.extend(conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", chunk))
@@ -76,7 +75,7 @@ def _load_newest(conn: sqlite3.Connection, ids: list[str], limit: int) -> list[M
     return [memory_from_row(row) for row in rows[:limit]]
 
 
-def nominated_claims(conn: sqlite3.Connection, source: Source) -> list[Memory]:
+def nominated_claims(conn: DbConn, source: Source) -> list[Memory]:
     """The active, unpinned project states nominated for a progress source."""
     rows: list[tuple] = []
     for target in source.target_ids:

@@ -16,7 +16,6 @@ received for that slot, or older than the claim's current evidence, changes noth
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from dataclasses import dataclass, field
 
 from memory_core import ids
@@ -24,6 +23,7 @@ from memory_core.controls.manual import commit_manual_change, live_duplicates
 from memory_core.errors import ConflictError, UsageError
 from memory_core.records import Memory, VerdictSlot
 from memory_core.store.connection import require_transaction
+from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import require_memory
 from memory_core.store.suppression import retire_repeating_sources
 
@@ -57,7 +57,7 @@ def _slot(verdict: str) -> str:
     return "utility" if verdict in UTILITY_VERDICTS else "accuracy"
 
 
-def _latest_receipt(conn: sqlite3.Connection, memory_id: str, slot: str) -> float | None:
+def _latest_receipt(conn: DbConn, memory_id: str, slot: str) -> float | None:
     verdicts = UTILITY_VERDICTS if slot == "utility" else ACCURACY_VERDICTS
     row = conn.execute(
         "SELECT MAX(at) FROM feedback_receipts WHERE memory_id=? AND verdict IN (?, ?)", (memory_id, *verdicts)
@@ -66,7 +66,7 @@ def _latest_receipt(conn: sqlite3.Connection, memory_id: str, slot: str) -> floa
 
 
 def give_feedback(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     memory_id: str,
     verdict: str,
     now: float,

@@ -13,7 +13,6 @@ action happened.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass, field
 
 from memory_core import ids
@@ -24,6 +23,7 @@ from memory_core.sanitize import sanitize_text
 from memory_core.store.changes import ChangeSet
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import require_transaction
+from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import get_memory, memory_from_row, require_memory
 from memory_core.store.suppression import block, retire_repeating_sources
 
@@ -48,7 +48,7 @@ def _without_incorrect_verdict(feedback: Feedback) -> Feedback:
     return feedback
 
 
-def _require_live(conn: sqlite3.Connection, memory_id: str, what: str) -> Memory:
+def _require_live(conn: DbConn, memory_id: str, what: str) -> Memory:
     """The record, if it is active or conflicted; otherwise a clear refusal."""
     target = require_memory(conn, memory_id)
     if target.status not in _LIVE:
@@ -56,7 +56,7 @@ def _require_live(conn: sqlite3.Connection, memory_id: str, what: str) -> Memory
     return target
 
 
-def live_duplicates(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
+def live_duplicates(conn: DbConn, memory: Memory) -> list[Memory]:
     """Active or conflicted records of the same origin with exactly the same content."""
     rows = conn.execute(
         f"SELECT {MEMORY_COLUMNS} FROM memories WHERE origin=? AND content_hash=? AND id<>? ORDER BY id",
@@ -66,7 +66,7 @@ def live_duplicates(conn: sqlite3.Connection, memory: Memory) -> list[Memory]:
 
 
 def commit_manual_change(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     operation: str,
     before: list[Memory],
     after: list[Memory],
@@ -84,7 +84,7 @@ def commit_manual_change(
     return event_id
 
 
-def forget(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult:
+def forget(conn: DbConn, memory_id: str, now: float) -> ManualResult:
     """Tombstone a claim and its exact same-content twins in its origin, and block the content.
 
     Nothing is erased: the records stay as ``forgotten``. Queued sources of that origin
@@ -112,7 +112,7 @@ def _clean_correction(text: str) -> str:
     return cleaned
 
 
-def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> ManualResult:
+def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult:
     """Replace a claim's content with a person's literal correction.
 
     The new record (id from origin, kind and new content) carries manual-correction
@@ -160,7 +160,7 @@ def correct(conn: sqlite3.Connection, memory_id: str, text: str, now: float) -> 
     return ManualResult(event_id, before, after, retired)
 
 
-def _set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, now: float) -> ManualResult:
+def _set_pinned(conn: DbConn, memory_id: str, pinned: bool, now: float) -> ManualResult:
     require_transaction(conn, "manual actions")
     target = _require_live(conn, memory_id, "pinned or unpinned")
     if target.pinned == pinned:
@@ -171,7 +171,7 @@ def _set_pinned(conn: sqlite3.Connection, memory_id: str, pinned: bool, now: flo
     return ManualResult(event_id, [target], after)
 
 
-def pin(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult:
+def pin(conn: DbConn, memory_id: str, now: float) -> ManualResult:
     """Pin a claim: automatic learning may not replace it and it does not age.
 
     Pinning adds no credibility and does not revive a conflicted claim.
@@ -179,12 +179,12 @@ def pin(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult:
     return _set_pinned(conn, memory_id, True, now)
 
 
-def unpin(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult:
+def unpin(conn: DbConn, memory_id: str, now: float) -> ManualResult:
     """Remove a pin; the claim ages and can be replaced again from its unchanged dates."""
     return _set_pinned(conn, memory_id, False, now)
 
 
-def resolve(conn: sqlite3.Connection, memory_id: str, now: float) -> ManualResult:
+def resolve(conn: DbConn, memory_id: str, now: float) -> ManualResult:
     """Return a quarantined (``conflicted``) claim to ``active``.
 
     The evidence date and ``updated_at`` stay as they were, so an old state does not look

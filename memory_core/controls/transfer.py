@@ -22,7 +22,6 @@ import writes one event of its own listing the records it added, so it can be un
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +33,8 @@ from memory_core.errors import ImportFormatError, short_error
 from memory_core.records import KINDS, Memory
 from memory_core.sanitize import sanitize_text
 from memory_core.store.changes import ChangeSet
+from memory_core.store.dbapi import DbConn, is_postgres
+from memory_core.store.dialect import read_snapshot_begin
 from memory_core.store.events import event_from_row, iter_event_rows
 from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
 from memory_core.store.suppression import block, blocked_rows, is_blocked
@@ -49,7 +50,7 @@ def _line(kind: str, record: dict[str, Any]) -> str:
     return f'{{"type":"{kind}","record":{body}}}'
 
 
-def export_lines(conn: sqlite3.Connection) -> Iterator[str]:
+def export_lines(conn: DbConn) -> Iterator[str]:
     """Every claim, block and event as JSON lines (without newlines), from one snapshot.
 
     Rows are validated as they are read; a corrupt row stops the export with its id.
@@ -58,7 +59,7 @@ def export_lines(conn: sqlite3.Connection) -> Iterator[str]:
     if own_snapshot:
         # One read transaction, so claims and events come from the same moment even while
         # other processes keep writing.
-        conn.execute("BEGIN")
+        conn.execute(read_snapshot_begin(conn))
     try:
         for row in iter_memory_rows(conn):
             yield _line("memory", memory_from_row(row).model_dump(mode="json"))
@@ -70,7 +71,7 @@ def export_lines(conn: sqlite3.Connection) -> Iterator[str]:
             yield _line("event", event_from_row(row).model_dump(mode="json"))
     finally:
         if own_snapshot and conn.in_transaction:
-            conn.execute("COMMIT")
+            conn.execute("ROLLBACK" if is_postgres(conn) else "COMMIT")
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,7 @@ def parse_lines(lines: Iterable[str], now: float) -> tuple[list[Memory], list[_B
     return memories, blocks, events
 
 
-def import_file(conn: sqlite3.Connection, lines: Iterable[str], now: float) -> ImportReport:
+def import_file(conn: DbConn, lines: Iterable[str], now: float) -> ImportReport:
     """Validate ``lines`` completely, then add what is new (inside the caller's transaction).
 
     Content blocked in its origin *before* this import is skipped and counted; blocks in

@@ -12,12 +12,11 @@ source jobs (a retired or finished job stays so).
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_core import ids
 from memory_core.errors import ConflictError, CorruptRecordError, NotFoundError
 from memory_core.records import Event, Memory
 from memory_core.store.changes import ChangeSet
+from memory_core.store.dbapi import DbConn
 from memory_core.store.events import get_event
 from memory_core.store.memories import get_memory
 
@@ -32,7 +31,7 @@ def _paired(event: Event) -> tuple[dict[str, Memory], dict[str, Memory]]:
     return before, after
 
 
-def undo(conn: sqlite3.Connection, event_id: int, now: float) -> int:
+def undo(conn: DbConn, event_id: int, now: float) -> int:
     """Revert event ``event_id`` (inside the caller's transaction); returns the undo's event id.
 
     Raises :class:`NotFoundError` for an unknown event and :class:`ConflictError` when the

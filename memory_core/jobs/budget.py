@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from memory_core.clock import day_key, next_day_start
+from memory_core.store.dbapi import DbConn
 
 
 @dataclass(frozen=True)
@@ -29,33 +29,33 @@ class BudgetState:
     resets_at: float
 
 
-def usage_on(conn: sqlite3.Connection, now: float) -> Usage:
+def usage_on(conn: DbConn, now: float) -> Usage:
     day = day_key(now)
     row = conn.execute("SELECT calls, prompt_tokens, completion_tokens FROM model_usage WHERE day=?", (day,)).fetchone()
     return Usage(day, *(row or (0, 0, 0)))
 
 
-def budget_state(conn: sqlite3.Connection, now: float, call_limit: int, token_limit: int) -> BudgetState:
+def budget_state(conn: DbConn, now: float, call_limit: int, token_limit: int) -> BudgetState:
     """Whether today's budget is spent, and when it resets (next UTC midnight)."""
     usage = usage_on(conn, now)
     spent = usage.calls >= call_limit or usage.tokens >= token_limit
     return BudgetState(usage, call_limit, token_limit, spent, next_day_start(now))
 
 
-def count_call(conn: sqlite3.Connection, now: float) -> None:
+def count_call(conn: DbConn, now: float) -> None:
     """Count a model call before it is made, so a crash mid-call still counts."""
     conn.execute(
         "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, 1, 0, 0) "
-        "ON CONFLICT(day) DO UPDATE SET calls = calls + 1",
+        "ON CONFLICT(day) DO UPDATE SET calls = model_usage.calls + 1",
         (day_key(now),),
     )
 
 
-def count_tokens(conn: sqlite3.Connection, now: float, prompt_tokens: int, completion_tokens: int) -> None:
+def count_tokens(conn: DbConn, now: float, prompt_tokens: int, completion_tokens: int) -> None:
     conn.execute(
         "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, 0, ?, ?) "
-        "ON CONFLICT(day) DO UPDATE SET prompt_tokens = prompt_tokens + excluded.prompt_tokens, "
-        "completion_tokens = completion_tokens + excluded.completion_tokens",
+        "ON CONFLICT(day) DO UPDATE SET prompt_tokens = model_usage.prompt_tokens + excluded.prompt_tokens, "
+        "completion_tokens = model_usage.completion_tokens + excluded.completion_tokens",
         (day_key(now), max(0, prompt_tokens), max(0, completion_tokens)),
     )
 
@@ -91,7 +91,7 @@ class Backlog:
         return self.days_to_drain == 0 or (self.days_to_drain is not None and self.waiting <= self.calls_per_day)
 
 
-def tokens_per_call(conn: sqlite3.Connection, now: float) -> int:
+def tokens_per_call(conn: DbConn, now: float) -> int:
     """Average tokens per model call over the last :data:`HISTORY_DAYS` days of usage."""
     since = day_key(now - HISTORY_DAYS * 86_400.0)
     calls, tokens = conn.execute(
@@ -104,7 +104,7 @@ def tokens_per_call(conn: sqlite3.Connection, now: float) -> int:
     return max(1, int(tokens) // int(calls))
 
 
-def backlog(conn: sqlite3.Connection, now: float, call_limit: int, token_limit: int) -> Backlog:
+def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int) -> Backlog:
     """How many sources wait for a model call (pending, retrying included; not paused) and
     when the daily budget lets them run."""
     (waiting,) = conn.execute("SELECT COUNT(*) FROM sources WHERE state = 'pending'").fetchone()

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_core.clock import is_timestamp
+from memory_core.store.dbapi import DbConn
 
 HEARTBEAT_KEY = "worker_heartbeat"
 
 
-def write_heartbeat(conn: sqlite3.Connection, now: float) -> None:
+def write_heartbeat(conn: DbConn, now: float) -> None:
     """Record that a worker is alive (call inside a write transaction)."""
     conn.execute(
         "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
@@ -17,7 +16,7 @@ def write_heartbeat(conn: sqlite3.Connection, now: float) -> None:
     )
 
 
-def read_heartbeat(conn: sqlite3.Connection) -> float | None:
+def read_heartbeat(conn: DbConn) -> float | None:
     """The last heartbeat, or ``None`` if there is none or it is not a usable time."""
     row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
     try:

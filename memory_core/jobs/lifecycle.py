@@ -7,13 +7,14 @@ expired lease can never overwrite the work of the job's next owner.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 
 from memory_core.errors import NotFoundError, UsageError
 from memory_core.jobs import policy
 from memory_core.records import ErrorCode, JobState, Reason, Source, is_reason_code
 from memory_core.store.columns import SOURCE_COLUMNS
+from memory_core.store.dbapi import DbConn
+from memory_core.store.dialect import null_safe_equal
 from memory_core.store.generations import current_generation
 from memory_core.store.sources import get_source, source_from_row
 
@@ -52,7 +53,7 @@ def _eligible(source: Source, now: float, forced: bool) -> bool:
 DUE_ORDER = "next_due_at, created_at, source_type = 'progress', id"
 
 
-def waits_for_statement(conn: sqlite3.Connection, source: Source) -> bool:
+def waits_for_statement(conn: DbConn, source: Source) -> bool:
     """True while the user statement of a progress source's turn (same agent session and
     origin, captured in the same transaction, so at the same time) still waits to be applied:
     the statement goes first, so the user's words keep their authority over what the tools
@@ -72,7 +73,7 @@ def waits_for_statement(conn: sqlite3.Connection, source: Source) -> bool:
     return row is not None
 
 
-def _next_due_source(conn: sqlite3.Connection, now: float) -> Source | None:
+def _next_due_source(conn: DbConn, now: float) -> Source | None:
     rows = conn.execute(
         f"SELECT {SOURCE_COLUMNS} FROM sources WHERE state='pending' AND next_due_at<=? "
         f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT 64",
@@ -86,7 +87,7 @@ def _next_due_source(conn: sqlite3.Connection, now: float) -> Source | None:
 
 
 def lease_job(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     *,
     owner: str,
     now: float,
@@ -140,7 +141,7 @@ def lease_job(
     return Lease(leased, owner, attempt, generation, forced)
 
 
-def holds_lease(conn: sqlite3.Connection, lease: Lease) -> bool:
+def holds_lease(conn: DbConn, lease: Lease) -> bool:
     """True while ``lease`` is still the job's current lease."""
     row = conn.execute(
         "SELECT 1 FROM sources WHERE id=? AND state='leased' AND lease_owner=? AND attempt=?",
@@ -149,7 +150,7 @@ def holds_lease(conn: sqlite3.Connection, lease: Lease) -> bool:
     return row is not None
 
 
-def complete_job(conn: sqlite3.Connection, lease: Lease, now: float) -> bool:
+def complete_job(conn: DbConn, lease: Lease, now: float) -> bool:
     """Mark the job done and reset its failure fields; False if the lease was lost."""
     cursor = conn.execute(
         "UPDATE sources SET state='done', lease_owner=NULL, lease_expires_at=NULL, "
@@ -162,7 +163,7 @@ def complete_job(conn: sqlite3.Connection, lease: Lease, now: float) -> bool:
 
 
 def _record_failure(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     source_id: str,
     failures_before: int,
     code: ErrorCode,
@@ -191,7 +192,7 @@ def _record_failure(
 
 
 def fail_job(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     lease: Lease,
     code: ErrorCode,
     now: float,
@@ -223,7 +224,7 @@ def fail_job(
     )
 
 
-def release_job(conn: sqlite3.Connection, lease: Lease) -> bool:
+def release_job(conn: DbConn, lease: Lease) -> bool:
     """Graceful stop: give the job back as pending, not counted as a failure. A forced
     request stays outstanding, so the next worker runs it."""
     cursor = conn.execute(
@@ -239,7 +240,7 @@ def release_job(conn: sqlite3.Connection, lease: Lease) -> bool:
     return cursor.rowcount == 1
 
 
-def recover_expired_leases(conn: sqlite3.Connection, now: float) -> list[FailureOutcome]:
+def recover_expired_leases(conn: DbConn, now: float) -> list[FailureOutcome]:
     """Expired leases (a crashed or killed worker) become ``interrupted`` failures."""
     rows = conn.execute(
         "SELECT id, consecutive_failures, lease_owner, attempt FROM sources "
@@ -254,7 +255,7 @@ def recover_expired_leases(conn: sqlite3.Connection, now: float) -> list[Failure
             int(failures),
             ErrorCode.INTERRUPTED,
             now,
-            "id=? AND state='leased' AND lease_owner IS ? AND attempt=?",
+            f"id=? AND state='leased' AND {null_safe_equal(conn, 'lease_owner')} AND attempt=?",
             (source_id, owner, attempt),
             Reason.LEASE_EXPIRED.value,
         )
@@ -263,7 +264,7 @@ def recover_expired_leases(conn: sqlite3.Connection, now: float) -> list[Failure
     return outcomes
 
 
-def due_source_ids(conn: sqlite3.Connection, now: float, limit: int = 50) -> list[str]:
+def due_source_ids(conn: DbConn, now: float, limit: int = 50) -> list[str]:
     """Sources that may be attempted now, in the order they should be."""
     return [
         row[0]
@@ -275,7 +276,7 @@ def due_source_ids(conn: sqlite3.Connection, now: float, limit: int = 50) -> lis
     ]
 
 
-def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str | None:
+def pick_forced_source(conn: DbConn, source_id: str | None) -> str | None:
     """The source a forced evolve should run: the given one (also while an attempt on it is
     running, which the caller then waits for), else the one whose forced attempt is already
     queued or running, else the newest eligible."""
@@ -302,7 +303,7 @@ def pick_forced_source(conn: sqlite3.Connection, source_id: str | None) -> str |
     return None if row is None else str(row[0])
 
 
-def request_forced(conn: sqlite3.Connection, source_id: str, now: float) -> bool:
+def request_forced(conn: DbConn, source_id: str, now: float) -> bool:
     """Record that a forced attempt is wanted (call inside a write transaction). False when
     one is already queued or running for this source: the caller reuses it and queues nothing."""
     cursor = conn.execute(
@@ -312,12 +313,12 @@ def request_forced(conn: sqlite3.Connection, source_id: str, now: float) -> bool
     return cursor.rowcount == 1
 
 
-def clear_forced(conn: sqlite3.Connection, source_id: str) -> None:
+def clear_forced(conn: DbConn, source_id: str) -> None:
     """Withdraw a forced request that could not be queued (call inside a write transaction)."""
     conn.execute("UPDATE sources SET forced_at=NULL WHERE id=? AND state IN ('pending', 'paused')", (source_id,))
 
 
-def forced_source_ids(conn: sqlite3.Connection, limit: int = 50) -> list[str]:
+def forced_source_ids(conn: DbConn, limit: int = 50) -> list[str]:
     """Sources whose forced attempt is queued but not running (recovery re-nudges them, so a
     lost nudge cannot leave a request outstanding for ever)."""
     return [

@@ -10,7 +10,8 @@
 from __future__ import annotations
 
 import hashlib
-import sqlite3
+
+from memory_core.store.dbapi import DbConn
 
 WORKER_MODEL_KEY = "worker_model"
 MODEL_CONFIGURED, MODEL_MISSING = "configured", "missing"
@@ -21,30 +22,30 @@ JSON_MODES = ("schema", "object", "off")
 ANNOUNCE_QUIET_SECONDS = 30.0
 
 
-def _set(conn: sqlite3.Connection, key: str, value: str) -> None:
+def _set(conn: DbConn, key: str, value: str) -> None:
     conn.execute(
         "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
         (key, value),
     )
 
 
-def _get(conn: sqlite3.Connection, key: str) -> str | None:
+def _get(conn: DbConn, key: str) -> str | None:
     row = conn.execute("SELECT value FROM metadata WHERE key=?", (key,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def write_worker_model(conn: sqlite3.Connection, configured: bool) -> None:
+def write_worker_model(conn: DbConn, configured: bool) -> None:
     """Record whether the worker has a model (inside a write transaction, with the heartbeat)."""
     _set(conn, WORKER_MODEL_KEY, MODEL_CONFIGURED if configured else MODEL_MISSING)
 
 
-def read_worker_model(conn: sqlite3.Connection) -> bool | None:
+def read_worker_model(conn: DbConn) -> bool | None:
     """True/False as the worker last reported; ``None`` if no worker has reported."""
     value = _get(conn, WORKER_MODEL_KEY)
     return {MODEL_CONFIGURED: True, MODEL_MISSING: False}.get(value) if value is not None else None
 
 
-def claim_missing_model_announcement(conn: sqlite3.Connection, now: float) -> bool:
+def claim_missing_model_announcement(conn: DbConn, now: float) -> bool:
     """True for the one worker process that should say "no model" now (inside a write
     transaction): the first to start, unless another said it in the last 30 seconds."""
     raw = _get(conn, ANNOUNCED_KEY)
@@ -63,13 +64,13 @@ def _json_mode_key(model_url: str, model: str) -> str:
     return JSON_MODE_PREFIX + digest
 
 
-def remembered_json_mode(conn: sqlite3.Connection, model_url: str, model: str) -> str | None:
+def remembered_json_mode(conn: DbConn, model_url: str, model: str) -> str | None:
     """The JSON mode this server and model were found to accept, if one was remembered."""
     value = _get(conn, _json_mode_key(model_url, model))
     return value if value in JSON_MODES else None
 
 
-def remember_json_mode(conn: sqlite3.Connection, model_url: str, model: str, mode: str) -> None:
+def remember_json_mode(conn: DbConn, model_url: str, model: str, mode: str) -> None:
     """Remember the JSON mode that worked after a server refused a stronger one."""
     if mode not in JSON_MODES:
         raise ValueError(f"unknown JSON mode {mode!r}")

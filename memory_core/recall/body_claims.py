@@ -7,12 +7,11 @@ so the group's claims come in rank order and reading can stop at any point.
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_core.recall import index
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
 from memory_core.recall.rank import rank_score
+from memory_core.store.dbapi import DbConn
 
 # Claims of a group read by the first page; each later page is twice the one before.
 FIRST_PAGE = 4
@@ -21,9 +20,7 @@ FIRST_PAGE = 4
 class ClaimStream:
     """The awake claims of one body, kind and grade in rank order, read a page at a time."""
 
-    def __init__(
-        self, conn: sqlite3.Connection, body: str, kind: str, grade: int, raw: float, now: float, dormant: bool
-    ) -> None:
+    def __init__(self, conn: DbConn, body: str, kind: str, grade: int, raw: float, now: float, dormant: bool) -> None:
         self.conn, self.body, self.kind, self.grade = conn, body, kind, grade
         self.raw, self.now, self.dormant = raw, now, dormant
         self.rows: list[tuple[float, IndexedDoc]] = []
@@ -67,7 +64,7 @@ class ClaimStream:
 class BodyStreams:
     """Scored bodies: their relevance, and their claims' streams once asked for."""
 
-    def __init__(self, conn: sqlite3.Connection, now: float, include_dormant: bool) -> None:
+    def __init__(self, conn: DbConn, now: float, include_dormant: bool) -> None:
         self.conn, self.now, self.include_dormant = conn, now, include_dormant
         self.streams: dict[str, list[ClaimStream]] = {}
 

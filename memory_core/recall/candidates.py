@@ -24,7 +24,6 @@ Origins are matched through the per-origin header rows, never per claim.
 
 from __future__ import annotations
 
-import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, overload
@@ -41,6 +40,7 @@ from memory_core.recall.scoring import (
     PlanScorer,
     field_strength,
 )
+from memory_core.store.dbapi import DbConn
 from memory_core.text.tokenize import origin_features
 
 # A bound: candidates come from at most this many claims of each enumerated posting list,
@@ -150,9 +150,9 @@ class Lists(
     NamedTuple(
         "Lists",
         [
-            ("read", Callable[[sqlite3.Connection, str], list[tuple[str, str]]]),
-            ("recent", Callable[[sqlite3.Connection, str, int], list[tuple[str, str]]]),
-            ("probe", Callable[[sqlite3.Connection, str, Sequence[str]], list[tuple[str, str]]]),
+            ("read", Callable[[DbConn, str], list[tuple[str, str]]]),
+            ("recent", Callable[[DbConn, str, int], list[tuple[str, str]]]),
+            ("probe", Callable[[DbConn, str, Sequence[str]], list[tuple[str, str]]]),
         ],
     )
 ):
@@ -245,7 +245,7 @@ def plan_features(plan: QueryPlan) -> list[str]:
 
 
 def retrieve(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     plan: QueryPlan,
     *,
     headers: Headers | None = None,
@@ -307,7 +307,7 @@ def retrieve(
     return Retrieval(headers, scorer, masks, BestFirst(upper), upper, tuple(deferred), slack, {}, {}, capped, lists)
 
 
-def complete(conn: sqlite3.Connection, retrieval: Retrieval, memory_ids: list[str]) -> None:
+def complete(conn: DbConn, retrieval: Retrieval, memory_ids: list[str]) -> None:
     """Look up the deferred (very common) features for the candidates about to be scored."""
     for feature in retrieval.deferred:
         add_postings(retrieval.masks, retrieval.lists.probe(conn, feature, memory_ids), feature, create=False)

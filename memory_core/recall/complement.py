@@ -35,8 +35,6 @@ claim answering part of the question and its complement may be chosen together
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_core.recall import index
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import Retrieval
@@ -48,6 +46,7 @@ from memory_core.recall.scoring import (
     EVIDENCE_FIELDS,
     FIELD_BITS,
 )
+from memory_core.store.dbapi import DbConn
 from memory_core.text.concepts import BY_FEATURE
 
 MIN_BRIDGE_SHARE = 0.3
@@ -73,15 +72,13 @@ def _attribute(feature: str) -> bool:
     return concept is not None and concept.attribute
 
 
-def _own_features(conn: sqlite3.Connection, memory_id: str) -> set[str]:
+def _own_features(conn: DbConn, memory_id: str) -> set[str]:
     """A claim's body and alias features (an indexed lookup by id)."""
     rows = conn.execute("SELECT feature, field FROM postings WHERE memory_id=?", (memory_id,)).fetchall()
     return {feature for feature, field in rows if field in ("body", "alias")}
 
 
-def find(
-    conn: sqlite3.Connection, r: Retrieval, chosen: list[Candidate], *, now: float, include_dormant: bool
-) -> str | None:
+def find(conn: DbConn, r: Retrieval, chosen: list[Candidate], *, now: float, include_dormant: bool) -> str | None:
     """The id of the complementary claim for ``chosen``, or ``None``."""
     open_features = open_part(r, chosen)
     if not chosen or not open_features:

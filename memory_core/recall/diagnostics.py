@@ -9,13 +9,13 @@ The last automatic recall is kept in ``last-recall.json`` in the state dir (0600
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
+from memory_core.store.dbapi import DbConn
 
 MAX_DIAGNOSTIC_BYTES = 8000
 MAX_PLAN_FEATURES = 32
@@ -154,7 +154,7 @@ REASON_TEXT = {
 
 
 def claim_verdict(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     memory_id: str,
     candidates: Sequence[Candidate],
     chosen: Sequence[Candidate],

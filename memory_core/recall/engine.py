@@ -17,7 +17,6 @@ than it can tell apart, see :mod:`.rank`) gets no pair either.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import NamedTuple
 
 from memory_core.recall import complement, expansion
@@ -42,6 +41,7 @@ from memory_core.recall.rank import (
     select,
 )
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
+from memory_core.store.dbapi import DbConn
 
 FIRST_BATCH = 48
 # Automatic recall scores each distinct indexed content once (:mod:`.expansion`) where the
@@ -81,9 +81,7 @@ class Outcome(
     __slots__ = ()
 
 
-def _score(
-    conn: sqlite3.Connection, r: Retrieval, batch: list[str], rejected: list[tuple[float, str, str]]
-) -> list[Candidate]:
+def _score(conn: DbConn, r: Retrieval, batch: list[str], rejected: list[tuple[float, str, str]]) -> list[Candidate]:
     """Exact evaluation of a batch; cheap rejections are noted in ``rejected``."""
     survivors = []
     for memory_id in batch:
@@ -96,7 +94,7 @@ def _score(
     return _exact(conn, r, survivors)
 
 
-def _exact(conn: sqlite3.Connection, r: Retrieval, ids: list[str]) -> list[Candidate]:
+def _exact(conn: DbConn, r: Retrieval, ids: list[str]) -> list[Candidate]:
     features = list(r.scorer.weights)
     docs = read_docs(conn, ids)
     by_origin: dict[str, dict[str, int]] = {}
@@ -172,7 +170,7 @@ class _Proof:
         return len(distinct) >= self.limit
 
 
-def _force(conn: sqlite3.Connection, r: Retrieval, memory_id: str) -> list[Candidate]:
+def _force(conn: DbConn, r: Retrieval, memory_id: str) -> list[Candidate]:
     """Score one named claim exactly, whether or not the postings offered it as a candidate."""
     for feature in r.scorer.weights:
         if r.headers.document_frequency.get(feature, 0) > 0:
@@ -182,7 +180,7 @@ def _force(conn: sqlite3.Connection, r: Retrieval, memory_id: str) -> list[Candi
 
 
 def evaluate_plan(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     plan: QueryPlan,
     *,
     now: float,
@@ -281,7 +279,7 @@ def evaluate_plan(
 
 
 def _add_pair(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     r: Retrieval,
     candidates: list[Candidate],
     anchors: list[Candidate],
@@ -334,7 +332,7 @@ def _add_pair(
 
 
 def _add_complement(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     r: Retrieval,
     candidates: list[Candidate],
     chosen: list[Candidate],

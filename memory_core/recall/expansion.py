@@ -22,7 +22,6 @@ claim would give; the hypothesis test in ``tests/recall/test_pruning_exact.py`` 
 
 from __future__ import annotations
 
-import sqlite3
 from bisect import insort
 from typing import NamedTuple
 
@@ -34,6 +33,7 @@ from memory_core.recall.index import Headers, IndexedDoc
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, select
 from memory_core.recall.scoring import FIELD_BITS, Evaluation, length_factor
+from memory_core.store.dbapi import DbConn
 
 # Claims of the band read at most before the choice is given up as unproven (``truncated``).
 MAX_EXPANDED = 4096
@@ -75,7 +75,7 @@ def _candidate(doc: IndexedDoc, raw: float, e: Evaluation) -> Candidate:
 
 
 def evaluate(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     plan: QueryPlan,
     headers: Headers,
     *,
@@ -172,7 +172,7 @@ def evaluate(
 
 
 def _reveal(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     r: Retrieval,
     claims: Retrieval,
     bodies: BodyStreams,
@@ -217,7 +217,7 @@ def _reveal(
     return walk.choose(limit)
 
 
-def _first_claims(conn: sqlite3.Connection, failed: list[tuple[float, str, Evaluation]], count: int) -> list[Candidate]:
+def _first_claims(conn: DbConn, failed: list[tuple[float, str, Evaluation]], count: int) -> list[Candidate]:
     """The first ``count`` claims of the rejected bodies (in their order, ties in claim id order)."""
     found: list[Candidate] = []
     n = 0
@@ -239,7 +239,7 @@ class _Walk:
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        conn: DbConn,
         bodies: BodyStreams,
         band: dict[str, tuple[float, Evaluation]],
         body_of: dict[str, str],

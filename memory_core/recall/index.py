@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from memory_core.store.connection import in_chunks
+from memory_core.store.dbapi import DbConn
 from memory_core.store.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_FIELD_PREFIX
 
 # Bodies per statement of :func:`read_first_claims` (SQLite allows 500 terms in a compound select).
@@ -49,7 +49,7 @@ class Headers(
     __slots__ = ()
 
 
-def read_headers(conn: sqlite3.Connection, features: Sequence[str]) -> Headers:
+def read_headers(conn: DbConn, features: Sequence[str]) -> Headers:
     """Indexed-claim count, document frequencies and matching origins of ``features``."""
     row = conn.execute("SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field=''").fetchone()
     total = int(row[0]) if row else 0
@@ -67,14 +67,14 @@ def read_headers(conn: sqlite3.Connection, features: Sequence[str]) -> Headers:
     return Headers(total, frequency, {f: tuple(o) for f, o in origins.items()})
 
 
-def read_posting_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str, str]]:
+def read_posting_list(conn: DbConn, feature: str) -> list[tuple[str, str]]:
     """Every (claim id, field) holding ``feature``."""
     return conn.execute(
         "SELECT memory_id, field FROM postings WHERE feature=? AND memory_id > ''", (feature,)
     ).fetchall()
 
 
-def read_recent_postings(conn: sqlite3.Connection, feature: str, claims: int) -> list[tuple[str, str]]:
+def read_recent_postings(conn: DbConn, feature: str, claims: int) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` in its ``claims`` most recently updated
     claims (ties in id order), read newest first through ``postings_recent``."""
     rows = conn.execute(
@@ -85,14 +85,14 @@ def read_recent_postings(conn: sqlite3.Connection, feature: str, claims: int) ->
     return _first_ids(rows, claims)
 
 
-def probe_postings(conn: sqlite3.Connection, feature: str, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
+def probe_postings(conn: DbConn, feature: str, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` among ``memory_ids`` (point lookups)."""
     return _probe(
         conn, "SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({})", feature, memory_ids
     )
 
 
-def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, IndexedDoc]:
+def read_docs(conn: DbConn, memory_ids: Sequence[str]) -> dict[str, IndexedDoc]:
     """The ranking facts of the given indexed claims."""
     docs: dict[str, IndexedDoc] = {}
     for marks, chunk in in_chunks(memory_ids):
@@ -106,13 +106,13 @@ def read_docs(conn: sqlite3.Connection, memory_ids: Sequence[str]) -> dict[str, 
 # read as text, like claim ids, so the candidate machinery serves both.
 
 
-def read_body_total(conn: sqlite3.Connection) -> int:
+def read_body_total(conn: DbConn) -> int:
     """How many bodies (distinct indexed contents) there are."""
     row = conn.execute(f"SELECT tf FROM body_postings WHERE feature='' AND body={BODY_HEADER} AND field=''").fetchone()
     return int(row[0]) if row else 0
 
 
-def read_body_counts(conn: sqlite3.Connection, features: Sequence[str]) -> dict[str, int]:
+def read_body_counts(conn: DbConn, features: Sequence[str]) -> dict[str, int]:
     """How many bodies hold each of ``features``."""
     counts: dict[str, int] = {}
     wanted = [f for f in dict.fromkeys(features) if f]
@@ -125,14 +125,14 @@ def read_body_counts(conn: sqlite3.Connection, features: Sequence[str]) -> dict[
     return counts
 
 
-def read_body_list(conn: sqlite3.Connection, feature: str) -> list[tuple[str, str]]:
+def read_body_list(conn: DbConn, feature: str) -> list[tuple[str, str]]:
     """Every (body id, field) holding ``feature``."""
     return conn.execute(
         f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER}", (feature,)
     ).fetchall()
 
 
-def read_recent_bodies(conn: sqlite3.Connection, feature: str, bodies: int) -> list[tuple[str, str]]:
+def read_recent_bodies(conn: DbConn, feature: str, bodies: int) -> list[tuple[str, str]]:
     """The (body id, field) pairs of ``feature`` in its ``bodies`` most recently created bodies."""
     rows = conn.execute(
         f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER} "
@@ -142,14 +142,14 @@ def read_recent_bodies(conn: sqlite3.Connection, feature: str, bodies: int) -> l
     return _first_ids(rows, bodies)
 
 
-def probe_bodies(conn: sqlite3.Connection, feature: str, bodies: Sequence[str]) -> list[tuple[str, str]]:
+def probe_bodies(conn: DbConn, feature: str, bodies: Sequence[str]) -> list[tuple[str, str]]:
     """The (body id, field) pairs of ``feature`` among ``bodies`` (point lookups)."""
     return _probe(
         conn, "SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body IN ({})", feature, bodies
     )
 
 
-def read_body_sizes(conn: sqlite3.Connection, bodies: Sequence[str]) -> dict[str, tuple[int, int]]:
+def read_body_sizes(conn: DbConn, bodies: Sequence[str]) -> dict[str, tuple[int, int]]:
     """(claims holding it, body feature count) of each of ``bodies``."""
     sizes: dict[str, tuple[int, int]] = {}
     for marks, chunk in in_chunks(bodies):
@@ -160,7 +160,7 @@ def read_body_sizes(conn: sqlite3.Connection, bodies: Sequence[str]) -> dict[str
     return sizes
 
 
-def read_grades(conn: sqlite3.Connection, body: str) -> list[tuple[str, int]]:
+def read_grades(conn: DbConn, body: str) -> list[tuple[str, int]]:
     """The distinct (kind, grade) pairs of a body's claims, one index seek each."""
     found: list[tuple[str, int]] = []
     last: tuple[str, int] = ("", -1)
@@ -176,9 +176,7 @@ def read_grades(conn: sqlite3.Connection, body: str) -> list[tuple[str, int]]:
         found.append(last)
 
 
-def read_ranked(
-    conn: sqlite3.Connection, body: str, kind: str, grade: int, offset: int, count: int
-) -> list[IndexedDoc]:
+def read_ranked(conn: DbConn, body: str, kind: str, grade: int, offset: int, count: int) -> list[IndexedDoc]:
     """Claims of one body, kind and grade, newest clock first (ties in id order)."""
     make = IndexedDoc._make
     return [
@@ -191,7 +189,7 @@ def read_ranked(
     ]
 
 
-def read_origin_docs(conn: sqlite3.Connection, bodies: Sequence[str], origin: str) -> list[tuple[str, IndexedDoc]]:
+def read_origin_docs(conn: DbConn, bodies: Sequence[str], origin: str) -> list[tuple[str, IndexedDoc]]:
     """(body id, ranking facts) of the claims of ``origin`` holding one of ``bodies``."""
     found: list[tuple[str, IndexedDoc]] = []
     make = IndexedDoc._make
@@ -206,7 +204,7 @@ def read_origin_docs(conn: sqlite3.Connection, bodies: Sequence[str], origin: st
 
 
 def read_clear_origins(
-    conn: sqlite3.Connection, bodies: Sequence[str], most: int, now: float, horizons: dict[str, float] | None
+    conn: DbConn, bodies: Sequence[str], most: int, now: float, horizons: dict[str, float] | None
 ) -> set[str]:
     """Origins whose claims holding one of ``bodies`` have at most ``most`` distinct contents,
     counting only awake claims when ``horizons`` (days, per kind) are given: one aggregate over
@@ -231,14 +229,14 @@ def read_clear_origins(
     }
 
 
-def read_first_claims(conn: sqlite3.Connection, bodies: Sequence[str], count: int) -> list[tuple[str, IndexedDoc]]:
+def read_first_claims(conn: DbConn, bodies: Sequence[str], count: int) -> list[tuple[str, IndexedDoc]]:
     """(body id, ranking facts) of the ``count`` claims with the smallest ids holding one of
     ``bodies``: at most ``count`` of each body, in id order through ``index_docs_body``."""
     make = IndexedDoc._make
     found: list[tuple[str, IndexedDoc]] = []
     term = (
         f"SELECT * FROM (SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
-        "WHERE body=? ORDER BY memory_id LIMIT ?)"
+        "WHERE body=? ORDER BY memory_id LIMIT ?) AS t"
     )
     for start in range(0, len(bodies), FIRST_CLAIMS_CHUNK):
         chunk = bodies[start : start + FIRST_CLAIMS_CHUNK]
@@ -249,7 +247,7 @@ def read_first_claims(conn: sqlite3.Connection, bodies: Sequence[str], count: in
     return found[:count]
 
 
-def read_claim_body(conn: sqlite3.Connection, memory_id: str) -> tuple[str, IndexedDoc] | None:
+def read_claim_body(conn: DbConn, memory_id: str) -> tuple[str, IndexedDoc] | None:
     """(body id, ranking facts) of one indexed claim."""
     row = conn.execute(
         f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs WHERE memory_id=?", (memory_id,)
@@ -257,7 +255,7 @@ def read_claim_body(conn: sqlite3.Connection, memory_id: str) -> tuple[str, Inde
     return None if row is None else (row[0], IndexedDoc._make(row[1:]))
 
 
-def read_body_claims(conn: sqlite3.Connection, bodies: Sequence[str]) -> list[tuple[str, IndexedDoc]]:
+def read_body_claims(conn: DbConn, bodies: Sequence[str]) -> list[tuple[str, IndexedDoc]]:
     """(body id, ranking facts) of every claim holding one of ``bodies``."""
     make = IndexedDoc._make
     found: list[tuple[str, IndexedDoc]] = []
@@ -286,7 +284,7 @@ def _first_ids(rows: Iterable[tuple[str, str]], ids: int) -> list[tuple[str, str
     return found
 
 
-def _probe(conn: sqlite3.Connection, sql: str, feature: str, ids: Sequence[str]) -> list[tuple[str, str]]:
+def _probe(conn: DbConn, sql: str, feature: str, ids: Sequence[str]) -> list[tuple[str, str]]:
     """Point lookups of ``feature`` among ``ids``, in chunks: ``sql`` has one ``{}`` for the marks."""
     found: list[tuple[str, str]] = []
     for marks, chunk in in_chunks(ids):

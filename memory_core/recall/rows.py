@@ -11,11 +11,11 @@ is skipped and named in the diagnostics, never shown and never fatal.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from memory_core.store.columns import MEMORY_COLUMNS
+from memory_core.store.dbapi import DbConn
 
 
 # Fields given as types, not annotations: under ``from __future__ import annotations`` a
@@ -99,7 +99,7 @@ def _claim(row: tuple) -> ClaimRow:
     )
 
 
-def load_claims(conn: sqlite3.Connection, ids: Sequence[str], notes: list[str]) -> dict[str, ClaimRow]:
+def load_claims(conn: DbConn, ids: Sequence[str], notes: list[str]) -> dict[str, ClaimRow]:
     """The active claims among ``ids``; anything skipped is explained in ``notes``."""
     if not ids:
         return {}

@@ -8,7 +8,6 @@ digest and the diagnostics. Nothing here writes ``memory.db``; callers open it w
 
 from __future__ import annotations
 
-import sqlite3
 from collections import namedtuple
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,6 +35,7 @@ from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
 from memory_core.sanitize import redact_secrets, strip_controls, valid_text
 from memory_core.store.database import Store
+from memory_core.store.dbapi import DbConn
 from memory_core.store.index_version import INDEX_VERSION, index_version
 
 __all__ = [
@@ -167,7 +167,7 @@ def _clean(texts: Sequence[str]) -> list[str]:
 
 
 def _run(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     plan: QueryPlan,
     *,
     now: float,
@@ -255,7 +255,7 @@ def _run(
 
 
 def recall(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     query: str,
     *,
     context: Sequence[str] = (),
@@ -281,7 +281,7 @@ def recall(
     )
 
 
-def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float, session_is_fresh: bool) -> RecallResult:
+def turn_recall(conn: DbConn, user_texts: list[str], *, now: float, session_is_fresh: bool) -> RecallResult:
     """Automatic recall for a user turn: the last text is the question, earlier ones its context.
 
     In a fresh session there is no earlier subject to inherit, so a bare "continue"
@@ -303,7 +303,7 @@ def turn_recall(conn: sqlite3.Connection, user_texts: list[str], *, now: float, 
 
 
 def search(
-    conn: sqlite3.Connection, query: str, *, now: float, limit: int = SEARCH_LIMIT, include_dormant: bool = True
+    conn: DbConn, query: str, *, now: float, limit: int = SEARCH_LIMIT, include_dormant: bool = True
 ) -> RecallResult:
     """An explicit listing of up to ``limit`` matches: the same gates, no relative cutoff,
     no facet thinning, dormant claims included (and marked)."""
@@ -319,7 +319,7 @@ def search(
     )
 
 
-def preview(conn: sqlite3.Connection | None, query: str, *, now: float, claim: str | None = None) -> dict[str, Any]:
+def preview(conn: DbConn | None, query: str, *, now: float, claim: str | None = None) -> dict[str, Any]:
     """Diagnostics for an explicit query, without any conversation to inherit from.
 
     ``conn`` may be ``None`` when no database exists yet: the plan is still shown. With
@@ -357,7 +357,7 @@ def preview(conn: sqlite3.Connection | None, query: str, *, now: float, claim: s
 
 
 def explain_claim(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     query: str,
     memory_id: str,
     *,

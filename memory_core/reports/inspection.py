@@ -5,7 +5,6 @@ These build plain dicts so the CLI only renders. Nothing here writes.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 from memory_core.clock import iso
@@ -14,6 +13,8 @@ from memory_core.recall.aging import age_days, freshness, is_dormant
 from memory_core.recall.rank import accuracy_factor, evidence_weight, utility_factor
 from memory_core.records import Event, Memory, Source
 from memory_core.store.columns import EVENT_COLUMNS, MEMORY_COLUMNS
+from memory_core.store.dbapi import DbConn
+from memory_core.store.dialect import json_text, position
 from memory_core.store.events import event_from_row, latest_events
 from memory_core.store.memories import memory_from_row
 from memory_core.store.suppression import is_blocked
@@ -31,7 +32,7 @@ def _offset(page: int, page_size: int) -> int:
 
 
 def list_memories(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     *,
     origin: str | None = None,
     kind: str | None = None,
@@ -66,12 +67,12 @@ def memory_summary(memory: Memory) -> dict[str, Any]:
     }
 
 
-def events_touching(conn: sqlite3.Connection, memory_id: str, limit: int = SHOWN_EVENTS) -> list[Event]:
+def events_touching(conn: DbConn, memory_id: str, limit: int = SHOWN_EVENTS) -> list[Event]:
     """The newest events whose before or after records include ``memory_id``."""
     # Ids are 24 hex characters, so a substring match on the body cannot be fooled by
     # wildcards; each hit is confirmed on the parsed event.
     rows = conn.execute(
-        f"SELECT {EVENT_COLUMNS} FROM events WHERE instr(body, ?) > 0 ORDER BY id DESC",
+        f"SELECT {EVENT_COLUMNS} FROM events WHERE {position(conn, 'body')} > 0 ORDER BY id DESC",
         (memory_id,),
     )
     found: list[Event] = []
@@ -100,7 +101,7 @@ def quality_of(memory: Memory, now: float) -> dict[str, Any]:
     }
 
 
-def describe_memory(conn: sqlite3.Connection, memory: Memory, now: float) -> dict[str, Any]:
+def describe_memory(conn: DbConn, memory: Memory, now: float) -> dict[str, Any]:
     """Everything ``show`` prints: the record, its provenance, evidence, feedback and quality."""
     evidence = memory.evidence
     return {
@@ -138,11 +139,11 @@ def describe_memory(conn: sqlite3.Connection, memory: Memory, now: float) -> dic
 SOURCE_CLAIMS_SHOWN = 20
 
 
-def describe_source(conn: sqlite3.Connection, source: Source) -> dict[str, Any]:
+def describe_source(conn: DbConn, source: Source) -> dict[str, Any]:
     """Everything ``show`` prints for a source: what was captured, its job (with why the
     last attempt failed, as allowlisted codes), and the claims and events it produced."""
     claims = conn.execute(
-        "SELECT id, kind, status FROM memories WHERE json_extract(body, '$.source_id') = ? "
+        f"SELECT id, kind, status FROM memories WHERE {json_text(conn, 'body', 'source_id')} = ? "
         "ORDER BY updated_at DESC, id LIMIT ?",
         (source.id, SOURCE_CLAIMS_SHOWN),
     ).fetchall()
@@ -192,6 +193,6 @@ def event_summary(event: Event) -> dict[str, Any]:
     }
 
 
-def history_page(conn: sqlite3.Connection, page: int = 1) -> list[Event]:
+def history_page(conn: DbConn, page: int = 1) -> list[Event]:
     """One page of events, newest first."""
     return latest_events(conn, limit=HISTORY_PAGE_SIZE, offset=_offset(page, HISTORY_PAGE_SIZE))

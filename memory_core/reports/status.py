@@ -13,6 +13,7 @@ from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
 from memory_core.store import migrations
 from memory_core.store.database import Store
+from memory_core.store.dialect import json_int
 from memory_core.store.integrity import check_integrity
 
 
@@ -44,10 +45,11 @@ _CHANGE_DETAILS = ("added", "superseded", "conflicted", "refreshed", "aliased", 
 
 def processed_counts(store: Store) -> dict[str, int]:
     """Done jobs split by whether their model pass changed memory (an event with a change)."""
-    changed = " + ".join(f"coalesce(json_extract(e.body, '$.details.{name}'), 0)" for name in _CHANGE_DETAILS)
-    total, with_changes = store.conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(EXISTS (SELECT 1 FROM events e WHERE e.source_id = s.id "
-        f"AND e.operation = 'consolidate' AND json_valid(e.body) AND ({changed}) > 0)), 0) "
+    conn = store.conn
+    changed = " + ".join(f"coalesce({json_int(conn, 'e.body', 'details', name)}, 0)" for name in _CHANGE_DETAILS)
+    total, with_changes = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.source_id = s.id "
+        f"AND e.operation = 'consolidate' AND ({changed}) > 0) THEN 1 ELSE 0 END), 0) "
         "FROM sources s WHERE s.state = 'done'"
     ).fetchone()
     return {"with_changes": int(with_changes), "without_changes": int(total) - int(with_changes)}

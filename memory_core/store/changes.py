@@ -8,12 +8,12 @@ summary's labelled lines) collects its writes in a :class:`ChangeSet` and commit
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
 from memory_core.records import Memory
 from memory_core.store.connection import require_transaction
+from memory_core.store.dbapi import DbConn
 from memory_core.store.events import record_event
 from memory_core.store.generations import bump_generation
 from memory_core.store.memories import put_memory
@@ -27,7 +27,7 @@ class ChangeSet:
     before, and undo tombstones it.
     """
 
-    def __init__(self, conn: sqlite3.Connection, what: str = "a change to memories") -> None:
+    def __init__(self, conn: DbConn, what: str = "a change to memories") -> None:
         require_transaction(conn, what)
         self.conn = conn
         self.before: dict[str, Memory] = {}

@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from memory_core.errors import StoreError
+from memory_core.store.dbapi import DbConn, is_postgres
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -119,12 +120,17 @@ def _is_locked(exc: sqlite3.OperationalError) -> bool:
 
 
 @contextlib.contextmanager
-def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def write_transaction(conn: DbConn) -> Iterator[DbConn]:
     """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error.
 
     Lock contention beyond the busy timeout is retried a few times; if it persists the
-    caller gets a :class:`StoreError`, never a bare "database is locked".
+    caller gets a :class:`StoreError`, never a bare "database is locked". On PostgreSQL the
+    connection's own write transaction (one advisory lock for all writers) does the same.
     """
+    if is_postgres(conn):
+        with conn.write_transaction() as pg:  # type: ignore[attr-defined]
+            yield pg
+        return
     import sqlite3
 
     for attempt in range(LOCK_RETRIES + 1):
@@ -148,7 +154,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
             raise StoreError(f"commit failed: {exc}; nothing was written, retry") from None
 
 
-def require_transaction(conn: sqlite3.Connection, what: str) -> None:
+def require_transaction(conn: DbConn, what: str) -> None:
     """Refuse to write ``what`` outside a transaction: history must commit with the data."""
     if not conn.in_transaction:
         raise RuntimeError(f"{what} must run inside store.transaction()")

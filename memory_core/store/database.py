@@ -1,36 +1,47 @@
-"""The store: one open, migrated connection to ``memory.db`` and its transaction verb."""
+"""The store: one open, migrated connection and its transaction verb.
+
+The store of a state dir is ``memory.db`` in it, or the PostgreSQL database that
+``MEMEVO_DATABASE_URL`` names (memory_core.store.backend); both open, migrate and write the
+same way (memory_core.store.pg keeps SQLite's write serialization on PostgreSQL)."""
 
 from __future__ import annotations
 
 import contextlib
-import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 from memory_core import clock
 from memory_core.errors import SchemaVersionError, StoreError
 from memory_core.store import migrations
+from memory_core.store.backend import SQLITE, Backend, resolve
 from memory_core.store.connection import connect, ensure_private_dir, secure_sidecars, write_transaction
+from memory_core.store.dbapi import DbConn
 
 
 class Store:
     """An open memory database. Use as a context manager or call :meth:`close`."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path, *, readonly: bool = False) -> None:
+    def __init__(
+        self, conn: DbConn, path: Path | None, *, readonly: bool = False, backend: Backend | None = None
+    ) -> None:
         self.conn = conn
         self.path = path
         self.readonly = readonly
         self.backup_path: Path | None = None
+        self.backend = backend if backend is not None else Backend(SQLITE, "", path)
 
     @classmethod
     def open(cls, home: Path) -> Store:
-        """Open (creating and migrating as needed) the database in state dir ``home``."""
+        """Open (creating and migrating as needed) the store of state dir ``home``."""
         try:
             ensure_private_dir(home)
         except OSError as exc:
             raise StoreError(
                 f"cannot create the state dir {home}: {exc.strerror}; set MEMEVO_HOME to a writable directory"
             ) from None
+        backend = resolve(home)
+        if not backend.is_sqlite:
+            return cls._open_postgres(home, backend)
         path = home / "memory.db"
         if path.exists() and path.stat().st_size > 0:
             # Identify the version read-only first: a database this build must refuse is
@@ -52,10 +63,30 @@ class Store:
             raise
 
     @classmethod
+    def _open_postgres(cls, home: Path, backend: Backend) -> Store:
+        from memory_core.store import pg
+
+        conn = pg.connect(backend.url)
+        try:
+            store = cls(conn, None, backend=backend)
+            store.backup_path = migrations.migrate(conn, home / "backups", clock.now())
+            store.refresh_recall_index()
+            return store
+        except BaseException:
+            conn.close()
+            raise
+
+    @classmethod
     def open_readonly(cls, home: Path) -> Store:
         """Open for reading only: never creates, migrates or writes anything."""
-        path = home / "memory.db"
-        conn = connect(path, readonly=True)
+        backend = resolve(home)
+        path = backend.path
+        if path is None:
+            from memory_core.store import pg
+
+            conn: DbConn = pg.connect(backend.url, readonly=True)
+        else:
+            conn = connect(path, readonly=True)
         try:
             version = migrations.read_version(conn)
             migrations.check_supported(version)
@@ -66,7 +97,7 @@ class Store:
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, readonly=True)
+        return cls(conn, path, readonly=True, backend=backend)
 
     def refresh_recall_index(self) -> bool:
         """Rebuild the recall index once if it was built by another tokenizer version.
@@ -94,7 +125,7 @@ class Store:
         return True
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[DbConn]:
         """One ``BEGIN IMMEDIATE`` write transaction."""
         with write_transaction(self.conn) as conn:
             yield conn

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -12,10 +11,11 @@ from pydantic import ValidationError
 from memory_core.errors import CorruptRecordError, short_error
 from memory_core.records import Event, Memory
 from memory_core.store.columns import EVENT_COLUMNS
+from memory_core.store.dbapi import DbConn
 
 
 def record_event(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     *,
     at: float,
     actor: str,
@@ -32,14 +32,14 @@ def record_event(
         "after": [m.model_dump(mode="json") for m in after],
         "details": details or {},
     }
-    cursor = conn.execute(
-        f"INSERT INTO events ({EVENT_COLUMNS}) VALUES (NULL, ?, ?, ?, ?, ?, ?)",
+    row = conn.execute(
+        "INSERT INTO events (at, actor, operation, reason, source_id, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         (at, actor, operation, reason, source_id, json.dumps(body, ensure_ascii=False, sort_keys=True)),
-    )
-    return int(cursor.lastrowid or 0)
+    ).fetchone()
+    return int(row[0])
 
 
-def event_from_row(row: sqlite3.Row | tuple) -> Event:
+def event_from_row(row: tuple) -> Event:
     """Validate one ``events`` row."""
     event_id, at, actor, operation, reason, source_id, body = tuple(row)
     try:
@@ -59,12 +59,12 @@ def event_from_row(row: sqlite3.Row | tuple) -> Event:
         raise CorruptRecordError("events", str(event_id), short_error(exc)) from None
 
 
-def get_event(conn: sqlite3.Connection, event_id: int) -> Event | None:
+def get_event(conn: DbConn, event_id: int) -> Event | None:
     row = conn.execute(f"SELECT {EVENT_COLUMNS} FROM events WHERE id=?", (event_id,)).fetchone()
     return None if row is None else event_from_row(row)
 
 
-def latest_events(conn: sqlite3.Connection, *, limit: int, offset: int = 0) -> list[Event]:
+def latest_events(conn: DbConn, *, limit: int, offset: int = 0) -> list[Event]:
     """Newest first."""
     rows = conn.execute(
         f"SELECT {EVENT_COLUMNS} FROM events ORDER BY id DESC LIMIT ? OFFSET ?", (limit, offset)
@@ -72,5 +72,5 @@ def latest_events(conn: sqlite3.Connection, *, limit: int, offset: int = 0) -> l
     return [event_from_row(row) for row in rows]
 
 
-def iter_event_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
+def iter_event_rows(conn: DbConn) -> Iterator[tuple]:
     yield from conn.execute(f"SELECT {EVENT_COLUMNS} FROM events ORDER BY id")

@@ -7,19 +7,19 @@ was thinking is never overwritten by a stale answer.
 
 from __future__ import annotations
 
-import sqlite3
+from memory_core.store.dbapi import DbConn
 
 
-def current_generation(conn: sqlite3.Connection, origin: str) -> int:
+def current_generation(conn: DbConn, origin: str) -> int:
     row = conn.execute("SELECT generation FROM origin_generations WHERE origin=?", (origin,)).fetchone()
     return 0 if row is None else int(row[0])
 
 
-def bump_generation(conn: sqlite3.Connection, origin: str) -> int:
+def bump_generation(conn: DbConn, origin: str) -> int:
     """Invalidate in-flight model output for ``origin`` (call inside the changing transaction)."""
     conn.execute(
         "INSERT INTO origin_generations (origin, generation) VALUES (?, 1) "
-        "ON CONFLICT(origin) DO UPDATE SET generation = generation + 1",
+        "ON CONFLICT(origin) DO UPDATE SET generation = origin_generations.generation + 1",
         (origin,),
     )
     return current_generation(conn, origin)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterator
 
 from pydantic import ValidationError
@@ -11,10 +10,11 @@ from memory_core.errors import CorruptRecordError, NotFoundError, short_error
 from memory_core.ids import is_memory_id
 from memory_core.records import Memory
 from memory_core.store.columns import MEMORY_COLUMNS
+from memory_core.store.dbapi import DbConn
 from memory_core.store.postings import remove_postings, update_postings
 
 
-def memory_from_row(row: sqlite3.Row | tuple) -> Memory:
+def memory_from_row(row: tuple) -> Memory:
     """Validate one ``memories`` row; a mismatch raises :class:`CorruptRecordError`."""
     row_id, origin, kind, status, chash, updated_at, body = tuple(row)
     try:
@@ -27,13 +27,13 @@ def memory_from_row(row: sqlite3.Row | tuple) -> Memory:
     return memory
 
 
-def get_memory(conn: sqlite3.Connection, memory_id: str) -> Memory | None:
+def get_memory(conn: DbConn, memory_id: str) -> Memory | None:
     """The claim with this id, or ``None``."""
     row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id=?", (memory_id,)).fetchone()
     return None if row is None else memory_from_row(row)
 
 
-def require_memory(conn: sqlite3.Connection, memory_id: str) -> Memory:
+def require_memory(conn: DbConn, memory_id: str) -> Memory:
     """The claim with this id, or a clear error saying how ids look and where to find them."""
     if not is_memory_id(memory_id):
         raise NotFoundError(
@@ -45,7 +45,7 @@ def require_memory(conn: sqlite3.Connection, memory_id: str) -> Memory:
     return memory
 
 
-def put_memory(conn: sqlite3.Connection, memory: Memory) -> None:
+def put_memory(conn: DbConn, memory: Memory) -> None:
     """Insert or replace a claim row and its postings (call inside a transaction)."""
     conn.execute(
         f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -65,12 +65,12 @@ def put_memory(conn: sqlite3.Connection, memory: Memory) -> None:
     update_postings(conn, memory)
 
 
-def delete_memory(conn: sqlite3.Connection, memory_id: str) -> None:
+def delete_memory(conn: DbConn, memory_id: str) -> None:
     """Physically remove a row: only undo of a record's creation uses this."""
     conn.execute("DELETE FROM memories WHERE id=?", (memory_id,))
     remove_postings(conn, memory_id)
 
 
-def iter_memory_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
+def iter_memory_rows(conn: DbConn) -> Iterator[tuple]:
     """Every raw row, oldest update first (for integrity checks and export)."""
     yield from conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY updated_at, id")

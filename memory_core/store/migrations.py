@@ -1,9 +1,11 @@
 """Numbered schema migrations, recorded in ``metadata``.
 
 Opening a database migrates it: versions newer than this build, or layouts it cannot
-identify, are refused before any DDL runs. An existing database is copied with SQLite's
-online backup API into ``backups/`` before its first migration step. Each migration runs
-inside one ``BEGIN IMMEDIATE`` transaction (SQLite DDL is transactional).
+identify, are refused before any DDL runs. An existing database is copied into ``backups/``
+before its first migration step (SQLite's online backup API; on PostgreSQL a consistent
+copy of memevo's tables into a SQLite file). Each migration runs inside one write
+transaction (DDL is transactional on both engines); the steps are the same numbered steps
+on both, their DDL written once for SQLite and adapted by memory_core.store.dialect.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from pathlib import Path
 
 from memory_core.errors import SchemaVersionError
 from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_transaction
+from memory_core.store.dbapi import DbConn, is_postgres
+from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
 SCHEMA_VERSION = 4
 VERSION_KEY = "schema_version"
@@ -165,7 +169,7 @@ CREATE INDEX index_docs_body ON index_docs (body)
 """
 
 
-def _migrate_4(conn: sqlite3.Connection) -> None:
+def _migrate_4(conn: DbConn) -> None:
     _run_script(conn, MIGRATION_4)
     # Imported here: every store open reads this module, and only this step writes bodies.
     from memory_core.store.postings import index_bodies
@@ -173,32 +177,34 @@ def _migrate_4(conn: sqlite3.Connection) -> None:
     index_bodies(conn)
 
 
-def _run_script(conn: sqlite3.Connection, script: str) -> None:
-    # executescript() would COMMIT first; run statement by statement inside our transaction.
+def _run_script(conn: DbConn, script: str) -> None:
+    # executescript() would COMMIT first; run statement by statement inside our transaction,
+    # each as the connection's engine needs it (memory_core.store.dialect.ddl).
     for statement in script.split(";"):
         if statement.strip():
-            conn.execute(statement)
+            conn.execute(ddl(conn, statement))
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
-    1: lambda conn: _run_script(conn, MIGRATION_1),
+def _migrate_1(conn: DbConn) -> None:
+    _run_script(conn, MIGRATION_1)
+    if is_postgres(conn):
+        conn.execute(JSON_FUNCTION)
+
+
+MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
+    1: _migrate_1,
     2: lambda conn: _run_script(conn, MIGRATION_2),
     3: lambda conn: _run_script(conn, MIGRATION_3),
     4: _migrate_4,
 }
 
 
-def _user_tables(conn: sqlite3.Connection) -> set[str]:
-    rows = conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'").fetchall()
-    return {row[0] for row in rows}
-
-
-def read_version(conn: sqlite3.Connection) -> int | None:
+def read_version(conn: DbConn) -> int | None:
     """The stored schema version; ``None`` for an empty database.
 
     Raises :class:`SchemaVersionError` for a layout this build cannot identify.
     """
-    tables = _user_tables(conn)
+    tables = user_tables(conn)
     if not tables:
         return None
     supported = f"this build supports schema versions 0-{SCHEMA_VERSION}"
@@ -225,8 +231,12 @@ def check_supported(version: int | None) -> None:
         )
 
 
-def backup_database(conn: sqlite3.Connection, backups_dir: Path, version: int, now: float) -> Path:
-    """Copy the live database with the online backup API; the copy is private (0600)."""
+def backup_database(conn: DbConn, backups_dir: Path, version: int, now: float) -> Path:
+    """Copy the live database into ``backups_dir``; the copy is private (0600).
+
+    SQLite: the online backup API. PostgreSQL: every memevo table read in one consistent
+    snapshot into a SQLite file at the same schema version (memory_core.store.copying), which
+    ``memevo migrate-to`` can load into an empty database again."""
     ensure_private_dir(backups_dir)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
     target = backups_dir / f"memory-v{version}-{stamp}.db"
@@ -235,16 +245,22 @@ def backup_database(conn: sqlite3.Connection, backups_dir: Path, version: int, n
         n += 1
         target = backups_dir / f"memory-v{version}-{stamp}-{n}.db"
     target.touch(mode=FILE_MODE)
+    if is_postgres(conn):
+        from memory_core.store.copying import copy_to_sqlite
+
+        copy_to_sqlite(conn, target, lambda new: build_schema(new, version))
+        target.chmod(FILE_MODE)
+        return target
     dest = sqlite3.connect(target)
     try:
-        conn.backup(dest)
+        conn.backup(dest)  # type: ignore[attr-defined]
     finally:
         dest.close()
     target.chmod(FILE_MODE)
     return target
 
 
-def migrate(conn: sqlite3.Connection, backups_dir: Path, now: float) -> Path | None:
+def migrate(conn: DbConn, backups_dir: Path, now: float) -> Path | None:
     """Bring the database to :data:`SCHEMA_VERSION`; returns the backup path if one was made
     (named after ``now``)."""
     version = read_version(conn)
@@ -263,8 +279,21 @@ def migrate(conn: sqlite3.Connection, backups_dir: Path, now: float) -> Path | N
             if inside is not None and inside >= target:
                 continue
             MIGRATIONS[target](conn)
-            conn.execute(
-                "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-                (VERSION_KEY, str(target)),
-            )
+            set_version(conn, target)
     return backup
+
+
+def build_schema(conn: DbConn, version: int = SCHEMA_VERSION) -> None:
+    """Create an empty store at ``version`` on an empty database, one step per transaction."""
+    for step in range(1, version + 1):
+        with write_transaction(conn):
+            MIGRATIONS[step](conn)
+            set_version(conn, step)
+
+
+def set_version(conn: DbConn, version: int) -> None:
+    """Record ``version`` as the schema version (inside the migration's transaction)."""
+    conn.execute(
+        "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        (VERSION_KEY, str(version)),
+    )

@@ -31,10 +31,10 @@ scores a body once however many claims repeat it (:mod:`memory_core.recall.expan
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from memory_core.store.dbapi import DbConn
 from memory_core.store.index_version import INDEX_VERSION
 from memory_core.text.tokenize import index_fields, origin_features
 
@@ -71,16 +71,19 @@ def body_key(pairs: Iterable[tuple[str, str]]) -> str:
     return sha256_hex(text.encode())[:32]
 
 
-def _attach_body(conn: sqlite3.Connection, pairs: list[tuple[str, str]], feature_count: int) -> int:
+def _attach_body(conn: DbConn, pairs: list[tuple[str, str]], feature_count: int) -> int:
     """The id of the body with these (field, feature) pairs, its claim count raised by one."""
     key = body_key(pairs)
     row = conn.execute("SELECT id FROM bodies WHERE key=?", (key,)).fetchone()
     if row is not None:
         conn.execute("UPDATE bodies SET claims = claims + 1 WHERE id=?", (row[0],))
         return int(row[0])
-    cursor = conn.execute("INSERT INTO bodies (key, claims, feature_count) VALUES (?, 1, ?)", (key, feature_count))
-    body = cursor.lastrowid
-    assert body is not None and body > BODY_HEADER
+    body = int(
+        conn.execute(
+            "INSERT INTO bodies (key, claims, feature_count) VALUES (?, 1, ?) RETURNING id", (key, feature_count)
+        ).fetchone()[0]
+    )
+    assert body > BODY_HEADER
     conn.executemany(
         "INSERT INTO body_postings (feature, body, field, tf) VALUES (?, ?, ?, 1)",
         [(feature, body, field) for field, feature in pairs],
@@ -90,10 +93,10 @@ def _attach_body(conn: sqlite3.Connection, pairs: list[tuple[str, str]], feature
     return body
 
 
-def _bump_bodies(conn: sqlite3.Connection, features: list[str], delta: int) -> None:
+def _bump_bodies(conn: DbConn, features: list[str], delta: int) -> None:
     conn.executemany(
         "INSERT INTO body_postings (feature, body, field, tf) VALUES (?, 0, '', ?) "
-        "ON CONFLICT(feature, body, field) DO UPDATE SET tf = tf + excluded.tf",
+        "ON CONFLICT(feature, body, field) DO UPDATE SET tf = body_postings.tf + excluded.tf",
         [(feature, delta) for feature in features],
     )
     if delta < 0:
@@ -102,7 +105,7 @@ def _bump_bodies(conn: sqlite3.Connection, features: list[str], delta: int) -> N
         )
 
 
-def _detach_body(conn: sqlite3.Connection, body: int) -> None:
+def _detach_body(conn: DbConn, body: int) -> None:
     """One claim fewer holds ``body``; the last one takes its postings with it."""
     conn.execute("UPDATE bodies SET claims = claims - 1 WHERE id=?", (body,))
     row = conn.execute("SELECT claims FROM bodies WHERE id=?", (body,)).fetchone()
@@ -120,10 +123,10 @@ def is_recallable(memory: Memory) -> bool:
     return memory.status == "active" and not (accuracy is not None and accuracy.verdict == "incorrect")
 
 
-def _bump(conn: sqlite3.Connection, keys: Iterable[tuple[str, str]], delta: int) -> None:
+def _bump(conn: DbConn, keys: Iterable[tuple[str, str]], delta: int) -> None:
     conn.executemany(
         "INSERT INTO postings (feature, memory_id, field, tf) VALUES (?, '', ?, ?) "
-        "ON CONFLICT(feature, memory_id, field) DO UPDATE SET tf = tf + excluded.tf",
+        "ON CONFLICT(feature, memory_id, field) DO UPDATE SET tf = postings.tf + excluded.tf",
         [(feature, field, delta) for feature, field in keys],
     )
 
@@ -135,7 +138,7 @@ def _header_keys(features: Iterable[str], origin: str) -> list[tuple[str, str]]:
     return keys
 
 
-def remove_postings(conn: sqlite3.Connection, memory_id: str) -> None:
+def remove_postings(conn: DbConn, memory_id: str) -> None:
     """Drop a claim's postings and its share of the header counts (inside a transaction)."""
     row = conn.execute("SELECT origin, body FROM index_docs WHERE memory_id=?", (memory_id,)).fetchone()
     if row is not None:
@@ -149,7 +152,7 @@ def remove_postings(conn: sqlite3.Connection, memory_id: str) -> None:
     conn.execute("DELETE FROM postings WHERE memory_id=?", (memory_id,))
 
 
-def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
+def update_postings(conn: DbConn, memory: Memory) -> None:
     """Replace a claim's postings and ranking facts (call inside the claim's transaction)."""
     remove_postings(conn, memory.id)
     if not is_recallable(memory):
@@ -170,7 +173,7 @@ def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
     distinct = {feature for counts in fields.values() for feature in counts}
     _bump(conn, _header_keys(sorted(distinct), memory.origin), 1)
     conn.execute(
-        "INSERT OR IGNORE INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?)",
+        "INSERT INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?) ON CONFLICT DO NOTHING",
         (INDEX_VERSION,),
     )
     evidence = memory.evidence
@@ -203,7 +206,7 @@ def update_postings(conn: sqlite3.Connection, memory: Memory) -> None:
     )
 
 
-def rebuild_index(conn: sqlite3.Connection, memories: Iterable[Memory]) -> int:
+def rebuild_index(conn: DbConn, memories: Iterable[Memory]) -> int:
     """Re-derive every posting from ``memories`` (inside a transaction); returns claims indexed.
 
     Needed only after :data:`INDEX_VERSION` changes; ordinary writes keep the index current.
@@ -222,7 +225,7 @@ def rebuild_index(conn: sqlite3.Connection, memories: Iterable[Memory]) -> int:
     return count
 
 
-def index_bodies(conn: sqlite3.Connection) -> int:
+def index_bodies(conn: DbConn) -> int:
     """Group the indexed claims by body from their postings (schema migration 4, inside its
     transaction): the same bodies writing every claim again gives, without the tokenizer."""
     conn.execute("DELETE FROM body_postings")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
 
 if TYPE_CHECKING:
-    import sqlite3  # annotations only: a turn that writes nothing never loads sqlite3
+    from memory_core.store.dbapi import DbConn
 
 
 def new_job(next_due_at: float) -> dict[str, Any]:
@@ -36,7 +36,7 @@ def new_job(next_due_at: float) -> dict[str, Any]:
 
 
 def insert_source_row(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     *,
     source_id: str,
     origin: str,
@@ -61,5 +61,5 @@ def insert_source_row(
     return cursor.rowcount == 1
 
 
-def source_exists(conn: sqlite3.Connection, source_id: str) -> bool:
+def source_exists(conn: DbConn, source_id: str) -> bool:
     return conn.execute("SELECT 1 FROM sources WHERE id=?", (source_id,)).fetchone() is not None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterator
 
 from pydantic import ValidationError
@@ -12,10 +11,11 @@ from memory_core.errors import CorruptRecordError, NotFoundError, short_error
 from memory_core.records import Source
 from memory_core.store.columns import SOURCE_BODY_FIELDS as _BODY_FIELDS
 from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
+from memory_core.store.dbapi import DbConn
 from memory_core.store.source_rows import insert_source_row
 
 
-def source_from_row(row: sqlite3.Row | tuple) -> Source:
+def source_from_row(row: tuple) -> Source:
     """Validate one ``sources`` row (body JSON plus job columns)."""
     values = tuple(row)
     row_id, origin, source_type, dedupe_key, created_at, body = values[:6]
@@ -39,19 +39,19 @@ def source_from_row(row: sqlite3.Row | tuple) -> Source:
         raise CorruptRecordError("sources", str(row_id), short_error(exc)) from None
 
 
-def get_source(conn: sqlite3.Connection, source_id: str) -> Source | None:
+def get_source(conn: DbConn, source_id: str) -> Source | None:
     row = conn.execute(f"SELECT {SOURCE_COLUMNS} FROM sources WHERE id=?", (source_id,)).fetchone()
     return None if row is None else source_from_row(row)
 
 
-def require_source(conn: sqlite3.Connection, source_id: str) -> Source:
+def require_source(conn: DbConn, source_id: str) -> Source:
     source = get_source(conn, source_id)
     if source is None:
         raise NotFoundError(f"no source with id {source_id}; see `memevo status`")
     return source
 
 
-def insert_source(conn: sqlite3.Connection, source: Source) -> bool:
+def insert_source(conn: DbConn, source: Source) -> bool:
     """Insert a new source record; returns False if its dedupe key was already captured."""
     job = source.model_dump(mode="json", include=set(SOURCE_JOB_FIELDS))
     return insert_source_row(
@@ -69,5 +69,5 @@ def insert_source(conn: sqlite3.Connection, source: Source) -> bool:
     )
 
 
-def iter_source_rows(conn: sqlite3.Connection) -> Iterator[tuple]:
+def iter_source_rows(conn: DbConn) -> Iterator[tuple]:
     yield from conn.execute(f"SELECT {SOURCE_COLUMNS} FROM sources ORDER BY created_at, id")

@@ -7,12 +7,11 @@ records, not the right of automatic learning to re-add their content.
 
 from __future__ import annotations
 
-import sqlite3
-
 from memory_core.errors import CorruptRecordError
 from memory_core.ids import normalize_content
 from memory_core.records import JobState
 from memory_core.store.columns import SOURCE_COLUMNS
+from memory_core.store.dbapi import DbConn
 from memory_core.store.sources import source_from_row
 
 # Queued sources that have not started (or that paused after failing) can still be
@@ -20,7 +19,7 @@ from memory_core.store.sources import source_from_row
 RETIRABLE_STATES = (JobState.PENDING.value, JobState.PAUSED.value)
 
 
-def block(conn: sqlite3.Connection, origin: str, content_hash: str, at: float, reason: str) -> bool:
+def block(conn: DbConn, origin: str, content_hash: str, at: float, reason: str) -> bool:
     """Block ``content_hash`` in ``origin``; returns False if it was already blocked.
 
     The first block keeps its time and reason, so history shows when suppression began.
@@ -33,7 +32,7 @@ def block(conn: sqlite3.Connection, origin: str, content_hash: str, at: float, r
     return cursor.rowcount == 1
 
 
-def is_blocked(conn: sqlite3.Connection, origin: str, content_hash: str) -> bool:
+def is_blocked(conn: DbConn, origin: str, content_hash: str) -> bool:
     """True if ``content_hash`` may not be added again in ``origin``."""
     row = conn.execute(
         "SELECT 1 FROM blocked_hashes WHERE origin=? AND content_hash=?", (origin, content_hash)
@@ -41,7 +40,7 @@ def is_blocked(conn: sqlite3.Connection, origin: str, content_hash: str) -> bool
     return row is not None
 
 
-def blocked_rows(conn: sqlite3.Connection) -> list[tuple[str, str, float, str]]:
+def blocked_rows(conn: DbConn) -> list[tuple[str, str, float, str]]:
     """Every block as ``(origin, content_hash, created_at, reason)``, in a stable order."""
     return [
         (str(o), str(h), float(t), str(r))
@@ -52,7 +51,7 @@ def blocked_rows(conn: sqlite3.Connection) -> list[tuple[str, str, float, str]]:
 
 
 def retire_repeating_sources(
-    conn: sqlite3.Connection,
+    conn: DbConn,
     origin: str,
     contents: list[str],
     at: float,
