@@ -1,31 +1,76 @@
-"""Enqueue nudges for the worker, without importing huey: :mod:`workers.nudge_queue` writes
-the message huey would write (hooks enqueue on most turns, and huey with the task module
-costs a hook process about 50 ms).
+"""Enqueue nudges for the worker.
+
+On a SQLite store (every hook process) :mod:`workers.nudge_queue` writes the message huey
+would write, without importing huey (hooks enqueue on most turns, and huey with the task
+module costs a hook process about 50 ms). On a PostgreSQL store the callers are warm
+processes (``memevo serve``, the CLI): the nudge goes through huey's own storage
+(``PostgresHuey`` or ``RedisHuey``), or, with :func:`nudge_consolidate_in`, into the very
+transaction that stored the source.
 
 A nudge that cannot be enqueued is not an error for the caller: the source is already
-committed in memory.db and the worker's periodic recovery will find it.
+committed in the store and the worker's periodic recovery will find it.
 """
 
 from __future__ import annotations
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
-def nudge_consolidate(source_id: str | None, *, forced: bool = False) -> bool:
-    """Ask the worker to attempt a source; False if the queue was unavailable."""
+
+def _enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> bool:
     try:
-        from workers.nudge_queue import enqueue
+        from memory_core.paths import state_home
+        from memory_core.store.backend import SQLITE, resolve_queue
 
-        enqueue("consolidate", (source_id,), {"forced": forced})
+        home = state_home()
+        if resolve_queue(home).kind == SQLITE:
+            from workers.nudge_queue import enqueue
+
+            enqueue(task, args, kwargs, home=home)
+        else:
+            from workers.nudge_queue import enqueue_with_huey
+
+            enqueue_with_huey(task, args, kwargs)
         return True
     except Exception:
         return False
 
 
+def nudge_consolidate(source_id: str | None, *, forced: bool = False) -> bool:
+    """Ask the worker to attempt a source; False if the queue was unavailable."""
+    return _enqueue("consolidate", (source_id,), {"forced": forced})
+
+
 def nudge_recover() -> bool:
     """Ask the worker to look for expired leases and due sources."""
-    try:
-        from workers.nudge_queue import enqueue
+    return _enqueue("recover")
 
-        enqueue("recover")
-        return True
+
+def nudge_consolidate_in(conn: Any, source_id: str, *, forced: bool = False) -> bool:
+    """Write the nudge for ``source_id`` inside ``conn``'s open write transaction, where the
+    queue lives in the store's own PostgreSQL database. False when it cannot (a SQLite store,
+    a queue elsewhere, no queue tables yet): the caller nudges after its commit instead::
+
+        with store.transaction() as conn:
+            result = capture_source(conn, ...)
+            queued = result.created and nudge_consolidate_in(conn, result.source_id)
+        if result.created and not queued:
+            nudge_consolidate(result.source_id)
+    """
+    try:
+        from memory_core.store.dbapi import is_postgres
+
+        if not is_postgres(conn):
+            return False
+        from memory_core.paths import state_home
+        from memory_core.store.backend import POSTGRESQL, resolve_queue
+
+        queue = resolve_queue(state_home())
+        if queue.kind != POSTGRESQL or queue.url != getattr(conn, "url", None):
+            return False
+        from workers.nudge_queue import enqueue_in_transaction
+
+        return enqueue_in_transaction(conn, "consolidate", (source_id,), {"forced": forced})
     except Exception:
         return False

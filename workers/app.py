@@ -1,22 +1,37 @@
-"""The Huey instance, and nothing else: SQLite queue in ``queue.db`` of the state dir.
+"""The Huey instance, and nothing else: the queue follows :func:`resolve_queue`.
+
+- SQLite store (the default): ``SqliteHuey`` on ``queue.db`` in the state dir;
+- PostgreSQL store: huey's own ``PostgresHuey`` in the same database, its tables named
+  ``memevo_huey_*`` so they never meet memevo's own;
+- ``MEMEVO_QUEUE_URL=redis://…``: ``RedisHuey`` on that Redis.
 
 Following huey's own layout advice, the instance (here), the tasks (:mod:`workers.tasks`)
 and the consumer's entry module (:mod:`workers.main`, what ``huey_consumer`` loads) are
-separate modules, so no import cycle is possible. Importing this module writes nothing:
-the state dir, the queue file and its tables are created on the first connection.
-Hooks enqueue through it, so it resolves only the state dir (no settings validation).
+separate modules, so no import cycle is possible. Importing this module writes nothing and
+connects to nothing: the state dir, the queue file or tables are created on the first
+connection. It resolves only the state dir and the queue URL (no settings validation).
 """
 
 from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Any
 
-from huey import SqliteHuey
-from huey.storage import SqliteStorage
+from huey import Huey, PostgresHuey, RedisHuey, SqliteHuey
+from huey.storage import PostgresStorage, SqliteStorage
 
 from memory_core.paths import state_home
+from memory_core.store.backend import POSTGRESQL, REDIS, resolve_queue
 from memory_core.store.connection import ensure_private_dir, touch_private
+
+QUEUE_NAME = "memevo"
+# PostgresHuey's tables: memevo_huey_task, _schedule, _kv, _counter (beside memevo's tables).
+TABLE_PREFIX = "memevo_huey"
+# pg_advisory_xact_lock key held while huey's tables are created, so consumers starting
+# together on several machines do not race on CREATE TABLE IF NOT EXISTS.
+_DDL_LOCK_KEY = 0x3A5C_6E1F_0D27_4B92
+CONNECT_TIMEOUT_S = 5
 
 
 class StateDirStorage(SqliteStorage):
@@ -36,13 +51,51 @@ class StateDirStorage(SqliteStorage):
         return conn
 
 
-huey = SqliteHuey(
-    "memevo",
-    filename=str(state_home() / "queue.db"),
-    storage_class=StateDirStorage,
-    # Results are never read: nudges are fire-and-forget.
-    results=False,
-    # WAL so hooks enqueueing never wait on the consumer's polling.
-    journal_mode="wal",
-    timeout=10,
-)
+class LazyPostgresStorage(PostgresStorage):
+    """huey's PostgreSQL storage, its tables created on the first connection of a process
+    (under an advisory lock), with memevo's connect timeout and application name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["create_tables"] = False
+        super().__init__(*args, **kwargs)
+        self._schema_ready = False
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        conn = psycopg.connect(
+            self.dsn or "", autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, application_name="memevo-queue"
+        )
+        if not self._schema_ready:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK_KEY,))
+                for statement in self.ddl:  # idempotent ("if not exists")
+                    conn.execute(statement)
+            self._schema_ready = True
+        return conn
+
+    _create_connection = _connect
+
+
+def make_huey(home: Path) -> Huey:
+    """The Huey instance for the queue of state dir ``home``."""
+    queue = resolve_queue(home)
+    if queue.kind == POSTGRESQL:
+        # Results are never read: nudges are fire-and-forget.
+        return PostgresHuey(
+            QUEUE_NAME, dsn=queue.url, table_prefix=TABLE_PREFIX, storage_class=LazyPostgresStorage, results=False
+        )
+    if queue.kind == REDIS:
+        return RedisHuey(QUEUE_NAME, url=queue.url, results=False)
+    return SqliteHuey(
+        QUEUE_NAME,
+        filename=str(home / "queue.db"),
+        storage_class=StateDirStorage,
+        results=False,
+        # WAL so hooks enqueueing never wait on the consumer's polling.
+        journal_mode="wal",
+        timeout=10,
+    )
+
+
+huey = make_huey(state_home())

@@ -1,4 +1,5 @@
-"""Nudges written straight into huey's SQLite queue, with the standard library only.
+"""Nudges written straight into huey's queue: SQLite with the standard library only, and
+PostgreSQL inside the caller's own transaction.
 
 Hooks enqueue a nudge on most turns (a captured source, a session start). Importing huey
 and the task module costs a hook process about 50 ms, more than the rest of the capture,
@@ -9,6 +10,12 @@ or :func:`workers.tasks.recover` with default options. The consumer reads it as 
 message. ``tests/integration/test_nudge_queue.py`` compares both against huey itself (the
 message fields, the tables, the queue name), so an upgrade of huey that changes them fails
 there, not silently in a hook.
+
+On a PostgreSQL store hooks go through ``memevo serve``, a warm process: there the nudge is
+written by huey's own storage (:func:`enqueue_with_huey`: ``INSERT`` + ``pg_notify`` on
+``PostgresHuey``, ``LPUSH`` on ``RedisHuey``), or, better, by :func:`enqueue_in_transaction`
+in the very transaction that stores the source, so the nudge exists exactly when the source
+does and the consumer is woken (``NOTIFY`` is delivered on commit) only once it can see it.
 """
 
 from __future__ import annotations
@@ -25,7 +32,10 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs
 if TYPE_CHECKING:
     from typing import Any
 
-QUEUE_NAME = "memevo"  # the name of the SqliteHuey in workers.app
+QUEUE_NAME = "memevo"  # the name of the Huey in workers.app
+PG_TABLE_PREFIX = "memevo_huey"  # workers.app's PostgresHuey tables: memevo_huey_task, …
+PG_TASK_TABLE = PG_TABLE_PREFIX + "_task"
+PG_CHANNEL = f"{PG_TABLE_PREFIX}.q.{QUEUE_NAME}"  # what PostgresStorage LISTENs on
 QUEUE_FILE = "queue.db"
 TIMEOUT = 10.0  # workers.app's busy timeout
 TASK_NAMES = {"consolidate": "workers.tasks.consolidate", "recover": "workers.tasks.recover"}
@@ -128,3 +138,32 @@ def enqueue(
         conn.execute("commit")
     finally:
         conn.close()
+
+
+def enqueue_in_transaction(
+    conn: Any, task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+) -> bool:
+    """Write one message for ``task`` into ``PostgresHuey``'s table through ``conn``, a
+    PostgreSQL store connection inside its write transaction; the consumer is notified when
+    that transaction commits. False (and the transaction unharmed, under a savepoint) when the
+    queue tables do not exist yet: no consumer has started, and its start-up recovery finds
+    the source anyway."""
+    data = message_bytes(task, args, kwargs)
+    conn.execute("SAVEPOINT memevo_nudge")
+    try:
+        conn.execute(f"INSERT INTO {PG_TASK_TABLE} (queue, data, priority) VALUES (?, ?, ?)", (QUEUE_NAME, data, 0))
+        conn.execute("SELECT pg_notify(?, '')", (PG_CHANNEL,))
+    except Exception:
+        conn.execute("ROLLBACK TO SAVEPOINT memevo_nudge")
+        conn.execute("RELEASE SAVEPOINT memevo_nudge")
+        return False
+    conn.execute("RELEASE SAVEPOINT memevo_nudge")
+    return True
+
+
+def enqueue_with_huey(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> None:
+    """Put the same message on the queue through huey's own storage (``PostgresHuey`` or
+    ``RedisHuey``): for warm processes (``memevo serve``, the CLI), never a hook."""
+    from workers.app import huey
+
+    huey.storage.enqueue(message_bytes(task, args, kwargs), 0)

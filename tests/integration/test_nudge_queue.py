@@ -1,5 +1,7 @@
 """The hooks' own nudge writer stays byte-compatible with huey: the message unpickles as the
-one ``huey.task()`` builds, the tables and the queue are huey's, and a consumer reads it."""
+one ``huey.task()`` builds, the tables and the queue are huey's, and a consumer reads it.
+On PostgreSQL and Redis the nudges written by ``cli.nudge`` (through huey's storage, or in
+the store's own transaction) are read back by huey's own storage as the right messages."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.processes import python_process
+from tests.support.redis_server import redis_url  # noqa: F401  (fixture)
 from workers import nudge_queue
 
 # In a fresh process, so workers.app resolves this test's MEMEVO_HOME.
@@ -37,6 +40,7 @@ print(json.dumps(out))
 """
 
 
+@pytest.mark.sqlite_only  # the SQLite queue file; PostgreSQL and Redis are below
 def test_messages_tables_and_queue_are_hueys(home: Path) -> None:
     result = python_process(_COMPARE, env={"MEMEVO_HOME": str(home)})
     assert result.returncode == 0, result.stderr
@@ -78,3 +82,76 @@ def test_an_unknown_task_or_value_is_refused() -> None:
 )
 def test_the_small_pickler_agrees_with_pickle(fields: tuple) -> None:
     assert pickle.loads(b"\x80\x02" + nudge_queue._pickled(fields) + b".") == fields
+
+
+# On a PostgreSQL store, in a fresh process: nudges before the queue tables exist (written in
+# the capture's transaction: refused without harming it), through huey's storage, in a
+# transaction that commits and in one that rolls back; then huey reads the queue.
+_PG_NUDGES = """
+import json
+from cli.nudge import nudge_consolidate, nudge_consolidate_in, nudge_recover
+from memory_core.paths import state_home
+from memory_core.store.database import Store
+from workers import nudge_queue
+
+out = {}
+with Store.open(state_home()) as store:
+    with store.transaction() as conn:
+        out["before_tables"] = nudge_consolidate_in(conn, "early")
+        conn.execute("INSERT INTO metadata (key, value) VALUES ('nudge_probe', 'kept')")
+    out["probe_kept"] = store.conn.execute("SELECT value FROM metadata WHERE key='nudge_probe'").fetchone()[0]
+    out["huey_nudges"] = [nudge_consolidate("src1"), nudge_recover()]
+    with store.transaction() as conn:
+        out["in_transaction"] = nudge_consolidate_in(conn, "src2", forced=True)
+    try:
+        with store.transaction() as conn:
+            nudge_consolidate_in(conn, "rolled-back")
+            raise RuntimeError("abort")
+    except RuntimeError:
+        pass
+from workers.main import huey  # what the consumer loads (the tasks registered)
+out["kind"] = type(huey).__name__
+out["table"] = getattr(huey.storage, "table_task", None)
+out["channel_equal"] = getattr(huey.storage, "channel", nudge_queue.PG_CHANNEL) == nudge_queue.PG_CHANNEL
+out["pending"] = [[type(t).__module__, t.name, list(t.args), t.kwargs] for t in huey.pending()]
+task = huey.dequeue()
+out["dequeued"] = [type(task).__name__, list(task.args)]
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.postgres_only
+def test_postgres_nudges_are_read_by_postgreshuey(pg_url: str, home: Path) -> None:
+    result = python_process(_PG_NUDGES, env={"MEMEVO_HOME": str(home), "MEMEVO_DATABASE_URL": pg_url})
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["before_tables"] is False and out["probe_kept"] == "kept"
+    assert out["huey_nudges"] == [True, True] and out["in_transaction"] is True
+    assert out["kind"] == "PostgresHuey" and out["table"] == nudge_queue.PG_TASK_TABLE and out["channel_equal"]
+    assert out["pending"] == [
+        ["workers.tasks", "consolidate", ["src1"], {"forced": False}],
+        ["workers.tasks", "recover", [], {}],
+        ["workers.tasks", "consolidate", ["src2"], {"forced": True}],
+    ]
+    assert out["dequeued"] == ["consolidate", ["src1"]]
+    assert not (home / "queue.db").exists()
+
+
+@pytest.mark.postgres_only
+def test_redis_nudges_are_read_by_redishuey(pg_url: str, home: Path, redis_url: str) -> None:  # noqa: F811
+    import redis
+
+    db = int(redis_url.rsplit("/", 1)[1])
+    redis.Redis.from_url(redis_url).flushdb()
+    env = {"MEMEVO_HOME": str(home), "MEMEVO_DATABASE_URL": pg_url, "MEMEVO_QUEUE_URL": redis_url}
+    result = python_process(_PG_NUDGES, env=env)
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    # The queue is not in the store's database: nothing is written in its transactions.
+    assert out["before_tables"] is False and out["in_transaction"] is False and db == 0
+    assert out["huey_nudges"] == [True, True] and out["kind"] == "RedisHuey"
+    assert out["pending"] == [
+        ["workers.tasks", "consolidate", ["src1"], {"forced": False}],
+        ["workers.tasks", "recover", [], {}],
+    ]
+    assert out["dequeued"] == ["consolidate", ["src1"]]

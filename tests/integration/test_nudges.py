@@ -4,9 +4,11 @@ the Huey app writes nothing."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
+import pytest
+
+from memory_core.store.database import Store
 from tests.support.processes import memevo_process, python_process
 
 # Lists the queued task names and arguments of the queue in MEMEVO_HOME.
@@ -41,6 +43,7 @@ def test_importing_the_worker_modules_writes_nothing(tmp_path: Path) -> None:
     assert not state.exists()
 
 
+@pytest.mark.sqlite_only  # the SQLite queue file (on PostgreSQL the queue is in the store's database)
 def test_queue_file_is_private_once_used(home: Path) -> None:
     assert pending(home) == []
     assert oct((home / "queue.db").stat().st_mode & 0o777) == "0o600"
@@ -57,9 +60,8 @@ def test_capture_enqueues_consolidation_of_the_new_source(home: Path) -> None:
     payload = generic("turn_end", user_messages=["Remember that the staging database is on port 5433."])
     result = memevo_process("hook", "turn_end", input=payload)
     assert result.returncode == 0 and result.stdout == "", result.stderr
-    conn = sqlite3.connect(home / "memory.db")
-    (source_id,) = conn.execute("SELECT id FROM sources").fetchone()
-    conn.close()
+    with Store.open_readonly(home) as store:
+        (source_id,) = store.conn.execute("SELECT id FROM sources").fetchone()
     assert pending(home) == [["consolidate", [source_id]]]
 
 
