@@ -15,8 +15,9 @@ import hashlib
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NamedTuple
 
-from memory_core.errors import UsageError
+from memory_core.errors import StoreError, UsageError
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import read_snapshot_begin, user_tables
 
@@ -76,17 +77,26 @@ def iter_rows(conn: DbConn, table: str) -> Iterator[tuple[object, ...]]:
         offset += len(rows)
 
 
-def is_empty(conn: DbConn) -> bool:
-    """True when the target holds none of the store's tables, or only empty ones."""
+def occupied_tables(conn: DbConn) -> list[str]:
+    """The store's tables that hold rows on ``conn`` (``metadata`` counts beyond its schema
+    version), in :data:`STORE_TABLES` order."""
     present = user_tables(conn) & set(STORE_TABLES)
-    for table in present:
+    occupied = []
+    for table in STORE_TABLES:
+        if table not in present:
+            continue
         if table == "metadata":
             rows = conn.execute("SELECT key FROM metadata WHERE key <> 'schema_version' LIMIT 1").fetchone()
         else:
             rows = conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone()  # noqa: S608
         if rows is not None:
-            return False
-    return True
+            occupied.append(table)
+    return occupied
+
+
+def is_empty(conn: DbConn) -> bool:
+    """True when the target holds none of the store's tables, or only empty ones."""
+    return not occupied_tables(conn)
 
 
 def copy_rows(source: DbConn, target: DbConn) -> dict[str, int]:
@@ -173,3 +183,111 @@ def copy_to_sqlite(source: DbConn, target_path: Path, build_schema: Callable[[Db
             return copy_rows(source, target)
     finally:
         target.close()
+
+
+# ``memevo migrate-to``: the whole store into an empty database, verified before it commits.
+
+
+class CopyReport(NamedTuple):
+    """What :func:`copy_store` did: rows per table (all verified by digest) and whether the
+    source changed while it was read (a hook or worker wrote to it after the snapshot)."""
+
+    tables: dict[str, int]
+    source_changed: bool
+
+
+def _data_version(conn: DbConn) -> int | None:
+    """SQLite's counter of commits by other connections (``None`` on PostgreSQL)."""
+    if is_postgres(conn):
+        return None
+    return int(conn.execute("PRAGMA data_version").fetchone()[0])
+
+
+def describe_occupied(conn: DbConn) -> str:
+    """Why ``conn`` is no target for a copy (``""`` when it is one): memevo tables with rows,
+    or memevo tables at another schema version."""
+    from memory_core.store.migrations import SCHEMA_VERSION, read_version
+
+    occupied = occupied_tables(conn)
+    if occupied:
+        return f"it holds rows in {', '.join(occupied)}"
+    present = user_tables(conn) & set(STORE_TABLES)
+    if not present:
+        return ""
+    if "metadata" not in present:
+        return f"it holds tables named {', '.join(sorted(present))} that memevo did not make"
+    version = read_version(conn)
+    if version != SCHEMA_VERSION or present != set(STORE_TABLES):
+        return f"it holds empty memevo tables at schema version {version} (this build writes {SCHEMA_VERSION})"
+    return ""
+
+
+def _create_schema(target: DbConn) -> None:
+    """The store's tables at the current version, inside the caller's transaction (the same
+    numbered steps as memory_core.store.migrations.build_schema, all in one transaction so a
+    failed copy leaves the target as it was found)."""
+    from memory_core.store.migrations import MIGRATIONS, SCHEMA_VERSION, set_version
+
+    for step in range(1, SCHEMA_VERSION + 1):
+        MIGRATIONS[step](target)
+        set_version(target, step)
+
+
+def _verify(expected: dict[str, tuple[int, str]], target: DbConn) -> None:
+    got = table_digests(target)
+    differ = [table for table in STORE_TABLES if got.get(table) != expected.get(table)]
+    if differ:
+        detail = ", ".join(f"{t} ({expected[t][0]} rows in the source, {got[t][0]} in the copy)" for t in differ)
+        raise StoreError(
+            f"the copy is not identical to the source in {detail}; nothing was kept in the target. "
+            "Check both with `memevo doctor` and report it"
+        )
+
+
+def copy_store(source: DbConn, target: DbConn) -> CopyReport:
+    """Copy the whole store on ``source`` (at the current schema version) into ``target``,
+    which must hold no memevo rows: its schema is created when absent, every row copied and
+    every table's digest compared with the source's, all in one write transaction on the
+    target, so it commits only an identical copy and a failure leaves it as it was."""
+    from memory_core.store.connection import write_transaction
+    from memory_core.store.migrations import SCHEMA_VERSION, read_version
+
+    version = read_version(source)
+    if version != SCHEMA_VERSION:
+        raise UsageError(
+            f"the store to copy is at schema version {version}; run `memevo status` once to migrate it, then retry"
+        )
+    with snapshot(source):
+        before = _data_version(source)
+        expected = table_digests(source)
+        with write_transaction(target):
+            why = describe_occupied(target)  # checked again under the write lock
+            if why:
+                raise UsageError(
+                    f"the target is not empty: {why}; migrate-to fills an empty database only: "
+                    "create a new one (createdb) or drop memevo's tables there first"
+                )
+            if not user_tables(target) & set(STORE_TABLES):
+                _create_schema(target)
+            counts = copy_rows(source, target)
+            _verify(expected, target)
+    return CopyReport(counts, before is not None and _data_version(source) != before)
+
+
+def vacuum_analyze(conn: DbConn) -> None:
+    """PostgreSQL: mark the freshly written tables all-visible and gather planner statistics
+    (outside any transaction); SQLite: ``ANALYZE``."""
+    if is_postgres(conn):
+        for table in STORE_TABLES:
+            conn.execute(f"VACUUM (ANALYZE) {table}")
+    else:
+        conn.execute("ANALYZE")
+
+
+def postgres_size(conn: DbConn) -> int:
+    """Bytes the store's tables take on the PostgreSQL server, indexes and TOAST included."""
+    total = 0
+    for table in sorted(user_tables(conn) & set(STORE_TABLES)):
+        row = conn.execute("SELECT pg_total_relation_size(?::regclass)", (table,)).fetchone()
+        total += int(row[0])
+    return total
