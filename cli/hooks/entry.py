@@ -26,6 +26,7 @@ from memory_core.sanitize import valid_text
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 # Kept in step with cli.hooks.adapters.ADAPTER_NAMES (a test checks), so the entry need not
@@ -116,11 +117,12 @@ def _valid_value(value: Any) -> Any:
     return value
 
 
-def run_hook(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
+def run_hook(raw: bytes, event: str | None, adapter: str | None, now: float | None = None) -> HookRun:
     """Handle one hook call; never raises (except on interpreter exit).
 
     Returns what goes to stdout and the one line for stderr; failures are also logged to
-    ``logs/hooks.log`` in the state dir.
+    ``logs/hooks.log`` in the state dir. ``now`` is the time of the event (default: the
+    clock's now; the gateway passes the time the hook process read).
     """
     try:
         payload = parse_payload(raw)
@@ -128,29 +130,45 @@ def run_hook(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
         message = valid_text(str(exc))
         log_failure(f"{event or 'hook'}: {message}")
         return HookRun("", f"memevo hook: {message}")
-    return run_payload(payload, event, adapter)
+    return run_payload(payload, event, adapter, now)
 
 
-def run_payload(payload: dict[str, Any], event: str | None, adapter: str | None) -> HookRun:
+def event_label(payload: dict[str, Any], event: str | None) -> str:
+    """How logs name a hook call: its EVENT, else the payload's native event name."""
+    if event is None and isinstance(payload.get("hook_event_name"), str):
+        return valid_text(payload["hook_event_name"][:64])
+    return event or "hook"
+
+
+def run_events(
+    payload: dict[str, Any], event: str | None, adapter: str | None, now: float | None, out: list[str]
+) -> None:
+    """Carry out one parsed hook call, appending what it prints to ``out``; raises what fails
+    (what :func:`run_payload` reports and the gateway's spool delivery retries)."""
+    from cli.hooks.adapters import parse_event
+    from cli.hooks.dispatch import handle_event
+    from memory_core import clock
+    from memory_core.paths import state_home
+
+    home = state_home()
+    if now is None:
+        now = clock.now()
+    parsed = parse_event(adapter, payload, event, home=home, now=now)
+    for normalized in parsed.events:
+        normalized = valid_event(normalized)  # the one place hook text is made valid UTF-8
+        output = parsed.render(normalized, handle_event(normalized, home, now))
+        if output:
+            out.append(output)
+
+
+def run_payload(payload: dict[str, Any], event: str | None, adapter: str | None, now: float | None = None) -> HookRun:
     """Handle one hook call whose input :func:`parse_payload` has read (what :func:`run_hook`
     and ``memevo serve`` share); never raises (except on interpreter exit)."""
     label = event or "hook"
     out: list[str] = []
     try:
-        if event is None and isinstance(payload.get("hook_event_name"), str):
-            label = valid_text(payload["hook_event_name"][:64])
-        from cli.hooks.adapters import parse_event
-        from cli.hooks.dispatch import handle_event
-        from memory_core import clock
-        from memory_core.paths import state_home
-
-        home, now = state_home(), clock.now()
-        parsed = parse_event(adapter, payload, event, home=home, now=now)
-        for normalized in parsed.events:
-            normalized = valid_event(normalized)  # the one place hook text is made valid UTF-8
-            output = parsed.render(normalized, handle_event(normalized, home, now))
-            if output:
-                out.append(output)
+        label = event_label(payload, event)
+        run_events(payload, event, adapter, now, out)
     except MemevoError as exc:
         message = valid_text(str(exc))
         log_failure(f"{label}: {message}")
@@ -173,9 +191,31 @@ def read_input(event: str | None) -> bytes:
 
 
 def handle(event: str | None, adapter: str | None) -> HookRun:
-    """One hook call from stdin: what the click command and :func:`main` print."""
+    """One hook call from stdin: what the click command and :func:`main` print. On a machine
+    whose store is PostgreSQL the call goes to the gateway (:mod:`cli.hooks.gateway_client`):
+    a hook process never opens that database itself."""
     raw = read_input(event)
-    return run_hook(raw, valid_text(event) if event is not None else None, adapter)
+    event = valid_text(event) if event is not None else None
+    home = gateway_home()
+    if home is not None:
+        from cli.hooks.gateway_client import run_through_gateway
+
+        return run_through_gateway(home, raw, event, adapter)
+    return run_hook(raw, event, adapter)
+
+
+def gateway_home() -> Path | None:
+    """The state dir when its store is on PostgreSQL (hooks then go through ``memevo serve``),
+    else ``None``: an environment variable and, only when it exists, ``config.toml``. A
+    configuration that cannot be read is ``None`` too: the hook then reports it as before."""
+    try:
+        from memory_core.paths import state_home
+        from memory_core.store.backend import POSTGRESQL, resolve
+
+        home = state_home()
+        return home if resolve(home).kind == POSTGRESQL else None
+    except Exception:
+        return None
 
 
 def parse_argv(args: list[str]) -> tuple[str | None, str | None] | None:

@@ -18,6 +18,15 @@ What keeps it closed (docs/hooks.md, "The warm path"):
   a body that is not one JSON object is ``400``; at most :data:`MAX_IN_FLIGHT` requests run
   at once (``503`` beyond), and a client that stalls is dropped after :data:`READ_SECONDS`.
 
+It is also the machine's **gateway** when the store is on PostgreSQL: a hook process never
+imports a database driver, so ``memevo hook`` sends its raw input to ``POST /gateway/hook``
+(:mod:`cli.hooks.gateway_client`, behind the same token and ``Host`` checks, for every agent
+and event the command accepts) and prints the JSON ``{"stdout", "stderr"}`` it gets back,
+which is exactly what the command would print. The server tells hooks where it listens in the
+state dir's ``gateway`` file, and delivers the events hooks spooled while it was down
+(:mod:`cli.hooks.spool`): when it starts, then every :data:`DRAIN_SECONDS` and after any
+gateway request while the spool holds events.
+
 It fails open like the hooks: a failure inside an event answers an empty success, so the
 turn goes on, and is logged in ``logs/hooks.log`` as the command hook logs it; the client
 never sees a traceback. Each request opens its own database connections (the hook code
@@ -29,14 +38,28 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
-from cli.hooks.entry import MAX_STDIN_BYTES, log_failure, parse_payload, printed, run_payload
+from cli.hooks import spool
+from cli.hooks.entry import (
+    ADAPTER_NAMES,
+    MAX_STDIN_BYTES,
+    event_label,
+    log_failure,
+    parse_payload,
+    printed,
+    run_events,
+    run_hook,
+    run_payload,
+)
+from cli.hooks.gateway_client import GATEWAY_PATH, NOW_HEADER, remove_gateway_file, write_gateway_file
 from cli.hooks.hook_token import bearer_matches
-from memory_core.errors import MemevoError, UsageError
+from memory_core.clock import is_timestamp
+from memory_core.errors import MemevoError, StoreError, UsageError
 from memory_core.sanitize import valid_text
 
 LOOPBACK = "127.0.0.1"
@@ -49,6 +72,7 @@ HTTP_EVENTS: dict[str, tuple[str, ...]] = {
 }
 MAX_IN_FLIGHT = 8
 READ_SECONDS = 10.0
+DRAIN_SECONDS = 30.0  # how often the spool is looked at besides start-up and gateway requests
 
 
 def hook_path(agent: str, event: str) -> str:
@@ -80,6 +104,7 @@ class HookServer(ThreadingHTTPServer):
         self.slots = threading.BoundedSemaphore(MAX_IN_FLIGHT)
         self.log_stream = log if log is not None else sys.stderr
         self._log_lock = threading.Lock()
+        self.drainer: SpoolDrainer | None = None
         super().__init__((LOOPBACK, port), HookRequestHandler)
 
     @property
@@ -139,6 +164,15 @@ class HookRequestHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
         if not self._allowed():
+            return
+        if urlsplit(self.path).path == GATEWAY_PATH:
+            if not self.server.slots.acquire(blocking=False):
+                self._answer(503, "busy")
+                return
+            try:
+                self._gateway()
+            finally:
+                self.server.slots.release()
             return
         target = route(self.path)
         if target is None:
@@ -200,6 +234,40 @@ class HookRequestHandler(BaseHTTPRequestHandler):
         else:
             self._answer(204, "")
 
+    def _gateway(self) -> None:
+        """A command hook's call: its raw input, EVENT and ``--agent`` in, what it prints out."""
+        query = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
+        event = query.get("event", [None])[0]
+        agent = query.get("agent", [None])[0]
+        if agent is not None and agent not in ADAPTER_NAMES:
+            self._answer(400, f"unknown agent {agent[:64]!r}; use one of: {', '.join(ADAPTER_NAMES)}")
+            return
+        now: float | None = None
+        given = self.headers.get(NOW_HEADER)
+        if given is not None:
+            try:
+                now = float(given)
+            except ValueError:
+                now = None
+            if not is_timestamp(now):
+                self._answer(400, f"{NOW_HEADER} must be a UNIX timestamp")
+                return
+        raw = self._body()
+        if raw is None:
+            return
+        try:
+            result = run_hook(raw, event, agent, now)
+            stdout, stderr = result.stdout, result.stderr
+        except Exception as exc:  # fail open: the turn goes on
+            import traceback
+
+            log_failure(f"{event or 'hook'}: internal error in the gateway", traceback.format_exc())
+            stdout, stderr = "", f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log"
+        self._answer(200, json.dumps({"stdout": stdout, "stderr": stderr}), "application/json")
+        drainer = self.server.drainer
+        if drainer is not None and spool.pending(drainer.home):
+            drainer.wake()
+
     def _body(self) -> bytes | None:
         """The request's body, or ``None`` once a refusal was sent."""
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
@@ -244,8 +312,74 @@ class HookRequestHandler(BaseHTTPRequestHandler):
         self.server.note("bad request: " + (format % args)[:200])
 
 
-def serve(port: int, token: str, home: Path, *, log: TextIO | None = None) -> None:
-    """Listen on 127.0.0.1:``port`` until interrupted (SIGINT or SIGTERM)."""
+def deliver_spooled(item: spool.Spooled) -> bool:
+    """Deliver one spooled event through the hook's own code at its original time: ``True``
+    once done (a failure the hook would only have reported is logged as it would have been),
+    ``False`` when the store cannot be reached (tried again later); an event that fails
+    inside memevo is set aside (:class:`cli.hooks.spool.CorruptSpoolFile`), not retried."""
+    label = item.event or "hook"
+    try:
+        payload = parse_payload(item.raw)
+        label = event_label(payload, item.event)
+        run_events(payload, item.event, item.adapter, item.now, [])
+    except StoreError as exc:
+        log_failure(f"{label}: spooled event not delivered yet: {valid_text(str(exc))}")
+        return False
+    except MemevoError as exc:
+        log_failure(f"{label}: {valid_text(str(exc))}")
+        return True
+    except Exception as exc:
+        import traceback
+
+        log_failure(f"{label}: internal error delivering a spooled event", traceback.format_exc())
+        raise spool.CorruptSpoolFile(f"internal error ({type(exc).__name__}); details in logs/hooks.log") from None
+    return True
+
+
+class SpoolDrainer(threading.Thread):
+    """Delivers the state dir's spool at once, then every ``seconds`` and when woken."""
+
+    def __init__(self, home: Path, seconds: float, note: Callable[[str], None]) -> None:
+        super().__init__(name="memevo-spool", daemon=True)
+        self.home = home
+        self.seconds = seconds
+        self.note = note
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopping.is_set():
+            self.drain_once()
+            self._wake.wait(self.seconds)
+            self._wake.clear()
+
+    def drain_once(self) -> None:
+        try:
+            delivered, aside = spool.drain(self.home, deliver_spooled)
+        except Exception:
+            import traceback
+
+            log_failure("spool: internal error while delivering", traceback.format_exc())
+            return
+        if delivered or aside:
+            left = len(spool.pending(self.home))
+            self.note(f"spool: delivered {delivered} event(s), set aside {aside}, {left} left")
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        self.join(timeout=10)
+
+
+def serve(
+    port: int, token: str, home: Path, *, log: TextIO | None = None, drain_seconds: float = DRAIN_SECONDS
+) -> None:
+    """Listen on 127.0.0.1:``port`` until interrupted (SIGINT or SIGTERM); meanwhile the state
+    dir's ``gateway`` file names the port and the spool is delivered."""
+    import os
     import signal
 
     server = make_server(LOOPBACK, port, token, log=log)
@@ -255,10 +389,19 @@ def serve(port: int, token: str, home: Path, *, log: TextIO | None = None) -> No
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    pid = os.getpid()
+    try:
+        write_gateway_file(home, server.port, pid)
+    except OSError as exc:
+        server.note(f"cannot write {home / 'gateway'} ({exc.strerror or exc}): command hooks will not find this server")
+    server.drainer = SpoolDrainer(home, drain_seconds, server.note)
+    server.drainer.start()
     server.note(f"listening on http://{LOOPBACK}:{server.port}{PATH_PREFIX} (state dir {home})")
     try:
         server.serve_forever(poll_interval=0.5)
     except KeyboardInterrupt:
         pass
     finally:
+        remove_gateway_file(home, pid)
+        server.drainer.stop()
         server.server_close()

@@ -1,0 +1,231 @@
+"""Hook events kept for the gateway while it is down: the ``spool/`` dir of the state dir.
+
+On a PostgreSQL machine a capture hook that cannot reach ``memevo serve`` writes its event
+here instead (:func:`spool_event`): one file per event, mode 0600 in a 0700 dir, written to
+a temporary name, flushed to disk and renamed into place, so a file is either whole or
+absent. A file holds one JSON header line (the event, the adapter and the time of the event)
+and then the payload's raw bytes. Names sort by the time they were written.
+
+The spool is bounded (:data:`MAX_FILES`, :data:`MAX_BYTES`): when full, the oldest events
+are dropped and the drop is logged with its count in ``logs/hooks.log``.
+
+``memevo serve`` delivers the spool (:func:`drain`) when it starts and then periodically:
+each event goes through the hook's own code with its original time, and its file is removed
+only once it was delivered. Delivering an event twice stores one source (capture dedupes by
+deterministic ids), so a crash between the delivery and the removal costs nothing. A file
+that cannot be read as an event is set aside in ``spool/corrupt/`` for a person, not retried.
+"""
+
+from __future__ import annotations
+
+import os
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+SPOOL_DIR = "spool"
+CORRUPT_DIR = "corrupt"
+SUFFIX = ".hook"
+MAX_FILES = 2_000
+MAX_BYTES = 64_000_000
+FORMAT = 1
+
+
+class Spooled(tuple):  # type: ignore[type-arg]
+    """One spooled event: ``(path, raw, event, adapter, now)``."""
+
+    __slots__ = ()
+
+    def __new__(cls, path: Path, raw: bytes, event: str | None, adapter: str | None, now: float) -> Spooled:
+        return tuple.__new__(cls, (path, raw, event, adapter, now))
+
+    @property
+    def path(self) -> Path:
+        return self[0]  # type: ignore[no-any-return]
+
+    @property
+    def raw(self) -> bytes:
+        return self[1]  # type: ignore[no-any-return]
+
+    @property
+    def event(self) -> str | None:
+        return self[2]  # type: ignore[no-any-return]
+
+    @property
+    def adapter(self) -> str | None:
+        return self[3]  # type: ignore[no-any-return]
+
+    @property
+    def now(self) -> float:
+        return self[4]  # type: ignore[no-any-return]
+
+
+class CorruptSpoolFile(Exception):
+    """A spool file that is not one event; the message says what is wrong."""
+
+
+def spool_dir(home: Path) -> Path:
+    return home / SPOOL_DIR
+
+
+def pending(home: Path) -> list[Path]:
+    """The spooled events, oldest first."""
+    directory = spool_dir(home)
+    try:
+        names = sorted(name for name in os.listdir(directory) if name.endswith(SUFFIX) and not name.startswith("."))
+    except OSError:
+        return []
+    return [directory / name for name in names]
+
+
+def encode(raw: bytes, event: str | None, adapter: str | None, now: float) -> bytes:
+    import json
+
+    header = json.dumps({"format": FORMAT, "event": event, "agent": adapter, "now": now}, ensure_ascii=True)
+    return header.encode("ascii") + b"\n" + raw
+
+
+def decode(path: Path, data: bytes) -> Spooled:
+    """The event a spool file holds, or :class:`CorruptSpoolFile`."""
+    import json
+
+    header, sep, raw = data.partition(b"\n")
+    if not sep:
+        raise CorruptSpoolFile("no header line")
+    try:
+        fields = json.loads(header.decode("ascii"))
+    except (UnicodeDecodeError, ValueError):
+        raise CorruptSpoolFile("the header is not JSON") from None
+    if not isinstance(fields, dict) or fields.get("format") != FORMAT:
+        raise CorruptSpoolFile("not a spooled event of this version")
+    event, adapter, now = fields.get("event"), fields.get("agent"), fields.get("now")
+    from memory_core.clock import is_timestamp
+
+    if not (event is None or isinstance(event, str)) or not (adapter is None or isinstance(adapter, str)):
+        raise CorruptSpoolFile("the event or agent is not text")
+    if not is_timestamp(now):
+        raise CorruptSpoolFile("no time of the event")
+    return Spooled(path, raw, event, adapter, float(now))
+
+
+def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float) -> Path:
+    """Keep one event for the gateway, durably; returns its file."""
+    from memory_core.paths import private_temp_file
+    from memory_core.store.connection import ensure_private_dir
+
+    directory = ensure_private_dir(spool_dir(home))
+    data = encode(raw, event, adapter, now)
+    _make_room(home, len(data))
+    fd, temp = private_temp_file(directory, ".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        final = directory / f"{int(now * 1_000_000):020d}-{os.getpid()}-{os.urandom(4).hex()}{SUFFIX}"
+        os.rename(temp, final)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    _sync_dir(directory)
+    return final
+
+
+def _sync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _make_room(home: Path, incoming: int) -> None:
+    """Drop the oldest events until one more of ``incoming`` bytes fits; log how many."""
+    files = pending(home)
+    sizes = []
+    for path in files:
+        try:
+            sizes.append(path.stat().st_size)
+        except OSError:
+            sizes.append(0)
+    total = sum(sizes)
+    dropped = 0
+    while files and (len(files) - dropped >= MAX_FILES or total + incoming > MAX_BYTES):
+        try:
+            os.unlink(files[dropped])
+        except OSError:
+            pass
+        total -= sizes[dropped]
+        dropped += 1
+    if dropped:
+        from cli.hooks.entry import log_failure
+
+        log_failure(
+            f"spool full ({MAX_FILES} events or {MAX_BYTES} bytes): dropped the {dropped} oldest spooled "
+            "event(s); start `memevo serve` to deliver the rest"
+        )
+
+
+def set_aside(path: Path, why: str) -> None:
+    """Move a spool file that is not an event (or cannot ever be delivered) to
+    ``spool/corrupt/`` and log why."""
+    from cli.hooks.entry import log_failure
+    from memory_core.store.connection import ensure_private_dir
+
+    corrupt = ensure_private_dir(path.parent / CORRUPT_DIR)
+    try:
+        os.replace(path, corrupt / path.name)
+    except OSError:
+        pass
+    log_failure(f"spool: {path.name} set aside in {SPOOL_DIR}/{CORRUPT_DIR}/: {why}")
+
+
+def drain(home: Path, deliver: Callable[[Spooled], bool]) -> tuple[int, int]:
+    """Deliver every spooled event, oldest first, removing each file once ``deliver`` says it
+    was delivered; stops at the first event ``deliver`` could not deliver yet (``False``: it
+    is tried again next time). A file that is not an event, or that ``deliver`` refuses for
+    good (:class:`CorruptSpoolFile`), is set aside. Only one drain runs per state dir at a
+    time (a lock file); returns ``(delivered, set aside)``."""
+    import fcntl
+
+    directory = spool_dir(home)
+    if not pending(home):
+        return 0, 0
+    delivered = aside = 0
+    lock_fd = os.open(directory / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        try:
+            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return 0, 0  # another drain is at work
+        for path in pending(home):
+            try:
+                with open(path, "rb") as handle:
+                    data = handle.read()
+            except FileNotFoundError:
+                continue
+            try:
+                if not deliver(decode(path, data)):
+                    break
+            except CorruptSpoolFile as exc:
+                set_aside(path, str(exc))
+                aside += 1
+                continue
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                pass
+            delivered += 1
+    finally:
+        os.close(lock_fd)  # releases the lock
+    return delivered, aside
