@@ -63,18 +63,26 @@ def snapshot(conn: DbConn) -> Iterator[DbConn]:
 
 
 def iter_rows(conn: DbConn, table: str) -> Iterator[tuple[object, ...]]:
-    """Every row of ``table`` in key order, in batches (call inside :func:`snapshot`)."""
-    key = STORE_TABLES[table]
-    offset = 0
+    """Every row of ``table`` in key order, in batches (call inside :func:`snapshot`).
+
+    Batches continue after the last key read (a row-value comparison both engines answer
+    from the primary key), so each batch costs the same however far into the table it is."""
+    key = [part.strip() for part in STORE_TABLES[table].split(",")]
+    names = columns_of(conn, table)
+    positions = [names.index(column) for column in key]
+    order = ", ".join(key)
+    first = f"SELECT * FROM {table} ORDER BY {order} LIMIT ?"  # noqa: S608 (names from STORE_TABLES)
+    after = f"SELECT * FROM {table} WHERE ({order}) > ({', '.join('?' * len(key))}) ORDER BY {order} LIMIT ?"  # noqa: S608
+    last: tuple[object, ...] | None = None
     while True:
-        rows = conn.execute(
-            f"SELECT * FROM {table} ORDER BY {key} LIMIT ? OFFSET ?",  # noqa: S608
-            (BATCH, offset),
-        ).fetchall()
+        if last is None:
+            rows = conn.execute(first, (BATCH,)).fetchall()
+        else:
+            rows = conn.execute(after, (*last, BATCH)).fetchall()
         yield from (tuple(row) for row in rows)
         if len(rows) < BATCH:
             return
-        offset += len(rows)
+        last = tuple(rows[-1][i] for i in positions)
 
 
 def occupied_tables(conn: DbConn) -> list[str]:

@@ -40,3 +40,14 @@ def test_a_fresh_store_is_an_empty_target_and_a_used_one_is_not(store) -> None:
     assert not is_empty(store.conn)
     assert occupied_tables(store.conn)[:1] == ["memories"]
     assert "memories" in describe_occupied(store.conn)
+
+
+def test_rows_are_read_in_key_order_across_batches(store, monkeypatch) -> None:
+    from memory_core.store import copying
+
+    seed(store, *(make_memory(f"Service {n} listens on port {8000 + n} behind the proxy") for n in range(12)))
+    monkeypatch.setattr(copying, "BATCH", 3)
+    for table, key in STORE_TABLES.items():
+        whole = [tuple(row) for row in store.conn.execute(f"SELECT * FROM {table} ORDER BY {key}")]  # noqa: S608
+        assert list(copying.iter_rows(store.conn, table)) == whole, table
+    assert sum(rows for rows, _ in copying.table_digests(store.conn).values()) > 3 * 12
