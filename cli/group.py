@@ -90,12 +90,31 @@ class MemevoGroup(click.Group):
         except MemevoError as exc:
             click.echo(f"memevo: error: {exc}", err=True)
             ctx.exit(exc.exit_code)
-        except sqlite3.DatabaseError as exc:
+        except Exception as exc:
+            # memevo maps driver errors to StoreError (a MemevoError, above); what can still
+            # escape is sqlite3's own, or a driver error outside the store's connection.
+            if not is_database_error(exc):
+                raise
             click.echo(
-                f"memevo: error: database problem: {exc}; run `memevo status` to check it",
+                f"memevo: error: database problem: {_masked(str(exc))}; run `memevo doctor` to check it",
                 err=True,
             )
             ctx.exit(1)
+
+
+def _masked(text: str) -> str:
+    """One line, any URL in it with its password masked."""
+    import re
+
+    from memory_core.store.backend import redact
+
+    return re.sub(r"[A-Za-z][A-Za-z0-9+.-]*://\S+", lambda m: redact(m.group()), " ".join(text.split()))
+
+
+def is_database_error(exc: BaseException) -> bool:
+    """A database driver's own error: sqlite3's, or psycopg's (checked by module name, so the
+    driver is never imported to ask)."""
+    return isinstance(exc, sqlite3.DatabaseError) or type(exc).__module__.split(".")[0] == "psycopg"
 
 
 @click.group(cls=MemevoGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -12,14 +12,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from memory_core.errors import ConfigError
 from memory_core.paths import state_home
+from memory_core.store.backend import POSTGRESQL, REDIS, Backend, Queue, parse_database_url, parse_queue_url, redact
 
 ENV_PREFIX = "MEMEVO_"
 CONFIG_FILE = "config.toml"
 SECRET_FIELDS = frozenset({"model_api_key"})
+# Connection URLs may hold a password: shown only through backend.redact, never as given.
+URL_FIELDS = frozenset({"database_url", "queue_url"})
 
 # What each setting accepts, for error messages that say what is allowed.
 ALLOWED = {
@@ -34,6 +37,8 @@ ALLOWED = {
     "daily_model_calls": "a whole number, at least 0",
     "daily_model_tokens": "a whole number, at least 0",
     "model_json_mode": "auto, schema, object or off",
+    "database_url": "postgresql://USER@HOST[:PORT]/DB, or unset for SQLite in the state dir",
+    "queue_url": "redis://HOST[:PORT][/DB], or unset so the queue follows the store",
 }
 
 
@@ -57,6 +62,27 @@ class Settings(BaseModel):
     # How the model is asked for JSON (response_format): auto tries a JSON schema of the
     # answer, then plain JSON mode, then nothing, remembering what the server accepted.
     model_json_mode: Literal["auto", "schema", "object", "off"] = "auto"
+    # Where the memory lives (memory_core.store.backend): unset is memory.db in the state dir
+    # and huey's queue.db beside it. Kept out of repr: a URL may carry a password.
+    database_url: str | None = Field(default=None, repr=False)
+    queue_url: str | None = Field(default=None, repr=False)
+
+    @model_validator(mode="after")
+    def _backend_urls(self) -> Settings:
+        # Raises ConfigError (not a ValueError), which pydantic lets through unchanged, with
+        # backend's own words: an unsupported scheme, or a SQLite store with a remote queue.
+        self.queue  # noqa: B018  (parses both URLs)
+        return self
+
+    @property
+    def backend(self) -> Backend:
+        """The store these settings name: SQLite in the state dir, or a PostgreSQL database."""
+        return parse_database_url(self.database_url or "", self.home)
+
+    @property
+    def queue(self) -> Queue:
+        """The queue: following the store, or a Redis."""
+        return parse_queue_url(self.queue_url or "", self.backend)
 
     @field_validator("model_json_mode", mode="before")
     @classmethod
@@ -120,12 +146,35 @@ class Settings(BaseModel):
             value = getattr(self, name)
             if name in SECRET_FIELDS:
                 out[name] = "********" if value is not None else None
+            elif name in URL_FIELDS:
+                out[name] = redact(value) if value else None
             elif isinstance(value, Path):
                 out[name] = str(value)
             else:
                 out[name] = value
         out["lease_seconds"] = self.lease_seconds
+        out["store"] = store_label(self.backend)
+        out["queue"] = queue_label(self.queue, self.backend)
         return out
+
+
+def store_label(backend: Backend) -> str:
+    """The store for people, password masked: the PostgreSQL URL, or the SQLite file."""
+    if backend.kind == POSTGRESQL:
+        return redact(backend.url)
+    return f"SQLite {backend.path}"
+
+
+def queue_label(queue: Queue, backend: Backend) -> str:
+    """The queue for people, password masked."""
+    if queue.kind == REDIS:
+        return f"RedisHuey at {redact(queue.url)}"
+    if queue.kind == POSTGRESQL:
+        if queue.url == backend.url:
+            return "PostgresHuey in the same database"
+        return f"PostgresHuey at {redact(queue.url)}"
+    path = backend.path.parent / "queue.db" if backend.path is not None else "queue.db"
+    return f"SQLite {path}"
 
 
 def _env_name(field: str) -> str:
@@ -171,9 +220,18 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     values["home"] = home
     try:
         return Settings(**values)
+    except ConfigError as exc:
+        # backend names the environment variable; say so when the value came from the file.
+        from_file = sorted(origin[name] for name in URL_FIELDS & set(origin) if not origin[name].startswith(ENV_PREFIX))
+        raise ConfigError(f"{exc}" + (f" (set in {', '.join(from_file)})" if from_file else "")) from None
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "?"
         where = origin.get(field, _env_name(field))
-        shown = "<hidden>" if field in SECRET_FIELDS else repr(values.get(field))
+        if field in SECRET_FIELDS:
+            shown = "<hidden>"
+        elif field in URL_FIELDS:
+            shown = repr(redact(str(values.get(field))))
+        else:
+            shown = repr(values.get(field))
         raise ConfigError(f"invalid setting {where}={shown}: expected {ALLOWED.get(field, 'a valid value')}") from None

@@ -1,25 +1,36 @@
-"""`memevo doctor` checks that cross a process boundary: the huey queue file and the model.
+"""`memevo doctor` checks that cross a process boundary: the huey queue and the model.
 
-Neither enqueues anything nor records model usage: the queue check takes the write lock
-and rolls back; the model check sends one tiny request that is not counted in the daily
-budget (doctor writes nothing to the state dir).
+Neither enqueues anything nor records model usage: the SQLite queue check takes the write
+lock and rolls back, the PostgresHuey check reads its tables on a read-only connection, the
+Redis check sends ``PING`` (and ``LLEN``) over a plain socket; the model check sends one tiny
+request that is not counted in the daily budget (doctor writes nothing to the state dir).
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import socket
 import sqlite3
+import ssl
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from memory_core.config import Settings
+from memory_core.errors import ConfigError
 from memory_core.records import ErrorCode
-from memory_core.reports.health import ERROR, OK, make_check
+from memory_core.reports.health import DATABASE_ERRORS, ERROR, OK, make_check, postgres_fix, postgres_problem
+from memory_core.store.backend import POSTGRESQL, SQLITE, redact, resolve_queue
 from workers.model_client import ModelCallError, complete
 
-QUEUE_NAME = "memevo"  # the SqliteHuey name in workers.app
+QUEUE_NAME = "memevo"  # the huey name in workers.app
+# PostgresHuey's task table (workers.app.TABLE_PREFIX + "_task"; a test keeps them equal).
+# workers.app is not imported here: it builds the queue of the environment on import.
+PG_TASK_TABLE = "memevo_huey_task"
+REDIS_QUEUE_KEY = f"huey.redis.{QUEUE_NAME}"  # huey's RedisStorage list of pending messages
+REDIS_SECONDS = 2.0
 QUEUE_LOCK_SECONDS = 2.0
 MODEL_CHECK_SECONDS = 10.0
 MODEL_CHECK_TOKENS = 16
@@ -87,6 +98,163 @@ def queue_check(queue_path: Path, timeout: float = QUEUE_LOCK_SECONDS) -> dict[s
     finally:
         conn.close()
     return make_check("queue", OK, f"writable, {pending} messages waiting", path=str(queue_path), pending=pending)
+
+
+def queue_health(home: Path) -> dict[str, Any]:
+    """The queue of state dir ``home``, whichever it is: queue.db, PostgresHuey or a Redis."""
+    try:
+        queue = resolve_queue(home)
+    except ConfigError as exc:
+        return make_check("queue", ERROR, f"the queue setting is refused: {exc}", "memevo config  # after fixing it")
+    if queue.kind == SQLITE:
+        return queue_check(home / "queue.db")
+    if queue.kind == POSTGRESQL:
+        return postgres_queue_check(queue.url)
+    return redis_queue_check(queue.url)
+
+
+def postgres_queue_check(url: str) -> dict[str, Any]:
+    """PostgresHuey's tables in the database: reachable, and writable by this login."""
+    from memory_core.store import pg
+
+    where = redact(url)
+    details: dict[str, Any] = {"backend": POSTGRESQL, "url": where}
+    try:
+        conn = pg.connect(url, readonly=True, application="memevo-doctor")
+    except DATABASE_ERRORS as exc:
+        problem = postgres_problem(str(exc))
+        return make_check(
+            "queue",
+            ERROR,
+            f"PostgresHuey cannot connect: {exc}",
+            postgres_fix(problem, url),
+            **details,
+            problem=problem,
+        )
+    try:
+        row = conn.execute(
+            "SELECT has_table_privilege(c.oid, 'INSERT') FROM pg_class c "
+            "WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace",
+            (PG_TASK_TABLE,),
+        ).fetchone()
+        if row is None:
+            return make_check(
+                "queue",
+                OK,
+                f"PostgresHuey in {where}: its tables are not created yet (the first worker or hook creates them)",
+                **details,
+                pending=0,
+            )
+        if not row[0]:
+            return make_check(
+                "queue",
+                ERROR,
+                f"PostgresHuey in {where}: this login may not write {PG_TASK_TABLE}, so hooks cannot nudge the worker",
+                "psql -c 'GRANT ALL ON memevo_huey_task, memevo_huey_schedule, memevo_huey_kv, "
+                "memevo_huey_counter TO <the memevo user>'  # as the tables' owner",
+                **details,
+            )
+        pending = int(
+            conn.execute(f"SELECT COUNT(*) FROM {PG_TASK_TABLE} WHERE queue = ?", (QUEUE_NAME,)).fetchone()[0]
+        )
+    except DATABASE_ERRORS as exc:
+        return make_check("queue", ERROR, f"PostgresHuey in {where} cannot be read: {exc}", None, **details)
+    finally:
+        conn.close()
+    return make_check(
+        "queue", OK, f"PostgresHuey in {where}: reachable, {pending} messages waiting", **details, pending=pending
+    )
+
+
+class RedisReplyError(Exception):
+    """Redis answered a command with an error (``-ERR …``, ``-WRONGPASS …``, ``-NOAUTH …``)."""
+
+
+def _redis_command(stream: Any, *words: str) -> Any:
+    payload = f"*{len(words)}\r\n" + "".join(f"${len(w.encode())}\r\n{w}\r\n" for w in words)
+    stream.write(payload.encode())
+    stream.flush()
+    line = stream.readline(65_536).decode("utf-8", "replace").rstrip("\r\n")
+    if not line:
+        raise ConnectionError("the server closed the connection")
+    kind, rest = line[:1], line[1:]
+    if kind == "-":
+        raise RedisReplyError(rest)
+    if kind == ":":
+        return int(rest)
+    if kind == "+":
+        return rest
+    raise ConnectionError(f"not a Redis reply: {line[:60]!r}")
+
+
+def redis_queue_check(url: str, timeout: float = REDIS_SECONDS) -> dict[str, Any]:
+    """A Redis queue: reachable, the login accepted (``AUTH`` when the URL has a password),
+    ``PING`` answered; the pending count is huey's list length. Plain socket, no driver."""
+    where = redact(url)
+    parts = urlsplit(url)
+    host = parts.hostname or "127.0.0.1"
+    try:
+        port = parts.port or 6379
+    except ValueError:
+        return make_check("queue", ERROR, f"Redis URL {where} has no valid port", "fix MEMEVO_QUEUE_URL", url=where)
+    database = parts.path.lstrip("/") or "0"
+    details: dict[str, Any] = {"backend": "redis", "url": where}
+    ping = f"redis-cli -h {shlex.quote(host)} -p {port} ping"
+    try:
+        raw = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        return make_check(
+            "queue",
+            ERROR,
+            f"cannot reach Redis at {where} ({reason}): hooks cannot nudge the worker",
+            f"{ping}  # start redis-server, or fix the host and port in MEMEVO_QUEUE_URL",
+            **details,
+            problem="unreachable",
+        )
+    try:
+        if parts.scheme == "rediss":
+            raw = ssl.create_default_context().wrap_socket(raw, server_hostname=host)
+        stream = raw.makefile("rwb")
+        try:
+            if parts.password is not None:
+                user = unquote(parts.username or "")
+                _redis_command(stream, "AUTH", *([user] if user else []), unquote(parts.password))
+            if database != "0":
+                _redis_command(stream, "SELECT", database)
+            _redis_command(stream, "PING")
+            pending = int(_redis_command(stream, "LLEN", REDIS_QUEUE_KEY))
+        finally:
+            stream.close()
+    except RedisReplyError as exc:
+        said = str(exc)
+        if said.startswith("NOAUTH"):
+            summary = f"Redis at {where} wants a password ({said})"
+            fix = "export MEMEVO_QUEUE_URL=redis://:PASSWORD@HOST:PORT/0  # the server's requirepass"
+            problem = "no_password"
+        elif said.startswith("WRONGPASS") or "password" in said.lower():
+            summary = f"Redis at {where} refused the login ({said})"
+            fix = "check the user and password in MEMEVO_QUEUE_URL (redis://[USER]:PASSWORD@HOST:PORT/0)"
+            problem = "login"
+        else:
+            summary, fix, problem = (
+                f"Redis at {where} answered an error: {said}",
+                f"{ping}  # see what it says",
+                "other",
+            )
+        return make_check("queue", ERROR, summary, fix, **details, problem=problem)
+    except (OSError, ConnectionError, ValueError) as exc:
+        return make_check(
+            "queue",
+            ERROR,
+            f"Redis at {where} did not answer as Redis ({exc})",
+            f"{ping}  # is this port a Redis (TLS: rediss://)?",
+            **details,
+            problem="unreachable",
+        )
+    finally:
+        raw.close()
+    return make_check("queue", OK, f"Redis at {where}: answers, {pending} messages waiting", **details, pending=pending)
 
 
 def model_check(settings: Settings, deadline: float = MODEL_CHECK_SECONDS) -> dict[str, Any]:

@@ -36,7 +36,7 @@ def build_doctor_report(
     from cli.install.check import agent_checks, no_agent_check
     from cli.install.registry import TARGETS
     from memory_core.reports import health
-    from workers.health import model_check, queue_check
+    from workers.health import model_check, queue_health
 
     checks: list[dict[str, Any]] = []
     for target in TARGETS.values():
@@ -52,10 +52,35 @@ def build_doctor_report(
     elif model["status"] == health.OK:
         model["summary"] += " (not contacted; `memevo doctor --check-model` sends one tiny request)"
     checks.append(health.database_check(db, home))
-    checks.append(queue_check(home / "queue.db"))
+    if db["backend"] != "sqlite":
+        grace = settings.lease_grace_seconds if settings is not None else DEFAULT_LEASE_GRACE
+        if (clock_check := health.clock_check(db, grace)) is not None:
+            checks.append(clock_check)
+        checks.append(gateway_check(home))
+    checks.append(queue_health(home))
     checks.append(health.hook_errors_check(home, now))
     checks.append(health.budget_check(home, settings, now))
     return {"state_dir": str(home), **health.summarize(checks), "checks": checks}
+
+
+DEFAULT_LEASE_GRACE = 30.0  # Settings.lease_grace_seconds, when the settings are invalid
+
+
+def gateway_check(home: Path) -> dict[str, Any]:
+    """On a PostgreSQL machine hooks reach the store only through ``memevo serve`` (the
+    gateway): without it recall prints nothing and captures wait in the spool."""
+    from cli.hooks.gateway_client import probe
+    from memory_core.reports.health import OK, WARN, make_check
+
+    up, said = probe(home)
+    if up:
+        return make_check("gateway", OK, said)
+    return make_check(
+        "gateway",
+        WARN,
+        f"not answering ({said}): hooks recall nothing and spool captures until it runs",
+        "memevo serve  # beside the worker (the Procfile's serve: line, or `memevo install` sets it up)",
+    )
 
 
 def render_doctor(report: dict[str, Any]) -> str:
@@ -85,7 +110,9 @@ def render_doctor(report: dict[str, Any]) -> str:
 )
 @json_option
 def doctor_command(check_model: bool, project_dir: Path | None, as_json: bool) -> None:
-    """Check agent hooks, worker, model, database, queue and hook errors; print a fix for each problem."""
+    """Check agent hooks, worker, model, database, queue and hook errors; print a fix for each problem.
+
+    On PostgreSQL also the gateway (`memevo serve`) and this machine's clock against the server's."""
     from memory_core.config import load_settings
     from memory_core.errors import ConfigError
     from memory_core.paths import state_home

@@ -43,6 +43,8 @@ def render_status(report: dict[str, Any]) -> str:
     mem = report["memories"]
     lines = [
         f"state dir:       {report['state_dir']}",
+        f"store:           {report['store']}",
+        f"queue:           {report['queue']}",
         f"schema version:  {report['schema_version']} (this build supports {report['supported_schema_version']})",
         f"memories:        {mem['total']} total",
         "  by kind:       " + ", ".join(f"{k} {v}" for k, v in mem["by_kind"].items()),

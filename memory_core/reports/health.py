@@ -16,14 +16,22 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from memory_core.clock import iso
 from memory_core.config import Settings
-from memory_core.errors import MemevoError
+from memory_core.errors import ConfigError, MemevoError
+from memory_core.jobs.clock_skew import OK as SKEW_OK
+from memory_core.jobs.clock_skew import WARN as SKEW_WARN
+from memory_core.jobs.clock_skew import measure_skew, refuse_above, skew_verdict
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.reports.status import backlog_details, memory_counts, recent_hook_errors
+from memory_core.store import migrations
+from memory_core.store.backend import SQLITE, Backend, redact, resolve
+from memory_core.store.connection import connect
 from memory_core.store.database import Store
+from memory_core.store.dbapi import DbConn
 from memory_core.store.integrity import check_integrity
 
 OK, WARN, ERROR = "ok", "warn", "error"
@@ -65,49 +73,178 @@ def ago(seconds: float) -> str:
     return f"{seconds / 86_400:.0f} d"
 
 
+# What may escape a read of the store: memevo's own errors (every psycopg error becomes a
+# StoreError in memory_core.store.pg) and sqlite3's, which a SQLite read can still raise.
+DATABASE_ERRORS: tuple[type[Exception], ...] = (MemevoError, sqlite3.DatabaseError)
+OPEN_ERRORS: tuple[type[Exception], ...] = (OSError, *DATABASE_ERRORS)
+
+# The problem a PostgreSQL connection error names, by the words memory_core.store.pg uses for
+# it (describe_error and the driver check); the first match wins.
+_PG_PROBLEMS = (
+    ("driver", "driver is not installed"),
+    ("login", "refused the login"),
+    ("no_database", "createdb"),
+    ("no_role", "create the role"),
+    ("client_refused", "pg_hba.conf"),
+    ("unreachable", "cannot reach postgresql"),
+)
+
+
+def postgres_problem(message: str) -> str:
+    """``driver``, ``login``, ``no_database``, ``no_role``, ``client_refused``,
+    ``unreachable`` or ``other``: what a store connection error is about."""
+    lowered = message.lower()
+    return next((problem for problem, words in _PG_PROBLEMS if words in lowered), "other")
+
+
 def inspect_database(home: Path) -> dict[str, Any]:
-    """Open ``memory.db`` read-only (never creating it) and report its state.
+    """Open the store read-only (never creating ``memory.db`` or a table) and report its state.
 
     ``state`` is ``absent`` (no memory yet), ``ok``, ``damaged`` (opens, but the integrity
-    checks `memevo status` runs find problems) or ``unreadable``; ``heartbeat`` is the
-    worker's last heartbeat when the database could be read.
+    checks `memevo status` runs find problems), ``outdated`` (an older schema the next
+    writer migrates), ``newer`` (a schema of a newer memevo), ``misconfigured`` (the URL is
+    refused) or ``unreadable`` (with ``problem`` on PostgreSQL: see :func:`postgres_problem`);
+    ``heartbeat`` is the worker's last heartbeat when the database could be read, and
+    ``server_skew`` the PostgreSQL server's clock minus this machine's.
     """
     path = home / "memory.db"
-    base: dict[str, Any] = {"path": str(path), "heartbeat": None, "worker_model": None}
+    base: dict[str, Any] = {"path": str(path), "backend": SQLITE, "url": None, "heartbeat": None, "worker_model": None}
     try:
-        if not path.exists() or path.stat().st_size == 0:
+        backend = resolve(home)
+    except ConfigError as exc:
+        return {**base, "state": "misconfigured", "error": str(exc)}
+    if not backend.is_sqlite:
+        base = {**base, "path": None, "backend": backend.kind, "url": redact(backend.url)}
+    else:
+        try:
+            if not path.exists() or path.stat().st_size == 0:
+                return {**base, "state": "absent"}
+        except OSError as exc:
+            return {**base, "state": "unreadable", "error": f"cannot read {path}: {exc.strerror}"}
+    try:
+        conn = _connect_readonly(backend)
+    except DATABASE_ERRORS as exc:
+        found = {**base, "state": "unreadable", "error": str(exc)}
+        return found if backend.is_sqlite else {**found, "problem": postgres_problem(str(exc))}
+    try:
+        version = migrations.read_version(conn)
+        if version is None:
             return {**base, "state": "absent"}
-    except OSError as exc:
-        return {**base, "state": "unreadable", "error": f"cannot read {path}: {exc.strerror}"}
-    try:
-        store = Store.open_readonly(home)
-    except (MemevoError, sqlite3.DatabaseError) as exc:
-        return {**base, "state": "unreadable", "error": str(exc)}
-    try:
+        if version != migrations.SCHEMA_VERSION:
+            state = "newer" if version > migrations.SCHEMA_VERSION else "outdated"
+            return {**base, "state": state, "schema_version": version}
+        store = Store(conn, backend.path, readonly=True, backend=backend)
         integrity = check_integrity(store.conn)
-        return {
+        found = {
             **base,
             "state": "ok" if integrity["ok"] else "damaged",
-            "schema_version": store.schema_version(),
+            "schema_version": version,
             "memories": memory_counts(store)["total"],
             "integrity": integrity,
             "heartbeat": read_heartbeat(store.conn),
             "worker_model": read_worker_model(store.conn),
         }
-    except sqlite3.DatabaseError as exc:
-        return {**base, "state": "unreadable", "error": f"{path}: {exc}"}
+        if not backend.is_sqlite:
+            found["server_skew"] = measure_skew(conn)
+        return found
+    except DATABASE_ERRORS as exc:
+        where = str(path) if backend.is_sqlite else redact(backend.url)
+        return {**base, "state": "unreadable", "error": f"{where}: {exc}"}
     finally:
-        store.close()
+        conn.close()
+
+
+def _connect_readonly(backend: Backend) -> DbConn:
+    if backend.path is not None:
+        return connect(backend.path, readonly=True)
+    from memory_core.store import pg
+
+    return pg.connect(backend.url, readonly=True, application="memevo-doctor")
+
+
+def _pg_parts(url: str) -> dict[str, str]:
+    """Host, port, user and database of a PostgreSQL URL for the commands a fix names; never
+    the password."""
+    parts = urlsplit(url)
+    try:
+        port = str(parts.port or 5432)
+    except ValueError:
+        port = "5432"
+    return {
+        "host": parts.hostname or "localhost",
+        "port": port,
+        "user": unquote(parts.username or "") or "$USER",
+        "db": unquote(parts.path.lstrip("/")) or "memevo",
+    }
+
+
+def postgres_fix(problem: str, url: str) -> str:
+    p = {name: shlex.quote(value) for name, value in _pg_parts(url).items()}
+    target = f"-h {p['host']} -p {p['port']}"
+    fixes = {
+        "driver": "pip install 'memevo[postgres]'  # the PostgreSQL driver (psycopg 3)",
+        "login": f"psql {target} -U {p['user']} -d {p['db']} -c 'select 1'  "
+        "# then put the right password in ~/.pgpass (preferred) or MEMEVO_DATABASE_URL",
+        "no_database": f"createdb {target} -U {p['user']} {p['db']}  # or fix the database name in MEMEVO_DATABASE_URL",
+        "no_role": f"createuser {target} --pwprompt {p['user']}  # as a superuser, or fix the user in the URL",
+        "client_refused": "add a `host DB USER ADDRESS/32 scram-sha-256` line to the server's pg_hba.conf, "
+        "then reload it (pg_ctl reload)",
+        "unreachable": f"pg_isready {target}  # start the server, or fix the host and port in MEMEVO_DATABASE_URL",
+    }
+    return fixes.get(problem, f"psql {target} -U {p['user']} -d {p['db']}  # and read what the server says")
+
+
+_PG_SUMMARIES = {
+    "driver": "the PostgreSQL driver is not installed",
+    "login": "the server refused the login",
+    "no_database": "the database does not exist",
+    "no_role": "the user (role) does not exist",
+    "client_refused": "the server does not accept connections from this machine",
+    "unreachable": "the server cannot be reached",
+}
 
 
 def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
     state = db["state"]
     path = db["path"]
+    on_pg = db["backend"] != SQLITE
+    where: dict[str, Any] = {"path": path} if not on_pg else {"backend": db["backend"], "url": db["url"]}
+    prefix = f"PostgreSQL {db['url']}: " if on_pg else ""
+    if state == "misconfigured":
+        return make_check(
+            "database", ERROR, f"the store setting is refused: {db['error']}", "memevo config  # after fixing it"
+        )
     if state == "absent":
-        return make_check("database", OK, "no memory yet (memory.db is created by the first hook)", path=path)
+        created = "the tables are created" if on_pg else "memory.db is created"
+        return make_check("database", OK, f"{prefix}no memory yet ({created} by the first hook)", **where)
     if state == "ok":
         return make_check(
-            "database", OK, f"{db['memories']} memories, integrity ok", path=path, schema_version=db["schema_version"]
+            "database",
+            OK,
+            f"{prefix}{db['memories']} memories, integrity ok",
+            **where,
+            schema_version=db["schema_version"],
+        )
+    versions = {"schema_version": db.get("schema_version"), "supported_schema_version": migrations.SCHEMA_VERSION}
+    if state == "newer":
+        return make_check(
+            "database",
+            ERROR,
+            f"{prefix}holds memevo schema version {db['schema_version']}, written by a newer memevo; this build "
+            f"supports up to {migrations.SCHEMA_VERSION} and will not touch it",
+            "pip install -U memevo  # on this machine, to the version the other machines run",
+            **where,
+            **versions,
+        )
+    if state == "outdated":
+        return make_check(
+            "database",
+            WARN,
+            f"{prefix}at schema version {db['schema_version']}; this build migrates it to "
+            f"{migrations.SCHEMA_VERSION} on the next open (after a backup)",
+            "memevo status  # migrates it now",
+            **where,
+            **versions,
         )
     backups = shlex.quote(str(home / "backups"))
     if state == "damaged":
@@ -120,10 +257,18 @@ def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
         return make_check(
             "database",
             ERROR,
-            f"integrity problems: {problem}",
-            f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
-            path=path,
+            f"{prefix}integrity problems: {problem}",
+            "memevo status  # lists them by table and id"
+            if on_pg
+            else f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
+            **where,
             integrity=integrity,
+        )
+    if on_pg:
+        problem = db.get("problem", "other")
+        said = _PG_SUMMARIES.get(problem, "cannot be read")
+        return make_check(
+            "database", ERROR, f"{said}: {db['error']}", postgres_fix(problem, db["url"]), **where, problem=problem
         )
     moved = shlex.quote(path + ".broken")
     return make_check(
@@ -133,6 +278,21 @@ def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
         f"mv {shlex.quote(path)} {moved}  # then restore a copy from {backups}, or start afresh",
         path=path,
     )
+
+
+def clock_check(db: dict[str, Any], lease_grace_seconds: float) -> dict[str, Any] | None:
+    """On PostgreSQL: this machine's clock against the database server's, judged as the
+    worker judges it (memory_core.jobs.clock_skew): a warning above 2 s, an error where the
+    worker refuses to lease. ``None`` on SQLite (one machine) or when the server was not read."""
+    skew = db.get("server_skew")
+    if skew is None:
+        return None
+    verdict = skew_verdict(0.0, skew, lease_grace_seconds)
+    details = {"skew_seconds": round(skew, 3), "refuse_above_seconds": refuse_above(lease_grace_seconds)}
+    if verdict.action == SKEW_OK:
+        return make_check("clock", OK, f"within {abs(skew):.1f} s of the database server's clock", **details)
+    fix = "timedatectl set-ntp true  # or run chrony/ntpd here and on the database server"
+    return make_check("clock", WARN if verdict.action == SKEW_WARN else ERROR, verdict.message, fix, **details)
 
 
 def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
@@ -243,14 +403,14 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
         return make_check("budget", WARN, "unknown: the settings are invalid", None)
     path = home / "memory.db"
     try:
-        if not path.exists() or path.stat().st_size == 0:
+        if settings.backend.is_sqlite and (not path.exists() or path.stat().st_size == 0):
             return make_check("budget", OK, "nothing waits for the model yet", calls_per_day=settings.daily_model_calls)
         store = Store.open_readonly(home)
-    except (OSError, MemevoError, sqlite3.DatabaseError):
+    except OPEN_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:
         state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
-    except sqlite3.DatabaseError:
+    except DATABASE_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     finally:
         store.close()

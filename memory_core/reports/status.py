@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.clock import is_timestamp, iso
-from memory_core.config import Settings
+from memory_core.config import Settings, queue_label, store_label
 from memory_core.jobs.budget import Backlog, backlog, budget_state
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
@@ -139,6 +139,7 @@ def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]
     integrity = check_integrity(store.conn)
     return {
         "state_dir": str(settings.home),
+        **backend_section(store, settings),
         "schema_version": store.schema_version(),
         "supported_schema_version": migrations.SCHEMA_VERSION,
         "memories": memory_counts(store),
@@ -150,6 +151,18 @@ def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]
         "hook_errors": recent_hook_errors(settings.home),
         "integrity": integrity,
         "ok": integrity["ok"],
+    }
+
+
+def backend_section(store: Store, settings: Settings) -> dict[str, Any]:
+    """Where the memory and the queue live, passwords masked (``store``, ``queue``: for people;
+    ``backend``, ``queue_backend``: the kinds, for scripts)."""
+    queue = settings.queue
+    return {
+        "store": store_label(store.backend),
+        "backend": store.backend.kind,
+        "queue": queue_label(queue, store.backend),
+        "queue_backend": queue.kind,
     }
 
 

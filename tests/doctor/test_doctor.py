@@ -24,9 +24,22 @@ from tests.support.fake_model import FakeModelServer, Reply
 NOW = 1_800_000_000.0
 
 
+def server_now(url: str) -> float:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return float(conn.execute("SELECT EXTRACT(EPOCH FROM clock_timestamp())").fetchone()[0])
+
+
 @pytest.fixture(autouse=True)
-def frozen_clock(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(clock, "now", lambda: NOW)
+def frozen_clock(monkeypatch: pytest.MonkeyPatch, backend: str) -> None:
+    """The clock stands still at NOW; on PostgreSQL NOW is the server's time when the test
+    starts, so doctor's clock check sees this machine within the test's own duration."""
+    import sys
+
+    now = NOW if backend == "sqlite" else float(int(server_now(os.environ["MEMEVO_DATABASE_URL"])))
+    monkeypatch.setattr(sys.modules[__name__], "NOW", now)
+    monkeypatch.setattr(clock, "now", lambda: now)
 
 
 def doctor(*args: str) -> Result:
@@ -69,10 +82,13 @@ def healthy(home: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def test_healthy(healthy: Path) -> None:
+def test_healthy(healthy: Path, backend: str) -> None:
+    on_pg = backend == "postgresql"
+    if on_pg:  # the gateway is checked on its own (test_doctor_backends.py); here it is down
+        (healthy / "hook-token").write_text("t" * 64, encoding="utf-8")
     code, data = report()
     assert code == 0
-    assert data["status"] == "ok" and data["ok"] is True and data["errors"] == 0 and data["warnings"] == 0
+    assert data["ok"] is True and data["errors"] == 0 and data["warnings"] == (1 if on_pg else 0)
     assert [c["name"] for c in data["checks"]] == [
         "claude-code",
         "codex",
@@ -81,15 +97,21 @@ def test_healthy(healthy: Path) -> None:
         "worker",
         "model",
         "database",
+        *(["clock", "gateway"] if on_pg else []),
         "queue",
         "hook log",
         "budget",
     ]
-    assert all(c["status"] == "ok" and c["fix"] is None for c in data["checks"])
+    assert all(c["status"] == "ok" and c["fix"] is None for c in data["checks"] if c["name"] != "gateway")
+    if on_pg:
+        assert the_check(data, "gateway")["status"] == "warn"
+        assert the_check(data, "database")["summary"].startswith("PostgreSQL postgresql://memevo@")
+        assert the_check(data, "queue")["summary"].startswith("PostgresHuey in postgresql://")
     assert "running (heartbeat 30 s ago)" == the_check(data, "worker")["summary"]
     text = doctor()
-    assert text.exit_code == 0 and text.output.rstrip().endswith("everything looks right")
-    assert "fix:" not in text.output
+    assert text.exit_code == 0
+    if not on_pg:
+        assert text.output.rstrip().endswith("everything looks right") and "fix:" not in text.output
 
 
 def test_json_shape(healthy: Path) -> None:
@@ -108,14 +130,14 @@ def test_fresh_state_is_not_created(home: Path) -> None:
     code, data = report()
     assert not home.exists()  # no state dir, no memory.db, no queue.db
     assert code == 1  # worker never ran, no model
-    assert the_check(data, "database")["summary"].startswith("no memory yet")
+    assert "no memory yet" in the_check(data, "database")["summary"]
     assert the_check(data, "database")["status"] == "ok"
     assert the_check(data, "queue")["status"] == "ok"
     worker = the_check(data, "worker")
     assert worker["status"] == "error" and worker["fix"] == "memevo worker"
 
 
-def test_no_hooks_is_a_warning_with_the_install_command(healthy: Path, claude: ClaudeSandbox) -> None:
+def test_no_hooks_is_a_warning_with_the_install_command(healthy: Path, claude: ClaudeSandbox, backend: str) -> None:
     claude.user_settings.unlink()
     code, data = report()
     check = the_check(data, "claude-code")
@@ -123,10 +145,11 @@ def test_no_hooks_is_a_warning_with_the_install_command(healthy: Path, claude: C
     assert "memevo install claude-code" in check["summary"]
     nothing = the_check(data, "agents")
     assert nothing["status"] == "warn" and nothing["fix"].startswith("memevo install claude-code")
-    assert code == 0 and data["status"] == "warn" and data["warnings"] == 1
+    warnings = 1 if backend == "sqlite" else 2  # on PostgreSQL no gateway runs here either
+    assert code == 0 and data["status"] == "warn" and data["warnings"] == warnings
     text = doctor()
     assert "fix: memevo install claude-code" in text.output
-    assert "no problems, 1 warning(s)" in text.output
+    assert f"no problems, {warnings} warning(s)" in text.output
 
 
 def test_hooks_pointing_at_a_missing_memevo(healthy: Path, claude: ClaudeSandbox, tmp_path: Path) -> None:
@@ -204,6 +227,7 @@ def test_invalid_settings_still_run_the_other_checks(healthy: Path, monkeypatch:
     assert code == 1
 
 
+@pytest.mark.sqlite_only
 def test_corrupt_database(healthy: Path) -> None:
     db = healthy / "memory.db"
     for sidecar in ("memory.db-wal", "memory.db-shm"):
@@ -230,6 +254,7 @@ def test_damaged_rows_are_reported_like_status_does(healthy: Path) -> None:
     assert code == 1
 
 
+@pytest.mark.sqlite_only
 def test_unreadable_database(healthy: Path) -> None:
     # A directory where the database file should be cannot be opened by anyone (root included,
     # who reads files whatever their mode).
@@ -269,6 +294,7 @@ def test_only_old_hook_errors_are_fine(healthy: Path) -> None:
     assert the_check(report()[1], "hook log")["status"] == "ok"
 
 
+@pytest.mark.sqlite_only
 def test_queue_check(home: Path) -> None:
     from workers.health import queue_check
 

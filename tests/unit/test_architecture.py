@@ -30,7 +30,8 @@ FOUNDATIONS = {
     "lazy_pattern",
 }
 LAYERS: dict[str, set[str]] = {
-    "foundations": {"store.columns"},  # records names the source job columns
+    # records names the source job columns; config validates the store and queue URLs
+    "foundations": {"store.columns", "store.backend"},
     "text": set(),
     "store": {"text"},
     "capture": {"store", "text"},
