@@ -28,6 +28,9 @@ SQLITE, POSTGRESQL = "sqlite", "postgresql"
 BOTH_BACKENDS = ("unit", "recall", "worker", "progress", "integration", "capture", "reliability", "doctor")
 _STORE_WORDS = re.compile(r"\bStore\b|\bstore\b|cli_run|memevo_process|seeded|\bhome\b")
 _module_reaches_store: dict[str, bool] = {}
+# Read once, before the `home` fixture clears every MEMEVO_ variable for each test.
+_GIVEN_TEST_URL = os.environ.get(pg_cluster.TEST_URL_VARIABLE, "").strip()
+_REQUIRE_POSTGRES = os.environ.get(pg_cluster.REQUIRE_VARIABLE) == "1"
 
 
 def _reaches_store(path: Path) -> bool:
@@ -68,15 +71,14 @@ def postgres_base_url() -> str:
     where PostgreSQL is required) when none can be had."""
     if not _Server.tried:
         _Server.tried = True
-        given = os.environ.get(pg_cluster.TEST_URL_VARIABLE, "").strip()
-        if given:
-            _Server.url = given
+        if _GIVEN_TEST_URL:
+            _Server.url = _GIVEN_TEST_URL
         else:
             cluster, why = pg_cluster.start_cluster()
             _Server.cluster, _Server.url, _Server.why_not = cluster, cluster.url if cluster else None, why
     if _Server.url is None:
         message = f"PostgreSQL tests skipped: {_Server.why_not}"
-        if os.environ.get(pg_cluster.REQUIRE_VARIABLE) == "1":
+        if _REQUIRE_POSTGRES:
             pytest.fail(message + f" ({pg_cluster.REQUIRE_VARIABLE}=1)")
         pytest.skip(message)
     return _Server.url
@@ -110,6 +112,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, backend: str) -> Path:
             monkeypatch.delenv(name)
     if backend == POSTGRESQL:
         base = postgres_base_url()
+        pg_cluster.BASE_URL = base
         url, schema = pg_cluster.fresh_schema_url(base)
         monkeypatch.setenv("MEMEVO_DATABASE_URL", url)
         yield state

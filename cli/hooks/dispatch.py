@@ -101,12 +101,14 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
     texts = list(event.user_messages)
     if event.prompt:
         texts.append(event.prompt)
-    if not texts or not (home / "memory.db").exists():
+    if not texts:
         return ""
-    from memory_core.recall.service import turn_recall, write_last_diagnostics
-    from memory_core.store.database import Store
+    from memory_core.recall.service import open_recall_store, turn_recall, write_last_diagnostics
 
-    with Store.open_readonly(home) as store:
+    opened = open_recall_store(home)
+    if opened is None:
+        return ""
+    with opened as store:
         result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
     write_last_diagnostics(home, result.diagnostics)
     return result.digest

@@ -79,7 +79,7 @@ def read_recent_postings(conn: DbConn, feature: str, claims: int) -> list[tuple[
     claims (ties in id order), read newest first through ``postings_recent``."""
     rows = conn.execute(
         "SELECT memory_id, field FROM postings INDEXED BY postings_recent "
-        "WHERE feature=? AND memory_id > '' ORDER BY recency DESC, memory_id",
+        "WHERE feature=? AND memory_id > '' ORDER BY recency DESC, memory_id, field",
         (feature,),
     )
     return _first_ids(rows, claims)

@@ -149,9 +149,7 @@ def validate_query(query: object) -> str:
 
 def open_recall_store(home: Path) -> Store | None:
     """The memory database opened read-only, or ``None`` when none exists yet (nothing to recall)."""
-    if not (home / "memory.db").exists():
-        return None
-    return Store.open_readonly(home)
+    return Store.open_existing_readonly(home)
 
 
 # Each text is cut to this many bytes (head and tail) before redaction: four times what the

@@ -31,15 +31,16 @@ class Store:
         self.backend = backend if backend is not None else Backend(SQLITE, "", path)
 
     @classmethod
-    def open(cls, home: Path) -> Store:
-        """Open (creating and migrating as needed) the store of state dir ``home``."""
+    def open(cls, home: Path, backend: Backend | None = None) -> Store:
+        """Open (creating and migrating as needed) the store of state dir ``home``: the one
+        its settings name, or ``backend`` when given (a second store, as migrate-to opens)."""
         try:
             ensure_private_dir(home)
         except OSError as exc:
             raise StoreError(
                 f"cannot create the state dir {home}: {exc.strerror}; set MEMEVO_HOME to a writable directory"
             ) from None
-        backend = resolve(home)
+        backend = backend if backend is not None else resolve(home)
         if not backend.is_sqlite:
             return cls._open_postgres(home, backend)
         path = home / "memory.db"
@@ -98,6 +99,26 @@ class Store:
             conn.close()
             raise
         return cls(conn, path, readonly=True, backend=backend)
+
+    @classmethod
+    def open_existing_readonly(cls, home: Path) -> Store | None:
+        """:meth:`open_readonly`, or ``None`` when no store was created yet (no ``memory.db``;
+        on PostgreSQL, no memevo tables in the database)."""
+        backend = resolve(home)
+        if backend.path is not None:
+            return cls.open_readonly(home) if backend.path.exists() else None
+        from memory_core.store import pg
+
+        conn = pg.connect(backend.url, readonly=True)
+        try:
+            if migrations.read_version(conn) is None:
+                conn.close()
+                return None
+        except BaseException:
+            conn.close()
+            raise
+        conn.close()
+        return cls.open_readonly(home)
 
     def refresh_recall_index(self) -> bool:
         """Rebuild the recall index once if it was built by another tokenizer version.

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from memory_core.store.database import Store
+from memory_core.store.integrity import check_integrity
 from tests.support.processes import REPO
 
 WRITER = r"""
@@ -45,4 +46,4 @@ def test_two_processes_write_concurrently_without_loss(home: Path) -> None:
     with Store.open(home) as store:
         counts = dict(store.conn.execute("SELECT origin, COUNT(*) FROM memories GROUP BY origin"))
         assert counts == {"/o/alpha": n, "/o/beta": n}
-        assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert check_integrity(store.conn)["ok"]

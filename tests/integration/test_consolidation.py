@@ -161,6 +161,7 @@ def test_failed_job_is_listed_by_status(home: Path, model: FakeModelServer) -> N
     assert f"failing {sid}" in text
 
 
+@pytest.mark.sqlite_only  # a hook process; on PostgreSQL hooks go through the gateway (tests/hooks/test_gateway*)
 def test_planted_secret_never_reaches_any_state_file(home: Path, model: FakeModelServer) -> None:
     secret = "sk-live0123456789abcdefghijklmnop"
     from tests.support.processes import memevo_process

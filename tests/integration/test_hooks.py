@@ -6,7 +6,12 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from tests.support.processes import memevo_process
+
+# hook processes open memory.db; on PostgreSQL they go through the gateway (tests/hooks/test_gateway*)
+pytestmark = pytest.mark.sqlite_only
 
 
 def hook(event: str, payload: object | str, env: dict[str, str] | None = None):

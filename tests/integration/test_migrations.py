@@ -29,6 +29,9 @@ CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, at REAL NOT NULL,
 INSERT INTO metadata VALUES ('schema_version', '0');
 """
 
+# SQLite files of older layouts; PostgreSQL migrations: test_migrations_postgres.py
+pytestmark = pytest.mark.sqlite_only
+
 
 def build_v0(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)

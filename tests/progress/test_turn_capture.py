@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from memory_core.capture.learning_log import read_entries
 from memory_core.config import load_settings
 from memory_core.jobs.lifecycle import complete_job, lease_job
 from memory_core.store.database import Store
+from memory_core.store.dbapi import is_postgres
 from tests.factories import make_memory, seed
 from tests.integration.test_hot_paths import loaded_heavy_modules
 from tests.progress.helpers import bash
@@ -46,7 +46,11 @@ def turn(
 
 
 def rows(home: Path) -> list[dict]:
-    conn = sqlite3.connect(home / "memory.db")
+    store = Store.open(home)
+    conn = store.conn
+    # Insertion order: SQLite's rowid; PostgreSQL has none, so one turn's sources (one
+    # capture time) are ordered as capture writes them, the statement first.
+    order = "created_at, CASE source_type WHEN 'user_statement' THEN 0 ELSE 1 END, id" if is_postgres(conn) else "rowid"
     try:
         return [
             {
@@ -56,10 +60,10 @@ def rows(home: Path) -> list[dict]:
                 "targets": json.loads(r[2])["target_ids"],
                 "created_at": r[3],
             }
-            for r in conn.execute("SELECT id, source_type, body, created_at FROM sources ORDER BY rowid")
+            for r in conn.execute(f"SELECT id, source_type, body, created_at FROM sources ORDER BY {order}")
         ]
     finally:
-        conn.close()
+        store.close()
 
 
 @pytest.fixture
@@ -195,6 +199,7 @@ def test_interrupted_turn_is_marked(home: Path, parser_state) -> None:
     assert "completion: interrupted" in source["text"] and "Committed; push failed." not in source["text"]
 
 
+@pytest.mark.sqlite_only  # the hook process itself; on PostgreSQL the gateway captures (tests/hooks/test_gateway*)
 def test_progress_capture_stays_off_the_heavy_imports(home: Path, parser_state) -> None:
     payload = json.dumps(
         {

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +13,7 @@ from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import explain_claim, recall, search
 from memory_core.records import Feedback, VerdictSlot
 from memory_core.store.database import Store
+from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.index_version import INDEX_VERSION, index_version
 from memory_core.store.memories import delete_memory, iter_memory_rows, memory_from_row, put_memory
 from memory_core.store.postings import DOC_COLUMNS, rebuild_index
@@ -21,7 +21,7 @@ from tests.factories import make_memory
 from tests.support.times import NOW, T0
 
 
-def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], ...]:
+def snapshot(conn: DbConn) -> tuple[list[tuple], ...]:
     # The version stamp is written by whichever build last touched the index, not per claim.
     # Bodies are named by their key: their ids depend on the order they were first written.
     return (
@@ -44,10 +44,11 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list[tuple], ...]:
 
 def assert_in_step(store: Store) -> None:
     # Every posting carries its claim's updated_at; header rows carry 0.
+    differs = "IS DISTINCT FROM" if is_postgres(store.conn) else "IS NOT"
     assert (
         store.conn.execute(
             "SELECT COUNT(*) FROM postings p LEFT JOIN index_docs d ON d.memory_id = p.memory_id "
-            "WHERE p.recency IS NOT (CASE WHEN p.memory_id = '' THEN 0 ELSE d.updated_at END)"
+            f"WHERE p.recency {differs} (CASE WHEN p.memory_id = '' THEN 0 ELSE d.updated_at END)"
         ).fetchone()[0]
         == 0
     )
@@ -147,6 +148,7 @@ def test_edits_move_postings(store: Store, reader) -> None:
     assert_in_step(store)
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own statement trace
 def test_recall_never_scans_a_table(store: Store, reader) -> None:
     with store.transaction() as conn:
         for n in range(60):
@@ -239,6 +241,7 @@ def test_lists_within_the_bound_are_read_whole(store: Store, reader) -> None:
     assert r.capped == () and len(r.masks) == 30
 
 
+@pytest.mark.sqlite_only  # reads SQLite's own statement trace
 def test_recall_over_bodies_never_scans_a_table(store: Store, reader, monkeypatch) -> None:
     """Repeated content takes the body path: its statements use indexes too, including the
     count of ambiguous origins and the rejected claims offered as anchors for a pair."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 TEST_URL_VARIABLE = "MEMEVO_TEST_DATABASE_URL"
+BASE_URL: str | None = None  # the test database, once the first PostgreSQL test asked for it
 REQUIRE_VARIABLE = "MEMEVO_REQUIRE_POSTGRES"
 
 
@@ -158,3 +159,15 @@ def drop_schema(base_url: str, schema: str) -> None:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
     except psycopg.Error:
         pass
+
+
+def open_other_store(home: Path, name: str):  # type: ignore[no-untyped-def]
+    """A second, empty store beside the test's own: ``memory.db`` in ``home/name`` on SQLite;
+    on PostgreSQL (while the test runs there) a fresh schema of the test database."""
+    from memory_core.store.backend import POSTGRESQL, Backend
+    from memory_core.store.database import Store
+
+    if not os.environ.get("MEMEVO_DATABASE_URL") or BASE_URL is None:
+        return Store.open(home / name)
+    url, _ = fresh_schema_url(BASE_URL)
+    return Store.open(home / name, Backend(POSTGRESQL, url, None))

@@ -15,6 +15,7 @@ from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import Evidence, Feedback, JobState, VerdictSlot
 from memory_core.store.database import Store
+from memory_core.store.dialect import json_text
 from memory_core.store.events import latest_events
 from memory_core.store.generations import bump_generation
 from memory_core.store.memories import get_memory, put_memory, require_memory
@@ -226,7 +227,7 @@ def test_local_variant_from_same_source_is_quarantined(store: Store) -> None:
     statuses = dict(
         store.conn.execute(
             "SELECT content, status FROM memories m JOIN "
-            "(SELECT id AS i, json_extract(body, '$.content') AS content FROM memories) "
+            f"(SELECT id AS i, {json_text(store.conn, 'body', 'content')} AS content FROM memories) AS c "
             "ON i = m.id"
         ).fetchall()
     )

@@ -15,7 +15,6 @@ recorded event is undone in reverse order:
 from __future__ import annotations
 
 import itertools
-import sqlite3
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -31,11 +30,13 @@ from memory_core.errors import ConflictError, UsageError, WriteRejected
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import Evidence, Feedback, Memory, Source, VerdictSlot
 from memory_core.store.database import Store
+from memory_core.store.dbapi import DbConn
 from memory_core.store.events import get_event
 from memory_core.store.memories import MEMORY_COLUMNS, get_memory, put_memory
 from memory_core.store.postings import DOC_COLUMNS
 from memory_core.store.suppression import blocked_rows
 from tests.factories import make_memory
+from tests.support.pg_cluster import open_other_store
 
 APP = "/work/app"
 T0 = 1_700_000_000.0
@@ -93,15 +94,15 @@ def starting_records() -> list[Memory]:
     ]
 
 
-def _rows(conn: sqlite3.Connection, sql: str) -> list[tuple]:
+def _rows(conn: DbConn, sql: str) -> list[tuple]:
     return [tuple(row) for row in conn.execute(sql)]
 
 
-def memory_rows(conn: sqlite3.Connection) -> dict[str, tuple]:
+def memory_rows(conn: DbConn) -> dict[str, tuple]:
     return {row[0]: row for row in _rows(conn, f"SELECT {MEMORY_COLUMNS} FROM memories")}
 
 
-def index_rows(conn: sqlite3.Connection) -> tuple[list[tuple], ...]:
+def index_rows(conn: DbConn) -> tuple[list[tuple], ...]:
     # A body is named by its key: a body dropped and written again gets another id.
     return (
         _rows(conn, "SELECT * FROM postings ORDER BY feature, memory_id, field"),
@@ -120,7 +121,7 @@ def index_rows(conn: sqlite3.Connection) -> tuple[list[tuple], ...]:
     )
 
 
-def last_event_id(conn: sqlite3.Connection) -> int:
+def last_event_id(conn: DbConn) -> int:
     return int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM events").fetchone()[0])
 
 
@@ -242,7 +243,7 @@ def test_undoing_every_event_newest_first_restores_the_starting_records(
     home: Path,
     data: st.DataObject,
 ) -> None:
-    with Store.open(home / f"example-{next(_example)}") as store:
+    with open_other_store(home, f"example-{next(_example)}") as store:
         with store.transaction() as conn:
             for memory in starting_records():
                 put_memory(conn, memory)

@@ -16,6 +16,7 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
+@pytest.mark.sqlite_only  # the memory.db file's own modes and pragmas
 def test_fresh_state_dir_is_private_and_durable(home: Path) -> None:
     with Store.open(home) as store:
         with store.transaction() as conn:

@@ -17,6 +17,7 @@ from memory_core.store.database import Store
 from memory_core.store.memories import get_memory, put_memory
 from memory_core.store.suppression import block, is_blocked
 from tests.factories import make_memory
+from tests.support.pg_cluster import open_other_store
 
 T0 = 1_700_000_000.0
 NOW = T0 + 3_600
@@ -67,7 +68,7 @@ def test_export_shape_and_stable_order(store: Store) -> None:
 def test_export_import_export_round_trips_byte_for_byte(store: Store, home: Path) -> None:
     populated(store)
     exported = list(export_lines(store.conn))
-    with Store.open(home / "other") as fresh:
+    with open_other_store(home, "other") as fresh:
         with fresh.transaction() as conn:
             report = import_file(conn, exported, NOW + 10)
         assert (report.added, report.events_skipped, report.blocks_added) == (4, 2, 2)
@@ -105,7 +106,7 @@ def test_claims_import_round_trips_through_export(store: Store, home: Path) -> N
     tabs = get_memory(store.conn, memory_id("legacy", "preference", "Prefer tabs over spaces"))
     assert tabs is not None and tabs.created_at == NOW
     first = memory_lines(store)
-    with Store.open(home / "other") as fresh:
+    with open_other_store(home, "other") as fresh:
         with fresh.transaction() as conn:
             import_file(conn, first, NOW + 5)
         assert memory_lines(fresh) == first

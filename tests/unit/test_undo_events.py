@@ -20,6 +20,7 @@ from memory_core.store.memories import get_memory
 from memory_core.store.sources import get_source, insert_source
 from memory_core.store.suppression import blocked_rows, is_blocked
 from tests.factories import make_memory, seed
+from tests.support.pg_cluster import open_other_store
 
 T0 = 1_700_000_000.0
 NOW = T0 + 3_600
@@ -153,7 +154,7 @@ def test_undoing_manual_actions_in_reverse_restores_every_record(home: Path, dat
     Under memevo's undo rule, records that did not exist at the start (a correction's new
     record) remain only as ``forgotten`` tombstones, and blocked hashes never shrink.
     """
-    with Store.open(home / f"example-{next(_example)}") as store:
+    with open_other_store(home, f"example-{next(_example)}") as store:
         seed(store, *starting_records())
         start = all_records(store)
         events: list[int] = []

@@ -1,0 +1,130 @@
+"""Migrations on PostgreSQL: the same numbered steps as on SQLite, refusals before any DDL,
+and a consistent copy of memevo's tables taken before the first step."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memory_core.errors import SchemaVersionError
+from memory_core.store import migrations, pg
+from memory_core.store.copying import STORE_TABLES, table_digests
+from memory_core.store.database import Store
+from memory_core.store.dialect import user_tables
+from memory_core.store.memories import put_memory
+from tests.factories import make_memory
+
+pytestmark = pytest.mark.postgres_only
+
+
+def connect() -> pg.PgConnection:
+    return pg.connect(os.environ["MEMEVO_DATABASE_URL"])
+
+
+def test_a_fresh_database_gets_every_table_at_the_current_version(pg_url: str, home: Path) -> None:
+    with Store.open(home) as store:
+        assert store.schema_version() == migrations.SCHEMA_VERSION
+        assert set(STORE_TABLES) <= user_tables(store.conn)
+        assert store.backup_path is None  # nothing to back up in an empty database
+
+
+def test_text_keys_sort_by_code_point_as_on_sqlite(pg_url: str, home: Path) -> None:
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            conn.executemany(
+                "INSERT INTO metadata (key, value) VALUES (?, '')", [("b",), ("B",), ("a",), ("_",), ("é",)]
+            )
+        keys = [
+            row[0]
+            for row in store.conn.execute("SELECT key FROM metadata WHERE key <> ? ORDER BY key", ("schema_version",))
+        ]
+    assert keys == sorted(["b", "B", "a", "_", "é"])  # Python sorts by code point, as SQLite's BINARY
+
+
+def test_an_older_schema_is_backed_up_then_migrated(pg_url: str, home: Path) -> None:
+    conn = connect()
+    try:
+        migrations.build_schema(conn, 3)
+        with conn.write_transaction():
+            conn.execute("INSERT INTO metadata (key, value) VALUES ('marker', 'kept')")
+            conn.execute(
+                "INSERT INTO sources (id, origin, source_type, dedupe_key, created_at, body) "
+                "VALUES ('s1', '/w', 'summary', 'k1', 1.5, '{\"text\": \"x\"}')"
+            )
+        before = table_digests_of(conn, ("metadata", "sources"))
+    finally:
+        conn.close()
+    with Store.open(home) as store:
+        assert store.schema_version() == migrations.SCHEMA_VERSION
+        backup = store.backup_path
+        assert backup is not None and backup.parent == home / "backups" and backup.name.startswith("memory-v3-")
+        assert oct(backup.stat().st_mode & 0o777) == "0o600"
+        assert store.conn.execute("SELECT value FROM metadata WHERE key='marker'").fetchone()[0] == "kept"
+    copy = sqlite3.connect(backup)
+    try:
+        assert copy.execute("SELECT value FROM metadata WHERE key='schema_version'").fetchone()[0] == "3"
+        assert copy.execute("SELECT id, created_at FROM sources").fetchall() == [("s1", 1.5)]
+        assert "bodies" not in {r[0] for r in copy.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    finally:
+        copy.close()
+    assert before["sources"][0] == 1
+
+
+def table_digests_of(conn: pg.PgConnection, tables: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    return {t: (conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0], 0) for t in tables}
+
+
+def test_a_newer_version_is_refused_before_any_ddl(pg_url: str, home: Path) -> None:
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            conn.execute("UPDATE metadata SET value='99' WHERE key='schema_version'")
+            put_memory(conn, make_memory("The api listens on port 8080"))
+    conn = connect()
+    try:
+        tables = user_tables(conn)
+        digests = table_digests(conn)
+    finally:
+        conn.close()
+    for opener in (Store.open, Store.open_readonly):
+        with pytest.raises(SchemaVersionError, match="schema version 99"):
+            opener(home)
+    conn = connect()
+    try:
+        assert user_tables(conn) == tables and table_digests(conn) == digests
+    finally:
+        conn.close()
+    assert not (home / "backups").exists()
+
+
+def test_tables_not_written_by_memevo_are_refused(pg_url: str, home: Path) -> None:
+    conn = connect()
+    try:
+        conn.execute("CREATE TABLE customers (id bigint)")
+    finally:
+        conn.close()
+    with pytest.raises(SchemaVersionError, match="not written by memevo"):
+        Store.open(home)
+    conn = connect()
+    try:
+        assert user_tables(conn) == {"customers"}
+    finally:
+        conn.close()
+
+
+def test_writers_are_serialized_by_the_advisory_lock(pg_url: str, home: Path) -> None:
+    first, second = connect(), connect()
+    try:
+        Store.open(home).close()
+        second.execute("SET lock_timeout = 200")
+        with first.write_transaction():
+            with pytest.raises(Exception, match="busy"):
+                with second.write_transaction():
+                    pass
+        with second.write_transaction():  # free again once the first committed
+            second.execute("INSERT INTO metadata (key, value) VALUES ('after', '1')")
+    finally:
+        first.close()
+        second.close()
