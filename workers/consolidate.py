@@ -28,7 +28,7 @@ from memory_core.jobs.model_state import remember_json_mode, remembered_json_mod
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
 from memory_core.store.sources import get_source
-from workers import model_client
+from workers import liveness, model_client
 from workers.logs import worker_logger
 
 
@@ -43,6 +43,7 @@ class AttemptStatus(StrEnum):
     BUDGET_SPENT = "budget_spent"
     STALE = "stale"  # the lease was lost: nothing written
     NO_MODEL = "no_model"  # no model configured: nothing leased, nothing counted
+    CLOCK_SKEW = "clock_skew"  # this machine's clock is too far from the server's: nothing leased
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,9 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
         # counted. The worker said at start-up what to set; status and doctor show it.
         return AttemptOutcome(AttemptStatus.NO_MODEL, source_id)
     log = worker_logger(settings.home)
+    if not liveness.may_lease():
+        log.warning("not leasing %s: %s", source_id or "the next source", liveness.refusal())
+        return AttemptOutcome(AttemptStatus.CLOCK_SKEW, source_id)
     with Store.open(settings.home) as store:
         now = clock.now()
         budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
@@ -85,8 +89,8 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
                 forced=forced,
                 require_request=True,
             )
-            write_heartbeat(conn, now)
-            write_worker_model(conn, True)
+            write_heartbeat(conn, now, liveness.worker_name())
+            write_worker_model(conn, True, liveness.worker_name())
             if lease is not None:
                 count_call(conn, now)
         if lease is None:

@@ -50,26 +50,36 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
         consolidate.schedule(args=(outcome.source_id,), delay=STATEMENT_WAIT_SECONDS)
 
 
-def recover_jobs() -> dict[str, int]:
+def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
     """Expired leases become interrupted failures; due sources, and forced attempts whose
     nudge may have been lost, get a fresh nudge. Without a model nothing is nudged: the
-    sources wait, uncounted, and status shows the worker waiting for a model."""
+    sources wait, uncounted, and status shows the worker waiting for a model.
+
+    ``periodic``: the once-a-minute run, which every consumer's scheduler queues; only the
+    first worker to run it in a minute recovers (:func:`claim_recovery_minute`), the others
+    only record their heartbeat."""
     from memory_core import clock
     from memory_core.jobs.budget import budget_state
-    from memory_core.jobs.heartbeat import write_heartbeat
+    from memory_core.jobs.heartbeat import forget_silent_workers, write_heartbeat
     from memory_core.jobs.lifecycle import due_source_ids, forced_source_ids, recover_expired_leases
     from memory_core.jobs.model_state import write_worker_model
+    from memory_core.jobs.recovery_claim import claim_recovery_minute
     from memory_core.records import JobState
     from memory_core.store.database import Store
+    from workers.liveness import worker_name
     from workers.logs import worker_logger
 
     now = clock.now()
     cfg = settings()
     with Store.open(cfg.home) as store:
         with store.transaction() as conn:
+            write_heartbeat(conn, now, worker_name())
+            write_worker_model(conn, cfg.model_configured, worker_name())
+            if periodic and not claim_recovery_minute(conn, now):
+                return {"interrupted": 0, "nudged": 0, "claimed_elsewhere": 1}
             failures = recover_expired_leases(conn, now)
-            write_heartbeat(conn, now)
-            write_worker_model(conn, cfg.model_configured)
+            if periodic:
+                forget_silent_workers(conn, now)
         for failure in failures:
             worker_logger(cfg.home).warning(
                 "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures
@@ -127,10 +137,13 @@ def recover() -> None:
 
 @huey.periodic_task(crontab(minute="*"))
 def recover_every_minute() -> None:
-    recover_jobs()
+    recover_jobs(periodic=True)
 
 
 @huey.on_startup()
 def recover_at_startup() -> None:
+    from workers import liveness
+
+    liveness.start(settings())  # this worker's heartbeat and clock check, now and every 30 s
     announce_missing_model()
     recover_jobs()

@@ -1,27 +1,101 @@
-"""The worker's heartbeat: the last time a worker process touched the job table."""
+"""The workers' heartbeats: the last time any worker process touched the job table, and the
+last time each one did (keyed ``host:pid``), so status can say how many workers run on how
+many hosts, whichever machines they are on.
+"""
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from memory_core.clock import is_timestamp
 from memory_core.store.dbapi import DbConn
 
 HEARTBEAT_KEY = "worker_heartbeat"
+WORKER_PREFIX = "worker_heartbeat:"  # + "host:pid"
+# A worker that has not beaten for this long is not counted as running (the per-worker
+# heartbeat is written at least every minute: workers.liveness).
+LIVE_SECONDS = 180.0
+# Per-worker keys older than this are removed (by recovery, once a minute across workers).
+FORGET_SECONDS = 86_400.0
 
 
-def write_heartbeat(conn: DbConn, now: float) -> None:
-    """Record that a worker is alive (call inside a write transaction)."""
+class WorkerBeat(NamedTuple):
+    worker: str  # "host:pid"
+    host: str
+    at: float
+
+
+class WorkerCount(NamedTuple):
+    workers: int
+    hosts: int
+
+
+def write_heartbeat(conn: DbConn, now: float, worker: str | None = None) -> None:
+    """Record that a worker is alive (call inside a write transaction); with ``worker``
+    (``host:pid``) also that this one is."""
+    _set(conn, HEARTBEAT_KEY, repr(now))
+    if worker:
+        _set(conn, WORKER_PREFIX + worker, repr(now))
+
+
+def _set(conn: DbConn, key: str, value: str) -> None:
     conn.execute(
         "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-        (HEARTBEAT_KEY, repr(now)),
+        (key, value),
     )
+
+
+def _time(raw: object) -> float | None:
+    try:
+        value = None if raw is None else float(str(raw))
+    except (TypeError, ValueError):
+        return None
+    # "nan", "inf" or a far-off number parse as floats but are no time anyone can show.
+    return value if is_timestamp(value) else None
 
 
 def read_heartbeat(conn: DbConn) -> float | None:
     """The last heartbeat, or ``None`` if there is none or it is not a usable time."""
     row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
-    try:
-        value = None if row is None else float(row[0])
-    except (TypeError, ValueError):
-        return None
-    # "nan", "inf" or a far-off number parse as floats but are no time anyone can show.
-    return value if is_timestamp(value) else None
+    return None if row is None else _time(row[0])
+
+
+def worker_beats(conn: DbConn) -> list[WorkerBeat]:
+    """Every per-worker heartbeat (usable times only), newest first."""
+    rows = conn.execute(
+        "SELECT key, value FROM metadata WHERE key >= ? AND key < ?",
+        (WORKER_PREFIX, WORKER_PREFIX + "\U0010ffff"),
+    ).fetchall()
+    beats = []
+    for key, value in rows:
+        at = _time(value)
+        worker = str(key)[len(WORKER_PREFIX) :]
+        if at is not None and worker:
+            beats.append(WorkerBeat(worker, worker.rsplit(":", 1)[0], at))
+    return sorted(beats, key=lambda beat: (-beat.at, beat.worker))
+
+
+def live_workers(beats: list[WorkerBeat], now: float, within: float = LIVE_SECONDS) -> list[WorkerBeat]:
+    """The workers that beat in the last ``within`` seconds."""
+    return [beat for beat in beats if now - beat.at <= within]
+
+
+def count_workers(beats: list[WorkerBeat], now: float, within: float = LIVE_SECONDS) -> WorkerCount:
+    """How many workers beat in the last ``within`` seconds, on how many hosts."""
+    live = live_workers(beats, now, within)
+    return WorkerCount(len(live), len({beat.host for beat in live}))
+
+
+def read_worker_count(conn: DbConn, now: float) -> WorkerCount:
+    """Workers (and hosts) with a heartbeat in the last :data:`LIVE_SECONDS`."""
+    return count_workers(worker_beats(conn), now)
+
+
+def forget_silent_workers(conn: DbConn, now: float, after: float = FORGET_SECONDS) -> int:
+    """Remove the per-worker keys of workers silent for ``after`` seconds (inside a write
+    transaction); how many were removed."""
+    stale = [beat.worker for beat in worker_beats(conn) if now - beat.at > after]
+    for worker in stale:
+        conn.execute("DELETE FROM metadata WHERE key=?", (WORKER_PREFIX + worker,))
+        conn.execute("DELETE FROM metadata WHERE key=?", ("worker_model:" + worker,))
+    return len(stale)

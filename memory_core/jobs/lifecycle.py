@@ -14,7 +14,7 @@ from memory_core.jobs import policy
 from memory_core.records import ErrorCode, JobState, Reason, Source, is_reason_code
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
-from memory_core.store.dialect import null_safe_equal
+from memory_core.store.dialect import null_safe_equal, skip_locked
 from memory_core.store.generations import current_generation
 from memory_core.store.sources import get_source, source_from_row
 
@@ -74,9 +74,11 @@ def waits_for_statement(conn: DbConn, source: Source) -> bool:
 
 
 def _next_due_source(conn: DbConn, now: float) -> Source | None:
+    # On PostgreSQL the candidates are locked, and rows another leasing transaction holds
+    # are skipped, so workers on several machines never race for one job.
     rows = conn.execute(
         f"SELECT {SOURCE_COLUMNS} FROM sources WHERE state='pending' AND next_due_at<=? "
-        f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT 64",
+        f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT 64{skip_locked(conn)}",
         (now, policy.FAILURE_CAP),
     ).fetchall()
     for row in rows:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import hashlib
 
+from memory_core.jobs.heartbeat import live_workers, worker_beats
 from memory_core.store.dbapi import DbConn
 
 WORKER_MODEL_KEY = "worker_model"
+WORKER_MODEL_PREFIX = WORKER_MODEL_KEY + ":"  # + "host:pid", beside that worker's heartbeat
 MODEL_CONFIGURED, MODEL_MISSING = "configured", "missing"
 ANNOUNCED_KEY = "worker_no_model_announced_at"
 JSON_MODE_PREFIX = "model_json_mode:"
@@ -34,13 +36,27 @@ def _get(conn: DbConn, key: str) -> str | None:
     return None if row is None else str(row[0])
 
 
-def write_worker_model(conn: DbConn, configured: bool) -> None:
-    """Record whether the worker has a model (inside a write transaction, with the heartbeat)."""
-    _set(conn, WORKER_MODEL_KEY, MODEL_CONFIGURED if configured else MODEL_MISSING)
+def write_worker_model(conn: DbConn, configured: bool, worker: str | None = None) -> None:
+    """Record whether the worker has a model (inside a write transaction, with the heartbeat);
+    with ``worker`` (``host:pid``) also for that worker."""
+    value = MODEL_CONFIGURED if configured else MODEL_MISSING
+    _set(conn, WORKER_MODEL_KEY, value)
+    if worker:
+        _set(conn, WORKER_MODEL_PREFIX + worker, value)
 
 
 def read_worker_model(conn: DbConn) -> bool | None:
-    """True/False as the worker last reported; ``None`` if no worker has reported."""
+    """True when a running worker has a model, False when the running workers have none;
+    ``None`` if no worker has reported. Running: a heartbeat within a few minutes of the
+    newest, so one machine without a model does not hide the others' (and a worker that
+    reported before per-worker keys existed still counts through the shared key)."""
+    beats = worker_beats(conn)
+    if beats:
+        live = live_workers(beats, beats[0].at)
+        values = [_get(conn, WORKER_MODEL_PREFIX + beat.worker) for beat in live]
+        known = [value for value in values if value in (MODEL_CONFIGURED, MODEL_MISSING)]
+        if known:
+            return MODEL_CONFIGURED in known
     value = _get(conn, WORKER_MODEL_KEY)
     return {MODEL_CONFIGURED: True, MODEL_MISSING: False}.get(value) if value is not None else None
 

@@ -89,3 +89,10 @@ def json_int(conn: DbConn, column: str, *path: str) -> str:
 def read_snapshot_begin(conn: DbConn) -> str:
     """The statement that starts one consistent read of many statements."""
     return "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" if is_postgres(conn) else "BEGIN"
+
+
+def skip_locked(conn: DbConn) -> str:
+    """The clause that locks the rows a ``SELECT`` returns and skips rows another
+    transaction holds (PostgreSQL), so workers leasing together never pick the same job;
+    empty on SQLite, whose writers are serialized by ``BEGIN IMMEDIATE``."""
+    return " FOR UPDATE SKIP LOCKED" if is_postgres(conn) else ""

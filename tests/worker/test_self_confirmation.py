@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from memory_core.store.database import Store
+from memory_core.store.dialect import json_text
 from memory_core.store.memories import get_memory
 from tests.factories import make_memory, seed
 from tests.support.fake_model import FakeModelServer, Reply
@@ -21,7 +22,7 @@ LOCAL = "The staging database listens on port 5433"
 def local_claim(home: Path) -> dict:
     with Store.open(home) as store:
         [(body,)] = store.conn.execute(
-            "SELECT body FROM memories WHERE json_extract(body, '$.content') = ?", (LOCAL,)
+            f"SELECT body FROM memories WHERE {json_text(store.conn, 'body', 'content')} = ?", (LOCAL,)
         ).fetchall()
     return json.loads(body)
 
