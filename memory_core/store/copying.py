@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import operator
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -112,7 +113,8 @@ def copy_rows(source: DbConn, target: DbConn) -> dict[str, int]:
     (inside the caller's write transaction, its tables created and empty); rows per table."""
     counts: dict[str, int] = {}
     with snapshot(source):
-        for table in STORE_TABLES:
+        present = user_tables(source)  # an older schema (a backup before a migration) has fewer
+        for table in [name for name in STORE_TABLES if name in present]:
             names = columns_of(source, table)
             wanted = columns_of(target, table)
             if sorted(names) != sorted(wanted):
@@ -122,6 +124,9 @@ def copy_rows(source: DbConn, target: DbConn) -> dict[str, int]:
                 )
             if table == "metadata":
                 target.execute("DELETE FROM metadata")
+            if is_postgres(target):
+                counts[table] = _copy_into_postgres(target, table, names, iter_rows(source, table))
+                continue
             sql = f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"  # noqa: S608
             n = 0
             batch: list[tuple[object, ...]] = []
@@ -141,6 +146,41 @@ def copy_rows(source: DbConn, target: DbConn) -> dict[str, int]:
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE(MAX(id), 0) + 1, false) FROM {table}"  # noqa: S608
             )
     return counts
+
+
+def _copy_into_postgres(target: DbConn, table: str, names: list[str], rows: Iterator[tuple[object, ...]]) -> int:
+    """Rows into ``table`` through PostgreSQL's COPY (several times faster than INSERTs)."""
+    import psycopg
+
+    from memory_core.store.pg import describe_error
+
+    n = 0
+    try:
+        with target.raw.cursor() as cursor:  # type: ignore[attr-defined]
+            with cursor.copy(f"COPY {table} ({', '.join(names)}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+                    n += 1
+    except psycopg.OperationalError as exc:
+        raise StoreError(describe_error(exc, target.url)) from None  # type: ignore[attr-defined]
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"PostgreSQL refused a row of {table}: {' '.join(str(exc).split())[:300]}; nothing was kept in the target"
+        ) from None
+    return n
+
+
+_PLAIN = frozenset((str, int, float, type(None)))
+
+
+def _row_bytes(row: tuple[object, ...], pick: Callable[[tuple[object, ...]], tuple[object, ...]]) -> bytes:
+    """One row's values as ``pick`` orders them, typed and unambiguous: ``repr`` of text, integers,
+    floats (shortest round-trip form) and NULL is the same on both engines; other values
+    (bytes, booleans) are spelled by :func:`_value_bytes`."""
+    values = pick(row)
+    if set(map(type, values)) <= _PLAIN:
+        return repr(values).encode("utf-8", "surrogatepass") + b"\n"
+    return b"\0" + b"".join(len(part).to_bytes(4, "little") + part for part in map(_value_bytes, values)) + b"\n"
 
 
 def _value_bytes(value: object) -> bytes:
@@ -164,16 +204,16 @@ def table_digests(conn: DbConn) -> dict[str, tuple[int, str]]:
     name order (so two engines whose column order differs still agree)."""
     out: dict[str, tuple[int, str]] = {}
     with snapshot(conn):
-        for table in STORE_TABLES:
+        present = user_tables(conn)
+        for table in [name for name in STORE_TABLES if name in present]:
             names = columns_of(conn, table)
             order = sorted(range(len(names)), key=lambda i: names[i])
+            pick = operator.itemgetter(*order) if len(order) > 1 else lambda row, i=order[0]: (row[i],)
             digest = hashlib.sha256()
             n = 0
             for row in iter_rows(conn, table):
                 n += 1
-                for i in order:
-                    part = _value_bytes(row[i])
-                    digest.update(len(part).to_bytes(4, "little") + part)
+                digest.update(_row_bytes(row, pick))
             out[table] = (n, digest.hexdigest())
     return out
 
