@@ -109,8 +109,8 @@ def read_token(home: Path) -> str | None:
     if given:
         return given
     try:
-        with open(home / TOKEN_FILE, encoding="ascii", errors="replace") as handle:
-            text = handle.read(256).strip()
+        with open(home / TOKEN_FILE, "rb") as handle:
+            text = handle.read(256).strip().decode("utf-8", "replace")
     except OSError:
         return None
     return text or None

@@ -42,7 +42,10 @@ with open(OUT, "w") as handle:
     handle.write("\n".join(loaded))
 """
 
-NEVER = {
+# Database drivers and TLS: a hook never loads them, on either backend (on PostgreSQL the
+# gateway, ``memevo serve``, is the machine's only database client).
+DRIVERS = {"psycopg", "psycopg_pool", "redis", "sqlalchemy", "ssl"}
+NEVER = DRIVERS | {
     "click",
     "pydantic",
     "httpx",
@@ -103,6 +106,8 @@ SESSION_STDLIB = {
 }
 
 ENTRY = {
+    "memory_core.store",  # the entry asks the backend whether the store is SQLite (no driver)
+    "memory_core.store.backend",
     "cli",
     "cli.main",
     "cli.regex_cache",
@@ -123,6 +128,8 @@ ENTRY = {
 REDACTION = {"memory_core.redaction", "memory_core.lazy_pattern"}
 STORE = {
     "memory_core.store",
+    "memory_core.store.dbapi",
+    "memory_core.store.dialect",  # the schema's per-engine fragments, read by migrations
     "memory_core.store.columns",
     "memory_core.store.connection",
     "memory_core.store.database",
@@ -161,7 +168,14 @@ RECALL = (
         "memory_core.store.postings",
     }
 )
-NUDGE = {"cli.nudge", "workers", "workers.nudge_queue", "memory_core.store", "memory_core.store.connection"}
+NUDGE = {
+    "cli.nudge",
+    "workers",
+    "workers.nudge_queue",
+    "memory_core.store",
+    "memory_core.store.connection",
+    "memory_core.store.dbapi",
+}
 CAPTURE = (
     ENTRY
     | REDACTION
@@ -240,7 +254,16 @@ STDLIB_OF = {
 }
 
 
-def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str) -> list[str]:
+def loaded_modules(
+    home: Path, tmp_path: Path, args: list[str], stdin: str, *, env: dict[str, str] | None = None
+) -> list[str]:
+    return probe_hook(home, tmp_path, args, stdin, env=env)[0]
+
+
+def probe_hook(
+    home: Path, tmp_path: Path, args: list[str], stdin: str, *, env: dict[str, str] | None = None
+) -> tuple[list[str], bytes]:
+    """What ``memevo ARGS`` loaded, and what it printed."""
     out = tmp_path / "modules.txt"
     probe = PROBE.replace("OUT", repr(str(out)))
     result = subprocess.run(
@@ -248,12 +271,12 @@ def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str) -> l
         input=stdin.encode("utf-8"),
         cwd=REPO,
         capture_output=True,
-        env={"MEMEVO_HOME": str(home), "HOME": str(tmp_path), "PATH": ""},
+        env={"MEMEVO_HOME": str(home), "HOME": str(tmp_path), "PATH": "", **(env or {})},
         timeout=60,
     )
     assert result.returncode == 0, result.stderr
     assert not result.stderr, result.stderr  # the hook worked: no failure line
-    return out.read_text().split("\n")
+    return out.read_text().split("\n"), result.stdout
 
 
 def beyond(event: str, modules: list[str]) -> list[str]:
@@ -293,6 +316,7 @@ def check(event: str, modules: list[str]) -> None:
     assert not NEVER & set(modules), sorted(NEVER & set(modules))
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_user_prompt(seeded_home: Path, tmp_path: Path) -> None:
     modules = loaded_modules(
         seeded_home,
@@ -305,6 +329,7 @@ def test_user_prompt(seeded_home: Path, tmp_path: Path) -> None:
     check("user_prompt", modules)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_turn_end_with_a_statement(seeded_home: Path, tmp_path: Path) -> None:
     modules = loaded_modules(
         seeded_home,
@@ -316,6 +341,7 @@ def test_turn_end_with_a_statement(seeded_home: Path, tmp_path: Path) -> None:
     check("turn_end", modules)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_a_turn_end_that_captures_nothing_opens_no_database(seeded_home: Path, tmp_path: Path) -> None:
     """Most turns end without a statement or work: no sqlite3 (nor datetime), no store, no nudge."""
     modules = loaded_modules(
@@ -328,12 +354,14 @@ def test_a_turn_end_that_captures_nothing_opens_no_database(seeded_home: Path, t
     assert not opened, sorted(opened)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_session_start(seeded_home: Path, tmp_path: Path) -> None:
     modules = loaded_modules(seeded_home, tmp_path, ["hook", "session_start"], generic("session_start"))
     assert "workers.nudge_queue" in modules
     check("session_start", modules)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 @pytest.mark.parametrize("name", ["turn2-bash.SessionStart.1", "turn1-plain.SessionEnd.1"])
 def test_claude_code_session_start_and_end(seeded_home: Path, tmp_path: Path, name: str) -> None:
     data = claude_data.payload(name)
@@ -342,6 +370,7 @@ def test_claude_code_session_start_and_end(seeded_home: Path, tmp_path: Path, na
     check("claude_code_session", modules)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_claude_code_user_prompt_submit(seeded_home: Path, tmp_path: Path) -> None:
     transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
     data = claude_data.payload(
@@ -352,6 +381,7 @@ def test_claude_code_user_prompt_submit(seeded_home: Path, tmp_path: Path) -> No
     check("claude_code_user_prompt_submit", modules)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_claude_code_stop(seeded_home: Path, tmp_path: Path) -> None:
     # Two lookups (git status, ls): nothing to capture, so no database is opened.
     transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
@@ -362,6 +392,7 @@ def test_claude_code_stop(seeded_home: Path, tmp_path: Path) -> None:
     assert not {"sqlite3", "memory_core.store.database"} & set(modules)
 
 
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
 def test_claude_code_stop_that_captures_a_statement_and_progress(home: Path, tmp_path: Path) -> None:
     """The whole capture path: a "remember that" statement and a commit, whose progress
     source is written for the project state it nominates, then both are nudged."""
@@ -404,3 +435,79 @@ def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
     assert beyond("turn_end", ["memory_core.capture.progress_targets"]) == ["memory_core.capture.progress_targets"]
     assert beyond("session_start", ["json", "sqlite3", "typing", "unicodedata"]) == ["typing", "unicodedata"]
     assert beyond("session_start", ["memory_core.sanitize", "memory_core.redaction"]) == ["memory_core.redaction"]
+
+
+# On PostgreSQL a hook is the gateway's client: the entry, the backend check, a raw socket.
+# Neither the adapters nor the handlers: the gateway runs them.
+GATEWAY = ENTRY - {"cli.hooks.adapters", "cli.hooks.dispatch"} | {"cli.hooks.gateway_client"}
+GATEWAY_STDLIB = {
+    "array",
+    "collections.abc",
+    "json",
+    "json.decoder",
+    "json.encoder",
+    "json.scanner",
+    "math",
+    "select",
+    "selectors",
+    "socket",
+}
+# With the gateway down the hook logs why (the private logs dir) and spools a capture.
+LOGGING = {"memory_core.store.connection", "memory_core.store.dbapi"}
+GATEWAY_DOWN = GATEWAY | LOGGING
+SPOOLING = GATEWAY_DOWN | {"cli.hooks.spool"}
+
+
+def gateway_beyond(allowed: set[str], modules: list[str]) -> list[str]:
+    """What a hook on PostgreSQL loaded beyond ``allowed`` (C accelerators aside)."""
+    stdlib = GATEWAY_STDLIB
+    extra = []
+    for name in modules:
+        if name.split(".")[0] in ("cli", "memory_core", "workers"):
+            if name not in allowed:
+                extra.append(name)
+        elif not name.startswith("_") and name not in stdlib:
+            extra.append(name)
+    return extra
+
+
+@pytest.fixture
+def pg_gateway(home: Path, pg_url: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    from memory_core import clock
+    from memory_core.store.database import Store
+    from tests.factories import make_memory, seed
+    from tests.support.memevo_serve import MemevoServe
+    from tests.support.memevo_worker import memevo_env
+
+    with Store.open(home) as store:
+        seed(store, make_memory("The build needs node 20 on the staging runners", at=clock.now() - 60))
+    with MemevoServe(memevo_env(home, MEMEVO_DATABASE_URL=pg_url), log=tmp_path / "serve.log") as server:
+        yield server
+
+
+@pytest.mark.postgres_only
+def test_hooks_through_the_gateway_load_no_driver(pg_gateway, home: Path, tmp_path: Path, pg_url: str) -> None:  # type: ignore[no-untyped-def]
+    env = {"MEMEVO_DATABASE_URL": pg_url}
+    prompt = generic("user_prompt", prompt="which node version does the build need?")
+    modules, printed = probe_hook(home, tmp_path, ["hook", "user_prompt"], prompt, env=env)
+    assert b"node 20" in printed  # it really recalled, through the gateway
+    assert not gateway_beyond(GATEWAY, modules), gateway_beyond(GATEWAY, modules)
+    assert not (NEVER | {"sqlite3", "http.client", "memory_core.store.database"}) & set(modules)
+
+    said = generic("turn_end", user_messages=["remember that the deploy needs node 22"])
+    modules, printed = probe_hook(home, tmp_path, ["hook", "turn_end"], said, env=env)
+    assert printed == b"" and not gateway_beyond(GATEWAY, modules), gateway_beyond(GATEWAY, modules)
+    assert not (NEVER | {"sqlite3", "http.client"}) & set(modules)
+
+    transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
+    stop = json.dumps(claude_data.payload("turn2-bash.Stop.1", transcript))
+    modules, _ = probe_hook(home, tmp_path, ["hook", "--agent", "claude-code"], stop, env=env)
+    assert not gateway_beyond(GATEWAY, modules), gateway_beyond(GATEWAY, modules)
+
+    pg_gateway.stop()  # down: recall prints nothing, a capture is spooled, still no driver
+    modules, printed = probe_hook(home, tmp_path, ["hook", "user_prompt"], prompt, env=env)
+    assert printed == b"" and not gateway_beyond(GATEWAY_DOWN, modules), gateway_beyond(GATEWAY_DOWN, modules)
+    modules, printed = probe_hook(home, tmp_path, ["hook", "turn_end"], said, env=env)
+    assert printed == b"" and (home / "spool").is_dir()
+    assert not gateway_beyond(SPOOLING, modules), gateway_beyond(SPOOLING, modules)
+    assert not (NEVER | {"sqlite3", "http.client"}) & set(modules)

@@ -8,14 +8,17 @@ without them (docs/architecture.md).
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.hooks import support
 
-# Validation, HTTP and the record models (the hook tests check the task queue too).
-NOT_ON_HOT_PATHS = ("pydantic", "httpx", "memory_core.records")
+# Validation, HTTP, the record models and any database driver or TLS (the hook tests check
+# the task queue too). On PostgreSQL the hooks go through the gateway (``memevo serve``).
+NOT_ON_HOT_PATHS = ("pydantic", "httpx", "memory_core.records", "psycopg", "psycopg_pool", "redis", "sqlalchemy", "ssl")
 
 
 def loaded_heavy_modules(home: Path, argv: list[str], stdin: str = "") -> list[str]:
@@ -23,11 +26,22 @@ def loaded_heavy_modules(home: Path, argv: list[str], stdin: str = "") -> list[s
 
 
 @pytest.fixture
-def ready_home(home: Path) -> Path:
+def ready_home(home: Path, backend: str, tmp_path: Path) -> Iterator[Path]:
+    """A migrated store; on PostgreSQL named in the state dir's config.toml (the probe passes
+    no environment beyond MEMEVO_HOME), with the machine's gateway running."""
     from memory_core.store.database import Store
 
     Store.open(home).close()
-    return home
+    if backend != "postgresql":
+        yield home
+        return
+    from tests.support.memevo_serve import MemevoServe
+    from tests.support.memevo_worker import memevo_env
+
+    url = os.environ["MEMEVO_DATABASE_URL"]
+    (home / "config.toml").write_text(f"database_url = {json.dumps(url)}\n", encoding="utf-8")
+    with MemevoServe(memevo_env(home), log=tmp_path / "serve.log"):
+        yield home
 
 
 def event(name: str, **fields) -> str:
@@ -46,5 +60,7 @@ def test_statement_capture_hook_stays_light(ready_home: Path) -> None:
 def test_recall_paths_stay_light(ready_home: Path) -> None:
     payload = event("user_prompt", user_messages=["which node version does the build need?"])
     assert loaded_heavy_modules(ready_home, ["hook", "user_prompt"], payload) == []
-    assert loaded_heavy_modules(ready_home, ["recall", "node version"]) == []
+    # `memevo recall` is a command, not a hook: on PostgreSQL it opens the database itself.
+    command_heavy = ("pydantic", "httpx", "memory_core.records")
+    assert support.loaded_heavy_modules(ready_home, "", ("recall", "node version"), command_heavy) == []
     assert loaded_heavy_modules(ready_home, ["hook", "session_start"], event("session_start")) == []
