@@ -128,9 +128,10 @@ def install(
     if isinstance(target, owned_file.FileTarget):
         if transport != "command":
             raise UsageError(f"{target.title} has no http hooks; install it with --transport command")
-        return owned_file.install(
+        done = owned_file.install(
             target, scope, project_dir=project_dir, dry_run=dry_run, now=now, env=env, launcher=launcher
         )
+        return {**done, "notice": _joined(done.get("notice"), gateway_notice(env))}
     env = os.environ if env is None else env
     token = _http_token(target, scope, env) if transport == "http" else None
     port = DEFAULT_PORT if port is None and transport == "http" else port
@@ -158,12 +159,34 @@ def install(
         "command": target.hook_command(launcher),
         "events": {event: target.timeouts[event] for event in wanted},  # seconds, whatever the file counts
         "timeout_notes": dict(target.notes),
-        "notice": target.notice,
+        "notice": _joined(target.notice, gateway_notice(env)),
         "transport": transport,
         "http_events": [event for event, entry in wanted.items() if entry.get("type") == "http"],
         "port": port,
         "diff": _masked(plan.diff()) if dry_run else None,
     }
+
+
+def gateway_notice(env: Mapping[str, str] | None = None) -> str | None:
+    """On a machine whose store is PostgreSQL, the line that says hooks need ``memevo serve``."""
+    from memory_core.errors import MemevoError
+    from memory_core.paths import state_home
+    from memory_core.store.backend import POSTGRESQL, resolve
+
+    try:
+        if resolve(state_home(env), env).kind != POSTGRESQL:
+            return None
+    except MemevoError:
+        return None
+    return (
+        "The store is on PostgreSQL: hooks reach it through `memevo serve`, so keep it running beside the "
+        "worker (the Procfile's serve: line); without it recall is skipped and captures wait in the state "
+        "dir's spool/ until it is back."
+    )
+
+
+def _joined(*notices: str | None) -> str | None:
+    return "\n".join(n for n in notices if n) or None
 
 
 def _masked(text: str) -> str:

@@ -82,3 +82,11 @@ def test_no_gateway_file_means_down(home: Path) -> None:
     (home / "gateway").write_text("garbage\n")
     assert gateway_client.read_gateway(home) is None
     assert gateway_client.probe(home) == (False, "no gateway file in the state dir: memevo serve is not running")
+
+
+def test_install_says_serve_must_run_beside_the_worker_on_postgresql(home: Path) -> None:
+    from cli.install.actions import gateway_notice
+
+    assert gateway_notice({"MEMEVO_HOME": str(home)}) is None
+    notice = gateway_notice({"MEMEVO_HOME": str(home), "MEMEVO_DATABASE_URL": "postgresql://me@db.example/memevo"})
+    assert notice is not None and "`memevo serve`" in notice and "serve:" in notice
