@@ -2,7 +2,7 @@
 
 From SQLite (``memory.db``) into an empty PostgreSQL database, or from PostgreSQL into a new
 SQLite file (the way back). The source is only read; the target gets every table, verified
-by per-table digests before it commits (memory_core.store.copying.copy_store).
+by per-table digests before it commits (memory_core.store.relocate.copy_store).
 """
 
 from __future__ import annotations
@@ -140,7 +140,8 @@ def migrate_to_command(url: str, as_json: bool) -> None:
     From PostgreSQL: URL is sqlite:////abs/path/memory.db, a file that does not exist yet.
     The current store is only read: it stays the way back.
     """
-    from memory_core.store.copying import copy_store, postgres_size, vacuum_analyze
+    from memory_core.store.copying import postgres_size, vacuum_analyze
+    from memory_core.store.relocate import copy_store
 
     home = settings().home
     kind, path = _target(url)

@@ -16,7 +16,6 @@ import operator
 import struct
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
 
 from memory_core.errors import StoreError, UsageError
 from memory_core.store.dbapi import DbConn, is_postgres
@@ -231,95 +230,6 @@ def copy_to_sqlite(source: DbConn, target_path: Path, build_schema: Callable[[Db
             return copy_rows(source, target)
     finally:
         target.close()
-
-
-# ``memevo migrate-to``: the whole store into an empty database, verified before it commits.
-
-
-class CopyReport(NamedTuple):
-    """What :func:`copy_store` did: rows per table (all verified by digest) and whether the
-    source changed while it was read (a hook or worker wrote to it after the snapshot)."""
-
-    tables: dict[str, int]
-    source_changed: bool
-
-
-def _data_version(conn: DbConn) -> int | None:
-    """SQLite's counter of commits by other connections (``None`` on PostgreSQL)."""
-    if is_postgres(conn):
-        return None
-    return int(conn.execute("PRAGMA data_version").fetchone()[0])
-
-
-def describe_occupied(conn: DbConn) -> str:
-    """Why ``conn`` is no target for a copy (``""`` when it is one): memevo tables with rows,
-    or memevo tables at another schema version."""
-    from memory_core.store.migrations import SCHEMA_VERSION, read_version
-
-    occupied = occupied_tables(conn)
-    if occupied:
-        return f"it holds rows in {', '.join(occupied)}"
-    present = user_tables(conn) & set(STORE_TABLES)
-    if not present:
-        return ""
-    if "metadata" not in present:
-        return f"it holds tables named {', '.join(sorted(present))} that memevo did not make"
-    version = read_version(conn)
-    if version != SCHEMA_VERSION or present != set(STORE_TABLES):
-        return f"it holds empty memevo tables at schema version {version} (this build writes {SCHEMA_VERSION})"
-    return ""
-
-
-def _create_schema(target: DbConn) -> None:
-    """The store's tables at the current version, inside the caller's transaction (the same
-    numbered steps as memory_core.store.migrations.build_schema, all in one transaction so a
-    failed copy leaves the target as it was found)."""
-    from memory_core.store.migrations import MIGRATIONS, SCHEMA_VERSION, set_version
-
-    for step in range(1, SCHEMA_VERSION + 1):
-        MIGRATIONS[step](target)
-        set_version(target, step)
-
-
-def _verify(expected: dict[str, tuple[int, str]], target: DbConn) -> None:
-    got = table_digests(target)
-    differ = [table for table in STORE_TABLES if got.get(table) != expected.get(table)]
-    if differ:
-        detail = ", ".join(f"{t} ({expected[t][0]} rows in the source, {got[t][0]} in the copy)" for t in differ)
-        raise StoreError(
-            f"the copy is not identical to the source in {detail}; nothing was kept in the target. "
-            "Check both with `memevo doctor` and report it"
-        )
-
-
-def copy_store(source: DbConn, target: DbConn) -> CopyReport:
-    """Copy the whole store on ``source`` (at the current schema version) into ``target``,
-    which must hold no memevo rows: its schema is created when absent, every row copied and
-    every table's digest compared with the source's, all in one write transaction on the
-    target, so it commits only an identical copy and a failure leaves it as it was."""
-    from memory_core.store.connection import write_transaction
-    from memory_core.store.migrations import SCHEMA_VERSION, read_version
-
-    version = read_version(source)
-    if version != SCHEMA_VERSION:
-        raise UsageError(
-            f"the store to copy is at schema version {version}; run `memevo status` once to migrate it, then retry"
-        )
-    with snapshot(source):
-        before = _data_version(source)
-        expected = table_digests(source)
-        with write_transaction(target):
-            why = describe_occupied(target)  # checked again under the write lock
-            if why:
-                raise UsageError(
-                    f"the target is not empty: {why}; migrate-to fills an empty database only: "
-                    "create a new one (createdb) or drop memevo's tables there first"
-                )
-            if not user_tables(target) & set(STORE_TABLES):
-                _create_schema(target)
-            counts = copy_rows(source, target)
-            _verify(expected, target)
-    return CopyReport(counts, before is not None and _data_version(source) != before)
 
 
 def vacuum_analyze(conn: DbConn) -> None:

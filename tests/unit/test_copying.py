@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from memory_core.store.copying import STORE_TABLES, describe_occupied, is_empty, occupied_tables
+from memory_core.store.copying import STORE_TABLES, is_empty, occupied_tables
 from memory_core.store.dbapi import is_postgres
 from memory_core.store.dialect import user_tables
+from memory_core.store.relocate import describe_occupied
 from tests.factories import make_memory, seed
 
 
