@@ -127,6 +127,8 @@ def inspect_database(home: Path) -> dict[str, Any]:
         found = {**base, "state": "unreadable", "error": str(exc)}
         return found if backend.is_sqlite else {**found, "problem": postgres_problem(str(exc))}
     try:
+        if not backend.is_sqlite:
+            base["server_skew"] = measure_skew(conn)
         version = migrations.read_version(conn)
         if version is None:
             return {**base, "state": "absent"}
@@ -135,7 +137,7 @@ def inspect_database(home: Path) -> dict[str, Any]:
             return {**base, "state": state, "schema_version": version}
         store = Store(conn, backend.path, readonly=True, backend=backend)
         integrity = check_integrity(store.conn)
-        found = {
+        return {
             **base,
             "state": "ok" if integrity["ok"] else "damaged",
             "schema_version": version,
@@ -144,8 +146,6 @@ def inspect_database(home: Path) -> dict[str, Any]:
             "heartbeat": read_heartbeat(store.conn),
             "worker_model": read_worker_model(store.conn),
         }
-        if not backend.is_sqlite:
-            found["server_skew"] = measure_skew(conn)
         return found
     except DATABASE_ERRORS as exc:
         where = str(path) if backend.is_sqlite else redact(backend.url)

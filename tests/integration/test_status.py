@@ -75,3 +75,22 @@ def test_status_survives_odd_heartbeat_and_job_columns(home: Path, backend: str)
         assert report["failed_jobs"][0]["next_due"] is None and report["failed_jobs"][0]["last_failure"] is None
         if backend == "sqlite":  # a NaN due time is a float to the record's validation
             assert report["integrity"]["corrupt_rows"][0]["id"] == sid
+
+
+def test_status_shows_the_backend_with_the_password_masked(home: Path, backend: str, monkeypatch) -> None:
+    import os
+
+    if backend == "postgresql":  # the test server trusts the login: a password is accepted and ignored
+        url = os.environ["MEMEVO_DATABASE_URL"].replace("postgresql://memevo@", "postgresql://memevo:pw-Secret9@")
+        monkeypatch.setenv("MEMEVO_DATABASE_URL", url)
+    text = memevo_process("status")
+    report = json.loads(memevo_process("status", "--json").stdout)
+    assert text.returncode == 0, text.stderr
+    assert "pw-Secret9" not in text.stdout + text.stderr + json.dumps(report)
+    if backend == "postgresql":
+        assert report["store"].startswith("postgresql://memevo:********@127.0.0.1:")
+        assert report["queue"] == "PostgresHuey in the same database" and report["backend"] == "postgresql"
+        assert "store:           postgresql://memevo:********@" in text.stdout
+    else:
+        assert report["store"] == f"SQLite {home / 'memory.db'}" and report["queue"] == f"SQLite {home / 'queue.db'}"
+        assert f"queue:           SQLite {home / 'queue.db'}" in text.stdout

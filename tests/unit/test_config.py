@@ -102,3 +102,49 @@ def test_blank_or_padded_environment_values(monkeypatch: pytest.MonkeyPatch) -> 
     s = load_settings()
     assert s.model == "qwen2.5-coder"
     assert s.model_api_key is not None and s.model_api_key.get_secret_value() == "sk-abc123"
+
+
+def test_store_and_queue_urls_from_file_are_shown_masked(home: Path, cli_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_DATABASE_URL", raising=False)  # the file's, not the test server's
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text(
+        'database_url = "postgresql://alice:pw-Secret9@db.lan/memevo"\nqueue_url = "redis://:pw-Secret9@q.lan:6379/0"\n'
+    )
+    s = load_settings()
+    assert s.backend.kind == "postgresql" and s.queue.kind == "redis"
+    assert "pw-Secret9" not in repr(s)
+    shown = s.describe()
+    assert shown["database_url"] == shown["store"] == "postgresql://alice:********@db.lan/memevo"
+    assert shown["queue"] == "RedisHuey at redis://:********@q.lan:6379/0"
+    for args in (("config",), ("config", "--json")):
+        result = cli_run(*args)
+        assert result.exit_code == 0 and "pw-Secret9" not in result.output and "********" in result.output
+
+
+def test_default_store_and_queue(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_DATABASE_URL", raising=False)  # the file's, not the test server's
+    shown = load_settings().describe()
+    assert shown["database_url"] is None and shown["queue_url"] is None
+    assert shown["store"] == f"SQLite {home / 'memory.db'}" and shown["queue"] == f"SQLite {home / 'queue.db'}"
+    shown = load_settings({"MEMEVO_HOME": str(home), "MEMEVO_DATABASE_URL": "postgresql://a@h/db"}).describe()
+    assert shown["queue"] == "PostgresHuey in the same database"
+
+
+def test_sqlite_store_with_remote_queue_is_refused(cli_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_DATABASE_URL", raising=False)
+    monkeypatch.setenv("MEMEVO_QUEUE_URL", "redis://:pw-Secret9@q.lan:6379/0")
+    result = cli_run("config")
+    assert result.exit_code == 2
+    [line] = result.output.strip().splitlines()
+    assert "the store is SQLite on this machine" in line and "pw-Secret9" not in line
+
+
+def test_unsupported_scheme_is_a_config_error(home: Path, cli_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_DATABASE_URL", raising=False)  # the file's, not the test server's
+    home.mkdir(parents=True)
+    (home / "config.toml").write_text('database_url = "mysql://alice:pw-Secret9@db/x"\n')
+    with pytest.raises(ConfigError, match="unsupported URL"):
+        load_settings()
+    result = cli_run("config")
+    assert result.exit_code == 2 and "pw-Secret9" not in result.output
+    assert f"set in {home / 'config.toml'}: database_url" in result.output
