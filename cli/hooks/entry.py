@@ -200,7 +200,7 @@ def handle(event: str | None, adapter: str | None) -> HookRun:
     if home is not None:
         from cli.hooks.gateway_client import run_through_gateway
 
-        return run_through_gateway(home, raw, event, adapter)
+        return HookRun(*run_through_gateway(home, raw, event, adapter, log_failure))
     return run_hook(raw, event, adapter)
 
 

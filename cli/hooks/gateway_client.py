@@ -24,11 +24,12 @@ import os
 import socket
 import time
 
-from cli.hooks.entry import HookRun, log_failure
-
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+
+    Log = Callable[..., None]  # cli.hooks.entry.log_failure, passed in (the entry imports this module)
 
 GATEWAY_FILE = "gateway"
 GATEWAY_PATH = "/gateway/hook"
@@ -211,7 +212,9 @@ def gateway_target(event: str | None, adapter: str | None) -> str:
     return GATEWAY_PATH + ("?" + "&".join(query) if query else "")
 
 
-def forward(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float, *, seconds: float) -> HookRun:
+def forward(
+    home: Path, raw: bytes, event: str | None, adapter: str | None, now: float, *, seconds: float
+) -> tuple[str, str]:
     """What the gateway answers for one hook call, or :class:`GatewayDown`."""
     status, body = exchange(
         home,
@@ -233,12 +236,15 @@ def forward(home: Path, raw: bytes, event: str | None, adapter: str | None, now:
         raise GatewayDown("the answer is not the gateway's JSON") from None
     if not isinstance(stdout, str) or not isinstance(stderr, str):
         raise GatewayDown("the answer is not the gateway's JSON")
-    return HookRun(stdout, stderr)
+    return stdout, stderr
 
 
-def run_through_gateway(home: Path, raw: bytes, event: str | None, adapter: str | None) -> HookRun:
+def run_through_gateway(
+    home: Path, raw: bytes, event: str | None, adapter: str | None, log_failure: Log
+) -> tuple[str, str]:
     """One hook call on a PostgreSQL machine: the gateway's answer; when it is down, nothing for a
-    recall and a spooled event for anything else. Never raises (except on interpreter exit)."""
+    recall and a spooled event for anything else: ``(stdout, stderr)``. Never raises (except on
+    interpreter exit); ``log_failure`` is the hook log's writer."""
     from memory_core import clock
 
     now = clock.now()
@@ -251,17 +257,17 @@ def run_through_gateway(home: Path, raw: bytes, event: str | None, adapter: str 
             why = str(exc)
         if recall:
             log_failure(f"{label}: no recall: the gateway is down ({why}); start `memevo serve`")
-            return HookRun("", "")
+            return "", ""
         from cli.hooks.spool import spool_event
 
-        spool_event(home, raw, event, adapter, now)
+        spool_event(home, raw, event, adapter, now, log_failure)
         log_failure(f"{label}: spooled for memevo serve ({why})")
-        return HookRun("", "")
+        return "", ""
     except Exception as exc:  # fail open: the agent's turn goes on
         import traceback
 
         log_failure(f"{label}: internal error on the way to the gateway", traceback.format_exc())
-        return HookRun("", f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log")
+        return "", f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log"
 
 
 def probe(home: Path, *, seconds: float = 1.0) -> tuple[bool, str]:

@@ -355,7 +355,7 @@ class SpoolDrainer(threading.Thread):
 
     def drain_once(self) -> None:
         try:
-            delivered, aside = spool.drain(self.home, deliver_spooled)
+            delivered, aside = spool.drain(self.home, deliver_spooled, log_failure)
         except Exception:
             import traceback
 

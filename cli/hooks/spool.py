@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    Log = Callable[..., None]  # cli.hooks.entry.log_failure, passed in (the entry reaches this module)
+
 SPOOL_DIR = "spool"
 CORRUPT_DIR = "corrupt"
 SUFFIX = ".hook"
@@ -110,14 +112,14 @@ def decode(path: Path, data: bytes) -> Spooled:
     return Spooled(path, raw, event, adapter, float(now))
 
 
-def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float) -> Path:
+def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float, log: Log) -> Path:
     """Keep one event for the gateway, durably; returns its file."""
     from memory_core.paths import private_temp_file
     from memory_core.store.connection import ensure_private_dir
 
     directory = ensure_private_dir(spool_dir(home))
     data = encode(raw, event, adapter, now)
-    _make_room(home, len(data))
+    _make_room(home, len(data), log)
     fd, temp = private_temp_file(directory, ".tmp-")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -149,7 +151,7 @@ def _sync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _make_room(home: Path, incoming: int) -> None:
+def _make_room(home: Path, incoming: int, log: Log) -> None:
     """Drop the oldest events until one more of ``incoming`` bytes fits; log how many."""
     files = pending(home)
     sizes = []
@@ -168,18 +170,15 @@ def _make_room(home: Path, incoming: int) -> None:
         total -= sizes[dropped]
         dropped += 1
     if dropped:
-        from cli.hooks.entry import log_failure
-
-        log_failure(
+        log(
             f"spool full ({MAX_FILES} events or {MAX_BYTES} bytes): dropped the {dropped} oldest spooled "
             "event(s); start `memevo serve` to deliver the rest"
         )
 
 
-def set_aside(path: Path, why: str) -> None:
+def set_aside(path: Path, why: str, log: Log) -> None:
     """Move a spool file that is not an event (or cannot ever be delivered) to
     ``spool/corrupt/`` and log why."""
-    from cli.hooks.entry import log_failure
     from memory_core.store.connection import ensure_private_dir
 
     corrupt = ensure_private_dir(path.parent / CORRUPT_DIR)
@@ -187,10 +186,10 @@ def set_aside(path: Path, why: str) -> None:
         os.replace(path, corrupt / path.name)
     except OSError:
         pass
-    log_failure(f"spool: {path.name} set aside in {SPOOL_DIR}/{CORRUPT_DIR}/: {why}")
+    log(f"spool: {path.name} set aside in {SPOOL_DIR}/{CORRUPT_DIR}/: {why}")
 
 
-def drain(home: Path, deliver: Callable[[Spooled], bool]) -> tuple[int, int]:
+def drain(home: Path, deliver: Callable[[Spooled], bool], log: Log) -> tuple[int, int]:
     """Deliver every spooled event, oldest first, removing each file once ``deliver`` says it
     was delivered; stops at the first event ``deliver`` could not deliver yet (``False``: it
     is tried again next time). A file that is not an event, or that ``deliver`` refuses for
@@ -218,7 +217,7 @@ def drain(home: Path, deliver: Callable[[Spooled], bool]) -> tuple[int, int]:
                 if not deliver(decode(path, data)):
                     break
             except CorruptSpoolFile as exc:
-                set_aside(path, str(exc))
+                set_aside(path, str(exc), log)
                 aside += 1
                 continue
             try:

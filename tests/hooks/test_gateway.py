@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from cli.hooks import gateway_client, spool
-from cli.hooks.entry import ADAPTER_NAMES
+from cli.hooks.entry import ADAPTER_NAMES, log_failure
 from memory_core import clock
 from tests.hooks import claude_data
 from tests.hooks.support import hook_process
@@ -32,6 +32,9 @@ pytestmark = [pytest.mark.postgres_only, pytest.mark.slow]
 CLAIM = "The staging PostgreSQL database listens on port 5433"
 QUESTION = "which port does the staging database use?"
 SAID = "remember that the deploy needs node 22 on the staging runners"
+SAID_RAW = json.dumps(
+    {"schema": "memevo.hook/v1", "event": "turn_end", "cwd": "/work/app", "session_id": "gw", "user_messages": [SAID]}
+).encode()
 
 
 def generic(event: str, **fields: Any) -> dict[str, Any]:
@@ -199,7 +202,9 @@ def test_captures_are_spooled_and_delivered_once(pg_home: Path, tmp_path: Path) 
 def test_serve_delivers_what_is_spooled_while_it_runs(gateway: MemevoServe, pg_home: Path) -> None:
     """A hook that could not reach a running gateway spools; the next gateway request wakes the
     delivery."""
-    spool.spool_event(pg_home, json.dumps(generic("turn_end", user_messages=[SAID])).encode(), "turn_end", None, 1e9)
+    spool.spool_event(
+        pg_home, json.dumps(generic("turn_end", user_messages=[SAID])).encode(), "turn_end", None, 1e9, log_failure
+    )
     assert len(spooled(pg_home)) == 1
     prompt = hook_process(generic("user_prompt", prompt=QUESTION), "user_prompt")
     assert prompt.returncode == 0 and prompt.stderr == b""
@@ -212,7 +217,9 @@ def test_a_corrupt_spool_file_is_set_aside(pg_home: Path, tmp_path: Path) -> Non
     directory.mkdir(mode=0o700)
     (directory / f"{0:020d}-1-bad{spool.SUFFIX}").write_bytes(b"\x00garbage without a header")
     (directory / f"{1:020d}-1-bad{spool.SUFFIX}").write_bytes(b'{"format": 1, "event": 5, "now": 1}\n{}')
-    spool.spool_event(pg_home, json.dumps(generic("turn_end", user_messages=[SAID])).encode(), "turn_end", None, 1e9)
+    spool.spool_event(
+        pg_home, json.dumps(generic("turn_end", user_messages=[SAID])).encode(), "turn_end", None, 1e9, log_failure
+    )
     with serve(pg_home, tmp_path) as running:
         wait_for(lambda: spooled(pg_home) == [])
         assert running.alive
