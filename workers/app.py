@@ -22,7 +22,7 @@ from huey import Huey, PostgresHuey, RedisHuey, SqliteHuey
 from huey.storage import PostgresStorage, SqliteStorage
 
 from memory_core.paths import state_home
-from memory_core.store.backend import POSTGRESQL, REDIS, resolve_queue
+from memory_core.store.backend import POSTGRESQL, REDIS, resolve, resolve_queue
 from memory_core.store.connection import ensure_private_dir, touch_private
 
 QUEUE_NAME = "memevo"
@@ -53,11 +53,16 @@ class StateDirStorage(SqliteStorage):
 
 class LazyPostgresStorage(PostgresStorage):
     """huey's PostgreSQL storage, its tables created on the first connection of a process
-    (under an advisory lock), with memevo's connect timeout and application name."""
+    (under an advisory lock), with memevo's connect timeout and application name.
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    When the queue shares the store's database (``store_home``), the store's own schema is
+    created first: a database holding only huey's tables would look foreign to memevo's
+    migrations, which refuse a database they did not write."""
+
+    def __init__(self, *args: Any, store_home: Path | None = None, **kwargs: Any) -> None:
         kwargs["create_tables"] = False
         super().__init__(*args, **kwargs)
+        self.store_home = store_home
         self._schema_ready = False
 
     def _connect(self) -> Any:
@@ -67,6 +72,10 @@ class LazyPostgresStorage(PostgresStorage):
             self.dsn or "", autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, application_name="memevo-queue"
         )
         if not self._schema_ready:
+            if self.store_home is not None:
+                from memory_core.store.database import Store
+
+                Store.open(self.store_home).close()  # migrates, under the store's write lock
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK_KEY,))
                 for statement in self.ddl:  # idempotent ("if not exists")
@@ -81,9 +90,15 @@ def make_huey(home: Path) -> Huey:
     """The Huey instance for the queue of state dir ``home``."""
     queue = resolve_queue(home)
     if queue.kind == POSTGRESQL:
+        same_database = queue.url == resolve(home).url
         # Results are never read: nudges are fire-and-forget.
         return PostgresHuey(
-            QUEUE_NAME, dsn=queue.url, table_prefix=TABLE_PREFIX, storage_class=LazyPostgresStorage, results=False
+            QUEUE_NAME,
+            dsn=queue.url,
+            table_prefix=TABLE_PREFIX,
+            storage_class=LazyPostgresStorage,
+            store_home=home if same_database else None,
+            results=False,
         )
     if queue.kind == REDIS:
         return RedisHuey(QUEUE_NAME, url=queue.url, results=False)
