@@ -384,6 +384,9 @@ def serve(
 
     server = make_server(LOOPBACK, port, token, log=log)
     warm_up()
+    from memory_core.store import pg
+
+    pg.enable_pool()  # on PostgreSQL, requests reuse open connections (no connect per event)
 
     def stop(signum: int, frame: object) -> None:
         raise KeyboardInterrupt

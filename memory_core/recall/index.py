@@ -236,7 +236,7 @@ def read_first_claims(conn: DbConn, bodies: Sequence[str], count: int) -> list[t
     found: list[tuple[str, IndexedDoc]] = []
     term = (
         f"SELECT * FROM (SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
-        "WHERE body=? ORDER BY memory_id LIMIT ?) AS t"
+        "WHERE body=? ORDER BY memory_id LIMIT ?) AS first_claims"
     )
     for start in range(0, len(bodies), FIRST_CLAIMS_CHUNK):
         chunk = bodies[start : start + FIRST_CLAIMS_CHUNK]

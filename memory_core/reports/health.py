@@ -401,11 +401,11 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
 
     if settings is None:
         return make_check("budget", WARN, "unknown: the settings are invalid", None)
-    path = home / "memory.db"
     try:
-        if settings.backend.is_sqlite and (not path.exists() or path.stat().st_size == 0):
+        opened = Store.open_existing_readonly(home)
+        if opened is None:
             return make_check("budget", OK, "nothing waits for the model yet", calls_per_day=settings.daily_model_calls)
-        store = Store.open_readonly(home)
+        store = opened
     except OPEN_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:

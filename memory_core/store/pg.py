@@ -33,9 +33,14 @@ from memory_core.errors import MemevoError, SchemaVersionError, StoreError
 from memory_core.store.backend import redact
 from memory_core.store.dbapi import POSTGRESQL
 
-# pg_advisory_xact_lock key for "a memevo write transaction" (any 64-bit constant; this one is
-# the first eight bytes of sha256(b"memevo write")), taken by every writer on the database.
-WRITE_LOCK_KEY = 0x3A5C_6E1F_0D27_4B91
+# pg_advisory_xact_lock keys for "a memevo write transaction": a class of lock (any 32-bit
+# constant) and the store's schema, so every writer of one store queues on one lock while
+# stores in other schemas of the same database never wait for each other.
+WRITE_LOCK_CLASS = 0x3A5C_6E1F
+WRITE_LOCK_SQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
+# Connections a long-running process (memevo serve, the gateway) keeps open between requests,
+# per URL and mode; hooks and commands open and close their own (see enable_pool).
+POOL_IDLE = 8
 LOCK_TIMEOUT_MS = 15_000  # as SQLite's busy timeout: a writer waits this long, then fails clearly
 CONNECT_TIMEOUT_S = 5
 SNAPSHOT = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
@@ -190,7 +195,7 @@ class PgConnection:
         """``BEGIN`` + the write lock … ``COMMIT``; rolled back on any error."""
         self.execute("BEGIN")
         try:
-            self.execute("SELECT pg_advisory_xact_lock(?)", (WRITE_LOCK_KEY,))
+            self.execute(WRITE_LOCK_SQL, (WRITE_LOCK_CLASS,))
         except BaseException:
             self._rollback()
             raise
@@ -221,13 +226,64 @@ class PgConnection:
                 self.raw.execute("ROLLBACK")
 
     def close(self) -> None:
+        if _pool.give_back(self):
+            return
         with contextlib.suppress(Exception):
             self.raw.close()
+
+
+class _Pool:
+    """Idle connections kept by a long-running process, per (URL, read-only); off by default.
+
+    A connection goes back only when it is healthy and outside any transaction, so its
+    session settings (read-only, lock timeout) are the ones it was opened with; one the
+    server dropped is noticed on the next statement, and that request fails open."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.idle: dict[tuple[str, bool], list[Any]] = {}
+        self.lock = threading.Lock()
+
+    def take(self, url: str, readonly: bool) -> Any | None:
+        if not self.enabled:
+            return None
+        with self.lock:
+            stack = self.idle.get((url, readonly), [])
+            while stack:
+                raw = stack.pop()
+                if not raw.closed and not raw.broken:
+                    return raw
+        return None
+
+    def give_back(self, conn: PgConnection) -> bool:
+        if not self.enabled or conn.in_transaction:
+            return False
+        raw = conn.raw
+        if raw.closed or raw.broken:
+            return False
+        with self.lock:
+            stack = self.idle.setdefault((conn.url, conn.readonly), [])
+            if len(stack) >= POOL_IDLE:
+                return False
+            stack.append(raw)
+        return True
+
+
+_pool = _Pool()
+
+
+def enable_pool() -> None:
+    """Keep connections open between uses in this process (``memevo serve``): each request
+    then skips the connect and login (several milliseconds on loopback, more with TLS)."""
+    _pool.enabled = True
 
 
 def connect(url: str, *, readonly: bool = False, application: str = "memevo") -> PgConnection:
     """Open ``url`` in autocommit mode with memevo's session settings, or a :class:`StoreError`
     that names the problem (unreachable, login refused, no such database)."""
+    kept = _pool.take(url, readonly)
+    if kept is not None:
+        return PgConnection(kept, url, readonly=readonly)
     psycopg = _driver()
     try:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, application_name=application)

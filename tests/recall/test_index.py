@@ -274,7 +274,9 @@ def test_recall_over_bodies_never_scans_a_table(store: Store, reader, monkeypatc
     for sql in selects:
         details = [row[-1] for row in reader.conn.execute("EXPLAIN QUERY PLAN " + sql)]
         # A subquery's rows (at most its LIMIT) may be read in turn; no table may be.
-        assert not any(d.startswith("SCAN") and not d.startswith("SCAN (subquery") for d in details), (sql, details)
+        # (PostgreSQL needs the subquery named: SQLite then calls it by that name.)
+        subquery = ("SCAN (subquery", "SCAN first_claims")
+        assert not any(d.startswith("SCAN") and not d.startswith(subquery) for d in details), (sql, details)
 
 
 def test_work_does_not_grow_with_copies_of_the_same_content(tmp_path) -> None:

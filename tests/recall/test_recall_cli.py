@@ -7,6 +7,8 @@ import json
 import time
 from pathlib import Path
 
+import pytest
+
 from memory_core.recall.service import write_last_diagnostics
 from memory_core.store.database import Store
 from memory_core.store.memories import put_memory
@@ -28,6 +30,7 @@ def digest_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.sqlite_only  # the memory.db file's bytes
 def test_recall_leaves_memory_db_byte_identical(home: Path) -> None:
     seed(home, "SQLite listens on port 5432", "Redis listens on port 6380")
     db = home / "memory.db"
