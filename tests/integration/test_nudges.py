@@ -50,12 +50,14 @@ def test_queue_file_is_private_once_used(home: Path) -> None:
     assert oct(home.stat().st_mode & 0o777) == "0o700"
 
 
+@pytest.mark.sqlite_only  # PostgreSQL hooks go through memevo serve
 def test_session_start_enqueues_recovery(home: Path) -> None:
     result = memevo_process("hook", "session_start", input=generic("session_start"))
     assert result.returncode == 0 and result.stdout == "", result.stderr
     assert [name for name, _ in pending(home)] == ["recover"]
 
 
+@pytest.mark.sqlite_only  # PostgreSQL hooks go through memevo serve
 def test_capture_enqueues_consolidation_of_the_new_source(home: Path) -> None:
     payload = generic("turn_end", user_messages=["Remember that the staging database is on port 5433."])
     result = memevo_process("hook", "turn_end", input=payload)
@@ -65,6 +67,7 @@ def test_capture_enqueues_consolidation_of_the_new_source(home: Path) -> None:
     assert pending(home) == [["consolidate", [source_id]]]
 
 
+@pytest.mark.sqlite_only  # PostgreSQL hooks go through memevo serve
 def test_a_repeated_capture_enqueues_nothing_more(home: Path) -> None:
     payload = generic("compaction", summary="We agreed to ship the CLI first.")
     for _ in range(2):
