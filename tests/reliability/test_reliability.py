@@ -14,7 +14,11 @@ import pytest
 from bench.reliability import chaos, concurrency, hook_fuzz, model_replies, planted_secrets
 from bench.reliability.harness import print_figures
 
-pytestmark = pytest.mark.slow
+# The harness (bench/reliability/harness.py) builds its processes' environment from the state
+# dir alone and reads memory.db directly, so these run on SQLite; on PostgreSQL the queue and
+# worker reliability is covered by tests/integration/test_worker_process.py and
+# tests/worker/test_several_workers.py, the gateway's by tests/hooks/test_gateway*.py.
+pytestmark = [pytest.mark.slow, pytest.mark.sqlite_only]
 
 
 def test_chaos_sigkill_during_consolidation_loses_nothing(tmp_path: Path) -> None:
