@@ -131,7 +131,7 @@ def password_cluster() -> Iterator[tuple[str, str]]:
     superuser, stays trusted): ``(url with the right password, database)``."""
     cluster, why = pg_cluster.start_cluster()
     if cluster is None:
-        pytest.skip(f"cannot start a throwaway PostgreSQL to refuse a password: {why}")
+        pg_cluster.skip_unless_required(f"cannot start a throwaway PostgreSQL to refuse a password: {why}")
     try:
         import psycopg
 
@@ -246,7 +246,9 @@ def test_redis_queue(redis_url: str, pg_url: str, monkeypatch: pytest.MonkeyPatc
 def redis_with_password(tmp_path: Path) -> Iterator[int]:
     exe = redis_binary()
     if exe is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+        pg_cluster.skip_unless_required(
+            "redis-server is not installed (apt-get install redis-server)", "MEMEVO_REQUIRE_REDIS"
+        )
     port = free_port()
     process = subprocess.Popen(
         [exe, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--requirepass", "right-password"],

@@ -20,6 +20,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 TEST_URL_VARIABLE = "MEMEVO_TEST_DATABASE_URL"
+# Read at import, before the `home` fixture clears every MEMEVO_ variable for each test.
+REQUIRED = {name: os.environ.get(name) == "1" for name in (REQUIRE_VARIABLE, "MEMEVO_REQUIRE_REDIS")}
 BASE_URL: str | None = None  # the test database, once the first PostgreSQL test asked for it
 REQUIRE_VARIABLE = "MEMEVO_REQUIRE_POSTGRES"
 
@@ -171,3 +173,12 @@ def open_other_store(home: Path, name: str):  # type: ignore[no-untyped-def]
         return Store.open(home / name)
     url, _ = fresh_schema_url(BASE_URL)
     return Store.open(home / name, Backend(POSTGRESQL, url, None))
+
+
+def skip_unless_required(message: str, variable: str = REQUIRE_VARIABLE) -> None:
+    """Skip with ``message``; where ``variable`` requires the component (CI), fail instead."""
+    import pytest
+
+    if REQUIRED.get(variable):
+        pytest.fail(f"{message} ({variable}=1)")
+    pytest.skip(message)
