@@ -20,10 +20,10 @@ from pathlib import Path
 from urllib.parse import quote
 
 TEST_URL_VARIABLE = "MEMEVO_TEST_DATABASE_URL"
+REQUIRE_VARIABLE = "MEMEVO_REQUIRE_POSTGRES"
 # Read at import, before the `home` fixture clears every MEMEVO_ variable for each test.
 REQUIRED = {name: os.environ.get(name) == "1" for name in (REQUIRE_VARIABLE, "MEMEVO_REQUIRE_REDIS")}
 BASE_URL: str | None = None  # the test database, once the first PostgreSQL test asked for it
-REQUIRE_VARIABLE = "MEMEVO_REQUIRE_POSTGRES"
 
 
 def _free_port() -> int:
