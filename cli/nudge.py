@@ -31,7 +31,7 @@ def _enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | Non
         else:
             from workers.nudge_queue import enqueue_with_huey
 
-            enqueue_with_huey(task, args, kwargs)
+            enqueue_with_huey(task, args, kwargs, home=home)
         return True
     except Exception:
         return False

@@ -161,9 +161,26 @@ def enqueue_in_transaction(
     return True
 
 
-def enqueue_with_huey(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> None:
-    """Put the same message on the queue through huey's own storage (``PostgresHuey`` or
-    ``RedisHuey``): for warm processes (``memevo serve``, the CLI), never a hook."""
-    from workers.app import huey
+_HUEYS: dict[tuple[str, str, str], Any] = {}
 
+
+def enqueue_with_huey(
+    task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, *, home: Path | None = None
+) -> None:
+    """Put the same message on the queue through huey's own storage (``PostgresHuey`` or
+    ``RedisHuey``): for warm processes (``memevo serve``, the CLI), never a hook.
+
+    The queue is the one configured for ``home`` now, not the one ``workers.app`` was
+    imported with: a long-lived process may serve a state dir whose queue changed since."""
+    from memory_core.store.backend import resolve, resolve_queue
+    from workers.app import make_huey
+
+    home = home or state_home()
+    key = (str(home), resolve_queue(home).url, resolve(home).url)
+    huey = _HUEYS.get(key)
+    if huey is None:
+        for stale in _HUEYS.values():  # one queue at a time: its connection is not kept
+            stale.storage.close()
+        _HUEYS.clear()
+        huey = _HUEYS[key] = make_huey(home)
     huey.storage.enqueue(message_bytes(task, args, kwargs), 0)

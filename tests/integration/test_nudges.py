@@ -73,3 +73,20 @@ def test_a_repeated_capture_enqueues_nothing_more(home: Path) -> None:
     for _ in range(2):
         assert memevo_process("hook", "compaction", input=payload).returncode == 0
     assert [name for name, _ in pending(home)] == ["consolidate"]
+
+
+def test_a_cli_nudge_goes_to_the_queue_of_the_state_dir_it_runs_for(home: Path, monkeypatch) -> None:
+    """A process that imported the worker app for another state dir (or another schema, since
+    dropped) still nudges the queue its state dir names now."""
+    import workers.app
+    from cli.nudge import nudge_consolidate
+
+    class Elsewhere:
+        @property
+        def storage(self):
+            raise AssertionError("nudged the queue of the state dir the app was imported with")
+
+    monkeypatch.setattr(workers.app, "huey", Elsewhere())
+    Store.open(home).close()
+    assert nudge_consolidate("src-1") is True
+    assert pending(home) == [["consolidate", ["src-1"]]]
