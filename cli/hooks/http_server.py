@@ -38,7 +38,6 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
@@ -48,18 +47,17 @@ from cli.hooks import spool
 from cli.hooks.entry import (
     ADAPTER_NAMES,
     MAX_STDIN_BYTES,
-    event_label,
     log_failure,
     parse_payload,
     printed,
-    run_events,
     run_hook,
     run_payload,
 )
 from cli.hooks.gateway_client import GATEWAY_PATH, NOW_HEADER, remove_gateway_file, write_gateway_file
 from cli.hooks.hook_token import bearer_matches
+from cli.hooks.spool_drainer import DRAIN_SECONDS, SpoolDrainer
 from memory_core.clock import is_timestamp
-from memory_core.errors import MemevoError, StoreError, UsageError
+from memory_core.errors import MemevoError, UsageError
 from memory_core.sanitize import valid_text
 
 LOOPBACK = "127.0.0.1"
@@ -72,7 +70,6 @@ HTTP_EVENTS: dict[str, tuple[str, ...]] = {
 }
 MAX_IN_FLIGHT = 8
 READ_SECONDS = 10.0
-DRAIN_SECONDS = 30.0  # how often the spool is looked at besides start-up and gateway requests
 
 
 def hook_path(agent: str, event: str) -> str:
@@ -310,68 +307,6 @@ class HookRequestHandler(BaseHTTPRequestHandler):
 
     def log_error(self, format: str, *args: object) -> None:  # noqa: A002
         self.server.note("bad request: " + (format % args)[:200])
-
-
-def deliver_spooled(item: spool.Spooled) -> bool:
-    """Deliver one spooled event through the hook's own code at its original time: ``True``
-    once done (a failure the hook would only have reported is logged as it would have been),
-    ``False`` when the store cannot be reached (tried again later); an event that fails
-    inside memevo is set aside (:class:`cli.hooks.spool.CorruptSpoolFile`), not retried."""
-    label = item.event or "hook"
-    try:
-        payload = parse_payload(item.raw)
-        label = event_label(payload, item.event)
-        run_events(payload, item.event, item.adapter, item.now, [])
-    except StoreError as exc:
-        log_failure(f"{label}: spooled event not delivered yet: {valid_text(str(exc))}")
-        return False
-    except MemevoError as exc:
-        log_failure(f"{label}: {valid_text(str(exc))}")
-        return True
-    except Exception as exc:
-        import traceback
-
-        log_failure(f"{label}: internal error delivering a spooled event", traceback.format_exc())
-        raise spool.CorruptSpoolFile(f"internal error ({type(exc).__name__}); details in logs/hooks.log") from None
-    return True
-
-
-class SpoolDrainer(threading.Thread):
-    """Delivers the state dir's spool at once, then every ``seconds`` and when woken."""
-
-    def __init__(self, home: Path, seconds: float, note: Callable[[str], None]) -> None:
-        super().__init__(name="memevo-spool", daemon=True)
-        self.home = home
-        self.seconds = seconds
-        self.note = note
-        self._wake = threading.Event()
-        self._stopping = threading.Event()
-
-    def run(self) -> None:
-        while not self._stopping.is_set():
-            self.drain_once()
-            self._wake.wait(self.seconds)
-            self._wake.clear()
-
-    def drain_once(self) -> None:
-        try:
-            delivered, aside = spool.drain(self.home, deliver_spooled, log_failure)
-        except Exception:
-            import traceback
-
-            log_failure("spool: internal error while delivering", traceback.format_exc())
-            return
-        if delivered or aside:
-            left = len(spool.pending(self.home))
-            self.note(f"spool: delivered {delivered} event(s), set aside {aside}, {left} left")
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stopping.set()
-        self._wake.set()
-        self.join(timeout=10)
 
 
 def serve(

@@ -1,0 +1,81 @@
+"""Delivering the events hooks spooled while ``memevo serve`` was down (:mod:`cli.hooks.spool`).
+
+The server's drainer thread runs each spooled event through the hook's own code at its
+original time: when the server starts, every :data:`DRAIN_SECONDS`, and when a gateway
+request finds the spool non-empty.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from cli.hooks import spool
+from cli.hooks.entry import event_label, log_failure, parse_payload, run_events
+from memory_core.errors import MemevoError, StoreError
+from memory_core.sanitize import valid_text
+
+DRAIN_SECONDS = 30.0  # how often the spool is looked at besides start-up and gateway requests
+
+
+def deliver_spooled(item: spool.Spooled) -> bool:
+    """Deliver one spooled event through the hook's own code at its original time: ``True``
+    once done (a failure the hook would only have reported is logged as it would have been),
+    ``False`` when the store cannot be reached (tried again later); an event that fails
+    inside memevo is set aside (:class:`cli.hooks.spool.CorruptSpoolFile`), not retried."""
+    label = item.event or "hook"
+    try:
+        payload = parse_payload(item.raw)
+        label = event_label(payload, item.event)
+        run_events(payload, item.event, item.adapter, item.now, [])
+    except StoreError as exc:
+        log_failure(f"{label}: spooled event not delivered yet: {valid_text(str(exc))}")
+        return False
+    except MemevoError as exc:
+        log_failure(f"{label}: {valid_text(str(exc))}")
+        return True
+    except Exception as exc:
+        import traceback
+
+        log_failure(f"{label}: internal error delivering a spooled event", traceback.format_exc())
+        raise spool.CorruptSpoolFile(f"internal error ({type(exc).__name__}); details in logs/hooks.log") from None
+    return True
+
+
+class SpoolDrainer(threading.Thread):
+    """Delivers the state dir's spool at once, then every ``seconds`` and when woken."""
+
+    def __init__(self, home: Path, seconds: float, note: Callable[[str], None]) -> None:
+        super().__init__(name="memevo-spool", daemon=True)
+        self.home = home
+        self.seconds = seconds
+        self.note = note
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self._stopping.is_set():
+            self.drain_once()
+            self._wake.wait(self.seconds)
+            self._wake.clear()
+
+    def drain_once(self) -> None:
+        try:
+            delivered, aside = spool.drain(self.home, deliver_spooled, log_failure)
+        except Exception:
+            import traceback
+
+            log_failure("spool: internal error while delivering", traceback.format_exc())
+            return
+        if delivered or aside:
+            left = len(spool.pending(self.home))
+            self.note(f"spool: delivered {delivered} event(s), set aside {aside}, {left} left")
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+        self.join(timeout=10)
