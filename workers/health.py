@@ -21,7 +21,8 @@ from urllib.parse import unquote, urlsplit
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
 from memory_core.records import ErrorCode
-from memory_core.reports.health import DATABASE_ERRORS, ERROR, OK, make_check, postgres_fix, postgres_problem
+from memory_core.reports.health import DATABASE_ERRORS, ERROR, OK, make_check
+from memory_core.reports.postgres_problems import postgres_fix, postgres_problem
 from memory_core.store.backend import POSTGRESQL, SQLITE, redact, resolve_queue
 from workers.model_client import ModelCallError, complete
 

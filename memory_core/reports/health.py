@@ -16,7 +16,6 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 from memory_core.clock import iso
 from memory_core.config import Settings
@@ -26,6 +25,7 @@ from memory_core.jobs.clock_skew import WARN as SKEW_WARN
 from memory_core.jobs.clock_skew import measure_skew, refuse_above, skew_verdict
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
+from memory_core.reports.postgres_problems import PG_SUMMARIES, postgres_fix, postgres_problem
 from memory_core.reports.status import backlog_details, memory_counts, recent_hook_errors
 from memory_core.store import migrations
 from memory_core.store.backend import SQLITE, Backend, redact, resolve
@@ -77,24 +77,6 @@ def ago(seconds: float) -> str:
 # StoreError in memory_core.store.pg) and sqlite3's, which a SQLite read can still raise.
 DATABASE_ERRORS: tuple[type[Exception], ...] = (MemevoError, sqlite3.DatabaseError)
 OPEN_ERRORS: tuple[type[Exception], ...] = (OSError, *DATABASE_ERRORS)
-
-# The problem a PostgreSQL connection error names, by the words memory_core.store.pg uses for
-# it (describe_error and the driver check); the first match wins.
-_PG_PROBLEMS = (
-    ("driver", "driver is not installed"),
-    ("login", "refused the login"),
-    ("no_database", "createdb"),
-    ("no_role", "create the role"),
-    ("client_refused", "pg_hba.conf"),
-    ("unreachable", "cannot reach postgresql"),
-)
-
-
-def postgres_problem(message: str) -> str:
-    """``driver``, ``login``, ``no_database``, ``no_role``, ``client_refused``,
-    ``unreachable`` or ``other``: what a store connection error is about."""
-    lowered = message.lower()
-    return next((problem for problem, words in _PG_PROBLEMS if words in lowered), "other")
 
 
 def inspect_database(home: Path) -> dict[str, Any]:
@@ -162,48 +144,6 @@ def _connect_readonly(backend: Backend) -> DbConn:
     return pg.connect(backend.url, readonly=True, application="memevo-doctor")
 
 
-def _pg_parts(url: str) -> dict[str, str]:
-    """Host, port, user and database of a PostgreSQL URL for the commands a fix names; never
-    the password."""
-    parts = urlsplit(url)
-    try:
-        port = str(parts.port or 5432)
-    except ValueError:
-        port = "5432"
-    return {
-        "host": parts.hostname or "localhost",
-        "port": port,
-        "user": unquote(parts.username or "") or "$USER",
-        "db": unquote(parts.path.lstrip("/")) or "memevo",
-    }
-
-
-def postgres_fix(problem: str, url: str) -> str:
-    p = {name: shlex.quote(value) for name, value in _pg_parts(url).items()}
-    target = f"-h {p['host']} -p {p['port']}"
-    fixes = {
-        "driver": "pip install 'memevo[postgres]'  # the PostgreSQL driver (psycopg 3)",
-        "login": f"psql {target} -U {p['user']} -d {p['db']} -c 'select 1'  "
-        "# then put the right password in ~/.pgpass (preferred) or MEMEVO_DATABASE_URL",
-        "no_database": f"createdb {target} -U {p['user']} {p['db']}  # or fix the database name in MEMEVO_DATABASE_URL",
-        "no_role": f"createuser {target} --pwprompt {p['user']}  # as a superuser, or fix the user in the URL",
-        "client_refused": "add a `host DB USER ADDRESS/32 scram-sha-256` line to the server's pg_hba.conf, "
-        "then reload it (pg_ctl reload)",
-        "unreachable": f"pg_isready {target}  # start the server, or fix the host and port in MEMEVO_DATABASE_URL",
-    }
-    return fixes.get(problem, f"psql {target} -U {p['user']} -d {p['db']}  # and read what the server says")
-
-
-_PG_SUMMARIES = {
-    "driver": "the PostgreSQL driver is not installed",
-    "login": "the server refused the login",
-    "no_database": "the database does not exist",
-    "no_role": "the user (role) does not exist",
-    "client_refused": "the server does not accept connections from this machine",
-    "unreachable": "the server cannot be reached",
-}
-
-
 def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
     state = db["state"]
     path = db["path"]
@@ -266,7 +206,7 @@ def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
         )
     if on_pg:
         problem = db.get("problem", "other")
-        said = _PG_SUMMARIES.get(problem, "cannot be read")
+        said = PG_SUMMARIES.get(problem, "cannot be read")
         return make_check(
             "database", ERROR, f"{said}: {db['error']}", postgres_fix(problem, db["url"]), **where, problem=problem
         )
