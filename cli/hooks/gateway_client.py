@@ -26,10 +26,9 @@ import time
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
 
-    Log = Callable[..., None]  # cli.hooks.entry.log_failure, passed in (the entry imports this module)
+    from cli.hooks.spool import Log
 
 GATEWAY_FILE = "gateway"
 GATEWAY_PATH = "/gateway/hook"

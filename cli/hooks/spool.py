@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 
+from memory_core.durable_files import sync_dir
+
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -134,21 +136,8 @@ def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, 
         except OSError:
             pass
         raise
-    _sync_dir(directory)
+    sync_dir(directory)
     return final
-
-
-def _sync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _make_room(home: Path, incoming: int, log: Log) -> None:

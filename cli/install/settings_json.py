@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memory_core.durable_files import sync_dir
 from memory_core.errors import MemevoError
 
 HookEntry = dict[str, Any]
@@ -294,7 +295,7 @@ def write_settings(file: SettingsFile, text: str, now: float, *, private: bool =
             f"cannot write {file.path}: {exc.strerror or exc}; check the directory's permissions "
             "(the file was not changed)"
         ) from None
-    _sync_dir(target.parent)
+    sync_dir(target.parent)
     return backup
 
 
@@ -312,16 +313,3 @@ def replace_atomically(target: Path, text: str, mode: int) -> None:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
-
-
-def _sync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

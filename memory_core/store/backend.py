@@ -34,15 +34,10 @@ REDIS = "redis"
 MASK = "********"
 
 
-class Backend(tuple):  # type: ignore[type-arg]
-    """``(kind, url, path)``: ``kind`` is :data:`SQLITE` or :data:`POSTGRESQL`; ``url`` the
-    connection URL as given (``""`` for the default SQLite file); ``path`` the SQLite file
-    (``None`` on PostgreSQL). A plain tuple, as the hook's other records (no class set-up)."""
+class _Endpoint(tuple):  # type: ignore[type-arg]
+    """What a store and a queue setting share: ``kind`` first, then the ``url`` as given."""
 
     __slots__ = ()
-
-    def __new__(cls, kind: str, url: str, path: Path | None) -> Backend:
-        return tuple.__new__(cls, (kind, url, path))
 
     @property
     def kind(self) -> str:
@@ -51,6 +46,17 @@ class Backend(tuple):  # type: ignore[type-arg]
     @property
     def url(self) -> str:
         return self[1]  # type: ignore[no-any-return]
+
+
+class Backend(_Endpoint):
+    """``(kind, url, path)``: ``kind`` is :data:`SQLITE` or :data:`POSTGRESQL`; ``url`` the
+    connection URL as given (``""`` for the default SQLite file); ``path`` the SQLite file
+    (``None`` on PostgreSQL). A plain tuple, as the hook's other records (no class set-up)."""
+
+    __slots__ = ()
+
+    def __new__(cls, kind: str, url: str, path: Path | None) -> Backend:
+        return tuple.__new__(cls, (kind, url, path))
 
     @property
     def path(self) -> Path | None:
@@ -66,21 +72,13 @@ class Backend(tuple):  # type: ignore[type-arg]
         return redact(self.url) if self.url else f"sqlite:///{self.path}"
 
 
-class Queue(tuple):  # type: ignore[type-arg]
+class Queue(_Endpoint):
     """``(kind, url)``: ``kind`` is :data:`SQLITE`, :data:`POSTGRESQL` or :data:`REDIS`."""
 
     __slots__ = ()
 
     def __new__(cls, kind: str, url: str) -> Queue:
         return tuple.__new__(cls, (kind, url))
-
-    @property
-    def kind(self) -> str:
-        return self[0]  # type: ignore[no-any-return]
-
-    @property
-    def url(self) -> str:
-        return self[1]  # type: ignore[no-any-return]
 
     @property
     def redacted(self) -> str:

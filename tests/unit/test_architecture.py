@@ -22,6 +22,7 @@ FOUNDATIONS = {
     "errors",
     "ids",
     "paths",
+    "durable_files",
     "config",
     "records",
     "evidence",
