@@ -267,6 +267,19 @@ def migrate(conn: DbConn, backups_dir: Path, now: float) -> Path | None:
     check_supported(version)
     if version == SCHEMA_VERSION:
         return None
+    if is_postgres(conn):
+        # Several machines may open a new or older store at once: one migrates (and backs up)
+        # while the others wait, then find it current.
+        with conn.migration_lock():  # type: ignore[attr-defined]
+            return _migrate_steps(conn, backups_dir, now)
+    return _migrate_steps(conn, backups_dir, now)
+
+
+def _migrate_steps(conn: DbConn, backups_dir: Path, now: float) -> Path | None:
+    version = read_version(conn)
+    check_supported(version)
+    if version == SCHEMA_VERSION:
+        return None
     backup = None
     if version is not None:
         backup = backup_database(conn, backups_dir, version, now)

@@ -38,6 +38,11 @@ from memory_core.store.dbapi import POSTGRESQL
 # stores in other schemas of the same database never wait for each other.
 WRITE_LOCK_CLASS = 0x3A5C_6E1F
 WRITE_LOCK_SQL = "SELECT pg_advisory_xact_lock(?, hashtext(current_schema()))"
+# A session lock held across all the steps of a migration (and the backup before them), so a
+# second process opening a store that is being created or upgraded waits for the end instead
+# of backing up a schema halfway between two versions.
+MIGRATION_LOCK_CLASS = 0x3A5C_6E20
+MIGRATION_WAIT = "10min"  # a migration of a large store takes seconds; a dead holder's lock goes with its session
 # Connections a long-running process (memevo serve, the gateway) keeps open between requests,
 # per URL and mode; hooks and commands open and close their own (see enable_pool).
 POOL_IDLE = 8
@@ -210,6 +215,24 @@ class PgConnection:
             except StoreError as exc:
                 self._rollback()
                 raise StoreError(f"commit failed: {exc}; nothing was written, retry") from None
+
+    @contextlib.contextmanager
+    def migration_lock(self) -> Iterator[PgConnection]:
+        """Hold this store's migration lock (a session advisory lock) for the block."""
+        # SET LOCAL needs a transaction, and the session lock outlives it. Not a write
+        # transaction: the holder takes the write lock for each step while others wait here.
+        self.execute("BEGIN")
+        try:
+            self.execute(f"SET LOCAL lock_timeout = '{MIGRATION_WAIT}'")
+            self.execute("SELECT pg_advisory_lock(?, hashtext(current_schema()))", (MIGRATION_LOCK_CLASS,))
+            self.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        try:
+            yield self
+        finally:
+            self.execute("SELECT pg_advisory_unlock(?, hashtext(current_schema()))", (MIGRATION_LOCK_CLASS,))
 
     @contextlib.contextmanager
     def snapshot(self) -> Iterator[PgConnection]:

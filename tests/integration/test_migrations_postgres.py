@@ -128,3 +128,42 @@ def test_writers_are_serialized_by_the_advisory_lock(pg_url: str, home: Path) ->
     finally:
         first.close()
         second.close()
+
+
+def test_a_store_opened_while_another_process_migrates_it_waits_for_the_end(pg_url: str, home: Path) -> None:
+    """A second machine opening a store halfway through its creation (or upgrade) neither backs
+    up a schema between two versions nor runs the steps alongside: it waits, then finds it current."""
+    import threading
+
+    migrator = connect()
+    opened: list[Store | BaseException] = []
+
+    def open_meanwhile() -> None:
+        try:
+            opened.append(Store.open(home))
+        except BaseException as exc:  # reported by the assertion below
+            opened.append(exc)
+
+    try:
+        with migrator.migration_lock():
+            for step in (1, 2):
+                with migrator.write_transaction():
+                    migrations.MIGRATIONS[step](migrator)
+                    migrations.set_version(migrator, step)
+            other = threading.Thread(target=open_meanwhile)
+            other.start()
+            other.join(timeout=1.0)
+            assert other.is_alive(), f"opened a store halfway through its migration: {opened}"
+            for step in range(3, migrations.SCHEMA_VERSION + 1):
+                with migrator.write_transaction():
+                    migrations.MIGRATIONS[step](migrator)
+                    migrations.set_version(migrator, step)
+        other.join(timeout=30)
+    finally:
+        migrator.close()
+    (store,) = opened
+    assert isinstance(store, Store), store
+    with store:
+        assert store.schema_version() == migrations.SCHEMA_VERSION
+        assert store.backup_path is None  # it found the store current: nothing to back up
+    assert not (home / "backups").exists() or not list((home / "backups").iterdir())
