@@ -13,6 +13,8 @@ from cli.hooks.event import (
     MAX_OPERATION_INPUT,
     MAX_OPERATION_OUTPUT,
     MAX_OPERATIONS,
+    MAX_TEXT,
+    MAX_USER_MESSAGES,
     HookEvent,
     HookInputError,
     Operation,
@@ -122,3 +124,44 @@ def test_the_event_refuses_what_no_adapter_should_let_through() -> None:
     bounded = Operation.bounded("t" * 500, "i" * 5_000, "o" * 5_000, "ok", "c" * 300, None)
     assert len(bounded.tool) == 128 and len(bounded.input) == MAX_OPERATION_INPUT
     assert len(bounded.call_id or "") == 256 and bounded.result_id is None
+
+
+def prompt_with_history(history: list[str]) -> bytes:
+    import json
+
+    payload = {
+        "schema": "memevo.hook/v1",
+        "event": "user_prompt",
+        "session_id": "long",
+        "cwd": "/work/app",
+        "user_messages": history,
+        "prompt": "which port does the staging database listen on?",
+    }
+    return json.dumps(payload).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "history",
+    [
+        [f"thanks, step {i} looks fine" for i in range(MAX_USER_MESSAGES + 1)],
+        ["here is the whole log: " + "line of output\n" * (MAX_TEXT // 10), "thanks"],
+    ],
+    ids=["more-messages-than-kept", "a-message-longer-than-kept"],
+)
+def test_a_long_conversation_still_answers_the_current_message(history: list[str], seeded: str) -> None:
+    from cli.hooks.entry import run_hook
+
+    run = run_hook(prompt_with_history(history), "user_prompt", None)
+    assert run.stderr == ""
+    assert "listens on port 5433" in run.stdout
+
+
+def test_a_long_history_is_bounded_like_the_native_adapters(home: Path) -> None:
+    history = [f"message {i}" for i in range(MAX_USER_MESSAGES + 5)]
+    history[-1] = "x" * (MAX_TEXT + 10)
+    event = parse({**turn_end(user_messages=history), "event": "user_prompt", "prompt": "p" * (MAX_TEXT + 1)}, home)
+    assert len(event.user_messages) == MAX_USER_MESSAGES and event.user_messages[0] == "message 5"  # the last ones
+    assert len(event.user_messages[-1]) == MAX_TEXT and event.user_messages[-1].startswith("x")
+    assert event.prompt is not None and len(event.prompt) == MAX_TEXT
+    with pytest.raises(UsageError, match=r"user_messages\[66\] must be a string"):
+        parse(turn_end(user_messages=[*history[:66], 5]), home)

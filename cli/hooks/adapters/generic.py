@@ -1,7 +1,9 @@
 """The documented generic protocol: ``{"schema": "memevo.hook/v1", …}`` (see docs/hooks.md).
 
 Strict on purpose: a field memevo does not know is an error, so a typo never silently
-drops what an integration meant to send.
+drops what an integration meant to send. Sizes are bounded the way the native adapters
+bound them, never refused: a long conversation keeps its last :data:`MAX_USER_MESSAGES`
+messages and a long text its head and tail, so the current message is always answered.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from cli.hooks.event import (
     EVENT_NAMES,
     MAX_FINAL_MESSAGE,
     MAX_OPERATIONS,
+    MAX_TEXT,
+    MAX_USER_MESSAGES,
     HookEvent,
     HookInputError,
     Operation,
@@ -50,6 +54,9 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
     messages = payload.get("user_messages", [])
     if not isinstance(messages, list):
         raise UsageError("hook input field user_messages must be a list of strings (see docs/hooks.md)")
+    for i, message in enumerate(messages):
+        if not isinstance(message, str):
+            raise UsageError(f"hook input field user_messages[{i}] must be a string (see docs/hooks.md)")
     try:
         final_message = payload.get("final_message")
         if isinstance(final_message, str):
@@ -60,9 +67,9 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
                 agent=payload.get("agent", "generic"),
                 session_id=payload.get("session_id"),
                 cwd=payload.get("cwd", ""),
-                summary=payload.get("summary"),
-                user_messages=tuple(messages),
-                prompt=payload.get("prompt"),
+                summary=_bounded_text(payload.get("summary")),
+                user_messages=tuple(_bounded_text(m) for m in messages[-MAX_USER_MESSAGES:]),
+                prompt=_bounded_text(payload.get("prompt")),
                 operations=_operations(payload.get("operations", [])),
                 final_message=final_message,
                 ended_in_error=payload.get("ended_in_error", False),
@@ -107,6 +114,12 @@ def _operations(value: object) -> tuple[Operation, ...]:
             )
         )
     return tuple(operations)
+
+
+def _bounded_text(value: Any) -> Any:
+    """A string clipped to :data:`MAX_TEXT` (head and tail kept); anything else as it is, for
+    the event to refuse with the field's name."""
+    return clip_middle(value, MAX_TEXT) if isinstance(value, str) else value
 
 
 def _as_text(value: object) -> str:
