@@ -21,11 +21,12 @@ import json
 import sys
 
 from cli.hooks.event import Frozen, HookEvent
-from memory_core.errors import MemevoError, UsageError
+from memory_core.errors import MemevoError, StoreError, UsageError
 from memory_core.sanitize import valid_text
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
     from typing import Any
 
@@ -117,7 +118,13 @@ def _valid_value(value: Any) -> Any:
     return value
 
 
-def run_hook(raw: bytes, event: str | None, adapter: str | None, now: float | None = None) -> HookRun:
+def run_hook(
+    raw: bytes,
+    event: str | None,
+    adapter: str | None,
+    now: float | None = None,
+    keep: Callable[[MemevoError], bool] | None = None,
+) -> HookRun:
     """Handle one hook call; never raises (except on interpreter exit).
 
     Returns what goes to stdout and the one line for stderr; failures are also logged to
@@ -130,7 +137,7 @@ def run_hook(raw: bytes, event: str | None, adapter: str | None, now: float | No
         message = valid_text(str(exc))
         log_failure(f"{event or 'hook'}: {message}")
         return HookRun("", f"memevo hook: {message}")
-    return run_payload(payload, event, adapter, now)
+    return run_payload(payload, event, adapter, now, keep)
 
 
 def event_label(payload: dict[str, Any], event: str | None) -> str:
@@ -161,15 +168,26 @@ def run_events(
             out.append(output)
 
 
-def run_payload(payload: dict[str, Any], event: str | None, adapter: str | None, now: float | None = None) -> HookRun:
+def run_payload(
+    payload: dict[str, Any],
+    event: str | None,
+    adapter: str | None,
+    now: float | None = None,
+    keep: Callable[[MemevoError], bool] | None = None,
+) -> HookRun:
     """Handle one hook call whose input :func:`parse_payload` has read (what :func:`run_hook`
-    and ``memevo serve`` share); never raises (except on interpreter exit)."""
+    and ``memevo serve`` share); never raises (except on interpreter exit).
+
+    ``keep`` (the gateway's) is offered a store that cannot be reached; when it keeps the
+    event for later delivery (True), that is no failure to report."""
     label = event or "hook"
     out: list[str] = []
     try:
         label = event_label(payload, event)
         run_events(payload, event, adapter, now, out)
     except MemevoError as exc:
+        if keep is not None and isinstance(exc, StoreError) and keep(exc):
+            return HookRun("\n".join(out), "")
         message = valid_text(str(exc))
         log_failure(f"{label}: {message}")
         return HookRun("\n".join(out), f"memevo hook: {message}")

@@ -53,9 +53,10 @@ from cli.hooks.entry import (
     run_hook,
     run_payload,
 )
-from cli.hooks.gateway_client import GATEWAY_PATH, NOW_HEADER, remove_gateway_file, write_gateway_file
+from cli.hooks.gateway_client import GATEWAY_PATH, NOW_HEADER, is_recall, remove_gateway_file, write_gateway_file
 from cli.hooks.hook_token import bearer_matches
 from cli.hooks.spool_drainer import DRAIN_SECONDS, SpoolDrainer
+from memory_core import clock
 from memory_core.clock import is_timestamp
 from memory_core.errors import MemevoError, UsageError
 from memory_core.sanitize import valid_text
@@ -252,8 +253,18 @@ class HookRequestHandler(BaseHTTPRequestHandler):
         raw = self._body()
         if raw is None:
             return
+        when = now if now is not None else clock.now()
+
+        def keep(exc: MemevoError) -> bool:
+            """A capture the store cannot take now waits in the spool, as when this server is down."""
+            if is_recall(raw, event) or self.server.drainer is None:
+                return False
+            spool.spool_event(self.server.drainer.home, raw, event, agent, when, log_failure)
+            log_failure(f"{event or 'hook'}: kept in the spool until the store can be reached: {valid_text(str(exc))}")
+            return True
+
         try:
-            result = run_hook(raw, event, agent, now)
+            result = run_hook(raw, event, agent, when, keep)
             stdout, stderr = result.stdout, result.stderr
         except Exception as exc:  # fail open: the turn goes on
             import traceback

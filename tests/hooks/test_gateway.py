@@ -264,3 +264,28 @@ def test_the_client_token_reader_is_the_server_s(home: Path) -> None:
     assert gateway_client.read_token(home) is None and not (home / "hook-token").exists()
     made = hook_token.hook_token(home, {})
     assert gateway_client.read_token(home) == made
+
+
+def test_a_capture_the_store_cannot_take_waits_in_the_spool(pg_home: Path, tmp_path: Path) -> None:
+    """The gateway is up but PostgreSQL is not (here: a port nothing listens on): the capture is
+    kept in the spool, not lost, and delivered at its own time once the store answers."""
+    url = os.environ["MEMEVO_DATABASE_URL"]
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        dead_port = free.getsockname()[1]
+    parts = url.split("@", 1)
+    _, rest = parts[1].split("/", 1)
+    unreachable = f"{parts[0]}@127.0.0.1:{dead_port}/{rest}"
+    before = clock.now()
+    cut_off = MemevoServe(memevo_env(pg_home, MEMEVO_DATABASE_URL=unreachable), log=tmp_path / "cut-off.log")
+    with cut_off:
+        result = hook_process(generic("turn_end", user_messages=[SAID]), "turn_end")
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+        assert len(spooled(pg_home)) == 1
+    assert "kept in the spool until the store can be reached" in (pg_home / "logs" / "hooks.log").read_text()
+    time.sleep(1.1)  # so a source stamped at delivery would differ from one stamped at capture
+    with serve(pg_home, tmp_path, "back.log"):
+        wait_for(lambda: spooled(pg_home) == [])
+    captured = pg_sources(pg_home)
+    assert [(kind, text) for kind, text, _ in captured] == [("user_statement", SAID)]
+    assert before <= captured[0][2] < before + 1.0
