@@ -44,6 +44,7 @@ COMMAND_MODULES: dict[str, str] = {
     "doctor": "doctor_cmd",
     "learning": "learning_cmd",
     "serve": "serve_cmd",
+    "mcp": "mcp_cmd",
     "migrate-to": "migrate_cmd",
 }
 
