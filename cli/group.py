@@ -46,6 +46,8 @@ COMMAND_MODULES: dict[str, str] = {
     "serve": "serve_cmd",
     "mcp": "mcp_cmd",
     "migrate-to": "migrate_cmd",
+    "review": "review_cmd",
+    "log": "log_cmd",
 }
 
 

@@ -39,6 +39,7 @@ ALLOWED = {
     "model_json_mode": "auto, schema, object or off",
     "database_url": "postgresql://USER@HOST[:PORT]/DB, or unset for SQLite in the state dir",
     "queue_url": "redis://HOST[:PORT][/DB], or unset so the queue follows the store",
+    "review_before_recall": "true or false",
 }
 
 
@@ -66,6 +67,9 @@ class Settings(BaseModel):
     # and huey's queue.db beside it. Kept out of repr: a URL may carry a password.
     database_url: str | None = Field(default=None, repr=False)
     queue_url: str | None = Field(default=None, repr=False)
+    # Claims a model learned stay out of recall until approved in `memevo review` (docs/ui.md;
+    # the hooks read it through memory_core.reports.review_gate, without these models).
+    review_before_recall: bool = False
 
     @model_validator(mode="after")
     def _backend_urls(self) -> Settings:

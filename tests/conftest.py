@@ -25,7 +25,7 @@ from tests.support.processes import REPO, memevo_process  # noqa: F401  (re-expo
 
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 # Test folders whose tests reach the store and run on both backends (unless marked).
-BOTH_BACKENDS = ("unit", "recall", "worker", "progress", "integration", "capture", "reliability", "doctor", "mcp")
+BOTH_BACKENDS = ("unit", "recall", "worker", "progress", "integration", "capture", "reliability", "doctor", "mcp", "ui")
 _STORE_WORDS = re.compile(r"\bStore\b|\bstore\b|cli_run|memevo_process|seeded|\bhome\b")
 _module_reaches_store: dict[str, bool] = {}
 # Read once, before the `home` fixture clears every MEMEVO_ variable for each test.

@@ -8,7 +8,8 @@ the lookup itself.
 from __future__ import annotations
 
 import json
-from typing import IO, Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +25,10 @@ from memory_core.recall.service import (
     search,
     validate_query,
 )
+
+if TYPE_CHECKING:
+    from memory_core.recall.service import RecallResult
+    from memory_core.store.dbapi import DbConn
 
 
 def _render_recall(data: dict[str, Any]) -> str:
@@ -109,7 +114,8 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
 def _batch(handle: IO[str], include_dormant: bool) -> None:
     """One JSON result per JSON line in, using one read-only connection for the whole file."""
     now = clock.now()
-    store = open_recall_store(state_home())
+    home = state_home()
+    store = open_recall_store(home)
     try:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
@@ -132,7 +138,9 @@ def _batch(handle: IO[str], include_dormant: bool) -> None:
             if store is None:
                 out: dict[str, Any] = {"claims": [], "digest": ""}
             else:
-                out = recall(store.conn, query, context=context, now=now, include_dormant=include_dormant).as_dict()
+                result = recall(store.conn, query, context=context, now=now, include_dormant=include_dormant)
+                out = _gated(store.conn, home, result).as_dict()
+            _log_lookup(home, now, out)
             click.echo(json.dumps({"id": request_id, **out}, ensure_ascii=False))
     finally:
         if store is not None:
@@ -157,14 +165,43 @@ def recall_command(query: str | None, include_dormant: bool, batch_file: IO[str]
         _batch(batch_file, include_dormant)
         return
     text = validate_query(query)
-    store = open_recall_store(state_home())
+    home = state_home()
+    now = clock.now()
+    store = open_recall_store(home)
     if store is None:
         data: dict[str, Any] = {"query": text, "claims": [], "digest": ""}
     else:
         with store:
-            result = recall(store.conn, text, now=clock.now(), include_dormant=include_dormant)
+            result = _gated(store.conn, home, recall(store.conn, text, now=now, include_dormant=include_dormant))
         data = {"query": text, **result.as_dict()}
+    _log_lookup(home, now, data)
     emit(data, as_json, _render_recall)
+
+
+def _gated(conn: DbConn, home: Path, result: RecallResult) -> RecallResult:
+    """``result`` without claims pending review when ``review_before_recall`` is on."""
+    from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
+
+    return hold_unreviewed(conn, result) if result.claims and gate_enabled(home) else result
+
+
+def _log_lookup(home: Path, now: float, data: dict[str, Any]) -> None:
+    """Note the answered lookup in the injection log (ids and size, never the query)."""
+    import os
+
+    from memory_core.reports.injection_log import project_of, record_injection
+
+    record_injection(
+        home,
+        kind="lookup",
+        at=now,
+        agent="cli",
+        session_id=None,
+        project=project_of(os.getcwd()),
+        claim_ids=[c["id"] for c in data["claims"]],
+        size_bytes=len(json.dumps({k: v for k, v in data.items() if k != "query"}, ensure_ascii=False).encode("utf-8")),
+        via="memevo recall",
+    )
 
 
 @click.command("search")

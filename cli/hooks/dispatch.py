@@ -110,7 +110,27 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
         return ""
     with opened as store:
         result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
+        if result.claims:
+            from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
+
+            if gate_enabled(home):
+                result = hold_unreviewed(store.conn, result)
     write_last_diagnostics(home, result.diagnostics)
+    if result.digest:
+        from memory_core.reports.injection_log import project_of, record_injection
+
+        shown = result.claims[: result.diagnostics.get("digest", {}).get("claims", len(result.claims))]
+        record_injection(
+            home,
+            kind="digest",
+            at=now,
+            agent=event.agent,
+            session_id=event.session_id,
+            project=project_of(event.cwd),
+            claim_ids=[c.memory_id for c in shown],
+            size_bytes=len(result.digest.encode("utf-8")),
+            via="hook",
+        )
     return result.digest
 
 

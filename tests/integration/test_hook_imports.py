@@ -166,6 +166,11 @@ RECALL = (
         "memory_core.recall.scoring",
         "memory_core.recall.service",
         "memory_core.store.postings",
+        # the injection log (a plain append when a digest is printed) and the check of the
+        # optional review gate (the setting alone when it is off; docs/ui.md)
+        "memory_core.reports",
+        "memory_core.reports.injection_log",
+        "memory_core.reports.review_gate",
     }
 )
 NUDGE = {

@@ -1,0 +1,175 @@
+"""The injection log: every digest memevo gave an agent and every lookup it answered.
+
+One JSON line per injection in ``logs/injections.jsonl`` in the state dir: when, what
+(an automatic ``digest`` on a user turn, or a ``lookup`` asked for by a command or tool),
+which agent, session and project, which claim ids and how many bytes. Never the prompt or
+the query: the specification keeps queries out of the memory database and out of
+learning, so this log lives apart from both, is private (0600), bounded
+(:data:`MAX_BYTES`, oldest lines dropped) and only read by `memevo log` and `memevo ui`.
+
+Writing it is a plain append from the standard library, cheap enough for the per-turn hook,
+and never fails the caller: a problem here is ignored (the digest was already made).
+Other callers (an MCP server answering lookups) use :func:`record_injection` too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+LOG_NAME = "injections.jsonl"
+MAX_BYTES = 512_000  # about 2,500 entries; trimmed to three quarters when passed
+MAX_LINE_BYTES = 4_000
+MAX_CLAIMS = 20
+MAX_FIELD_CHARS = 200
+KINDS = ("digest", "lookup")
+
+
+def log_path(home: Path) -> Path:
+    return home / "logs" / LOG_NAME
+
+
+def project_of(cwd: str | None) -> str | None:
+    """The project an injection served: the working directory as capture names origins
+    (real, absolute path; memory_core.capture.intake.canonical_origin, not imported here
+    because the per-turn hook does not load capture)."""
+    return os.path.realpath(os.path.expanduser(cwd)) if cwd else None
+
+
+def _field(value: object) -> str | None:
+    """A short one-line text (agents' session ids and paths), or ``None``."""
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text[:MAX_FIELD_CHARS] or None
+
+
+def injection_entry(
+    *,
+    kind: str,
+    at: float,
+    agent: str | None,
+    session_id: str | None,
+    project: str | None,
+    claim_ids: list[str] | tuple[str, ...],
+    size_bytes: int,
+    via: str | None = None,
+) -> dict[str, Any]:
+    """The line written for one injection (no text of the prompt, query or claims)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown injection kind {kind!r}; use one of: {', '.join(KINDS)}")
+    return {
+        "at": round(float(at), 3),
+        "kind": kind,
+        "via": _field(via),
+        "agent": _field(agent),
+        "session": _field(session_id),
+        "project": _field(project),
+        "claims": [str(c)[:64] for c in claim_ids[:MAX_CLAIMS]],
+        "bytes": max(0, int(size_bytes)),
+    }
+
+
+def record_injection(
+    home: Path,
+    *,
+    kind: str,
+    at: float,
+    agent: str | None,
+    session_id: str | None,
+    project: str | None,
+    claim_ids: list[str] | tuple[str, ...],
+    size_bytes: int,
+    via: str | None = None,
+) -> None:
+    """Append one injection to the log, trimming the oldest lines past the bound. Never raises."""
+    try:
+        entry = injection_entry(
+            kind=kind,
+            at=at,
+            agent=agent,
+            session_id=session_id,
+            project=project,
+            claim_ids=claim_ids,
+            size_bytes=size_bytes,
+            via=via,
+        )
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
+        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+            return
+        logs = home / "logs"
+        if not logs.is_dir():
+            os.makedirs(logs, mode=0o700, exist_ok=True)
+        path = logs / LOG_NAME
+        lock = os.open(logs / ".injections.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, (line + "\n").encode("utf-8"))
+                size = os.fstat(fd).st_size
+                if os.fstat(fd).st_mode & 0o077:
+                    os.fchmod(fd, 0o600)
+            finally:
+                os.close(fd)
+            if size > MAX_BYTES:
+                _trim(path)
+        finally:
+            os.close(lock)  # closing releases the lock
+    except Exception:  # a log of what was shown must never cost the turn
+        pass
+
+
+def _trim(path: Path) -> None:
+    """Keep the newest lines that fit in three quarters of the bound (called under the lock)."""
+    lines = path.read_bytes().splitlines()
+    kept: list[bytes] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > MAX_BYTES * 3 // 4:
+            break
+        kept.append(line)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, b"".join(line + b"\n" for line in reversed(kept)))
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+def _valid(value: object) -> bool:
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("at"), int | float)
+        and value.get("kind") in KINDS
+        and isinstance(value.get("claims"), list)
+        and isinstance(value.get("bytes"), int)
+    )
+
+
+def read_injections(home: Path, limit: int, *, since: float | None = None) -> list[dict[str, Any]]:
+    """The last ``limit`` entries, newest first (unreadable lines skipped); with ``since``,
+    only those at or after that time."""
+    path = log_path(home)
+    if limit <= 0 or not path.is_file():
+        return []
+    entries: list[dict[str, Any]] = []
+    for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if not _valid(value):
+            continue
+        if since is not None and value["at"] < since:
+            continue
+        entries.append(value)
+        if len(entries) == limit:
+            break
+    return entries

@@ -1,0 +1,76 @@
+"""What a person has reviewed of the automatic changes, kept in ``metadata``.
+
+Two values: ``review_through``, the id of the last event the person reviewed whole (every
+automatic change up to it counts as seen), and ``review_approved``, the items approved one
+by one after it (``"<event id>:<memory id>"`` keys, pruned when the watermark passes them).
+Standard library only: the per-turn recall filter reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import NamedTuple
+
+from memory_core.store.dbapi import DbConn
+
+THROUGH_KEY = "review_through"
+APPROVED_KEY = "review_approved"
+REVIEWED_AT_KEY = "review_at"
+MAX_APPROVED = 10_000  # beyond this, approve the whole page instead
+
+
+class ReviewMarks(NamedTuple):
+    """The review watermark (an event id), single approvals after it, and when it last moved."""
+
+    through: int
+    approved: frozenset[str]
+    reviewed_at: float | None
+
+
+def item_key(event_id: int, memory_id: str) -> str:
+    return f"{event_id}:{memory_id}"
+
+
+def _event_of(key: str) -> int:
+    head, _, _ = key.partition(":")
+    return int(head) if head.isdigit() else 0
+
+
+def read_review_marks(conn: DbConn) -> ReviewMarks:
+    """The stored marks; missing or malformed values read as "nothing reviewed yet"."""
+    values = dict(
+        conn.execute(
+            "SELECT key, value FROM metadata WHERE key IN (?, ?, ?)", (THROUGH_KEY, APPROVED_KEY, REVIEWED_AT_KEY)
+        ).fetchall()
+    )
+    through_text = str(values.get(THROUGH_KEY) or "0")
+    through = int(through_text) if through_text.isdigit() else 0
+    try:
+        keys = json.loads(values.get(APPROVED_KEY) or "[]")
+    except ValueError:
+        keys = []
+    approved = frozenset(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else frozenset()
+    try:
+        reviewed_at: float | None = float(values[REVIEWED_AT_KEY]) if REVIEWED_AT_KEY in values else None
+    except ValueError:
+        reviewed_at = None
+    return ReviewMarks(through, approved, reviewed_at)
+
+
+def write_review_marks(conn: DbConn, marks: ReviewMarks) -> ReviewMarks:
+    """Store ``marks`` (inside the caller's write transaction), dropping approvals the
+    watermark already covers; returns what was stored."""
+    kept = frozenset(k for k in marks.approved if _event_of(k) > marks.through)
+    stored = ReviewMarks(marks.through, kept, marks.reviewed_at)
+    values = {
+        THROUGH_KEY: str(stored.through),
+        APPROVED_KEY: json.dumps(sorted(kept)),
+    }
+    if stored.reviewed_at is not None:
+        values[REVIEWED_AT_KEY] = repr(float(stored.reviewed_at))
+    for key, value in values.items():
+        conn.execute(
+            "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
+    return stored
