@@ -119,7 +119,8 @@ def replacement_decision(
     in ``source_origin`` may replace ``target``.
 
     Guards come first and no exception bypasses them: the target must be active, in the
-    same origin, unpinned, of the same kind, and not updated after the source was created.
+    same origin, unpinned, of the same kind, and not updated after the source was created
+    (for a fresh progress observation: not based on evidence newer than the source).
     Then priorities: equal or stronger evidence may replace; weaker evidence is withheld,
     except that
 
@@ -139,7 +140,12 @@ def replacement_decision(
         return Decision.PINNED
     if new_kind != target.kind:
         return Decision.KIND_CHANGE
-    if source_created_at < target.updated_at:
+    # A fresh observation is stale only against newer *evidence*: an earlier turn's
+    # observation applied after this one was captured moved the state on, but knows less.
+    last_known = target.updated_at
+    if is_fresh_progress_observation and target.evidence is not None:
+        last_known = target.evidence.at
+    if source_created_at < last_known:
         return Decision.STALE
     old = source_priority(target)
     new = evidence_priority(new_evidence, new_kind)

@@ -23,7 +23,7 @@ from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, Write
 from memory_core.ids import random_id
 from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
-from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, release_job, waits_for_statement
+from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, must_wait, release_job
 from memory_core.jobs.model_state import remember_json_mode, remembered_json_mode, write_worker_model
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
@@ -39,7 +39,7 @@ class AttemptStatus(StrEnum):
     FAILED = "failed"
     PAUSED = "paused"
     NOT_ELIGIBLE = "not_eligible"
-    WAITING = "waiting"  # a progress source whose turn's user statement goes first
+    WAITING = "waiting"  # a progress source whose turn's statement, or an earlier source of its state, goes first
     BUDGET_SPENT = "budget_spent"
     STALE = "stale"  # the lease was lost: nothing written
     NO_MODEL = "no_model"  # no model configured: nothing leased, nothing counted
@@ -95,7 +95,7 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
                 count_call(conn, now)
         if lease is None:
             source = get_source(store.conn, source_id) if source_id else None
-            if source is not None and waits_for_statement(store.conn, source):
+            if source is not None and must_wait(store.conn, source):
                 return AttemptOutcome(AttemptStatus.WAITING, source_id)
             return AttemptOutcome(AttemptStatus.NOT_ELIGIBLE, source_id)
         try:

@@ -4,7 +4,8 @@ The host measures mentions with the recall tokenizer's features (shared features
 the source text and a claim's body and aliases), within the source's own origin only,
 dormant claims included, then keeps the 32 most recently updated. A ``progress`` source
 instead gets the project states nominated when it was captured
-(:mod:`memory_core.capture.progress_targets`), those still active, unpinned and of its origin.
+(:mod:`memory_core.capture.progress_targets`), each followed along its replacement chain to
+the state holding its place now, those active, unpinned and of its origin.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import in_chunks
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import memory_from_row
+from memory_core.store.replacements import current_claim
 from memory_core.text.tokenize import features
 
 CANDIDATE_LIMIT = 32
@@ -76,15 +78,25 @@ def _load_newest(conn: DbConn, ids: list[str], limit: int) -> list[Memory]:
 
 
 def nominated_claims(conn: DbConn, source: Source) -> list[Memory]:
-    """The active, unpinned project states nominated for a progress source."""
-    rows: list[tuple] = []
+    """The project states a progress source may update: for each nominated id, the state
+    holding its place now (:func:`~memory_core.store.replacements.current_claim`), when it is
+    active, unpinned, of the source's origin and, if an earlier turn moved it on after the
+    capture, not based on evidence newer than the source (the source has nothing newer to say
+    about it). In nomination order, each state once."""
+    claims: list[Memory] = []
     for target in source.target_ids:
-        row = conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id=?", (target,)).fetchone()
-        if row is not None:
-            rows.append(row)
-    claims = [memory_from_row(row) for row in rows]
+        current = current_claim(conn, target)
+        if current is None or any(m.id == current.id for m in claims):
+            continue
+        if current.id != target and _evidence_at(current) > source.created_at:
+            continue
+        claims.append(current)
     return [
         m
         for m in claims
         if m.status == "active" and not m.pinned and m.kind == "project_state" and m.origin == source.origin
     ]
+
+
+def _evidence_at(memory: Memory) -> float:
+    return memory.evidence.at if memory.evidence is not None else memory.updated_at

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from memory_core.errors import NotFoundError, UsageError
 from memory_core.jobs import policy
+from memory_core.jobs.progress_order import earlier_progress_of_same_state
 from memory_core.records import ErrorCode, JobState, Reason, Source, is_reason_code
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
@@ -73,6 +74,13 @@ def waits_for_statement(conn: DbConn, source: Source) -> bool:
     return row is not None
 
 
+def must_wait(conn: DbConn, source: Source) -> bool:
+    """True while something captured before ``source`` goes first: its turn's user statement
+    (:func:`waits_for_statement`) or an earlier progress source of the same project state
+    (:func:`~memory_core.jobs.progress_order.earlier_progress_of_same_state`)."""
+    return waits_for_statement(conn, source) or earlier_progress_of_same_state(conn, source) is not None
+
+
 def _next_due_source(conn: DbConn, now: float) -> Source | None:
     # On PostgreSQL the candidates are locked, and rows another leasing transaction holds
     # are skipped, so workers on several machines never race for one job.
@@ -83,7 +91,7 @@ def _next_due_source(conn: DbConn, now: float) -> Source | None:
     ).fetchall()
     for row in rows:
         source = source_from_row(row)
-        if not waits_for_statement(conn, source):
+        if not must_wait(conn, source):
             return source
     return None
 
@@ -102,7 +110,8 @@ def lease_job(
 
     Without ``source_id`` the next due source is taken (earliest retry time, then oldest,
     a turn's user statement before its progress source). A progress source is not leased
-    while a user statement of its turn waits (:func:`waits_for_statement`). ``forced``
+    while a user statement of its turn or an earlier progress source of the same project
+    state waits (:func:`must_wait`). ``forced``
     overrides the due time, the pause and that wait for this one attempt; it never revives
     a completed or retired source and does not reset the failure count. With
     ``require_request`` a forced lease needs an outstanding request (:func:`request_forced`):
@@ -119,8 +128,8 @@ def lease_job(
         forced = False
     if not _eligible(source, now, forced):
         return None
-    if not forced and waits_for_statement(conn, source):
-        return None  # recovery nudges it again once the statement is through
+    if not forced and must_wait(conn, source):
+        return None  # nudged again once what goes first is through
     generation = current_generation(conn, source.origin)
     attempt = source.attempt + 1
     cursor = conn.execute(
