@@ -49,6 +49,7 @@ def render_install(data: dict[str, Any]) -> str:
     lines = [f"{verb} memevo's {data['title']} hooks in {data['path']} ({data['scope']} scope)."]
     if data["backup"]:
         lines.append(f"Backup of the previous file: {data['backup']}")
+    lines.extend(_mcp_lines(data.get("mcp")))
     served = data.get("http_events") or []
     if served:
         lines.append(f"SessionStart runs: {data['command']}")
@@ -73,17 +74,37 @@ def render_install(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _mcp_lines(mcp: dict[str, Any] | None) -> list[str]:
+    """What became of memevo's MCP server entry (docs/mcp.md), if the agent has one."""
+    if not mcp or not mcp["changed"]:
+        return []
+    if mcp["action"] == "removed":
+        lines = [f"Removed memevo's MCP server from {mcp['path']}."]
+    else:
+        verb = "Updated" if mcp["action"] == "updated" else "Registered"
+        lines = [
+            f"{verb} memevo's MCP server ({', '.join(mcp['tools'])}; read-only) in {mcp['path']}: "
+            + " ".join(mcp["command"] or [])
+        ]
+    if mcp["backup"]:
+        lines.append(f"Backup of the previous file: {mcp['backup']}")
+    return lines
+
+
 def render_uninstall(data: dict[str, Any]) -> str:
     if data["dry_run"]:
         return _dry_run_text(data)
     if not data["changed"]:
         return f"no memevo hooks in {data['path']} ({data['scope']} scope); nothing changed"
-    lines = [
-        f"Removed memevo's {data['title']} hooks ({data['removed']} entries: {', '.join(data['events'])}) "
-        f"from {data['path']}."
-    ]
+    lines = []
+    if data["removed"]:
+        lines.append(
+            f"Removed memevo's {data['title']} hooks ({data['removed']} entries: {', '.join(data['events'])}) "
+            f"from {data['path']}."
+        )
     if data["backup"]:
         lines.append(f"Backup of the previous file: {data['backup']}")
+    lines.extend(_mcp_lines(data.get("mcp")))
     return "\n".join(lines)
 
 

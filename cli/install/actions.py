@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.hooks.http_server import DEFAULT_PORT
-from cli.install import owned_file
+from cli.install import mcp_config, owned_file
 from cli.install.executable import current_launcher
 from cli.install.settings_json import (
     SettingsFile,
@@ -141,8 +141,12 @@ def install(
     plan = _plan(target, path, wanted, target.extra_settings)
     if target.http_events:
         plan = Plan(plan.file, plan.before, _with_token(plan.new_data, token))
+    mcp_entry = mcp_config.wanted_entry(target.name, launcher, env)
+    plan, mcp_plan = _with_mcp(target, scope, project_dir, env, plan, mcp_entry)
     written, backup = _execute(plan, dry_run, now, private=token is not None)
-    if not plan.changed:
+    mcp = _finish_mcp(mcp_plan, dry_run, now, written, backup)
+    changed = plan.changed or bool(mcp and mcp["changed"])
+    if not changed:
         action = "unchanged"
     else:
         action = "updated" if plan.before else "installed"
@@ -152,7 +156,7 @@ def install(
         "scope": scope,
         "path": str(path),
         "action": action,
-        "changed": plan.changed,
+        "changed": changed,
         "dry_run": dry_run,
         "written": written,
         "backup": backup,
@@ -163,8 +167,41 @@ def install(
         "transport": transport,
         "http_events": [event for event, entry in wanted.items() if entry.get("type") == "http"],
         "port": port,
-        "diff": _masked(plan.diff()) if dry_run else None,
+        "diff": _joined(_masked(plan.diff()), mcp["diff"] if mcp else None) if dry_run else None,
+        "mcp": mcp,
     }
+
+
+def _with_mcp(
+    target: HookTarget,
+    scope: str,
+    project_dir: Path,
+    env: Mapping[str, str],
+    plan: Plan,
+    entry: dict[str, Any] | None,
+) -> tuple[Plan, mcp_config.McpPlan | None]:
+    """The hooks' plan and the plan of memevo's MCP server entry (``entry``; ``None``
+    removes it). Where both live in one file (Gemini CLI) the hooks' plan carries both."""
+    mcp_target = mcp_config.MCP_TARGETS.get(target.name)
+    if mcp_target is None:
+        return plan, None
+    same_file = mcp_target.config_path(scope, project_dir, env) == plan.file.path
+    shared = (plan.file, plan.new_data) if same_file else None
+    mcp_plan, merged = mcp_config.plan(mcp_target, scope, project_dir, env, entry, shared)
+    if merged is not None:
+        plan = Plan(plan.file, plan.before, merged)
+    return plan, mcp_plan
+
+
+def _finish_mcp(
+    mcp_plan: mcp_config.McpPlan | None, dry_run: bool, now: float, written: bool, backup: str | None
+) -> dict[str, Any] | None:
+    """Write the MCP entry's own file (unless the hooks' write carried it) and report it."""
+    if mcp_plan is None:
+        return None
+    if not mcp_plan.shared:
+        written, backup = mcp_config.execute(mcp_plan, dry_run, now)
+    return mcp_config.report(mcp_plan, written=written, backup=backup, dry_run=dry_run)
 
 
 def gateway_notice(env: Mapping[str, str] | None = None) -> str | None:
@@ -215,8 +252,11 @@ def uninstall(
     plan = _plan(target, path, {})
     if target.http_events:  # the hook token is memevo's: it goes with the hooks
         plan = Plan(plan.file, plan.before, _with_token(plan.new_data, None))
-    changed = plan.changed and plan.file.exists
-    written, backup = _execute(plan, dry_run, now) if changed else (False, None)
+    plan, mcp_plan = _with_mcp(target, scope, project_dir, env, plan, None)
+    hooks_changed = plan.changed and plan.file.exists
+    written, backup = _execute(plan, dry_run, now) if hooks_changed else (False, None)
+    mcp = _finish_mcp(mcp_plan, dry_run, now, written, backup)
+    changed = hooks_changed or bool(mcp and mcp["changed"])
     return {
         "agent": target.name,
         "title": target.title,
@@ -229,5 +269,8 @@ def uninstall(
         "dry_run": dry_run,
         "written": written,
         "backup": backup,
-        "diff": (_masked(plan.diff()) if changed else "") if dry_run else None,
+        "diff": _joined(_masked(plan.diff()) if hooks_changed else "", mcp["diff"] if mcp else None) or ""
+        if dry_run
+        else None,
+        "mcp": mcp,
     }

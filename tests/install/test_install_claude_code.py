@@ -144,7 +144,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(claude: ClaudeSandbox) -> None
     result = run("install", "claude-code", "--dry-run")
     assert result.exit_code == 0, result.output
     assert result.output.startswith(f"--- {claude.user_settings}\n+++ {claude.user_settings}\n@@ ")
-    added = [line for line in result.output.splitlines() if line.startswith("+") and "memevo" in line]
+    added = [line for line in result.output.splitlines() if line.startswith("+") and "--agent claude-code" in line]
     assert len(added) == len(EVENTS)
     assert not [line for line in result.output.splitlines() if line.startswith("-") and not line.startswith("---")]
     assert "dry run: nothing was written" in result.output
@@ -155,7 +155,7 @@ def test_dry_run_prints_a_diff_and_writes_nothing(claude: ClaudeSandbox) -> None
     installed = claude.user_settings.read_bytes()
     removal = run("uninstall", "claude-code", "--dry-run")
     assert removal.exit_code == 0
-    assert sum(line.startswith("-") and "memevo" in line for line in removal.output.splitlines()) == len(EVENTS)
+    assert sum(line.startswith("-") and "--agent claude-code" in line for line in removal.output.splitlines()) == len(EVENTS)
     assert claude.user_settings.read_bytes() == installed
     assert len(backups(claude.user_settings)) == 1
 
@@ -291,6 +291,8 @@ def test_uninstall_without_a_file_changes_nothing(claude: ClaudeSandbox) -> None
 
 def test_install_json_shape(claude: ClaudeSandbox) -> None:
     data = json.loads(run("install", "claude-code", "--json").output)
+    mcp = data.pop("mcp")  # tests/install/test_install_mcp.py checks the entry itself
+    assert mcp["action"] == "registered" and mcp["path"] == str(claude.config / ".claude.json")
     assert data == {
         "agent": "claude-code",
         "title": "Claude Code",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,8 @@ def test_install_writes_the_user_hooks_file_and_says_trust_is_needed(codex_home:
             "SessionEnd": [{"matcher": "", "hooks": [{**entry, "timeout": 3}]}],  # Codex's own 3 s limit
         }
     }
-    assert not (codex_home / "config.toml").exists()  # memevo never marks its hooks trusted
+    # memevo never marks its hooks trusted: config.toml holds its MCP server only
+    assert list(tomllib.loads((codex_home / "config.toml").read_text())) == ["mcp_servers"]
 
 
 def test_install_install_uninstall_leaves_the_file_byte_for_byte(codex_home: Path) -> None:

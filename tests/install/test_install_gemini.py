@@ -13,6 +13,7 @@ import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import pytest
 
@@ -114,6 +115,7 @@ def test_exact_entries_in_milliseconds_and_hooks_switched_on(claude: ClaudeSandb
             "AfterAgent": [{"matcher": "", "hooks": [{"type": "command", "command": command, "timeout": 30000}]}],
         },
         "hooksConfig": {"enabled": True},
+        "mcpServers": {"memevo": {"command": command.split()[0], "args": ["mcp"], "env": {"MEMEVO_HOME": ANY}}},
     }
     assert backups(user_settings(claude)) == []
 
@@ -172,7 +174,8 @@ def test_dry_run_prints_a_diff_and_writes_nothing(claude: ClaudeSandbox) -> None
     result = run("install", "gemini", "--dry-run")
     assert result.exit_code == 0
     assert result.output.startswith(f"--- {path}\n+++ {path}\n@@ ")
-    assert sum(line.startswith("+") and "memevo" in line for line in result.output.splitlines()) == len(EVENTS)
+    added = [line for line in result.output.splitlines() if line.startswith("+") and "--agent gemini" in line]
+    assert len(added) == len(EVENTS)
     assert "dry run: nothing was written" in result.output
     assert path.read_bytes() == original and backups(path) == []
     fresh = run("install", "gemini", "--scope", "project", "--dry-run", "--json")
