@@ -48,6 +48,7 @@ COMMAND_MODULES: dict[str, str] = {
     "migrate-to": "migrate_cmd",
     "review": "review_cmd",
     "log": "log_cmd",
+    "ui": "ui_cmd",
 }
 
 
