@@ -19,11 +19,11 @@ from memory_core.consolidation.apply import apply_batch
 from memory_core.consolidation.contract import parse_model_output
 from memory_core.consolidation.prompt import build_messages, prompt_bytes
 from memory_core.consolidation.targets import mentioned_claims
-from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, WriteRejected
+from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, StoreError, WriteRejected
 from memory_core.ids import random_id
 from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
-from memory_core.jobs.lifecycle import Lease, fail_job, lease_job, must_wait, release_job
+from memory_core.jobs.lifecycle import FailureOutcome, Lease, fail_job, lease_job, must_wait, release_job
 from memory_core.jobs.model_state import remember_json_mode, remembered_json_mode, write_worker_model
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
@@ -125,6 +125,20 @@ def _remember_json_mode(settings: Settings, store: Store, asked: str, answered: 
     log.info("the model server refused response_format %s (HTTP 400); using %s from now on", asked, answered)
 
 
+def _record_failure(
+    settings: Settings, store: Store, lease: Lease, code: ErrorCode, reason: str | None, retry_after: float | None
+) -> FailureOutcome | None:
+    """Record the attempt's failure; on a fresh connection when the attempt's own fails (a
+    PostgreSQL server may have ended it), so the retry is scheduled now, not when the lease
+    expires."""
+    try:
+        with store.transaction() as conn:
+            return fail_job(conn, lease, code, clock.now(), reason=reason, retry_after=retry_after)
+    except StoreError:
+        with Store.open(settings.home) as fresh, fresh.transaction() as conn:
+            return fail_job(conn, lease, code, clock.now(), reason=reason, retry_after=retry_after)
+
+
 def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> AttemptOutcome:
     source = lease.source
     model_id = settings.model or "unconfigured"  # captured before the call, for provenance
@@ -181,11 +195,13 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
     except LeaseLost:
         log.warning("stale result for %s (attempt %d): lease lost, nothing written", source.id, lease.attempt)
         return AttemptOutcome(AttemptStatus.STALE, source.id)
+    except StoreError as exc:  # the store failed under the attempt (PostgreSQL: the connection dropped)
+        log.warning("attempt %d on %s interrupted by the store: %s", lease.attempt, source.id, exc)
+        code, reason = ErrorCode.INTERRUPTED, None
     except Exception:  # a defect: keep the worker alive, record a fixed code, log the trace
         log.exception("unexpected error consolidating %s", source.id)
         code, reason = ErrorCode.INTERRUPTED, Reason.INTERNAL_ERROR.value
-    with store.transaction() as conn:
-        outcome = fail_job(conn, lease, code, clock.now(), reason=reason, retry_after=retry_after)
+    outcome = _record_failure(settings, store, lease, code, reason, retry_after)
     shown = f"{code.value} ({reason})" if reason else code.value
     if outcome is None:
         log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, lease.attempt)

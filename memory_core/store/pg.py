@@ -160,8 +160,8 @@ class PgConnection:
 
     def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
         psycopg = _driver()
-        cursor = self.raw.cursor()
-        try:
+        try:  # a connection the server ended fails at cursor(): that is a StoreError too
+            cursor = self.raw.cursor()
             cursor.execute(translate(sql), tuple(parameters) if parameters else None)
         except psycopg.Error as exc:
             raise self._error(exc) from None
@@ -170,12 +170,12 @@ class PgConnection:
     def executemany(self, sql: str, parameters: Iterable[Any], /) -> _Cursor:
         psycopg = _driver()
         rows = [tuple(row) for row in parameters]
-        cursor = self.raw.cursor()
-        if rows:
-            try:
+        try:
+            cursor = self.raw.cursor()
+            if rows:
                 cursor.executemany(translate(sql), rows)
-            except psycopg.Error as exc:
-                raise self._error(exc) from None
+        except psycopg.Error as exc:
+            raise self._error(exc) from None
         return _Cursor(cursor)
 
     def _error(self, exc: BaseException) -> MemevoError:
