@@ -55,8 +55,9 @@ class Reply:
     """One scripted answer to a model call.
 
     ``text`` is an assistant message (``None``: none); ``tool``/``tool_args`` add a
-    ``function_call`` item after it (its ``arguments`` the JSON of ``tool_args``).
-    ``status`` other than 200 sends an OpenAI error body (or ``body`` if given); ``delay``
+    ``function_call`` item after it (its ``arguments`` the JSON of ``tool_args``), in the
+    tool ``namespace`` when given (Codex offers an MCP server's tools as the namespace
+    ``mcp__<server>``). ``status`` other than 200 sends an OpenAI error body (or ``body`` if given); ``delay``
     waits first.
     """
 
@@ -66,11 +67,17 @@ class Reply:
     status: int = 200
     body: str | None = None
     delay: float = 0.0
+    namespace: str | None = None
 
     @classmethod
     def function_call(cls, name: str, args: dict[str, Any], text: str | None = None) -> Reply:
         """A reply that calls function ``name`` with ``args``."""
         return cls(text=text, tool=name, tool_args=dict(args))
+
+    @classmethod
+    def mcp_call(cls, server: str, tool: str, args: dict[str, Any], text: str | None = None) -> Reply:
+        """A reply that calls ``tool`` of the MCP server ``server`` with ``args``."""
+        return cls(text=text, tool=tool, tool_args=dict(args), namespace=f"mcp__{server}")
 
     @classmethod
     def exec_command(cls, cmd: str, text: str | None = None) -> Reply:
@@ -264,6 +271,7 @@ class FakeCodexServer(ScriptedServer):
                     "call_id": f"call_fake{number:06d}",
                     "name": reply.tool,
                     "arguments": json.dumps(reply.tool_args or {}, ensure_ascii=False),
+                    **({"namespace": reply.namespace} if reply.namespace is not None else {}),
                 }
             )
         return items
