@@ -7,6 +7,7 @@ from typing import Any
 from cli.ui.context import PageContext
 from cli.ui.html import action_form, e, hidden, link, when
 from memory_core.errors import UsageError
+from memory_core.recall.aging import AGING_WARNING_BELOW
 from memory_core.records import KINDS, MEMORY_STATUSES, Memory
 from memory_core.reports.inspection import quality_of
 from memory_core.store.columns import MEMORY_COLUMNS
@@ -34,11 +35,11 @@ def _origins(conn: DbConn) -> tuple[str, ...]:
 
 
 def aging_of(memory: Memory, now: float) -> str:
-    """``dormant`` (not offered automatically), ``aging`` (freshness under one half) or ``fresh``."""
+    """``dormant`` (not offered automatically), ``aging`` (the digest labels it so) or ``fresh``."""
     quality = quality_of(memory, now)
     if quality["dormant"]:
         return "dormant"
-    return "aging" if quality["freshness"] < 0.5 else "fresh"
+    return "aging" if quality["freshness"] < AGING_WARNING_BELOW else "fresh"
 
 
 def _matches(memory: Memory, ctx: PageContext, aging: str, basis: str) -> bool:
