@@ -51,7 +51,7 @@ def turn(seeded: dict[str, str]) -> str:
         "event": "user_prompt",
         "cwd": "/work/app",
         "session_id": "browser-turn",
-        "prompt": "which node version does the staging deploy use",
+        "prompt": "staging deploy node",
     }
     result = run_hook(json.dumps(payload).encode(), "user_prompt", None, clock.now())
     assert "node 20" in result.stdout, result

@@ -93,7 +93,7 @@ def test_gate_reads_the_setting_like_the_settings(home: Path, monkeypatch: pytes
 def test_gate_holds_unreviewed_model_claims_until_approved(store: Store) -> None:
     now = clock.now()
     _, new_id, _ = _seeded(store, now)
-    question = "which node version does the staging deploy use"
+    question = "staging deploy node"
     result = recall(store.conn, question, now=now)
     assert new_id in [c.memory_id for c in result.claims]
     held = hold_unreviewed(store.conn, result)
@@ -105,3 +105,38 @@ def test_gate_holds_unreviewed_model_claims_until_approved(store: Store) -> None
     result = recall(store.conn, question, now=now)
     assert hold_unreviewed(store.conn, result) is result
     assert get_memory(store.conn, new_id) is not None  # approving changed no claim
+
+
+@pytest.mark.sqlite_only  # a hook on PostgreSQL runs this same dispatch inside `memevo serve`
+def test_the_per_turn_hook_holds_unreviewed_claims_when_the_setting_is_on(store: Store, home: Path) -> None:
+    from tests.support.processes import memevo_process
+
+    now = clock.now()
+    _, new_id, _ = _seeded(store, now)
+    payload = {
+        "schema": "memevo.hook/v1",
+        "event": "user_prompt",
+        "cwd": "/work/app",
+        "prompt": "staging deploy node",
+    }
+    shown = memevo_process("hook", "user_prompt", input=json.dumps(payload))
+    assert "node 20" in shown.stdout
+    held = memevo_process("hook", "user_prompt", input=json.dumps(payload), env={"MEMEVO_REVIEW_BEFORE_RECALL": "1"})
+    assert held.returncode == 0 and "node 20" not in held.stdout
+    with store.transaction() as conn:
+        approve_all(conn, None, now)
+    again = memevo_process("hook", "user_prompt", input=json.dumps(payload), env={"MEMEVO_REVIEW_BEFORE_RECALL": "1"})
+    assert "node 20" in again.stdout
+
+
+def test_memevo_recall_holds_unreviewed_claims_when_the_setting_is_on(
+    store: Store, cli_run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    now = clock.now()
+    _, new_id, _ = _seeded(store, now)
+    question = "staging deploy node"
+    assert new_id in [c["id"] for c in json.loads(cli_run("recall", question, "--json").output)["claims"]]
+    monkeypatch.setenv("MEMEVO_REVIEW_BEFORE_RECALL", "on")
+    assert new_id not in [c["id"] for c in json.loads(cli_run("recall", question, "--json").output)["claims"]]
+    cli_run("review", "--approve", new_id)
+    assert new_id in [c["id"] for c in json.loads(cli_run("recall", question, "--json").output)["claims"]]
