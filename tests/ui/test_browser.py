@@ -90,6 +90,7 @@ def test_search_forget_undo_review_and_injections(
         page.goto(printed_url)
         expect(page.get_by_role("heading", name="Memories")).to_be_visible()
         assert "token" not in page.url  # the token left the address bar
+        page.screenshot(path=str(shots / "memories-all.png"), full_page=True)
 
         page.keyboard.press("/")  # the keyboard reaches the search box
         search = page.get_by_label("Search")
