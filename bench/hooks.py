@@ -1,26 +1,39 @@
 """Every hook as an agent runs it, against a bare `python -c 'import sqlite3'`, in one
-interleaved run at 10k and 100k realistic claims; the import time of the hook path; the peak
-memory of each hook process; and in-process recall of the worst query shapes at both sizes.
+interleaved run at 10k and 100k claims; the import time of the hook path; the peak memory of
+each hook process; and in-process recall of the worst query shapes at both sizes.
 
-    python bench/hooks.py [--runs 15] [--sizes 10000,100000] [--cache DIR] [--quick] [--questions FILE]
+    python bench/hooks.py [--runs 15] [--sizes 10000,100000] [--stores distinct,copies]
+                          [--cache DIR] [--quick] [--questions FILE]
 
-Claims are LoCoMo observations (``../shared/eval/locomo-dev.json``, 353 of them) repeated to
-size, each repetition in its own project (``/work/project-N``), so at 100k claims every
-question matches ten times as many claims as at 10k; questions are real LoCoMo questions that
-match (those whose recall prints a digest; ``--questions FILE``, a JSON list, fixes them, so
-two builds are compared on the same questions). Without the eval data the synthetic corpus of
+Two stores (``bench/distinct_store.py``), each built at every size:
+
+* ``distinct`` (the headline): claims that all differ, from the development sets of all
+  three benchmarks (``../shared/eval``: LoCoMo observations, MemDaily messages, MADial
+  memories in English and Chinese), varied pass after pass in their people, places,
+  numbers and projects, 500 claims a project; the setup reports its bodies (distinct
+  indexed contents), one per claim;
+* ``copies``: LoCoMo's 353 observations repeated word for word to size, one copy per
+  project (``/work/project-N``), as a team that imports the same facts into many
+  projects has them: 353 bodies at any size. Its hooks are named ``copies_…``.
+
+Questions are the sets' own (LoCoMo categories 1-4, MemDaily, MADial's last user turn, in
+turn) that print a digest at the smaller size of each store; ``--questions FILE`` (a JSON
+list for the first store, or an object of lists by store) fixes them, so two builds are
+compared on the same questions. Without the eval data the synthetic corpus of
 ``recall_speed.py`` is used (its ``build``). The hooks, each a whole process of the installed
 console script with the payload on stdin:
 
-* generic ``user_prompt`` (prints a digest), ``turn_end`` with a "remember that …" cue (a new
-  statement every run, so every run captures a source and enqueues a nudge) and
-  ``session_start`` (enqueues the recover nudge);
-* Claude Code ``UserPromptSubmit`` and ``Stop`` with the 200-record transcript of
-  ``claude_code_hooks.py`` (needs ``../shared/agents/claude-code``).
+* generic ``user_prompt`` (prints a digest) on every store and size; ``turn_end`` with a
+  "remember that …" cue (a new statement every run, so every run captures a source and
+  enqueues a nudge) at every size and ``session_start`` (enqueues the recover nudge), on
+  the first store;
+* Claude Code ``UserPromptSubmit`` on every store and size and ``Stop`` at every size of the
+  first store, with the 200-record transcript of ``claude_code_hooks.py`` (needs
+  ``../shared/agents/claude-code``).
 
 Medians after two discarded warm-up rounds; every round runs bare, then each hook at each
 size, so load on the machine hits all alike. ``--cache DIR`` keeps the built stores (keyed by
-size, corpus, index and schema version) for the next run; each run works on a copy.
+store, size, index and schema version) for the next run; each run works on a copy.
 """
 
 from __future__ import annotations
@@ -41,12 +54,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import distinct_store  # noqa: E402
 from bench._util import REPO, bench_env, memevo_exe, summary, time_command  # noqa: E402
-from bench.recall_speed import Corpus, build, summary_claim  # noqa: E402
+from bench.recall_speed import Corpus, build  # noqa: E402
 from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
 from memory_core.store.migrations import SCHEMA_VERSION  # noqa: E402
 
-LOCOMO = REPO.parent / "shared" / "eval" / "locomo-dev.json"
 WARMUP = 2
 SESSION = "5e55b3c4-0000-4000-8000-00000000be4c"
 
@@ -60,50 +73,44 @@ CHINESE = "我们之前说过数据库的端口和部署配置是什么？测试
 
 def locomo() -> tuple[list[str], list[str]] | None:
     """The observations and the questions (categories 1-4) of the LoCoMo dev set."""
-    if not LOCOMO.exists():
+    if not (distinct_store.EVAL / "locomo-dev.json").exists():
         return None
-    data = json.loads(LOCOMO.read_text(encoding="utf-8"))
-    texts = [
-        text for s in data for speakers in s["observation"].values() for items in speakers.values() for text, _ in items
+    return distinct_store.base_texts()["locomo"], _locomo_questions()
+
+
+def _locomo_questions() -> list[str]:
+    return [
+        q.texts[-1]
+        for conv in distinct_store.locomo(distinct_store.EVAL)
+        for q in conv.questions
+        if "LoCoMo categories 1-4" in q.splits
     ]
-    questions = [qa["question"] for s in data for qa in s["qa"] if int(qa["category"]) != 5]
-    return texts, questions
-
-
-def build_locomo(home: Path, texts: list[str], size: int, now: float) -> None:
-    """``size`` claims: the observations again and again, each pass in its own project."""
-    from memory_core.store.database import Store
-    from memory_core.store.memories import put_memory
-
-    kinds = ("fact", "preference", "decision", "project_state")
-    store = Store.open(home)
-    try:
-        for start in range(0, size, 2_000):
-            with store.transaction() as conn:
-                for n in range(start, min(size, start + 2_000)):
-                    text = texts[n % len(texts)]
-                    origin = f"/work/project-{n // len(texts)}"
-                    kind = kinds[n % 4]
-                    at = now - (n % 97) * 3_600
-                    source = f"{n:024x}"
-                    put_memory(conn, summary_claim(origin, kind, text, at, source))
-    finally:
-        store.close()
 
 
 def built_home(cache: Path, size: int, now: float, realistic: tuple[list[str], list[str]] | None) -> tuple[Path, float]:
-    """A built store for ``size`` claims under ``cache`` (built once); returns it and the build seconds."""
-    kind = "locomo" if realistic else "synthetic"
-    home = cache / f"{kind}-{size}-v{INDEX_VERSION}-s{SCHEMA_VERSION}"
-    if (home / "memory.db").exists():
-        return home, 0.0
-    shutil.rmtree(home, ignore_errors=True)
-    started = time.perf_counter()
-    if realistic:
-        build_locomo(home, realistic[0], size, now)
+    """The copies store (or, without the eval data, the synthetic one) of ``size`` claims under
+    ``cache`` (built once); returns it and the build seconds (``bench/gateway_hooks.py``)."""
+    home, info = built_store(cache, "copies" if realistic else "synthetic", size, now)
+    return home, float(info["build_s"])
+
+
+def built_store(cache: Path, store: str, size: int, now: float) -> tuple[Path, dict[str, Any]]:
+    """A built store under ``cache`` (built once) and what it holds: claims, distinct contents,
+    bodies, the build seconds (0 when cached) and the file's size."""
+    if store == "synthetic":
+        home = cache / f"synthetic-{size}-v{INDEX_VERSION}-s{SCHEMA_VERSION}"
+        seconds = 0.0
+        if not (home / "memory.db").exists():
+            shutil.rmtree(home, ignore_errors=True)
+            started = time.perf_counter()
+            build(home, Corpus(), size, now)
+            seconds = time.perf_counter() - started
     else:
-        build(home, Corpus(), size, now)
-    return home, time.perf_counter() - started
+        home, seconds, _ = distinct_store.built_home(cache, store, size)
+    info: dict[str, Any] = dict(distinct_store.counts(home))
+    info["build_s"] = round(seconds, 1)
+    info["db_mb"] = round((home / "memory.db").stat().st_size / 1e6, 1)
+    return home, info
 
 
 def copy_home(home: Path, into: Path) -> Path:
@@ -124,18 +131,22 @@ def run(argv: list[str], payload: bytes, env: dict[str, str]) -> subprocess.Comp
     return subprocess.run(argv, input=payload, env=env, capture_output=True, check=True, cwd=REPO)
 
 
-def matching_questions(questions: list[str], home: Path, now: float, want: int) -> list[str]:
-    """Questions whose turn recall prints a digest at this store."""
+def matching_questions(questions: list[str], homes: Path | list[Path], now: float, want: int) -> list[str]:
+    """Questions whose turn recall prints a digest at every one of these stores."""
     from memory_core.recall.service import turn_recall
     from memory_core.store.database import Store
 
+    stores = [Store.open_readonly(home) for home in ([homes] if isinstance(homes, Path) else homes)]
     found = []
-    with Store.open_readonly(home) as store:
+    try:
         for q in questions:
-            if turn_recall(store.conn, [q], now=now, session_is_fresh=True).digest:
+            if all(turn_recall(store.conn, [q], now=now, session_is_fresh=True).digest for store in stores):
                 found.append(q)
                 if len(found) == want:
                     break
+    finally:
+        for store in stores:
+            store.close()
     return found
 
 
@@ -230,104 +241,145 @@ def claude_code_setup(tmp: Path) -> dict[str, Any] | None:
     }
 
 
+def chosen_questions(
+    args: argparse.Namespace, stores: list[str], homes: dict[tuple[str, int], Path], sizes: list[int], now: float
+) -> dict[str, list[str]]:
+    """The questions each store is asked: given (``--questions``) or found at every size."""
+    given: dict[str, list[str]] = {}
+    if args.questions:
+        data = json.loads(args.questions.read_text(encoding="utf-8"))
+        given = data if isinstance(data, dict) else {stores[0]: data}
+    out = {}
+    for store in stores:
+        if store in given:
+            out[store] = given[store]
+        elif store == "synthetic":
+            corpus = Corpus()
+            out[store] = [f"what about {corpus.word()} {corpus.word()}?" for _ in range(12)]
+        else:
+            out[store] = matching_questions(distinct_store.questions(), [homes[store, s] for s in sizes], now, 12)
+        if not out[store]:
+            raise SystemExit(f"no question prints a digest on the {store} store; pass --questions FILE")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="timed rounds (default 15)")
     parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument(
+        "--stores",
+        default="distinct,copies",
+        help="stores to build and ask, the first is the headline (distinct, copies)",
+    )
     parser.add_argument("--cache", type=Path, help="keep the built stores here for later runs")
     parser.add_argument("--quick", action="store_true", help="4 rounds, for a smoke check")
-    parser.add_argument("--questions", type=Path, help="a JSON list of the questions to ask (default: found)")
+    parser.add_argument(
+        "--questions", type=Path, help="a JSON list of the questions to ask (or an object of lists by store)"
+    )
     args = parser.parse_args()
     runs = 4 if args.quick else args.runs
     sizes = [int(s) for s in args.sizes.split(",")]
+    realistic = (distinct_store.EVAL / "locomo-dev.json").exists()
+    stores = [s for s in args.stores.split(",") if s] if realistic else ["synthetic"]
+    unknown = set(stores) - set(distinct_store.BUILDERS) - {"synthetic"}
+    if unknown:
+        raise SystemExit(f"unknown store {sorted(unknown)}: choose from {sorted(distinct_store.BUILDERS)}")
+    main_store = stores[0]
     now = time.time()
-    realistic = locomo()
     exe = memevo_exe()
     started_all = time.perf_counter()
-    result: dict[str, Any] = {
-        "setup": {
-            "corpus": "locomo observations" if realistic else "synthetic",
-            "runs": runs,
-            "index_version": INDEX_VERSION,
-        }
-    }
+    result: dict[str, Any] = {"setup": {"stores": stores, "runs": runs, "index_version": INDEX_VERSION}}
     with tempfile.TemporaryDirectory(prefix="memevo-hooks-bench-") as tmp_name:
         tmp = Path(tmp_name)
         cache = args.cache or tmp / "cache"
         cache.mkdir(parents=True, exist_ok=True)
-        homes: dict[int, Path] = {}
-        for size in sizes:
-            built, build_s = built_home(cache, size, now, realistic)
-            homes[size] = copy_home(built, tmp / f"home-{size}")
-            result["setup"][f"build_s_{size}"] = round(build_s, 1)
-            result["setup"][f"db_mb_{size}"] = round((built / "memory.db").stat().st_size / 1e6, 1)
-        if args.questions:
-            questions = json.loads(args.questions.read_text(encoding="utf-8"))
-        elif realistic:
-            questions = matching_questions(realistic[1], homes[sizes[0]], now, 12)
-        else:
-            corpus = Corpus()
-            questions = [f"what about {corpus.word()} {corpus.word()}?" for _ in range(12)]
-        result["setup"]["questions"] = questions[:3]
+        homes: dict[tuple[str, int], Path] = {}
+        for store in stores:
+            for size in sizes:
+                built, info = built_store(cache, store, size, now)
+                homes[store, size] = copy_home(built, tmp / f"home-{store}-{size}")
+                result["setup"][f"{store}_{size}"] = info
+        questions = chosen_questions(args, stores, homes, sizes, now)
+        result["setup"]["questions"] = {store: qs[:4] for store, qs in questions.items()}
         cc = claude_code_setup(tmp)
         cwd = str(tmp / "project")
 
-        # Each hook: (name, argv, payload for round i, size or None).
-        hooks: list[tuple[str, list[str], Any, int | None]] = []
+        def prefix(store: str) -> str:
+            return "" if store == main_store else f"{store}_"
+
+        # Each hook: (name, argv, payload for round i, (store, size)).
+        hooks: list[tuple[str, list[str], Any, tuple[str, int]]] = []
+
+        def prompt(qs: list[str]) -> Any:
+            return lambda i: generic("user_prompt", cwd, prompt=qs[i % len(qs)])
+
+        def cc_prompt(qs: list[str], cc: dict[str, Any]) -> Any:
+            return lambda i: json.dumps(
+                {**cc["prompt"], "prompt": qs[i % len(qs)], "prompt_id": str(uuid.uuid4())}
+            ).encode()
+
+        for store in stores:
+            for size in sizes:
+                hooks.append(
+                    (
+                        f"{prefix(store)}user_prompt_{size}",
+                        [exe, "hook", "user_prompt"],
+                        prompt(questions[store]),
+                        (store, size),
+                    )
+                )
         for size in sizes:
             hooks.append(
                 (
-                    f"user_prompt_{size}",
-                    [exe, "hook", "user_prompt"],
-                    lambda i: generic("user_prompt", cwd, prompt=questions[i % len(questions)]),
-                    size,
+                    f"turn_end_remember_{size}",
+                    [exe, "hook", "turn_end"],
+                    lambda i: generic(
+                        "turn_end",
+                        cwd,
+                        session_id=f"b-{i}",
+                        user_messages=[f"remember that release build {i} of the billing service needs node 20"],
+                    ),
+                    (main_store, size),
                 )
             )
         hooks.append(
             (
-                "turn_end_remember",
-                [exe, "hook", "turn_end"],
-                lambda i: generic(
-                    "turn_end",
-                    cwd,
-                    session_id=f"b-{i}",
-                    user_messages=[f"remember that release build {i} of the billing service needs node 20"],
-                ),
-                sizes[0],
+                "session_start",
+                [exe, "hook", "session_start"],
+                lambda i: generic("session_start", cwd),
+                (main_store, sizes[0]),
             )
         )
-        hooks.append(
-            ("session_start", [exe, "hook", "session_start"], lambda i: generic("session_start", cwd), sizes[0])
-        )
         if cc is not None:
+            for store in stores:
+                for size in sizes:
+                    hooks.append(
+                        (
+                            f"{prefix(store)}cc_user_prompt_submit_{size}",
+                            [exe, "hook", "--agent", "claude-code"],
+                            cc_prompt(questions[store], cc),
+                            (store, size),
+                        )
+                    )
             for size in sizes:
                 hooks.append(
                     (
-                        f"cc_user_prompt_submit_{size}",
+                        f"cc_stop_new_source_{size}",
                         [exe, "hook", "--agent", "claude-code"],
-                        lambda i: json.dumps(
-                            {**cc["prompt"], "prompt": questions[i % len(questions)], "prompt_id": str(uuid.uuid4())}
-                        ).encode(),
-                        size,
+                        lambda i: json.dumps(cc["stop"]).encode(),
+                        (main_store, size),
                     )
                 )
-            hooks.append(
-                (
-                    "cc_stop_new_source",
-                    [exe, "hook", "--agent", "claude-code"],
-                    lambda i: json.dumps(cc["stop"]).encode(),
-                    sizes[0],
-                )
-            )
 
-        def env_for(size: int | None) -> dict[str, str]:
-            env = bench_env(homes[size or sizes[0]], **({"HOME": str(cc["user_home"])} if cc else {}))
+        def env_for(where: tuple[str, int] | None) -> dict[str, str]:
+            env = bench_env(homes[where or (main_store, sizes[0])], **({"HOME": str(cc["user_home"])} if cc else {}))
             env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode compiled
             return env
 
         # Every hook must work before it is timed: a digest where one is expected, nothing on stderr.
-        for name, argv, payload, size in hooks:
-            done = run(argv, payload(0), env_for(size))
+        for name, argv, payload, where in hooks:
+            done = run(argv, payload(0), env_for(where))
             if done.stderr or (("user_prompt" in name) and not done.stdout.strip()):
                 raise SystemExit(f"{name}: stdout {done.stdout[:200]!r} stderr {done.stderr[:300]!r}")
 
@@ -338,8 +390,8 @@ def main() -> None:
                     cc["transcript"], cc["cc"].with_statement(cc["records"], cc["last_turn"], cc["cc"].statement(i + 1))
                 )
             timed = {"bare": time_command([sys.executable, "-c", "import sqlite3"], env=env_for(None))}
-            for name, argv, payload, size in hooks:
-                timed[name] = time_command(argv, input_bytes=payload(i + 1), env=env_for(size))
+            for name, argv, payload, where in hooks:
+                timed[name] = time_command(argv, input_bytes=payload(i + 1), env=env_for(where))
             if i >= WARMUP:
                 for name, ms in timed.items():
                     samples[name].append(ms)
@@ -350,44 +402,54 @@ def main() -> None:
             entry = summary(samples[name])
             entry["extra_ms"] = round(entry["median_ms"] - bare, 1)
             result[name] = entry
-        for prefix in ("user_prompt", "cc_user_prompt_submit"):
-            if len(sizes) == 2 and f"{prefix}_{sizes[1]}" in result:
-                small, large = (result[f"{prefix}_{s}"]["extra_ms"] for s in sizes)
-                result[f"{prefix}_extra_ratio_{sizes[1]}_to_{sizes[0]}"] = round(large / max(small, 0.1), 2)
+        if len(sizes) == 2:
+            for store in stores:
+                for hook in ("user_prompt", "cc_user_prompt_submit"):
+                    small, large = (result[f"{prefix(store)}{hook}_{s}"]["extra_ms"] for s in sizes)
+                    result[f"{prefix(store)}{hook}_extra_ratio_{sizes[1]}_to_{sizes[0]}"] = round(
+                        large / max(small, 0.1), 2
+                    )
 
         # The import time of the hook path and the peak memory of each hook process.
         result["imports"] = {
             "bare": import_profile([sys.executable, "-c", "import sqlite3"], b"", env_for(None)),
             **{
-                name: import_profile(argv, payload(0), env_for(size))
-                for name, argv, payload, size in hooks
-                if name.endswith(f"_{sizes[0]}") or not name[-1].isdigit()
+                name: import_profile(argv, payload(0), env_for(where))
+                for name, argv, payload, where in hooks
+                if where == (main_store, sizes[0])
             },
         }
         result["peak_rss_kb"] = {
             "bare": peak_kb([sys.executable, "-c", "import sqlite3"], b"", env_for(None)),
-            **{name: peak_kb(argv, payload(0), env_for(size)) for name, argv, payload, size in hooks},
+            **{name: peak_kb(argv, payload(0), env_for(where)) for name, argv, payload, where in hooks},
         }
 
-        # Recall alone, in-process, for the worst query shapes at every size.
-        long_message = " ".join((realistic[0] if realistic else questions)[:40])[:6000]
-        shapes = {
-            "questions": [[q] for q in questions],
-            "many_common_words": [[COMMON_WORDS]],
-            "long_message": [[long_message]],
-            "chinese": [[CHINESE]],
-            "conversation_6_turns": [[*questions[:5], questions[5]]],
-        }
-        work = {size: in_process(homes[size], shapes, now, 3 if args.quick else 10) for size in sizes}
-        result["in_process_work"] = {
-            str(size): {shape: {k: v for k, v in w.items() if k != "median_ms"} for shape, w in work[size].items()}
-            for size in sizes
-        }
-        recall_ms = {size: {shape: w["median_ms"] for shape, w in work[size].items()} for size in sizes}
-        result["in_process_recall_ms"] = {str(size): recall_ms[size] for size in sizes}
-        if len(sizes) == 2:
-            small, large = recall_ms[sizes[0]], recall_ms[sizes[1]]
-            result["in_process_ratio"] = {shape: round(large[shape] / max(small[shape], 0.01), 2) for shape in shapes}
+        # Recall alone, in-process, for the worst query shapes at every size of every store.
+        result["in_process_work"] = {}
+        result["in_process_recall_ms"] = {}
+        result["in_process_ratio"] = {}
+        for store in stores:
+            qs = questions[store]
+            long_message = " ".join(qs * (1 + 6000 // max(1, len(" ".join(qs)))))[:6000]
+            shapes = {
+                "questions": [[q] for q in qs],
+                "many_common_words": [[COMMON_WORDS]],
+                "long_message": [[long_message]],
+                "chinese": [[CHINESE]],
+                "conversation_6_turns": [[*qs[:5], qs[5 % len(qs)]]],
+            }
+            work = {size: in_process(homes[store, size], shapes, now, 3 if args.quick else 10) for size in sizes}
+            result["in_process_work"][store] = {
+                str(size): {shape: {k: v for k, v in w.items() if k != "median_ms"} for shape, w in work[size].items()}
+                for size in sizes
+            }
+            recall_ms = {size: {shape: w["median_ms"] for shape, w in work[size].items()} for size in sizes}
+            result["in_process_recall_ms"][store] = {str(size): recall_ms[size] for size in sizes}
+            if len(sizes) == 2:
+                small, large = recall_ms[sizes[0]], recall_ms[sizes[1]]
+                result["in_process_ratio"][store] = {
+                    shape: round(large[shape] / max(small[shape], 0.01), 2) for shape in shapes
+                }
     result["machine"] = {"load_avg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
     result["bench_s"] = round(time.perf_counter() - started_all, 1)
     print(json.dumps(result, indent=2, ensure_ascii=False))
