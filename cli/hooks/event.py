@@ -21,7 +21,10 @@ MAX_USER_MESSAGES = 64
 MAX_TEXT = 200_000  # raw input bound before sanitizing and capping
 MAX_LABEL = 256
 MAX_CWD = 4096
-MAX_OPERATIONS = 64  # the last ones of a turn are kept
+# The operations of a turn, the last ones: as many as the 4,096 messages a reader scans can
+# hold. Progress capture keeps the 8 most important of them (commits and pushes, test
+# results first), so a turn's early commit is never cut before that choice.
+MAX_OPERATIONS = 4_096
 MAX_TOOL_NAME = 128
 MAX_OPERATION_INPUT = 2_000
 MAX_OPERATION_OUTPUT = 4_000

@@ -228,25 +228,31 @@ def resources_of(
     and files operations named in their *input*. The working directory alone is none."""
     from memory_core.capture.work_operations import absolute_paths
 
-    found: list[Resource] = []
-    for text in messages:
-        for how, pattern in (("cd", _CD_IN_TEXT), ("git -C", _GIT_C_IN_TEXT)):
-            for match in pattern.finditer(text):
-                resource = _resource(how, match.group(1), "", markers)
-                if resource is not None:
-                    found.append(resource)
-        for path in absolute_paths(text):
-            resource = _resource("mentioned", path, "", markers)
-            if resource is not None:
-                found.append(resource)
-    for how, raw in readings:
-        resource = _resource(how, raw, cwd, markers)
-        if resource is not None:
-            found.append(resource)
     unique: dict[tuple[str, str], Resource] = {}
-    for resource in found:
-        unique.setdefault((resource.how, resource.path), resource)
-    return tuple(list(unique.values())[:MAX_RESOURCES])
+
+    def named(how: str, raw: str, base: str) -> bool:
+        """Keep one resource; True once :data:`MAX_RESOURCES` are found (the rest is not read:
+        a turn can name thousands of files, and each costs a look for its checkout)."""
+        resource = _resource(how, raw, base, markers)
+        if resource is not None:
+            unique.setdefault((resource.how, resource.path), resource)
+        return len(unique) >= MAX_RESOURCES
+
+    def scan() -> None:
+        for text in messages:
+            for how, pattern in (("cd", _CD_IN_TEXT), ("git -C", _GIT_C_IN_TEXT)):
+                for match in pattern.finditer(text):
+                    if named(how, match.group(1), ""):
+                        return
+            for path in absolute_paths(text):
+                if named("mentioned", path, ""):
+                    return
+        for how, raw in readings:
+            if named(how, raw, cwd):
+                return
+
+    scan()
+    return tuple(unique.values())
 
 
 # -- the plan -----------------------------------------------------------------------------------
@@ -292,7 +298,9 @@ def plan_progress(
             unlinked_work = unlinked_work or reading.is_work
             continue
         call_ids.append(str(op.call_id))
-        candidates.append(_observation(position, op, reading.category))
+        # Ranked by category, status and position only: the texts are cleaned (redaction is
+        # the costly part) for the kept few, so a turn of thousands of calls stays cheap.
+        candidates.append(Observation(position, op.tool, reading.category, op.status, "", "", op.status != "ok"))
     if not any(IMPORTANCE[o.category] > IMPORTANCE["inspect"] for o in candidates):
         if excluded_work:
             return ProgressSkip(EXCLUDED)
@@ -301,7 +309,7 @@ def plan_progress(
     report = None if ended_in_error or not final_message else final_message
     topics = tuple(m.strip() for m in messages if m.strip() and not is_question(m))[-MAX_TOPIC_MESSAGES:]
     resources = resources_of(topics, directories, cwd, markers)
-    kept = select(candidates)
+    kept = [_observation(o.position, operations[o.position], o.category) for o in select(candidates)]
     text = render(request, kept, resources, completion, report, len(candidates), excluded, unlinked)
     while len(text.encode("utf-8")) > SOURCE_BYTES and len(kept) > 1:
         weakest = min(kept, key=_rank)  # the whole source must fit: drop the least important

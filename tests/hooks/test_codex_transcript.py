@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -183,3 +184,21 @@ def test_only_the_bounded_tail_is_read(tmp_path: Path) -> None:
     assert small.clipped
     assert [t.text for t in small.user_turns()] == [SAID[TURN_TOOLS]]
     assert [t.text for t in read_rollout(str(path)).user_turns()] == list(SAID.values())
+
+
+def test_a_long_turn_keeps_its_first_call() -> None:
+    """Every call of a long turn reaches progress capture, which chooses among them by
+    importance: the turn's first call is not cut for the 80 after it."""
+    items = records_until(TURN_TOOLS)
+    call = next(r for r in items if r["payload"].get("type") == "function_call")
+    output = next(r for r in items if r["payload"].get("type") == "function_call_output")
+    first_id = call["payload"]["call_id"]
+    more = []
+    for i in range(80):
+        extra_call, extra_output = copy.deepcopy(call), copy.deepcopy(output)
+        extra_call["payload"]["call_id"] = extra_output["payload"]["call_id"] = f"long_{i}"
+        more += [extra_call, extra_output]
+    at = items.index(output) + 1
+    turn = Rollout(items[:at] + more + items[at:]).current_turn(TURN_TOOLS)
+    assert turn is not None and len(turn.operations) == 82
+    assert turn.operations[0].call_id == first_id

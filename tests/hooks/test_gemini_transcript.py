@@ -279,3 +279,11 @@ def test_a_clipped_window_reads_what_it_holds(tmp_path: Path) -> None:
 def test_write_records_round_trip(tmp_path: Path) -> None:
     path = write_records(tmp_path / "t.jsonl", records(lines_at("AfterAgent", 0)))
     assert read_transcript(str(path)).messages == Transcript(records(lines_at("AfterAgent", 0))).messages
+
+
+def test_a_long_turn_keeps_its_first_call() -> None:
+    template = next(r for r in records(lines_at("AfterAgent", 1)) if r.get("toolCalls"))
+    calls = [{**copy.deepcopy(template["toolCalls"][0]), "id": f"c{i}"} for i in range(82)]
+    user = {"id": "u", "type": "user", "content": "go"}
+    turn = Transcript([user, {**template, "toolCalls": calls}]).current_turn("go")
+    assert turn is not None and [o.call_id for o in turn.operations] == [f"c{i}" for i in range(82)]

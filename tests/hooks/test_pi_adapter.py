@@ -224,3 +224,18 @@ def test_detection_tells_pi_from_claude_code_and_generic() -> None:
     assert detect_adapter({"schema": "memevo.hook/v1", "event": {"type": "x"}}) == "generic"
     parsed = parse_event(None, payload("agent_end"), None, home=Path("/nonexistent"), now=0.0)
     assert parsed.adapter == "pi" and parsed.events[0].event == "turn_end"
+
+
+def test_a_long_run_keeps_its_first_call() -> None:
+    from cli.hooks.transcripts.pi import read_turn
+
+    calls = [
+        {"type": "toolCall", "id": f"t{i}", "name": "bash", "arguments": {"command": f"cmd {i}"}} for i in range(82)
+    ]
+    messages: list[object] = [
+        {"role": "user", "content": "commit, then review everything"},
+        {"role": "assistant", "content": calls, "stopReason": "toolUse"},
+        *({"role": "toolResult", "toolCallId": f"t{i}", "content": "ok", "isError": False} for i in range(82)),
+    ]
+    turn = read_turn(messages)
+    assert [o.call_id for o in turn.operations] == [f"t{i}" for i in range(82)]

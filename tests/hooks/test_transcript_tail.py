@@ -86,8 +86,9 @@ def test_the_default_bounds(tmp_path: Path) -> None:
     assert path.stat().st_size > tail_module.MAX_TAIL_BYTES
     tail = read_tail(path)
     assert tail.clipped and len(tail.records) < 1_600
-    small = write_records(tmp_path / "many.jsonl", [{"type": "x", "i": i} for i in range(3_000)])
-    assert [r["i"] for r in read_tail(small).records] == list(range(1_000, 3_000))
+    small = write_records(tmp_path / "many.jsonl", [{"type": "x", "i": i} for i in range(5_000)])
+    assert tail_module.MAX_RECORDS == 4_096  # the messages of a turn progress capture scans
+    assert [r["i"] for r in read_tail(small).records] == list(range(5_000 - 4_096, 5_000))
 
 
 def test_a_file_still_being_written_is_read_up_to_what_exists(tmp_path: Path) -> None:

@@ -255,3 +255,42 @@ def test_resources_come_from_the_user_and_operation_inputs_never_outputs(tmp_pat
     assert ("mentioned", f"{tmp_path}/docs", f"{tmp_path}/docs") in found
     assert not any(str(elsewhere) in r.path for r in result.resources)
     assert not any(r.path == str(tmp_path) for r in result.resources)  # the working directory alone
+
+
+# -- a long turn --------------------------------------------------------------------------------
+
+
+def test_a_turn_of_thousands_of_calls_is_chosen_among_all_and_costs_the_kept_few(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import json
+
+    from cli.hooks.event import MAX_OPERATIONS
+    from memory_core.capture import progress
+
+    cleaned: list[str] = []
+    looked_up: list[str] = []
+    clean, checkout_root = progress.clean, progress.checkout_root
+
+    def counting_clean(text: str) -> str:
+        cleaned.append(text)
+        return clean(text)
+
+    def counting_checkout_root(path: str, max_depth: int = 40) -> str | None:
+        looked_up.append(path)
+        return checkout_root(path, max_depth)
+
+    monkeypatch.setattr(progress, "clean", counting_clean)
+    monkeypatch.setattr(progress, "checkout_root", counting_checkout_root)
+    commit = bash('git commit -am "Parser fix"', "[main 1a2b3c4] Parser fix")
+    reads = [
+        op("Read", json.dumps({"file_path": f"/work/app/src/m{i}.py"}), "x = 1\n" * 600)
+        for i in range(MAX_OPERATIONS - 2)
+    ]
+    plan = planned(REQUEST, [commit, *reads, edit("/work/app/README.md")])
+    assert plan.observations[0].category == "commit" and len(plan.observations) == MAX_OBSERVATIONS
+    assert plan.omitted == MAX_OPERATIONS - MAX_OBSERVATIONS
+    # Only the kept observations are cleaned (operation and output), and the resources stop
+    # at their bound instead of looking up the checkout of every file read.
+    assert len(cleaned) <= 2 * MAX_OBSERVATIONS
+    assert len(looked_up) <= progress.MAX_RESOURCES + 1

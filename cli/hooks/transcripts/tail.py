@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 MAX_TAIL_BYTES = 4 * 1024 * 1024
-MAX_RECORDS = 2_000
+MAX_RECORDS = 4_096  # a long turn's messages, the scan bound of progress capture
 
 
 class Tail(tuple):  # type: ignore[type-arg]
