@@ -21,7 +21,9 @@ from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from memory_core.text.grammar import asks_place_or_time
 from memory_core.text.query_features import Term, query_terms
+from memory_core.text.tokenize import normalize
 from memory_core.text.vocabulary import ANAPHORA, CONTINUATION, RESET
 
 MAX_TEXTS = 6
@@ -54,10 +56,15 @@ if TYPE_CHECKING:
         # Words of the earlier texts that neither the focus nor the context holds: they support
         # a claim that answers the focus (coverage), never qualify or score one.
         background: tuple[Term, ...] = ()
+        # The question asks where or when (:func:`memory_core.text.grammar.asks_place_or_time`):
+        # a value of its subject, as an attribute word does.
+        asks_value: bool = False
 
 else:
     _QueryPlanFields = namedtuple(
-        "QueryPlan", ("focus", "context", "mode", "background"), defaults=((), "standalone", ())
+        "QueryPlan",
+        ("focus", "context", "mode", "background", "asks_value"),
+        defaults=((), "standalone", (), False),
     )
 
 
@@ -93,12 +100,18 @@ def clip_text(text: str, limit: int = MAX_TEXT_BYTES) -> str:
 
 
 def is_subject(term: Term) -> bool:
-    """Terms that name what is talked about (not an attribute, generic word or number)."""
-    return not (term.attribute or term.generic or term.numeric)
+    """Terms that name what is talked about (not an attribute, generic word, number or a
+    word in a verb's place: "Let's fix the widget API server" is about the server)."""
+    return not (term.attribute or term.generic or term.numeric or term.verb)
 
 
 # Fields given as types: see :class:`QueryPlan`.
-class _Reading(NamedTuple("_Reading", [("terms", tuple[Term, ...]), ("reset", bool), ("anaphoric", bool)])):
+class _Reading(
+    NamedTuple(
+        "_Reading",
+        [("terms", tuple[Term, ...]), ("reset", bool), ("anaphoric", bool), ("asks_value", bool)],
+    )
+):
     __slots__ = ()
 
 
@@ -119,8 +132,9 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False)
-    return _Reading(tuple(bound_terms(query_terms(body))), reset, bool(ANAPHORA.search(body)))
+        return _Reading((), reset, False, False)
+    terms = tuple(bound_terms(query_terms(body)))
+    return _Reading(terms, reset, bool(ANAPHORA.search(body)), asks_place_or_time(normalize(body)))
 
 
 def conversation_slots(texts: Sequence[str]) -> list[str]:
@@ -164,9 +178,9 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
         if subject and (not subjects or pointing_back):
             own = {t.feature for t in reading.terms}
             context = tuple(t for t in subject if t.feature not in own)
-            plan = QueryPlan(reading.terms, context, "follow_up" if context else "standalone")
+            plan = QueryPlan(reading.terms, context, "follow_up" if context else "standalone", (), reading.asks_value)
         else:
-            plan = QueryPlan(reading.terms, (), "standalone")
+            plan = QueryPlan(reading.terms, (), "standalone", (), reading.asks_value)
             if subjects:
                 subject = subjects
     if plan.is_empty or not earlier:

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
+from memory_core.text.grammar import ASKED
 from memory_core.text.query_features import Term
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 
@@ -117,9 +118,19 @@ class _Unit(
         return self.terms[0].group
 
     @property
+    def verb(self) -> bool:
+        return self.terms[0].verb
+
+    @property
+    def asked(self) -> bool:
+        """A word of the question's wh-phrase ("node" of "which node version does …")."""
+        return self.terms[0].role == ASKED
+
+    @property
     def named(self) -> bool:
-        """A subject written out (a word, literal or Chinese segment), not a concept."""
-        return not (self.attribute or self.numeric or self.concept)
+        """A subject written out (a word, literal or Chinese segment), not a concept or a
+        word in a verb's place ("listen" of "what port does MySQL listen on?")."""
+        return not (self.attribute or self.numeric or self.concept or self.verb)
 
     @property
     def counted(self) -> float:
@@ -263,12 +274,16 @@ class PlanScorer:
         # Focus features that can qualify a claim (not generic, not very common).
         self.qualifying = frozenset(t.feature for t in self.focus if not t.generic and t.feature not in self.common)
         slots = _slots(self.focus_units)
-        named = [slot for slot in slots if any(u.named for u in slot)]
+        # The subject a short question names: not a word of what it asks ("which node
+        # version does the build need?" names no subject but the build, a concept).
+        named = [slot for slot in slots if any(u.named and not u.asked for u in slot)]
         attributes = [u for u in self.focus_units if u.attribute and not u.generic]
-        # The short named-attribute rule: "SQLite auth?" needs SQLite *and* auth.
+        # The short named-attribute rule: "SQLite auth?" needs SQLite *and* auth; "where
+        # does the MongoDB database live?" asks a place by its question word and needs MongoDB.
+        asks = bool(attributes) or plan.asks_value
         self.named_attribute = (
             (named[0], tuple(attributes))
-            if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and attributes
+            if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and asks
             else None
         )
 
@@ -359,7 +374,7 @@ class PlanScorer:
             subject, attributes = self.named_attribute
             if not any(u.matched(masks, weights, EVIDENCE_FIELDS | ORIGIN) for u in subject):
                 return "named_subject_missing"
-            if not any(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
+            if attributes and not any(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
                 return "named_attribute_missing"
         return self._context_gate(masks)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from memory_core.text.concepts import BY_FEATURE
+from memory_core.text.grammar import VERB, word_roles
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.vocabulary import (
     FRAMING,
@@ -39,10 +40,16 @@ if TYPE_CHECKING:
         generic: bool = False
         # Non-zero for subjects joined as alternatives ("A or B"); they share the number.
         group: int = 0
+        # A word's place in the question's grammar (:mod:`memory_core.text.grammar`): "verb"
+        # (how it asks, or what the user is about to do: never the subject it names),
+        # "asked" (a word of its wh-phrase: what it asks, not about what), or "".
+        role: str = ""
 
 else:
     _TermFields = namedtuple(
-        "Term", ("feature", "unit", "kind", "attribute", "generic", "group"), defaults=(False, False, 0)
+        "Term",
+        ("feature", "unit", "kind", "attribute", "generic", "group", "role"),
+        defaults=(False, False, 0, ""),
     )
 
 
@@ -62,6 +69,10 @@ class Term(_TermFields):
     @property
     def numeric(self) -> bool:
         return self.kind == NUMBER
+
+    @property
+    def verb(self) -> bool:
+        return self.role == VERB
 
 
 def query_text(text: str) -> str:
@@ -99,15 +110,29 @@ def _is_alternative(kind: str, feature: str) -> bool:
     return kind in (WORD, LITERAL, CJK)
 
 
+def _roles(text: str) -> dict[str, str]:
+    """The word features of the words of ``text`` that have a grammatical role, with it."""
+    roles = word_roles(text)
+    out: dict[str, str] = {}
+    for word, role in roles.items():
+        for unit in split_units(word, expand=False):
+            for feature, kind in unit:
+                if kind == WORD:
+                    out.setdefault(feature, role)
+    return out
+
+
 def query_terms(text: str) -> list[Term]:
     """The distinct features of a query, grouped into units, framing removed."""
+    asking = query_text(text)
+    roles = _roles(asking)
     terms: list[Term] = []
     seen: set[str] = set()
     unit_id = 0
     groups: dict[int, int] = {}  # unit -> alternative group
     last_subject: int | None = None
     joined = False
-    for unit in split_units(query_text(text), expand=False):
+    for unit in split_units(asking, expand=False):
         if unit is MARKER:
             joined = last_subject is not None
             continue
@@ -124,6 +149,7 @@ def query_terms(text: str) -> list[Term]:
                     kind,
                     attribute=bool(concept and concept.attribute),
                     generic=bool(concept and concept.generic),
+                    role=roles.get(feature, "") if kind == WORD else "",
                 )
             )
             added = True

@@ -159,6 +159,7 @@ RECALL = (
         "memory_core.recall.expansion",
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
+        "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)
         "memory_core.recall.index",
         "memory_core.recall.query_plan",
         "memory_core.recall.rank",

@@ -1,0 +1,91 @@
+"""What an English query's word order says: the words in a verb's place, and whether it
+asks where or when.
+
+A verb says how a question asks or what the user is about to do, not what it is about:
+"Let's *fix* the widget API server" is about the widget API server, and "what port does
+MySQL *listen* on?" asks MySQL's port. Read as a subject, such a word made the earlier
+message's task ("fix", "debug", "work") a context subject every answer had to hold, and
+let a claim about another subject ("Redis listens on port 6380") count as matching two
+words of the question. Two bounded grammatical positions are read (query side only; the
+index is unchanged), no dictionary of verbs:
+
+* after a task opener: ``let's``, ``let me``, ``please``, ``can/could/would/will you``,
+  ``can/could/should/shall we``, ``help me``, ``I'll``, ``we will``, and ``time/need/
+  want/going/have/try/how/able/ready/plan/about … to``;
+* the last word of a wh-question whose auxiliary comes before its subject, when only
+  particles or prepositions follow it ("what port does MySQL listen on?", "where does the
+  MongoDB database live?"). Where, when, how and why may be followed by an object ("when
+  did Caroline meet Melanie?"), so there the subject must be one word or start with a
+  determiner or pronoun; what and which questions have asked for the object already.
+
+A question asking *where* or *when* something is, was or happens ("where does the MongoDB
+database live?", "when is the deploy?") asks for a value of its subject, a place or a time,
+as "what port …" does with a word: the short named-subject rule then applies to it.
+
+These are heuristics of word order, not a parser: a word they miss stays a subject, and a
+question they do not recognise is judged as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+_WORD = r"[a-z][a-z0-9'-]*"
+_ADVERB = r"(?:please|also|just|quickly|now|then|first|finally|maybe|really|actually|go\s+ahead\s+and)"
+_TASK = re.compile(
+    r"\b(?:let's|lets|let\s+(?:us|me)|please|(?:can|could|would|will)\s+(?:you|u)|"
+    r"(?:can|could|should|shall)\s+(?:we|i)|help\s+(?:me|us)(?:\s+to)?|(?:i|we)(?:'ll|\s+will)|gonna|wanna|"
+    r"(?:time|need|needs|needed|want|wants|wanted|going|have|has|had|try|tries|trying|tried|how|able|ready|"
+    r"plan|plans|planning|hoping|supposed|about|decided|'d\s+like|would\s+like)\s+to)"
+    rf"(?=(?:\s+{_ADVERB})?\s+({_WORD}))"
+)
+_QUESTION = re.compile(
+    r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
+    r"(?:do|does|did|don't|doesn't|didn't|can|could|should|would|will|shall|might|must|can't|won't)"
+    rf"((?:\s+{_WORD}){{1,4}}?)\s+({_WORD})"
+    r"(?:\s+(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|under|over|through|after|before))*"
+    r"\s*$"
+)
+_PLACE_OR_TIME = re.compile(
+    r"\b(?:where|when)(?:'s|\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|has|have|had)\b)"
+)
+_CHINESE_PLACE_OR_TIME = ("哪里", "哪儿", "在哪", "什么时候", "何时", "哪天", "几点", "什么地方")
+_SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)")
+_PREPOSITIONS = frozenset(
+    "on at in to for from with by up out off into onto of about under over through after before".split()
+)
+# A subject of several words that starts like this is one noun phrase ("the MongoDB database").
+_DETERMINERS = frozenset("the a an my your our their its his her this that these those it they he she you we i".split())
+
+
+VERB, ASKED = "verb", "asked"
+
+
+def word_roles(text: str) -> dict[str, str]:
+    """The words of normalized (lowercase) ``text`` with a grammatical role: :data:`VERB`
+    (standing where a verb stands) or :data:`ASKED` (the words of a wh-phrase, "node
+    version" of "which node version does the build need?": what is asked, not its subject)."""
+    roles: dict[str, str] = {}
+    for sentence in _SENTENCE_END.split(text):
+        match = _QUESTION.search(sentence.strip())
+        if match is None:
+            continue
+        wh, asked, subject, verb = match.groups()
+        words = subject.split()
+        if any(w in _PREPOSITIONS for w in words):
+            continue  # "what did you decide about redis": no verb at the end
+        if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
+            roles.update(dict.fromkeys(asked.split(), ASKED))
+            roles[verb] = VERB
+    for match in _TASK.finditer(text):
+        roles[match.group(1)] = VERB
+    return roles
+
+
+def asks_place_or_time(text: str) -> bool:
+    """Whether normalized ``text`` asks where or when something is, was or happens."""
+    if any(w in text for w in _CHINESE_PLACE_OR_TIME):
+        return True
+    if "where" not in text and "when" not in text:
+        return False
+    return _PLACE_OR_TIME.search(text) is not None

@@ -1,0 +1,143 @@
+"""A verb is not a subject, and another subject's value never answers a named subject's
+attribute (issue 24, items 3 and 4): task phrasing before a follow-up, and questions whose
+verb the answer of another subject shares."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.recall.query_plan import build_plan
+from memory_core.recall.service import recall, turn_recall
+from memory_core.text.grammar import ASKED, VERB, asks_place_or_time, word_roles
+from memory_core.text.query_features import query_terms
+from tests.support.times import NOW
+
+
+def ids(result) -> list[str]:
+    return [c.memory_id for c in result.claims]
+
+
+def verbs(text: str) -> list[str]:
+    return [t.feature for t in query_terms(text) if t.verb]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Let's fix the widget API server", ["fix"]),
+        ("Let's work on the widget API server", ["work"]),
+        ("Can you help me debug the widget API server", ["help", "debug"]),
+        ("Time to debug the widget API server", ["debug"]),
+        ("We need to refactor the billing module", ["refactor"]),
+        ("please just rebuild the docs", ["rebuild"]),
+        ("what port does MySQL listen on?", ["listen"]),
+        ("which port does it listen on?", ["listen"]),
+        ("where does the MongoDB database live?", ["live"]),
+        ("What did Caroline research?", ["research"]),
+        ("Redis port? Busy day. Where does Redis live?", ["live"]),
+    ],
+)
+def test_words_in_a_verbs_place_are_read_as_verbs(text: str, expected: list[str]) -> None:
+    assert verbs(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "SQLite auth?",
+        "does it support WAL?",  # a yes/no question ends on its object
+        "when did Caroline meet Melanie?",  # "when" may take an object: a two-word subject is not assumed
+        "what did you decide about redis?",  # a preposition before the last word: no verb at the end
+        "switch to PostgreSQL",
+        "a note about to-do lists",
+        "When I run the tests, the widget API server crashes",
+    ],
+)
+def test_other_words_stay_subjects(text: str) -> None:
+    assert verbs(text) == []
+
+
+def test_place_and_time_questions() -> None:
+    assert asks_place_or_time("where does the mongodb database live?")
+    assert asks_place_or_time("when is the deploy?")
+    assert asks_place_or_time("where's the cache?")
+    assert asks_place_or_time("mongodb 数据库在哪里？")
+    assert not asks_place_or_time("when i run the tests, what port does it use?")
+    assert not asks_place_or_time("mysql port?")
+    assert word_roles("") == {}
+
+
+def test_the_words_a_question_asks_are_not_its_subject() -> None:
+    assert word_roles("which node version does the build need?") == {"node": ASKED, "version": ASKED, "need": VERB}
+    assert word_roles("what port does mysql listen on?") == {"port": ASKED, "listen": VERB}
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [
+        "Let's fix the widget API server",
+        "Let's work on the widget API server",
+        "Can you help me debug the widget API server",
+        "Time to debug the widget API server",
+        "Let's look at the widget API server",
+    ],
+)
+def test_a_follow_up_after_task_phrasing_finds_its_answer(add, reader, opening: str) -> None:
+    add("Redis listens on port 6380 in development")
+    widget = add("The widget API server listens on port 8081")
+    conversation = [opening, "which port does it listen on?"]
+    result = turn_recall(reader.conn, conversation, now=NOW, session_is_fresh=False)
+    assert ids(result) == [widget.id]
+    assert result.diagnostics["plan"] == {
+        "mode": "follow_up",
+        "focus": ["~port", "listen"],
+        "context": ["widget", "~api", "~server"],
+    }
+
+
+def test_task_phrasing_alone_points_back(add, reader) -> None:
+    widget = add("The widget API server listens on port 8081")
+    add("Redis listens on port 6380 in development")
+    # "Let's fix it" names no subject of its own: it continues the widget API server.
+    plan = build_plan(["Tell me about the widget API server", "Let's fix it", "which port does it listen on?"])
+    assert [t.feature for t in plan.context] == ["widget", "~api", "~server"]
+    conversation = ["Tell me about the widget API server", "Let's fix it", "port?"]
+    assert ids(turn_recall(reader.conn, conversation, now=NOW, session_is_fresh=False)) == [widget.id]
+
+
+@pytest.mark.parametrize("known", [False, True], ids=["subjects-unknown", "subjects-known"])
+def test_another_subjects_value_never_answers(add, reader, known: bool) -> None:
+    redis = add("Redis listens on port 6380 in development")
+    widget = add("The widget API server listens on port 8081")
+    cache = add("The SQLite cache database lives at /var/cache/widget/cache.db")
+    if known:  # the store knows the asked subjects, just not the asked values
+        add("MySQL was upgraded to 8.0 last week")
+        add("MongoDB backups run nightly")
+        add("PostgreSQL 15 is the main database")
+    for question in (
+        "what port does MySQL listen on?",
+        "where does the MongoDB database live?",
+        "what port does the PostgreSQL database listen on?",
+        "MongoDB 数据库在哪里？",
+    ):
+        result = recall(reader.conn, question, now=NOW)
+        assert not {redis.id, widget.id, cache.id} & set(ids(result)), question
+    assert ids(recall(reader.conn, "what port does Redis listen on?", now=NOW)) == [redis.id]
+    assert ids(recall(reader.conn, "what port does the widget API server listen on?", now=NOW)) == [widget.id]
+    assert ids(recall(reader.conn, "where does the SQLite cache database live?", now=NOW)) == [cache.id]
+
+
+def test_a_value_asked_in_the_wh_phrase_is_answered(add, reader) -> None:
+    # The subject is the build (a concept); "node version" is what is asked, and "node 20"
+    # answers it without the word "version".
+    build = add("The build needs node 20 on the staging runners")
+    add("The docs site needs python 3.12")
+    assert ids(recall(reader.conn, "which node version does the build need?", now=NOW)) == [build.id]
+
+
+def test_the_verb_of_a_question_still_counts_toward_its_answer(add, reader) -> None:
+    # "play" is the question's verb, and the claims that answer hold it: the subject they
+    # also hold (Melanie) is what makes them answers.
+    clarinet = add("Melanie plays the clarinet to relax")
+    add("Caroline paints landscapes on weekends")
+    assert ids(recall(reader.conn, "What instruments does Melanie play?", now=NOW)) == [clarinet.id]
