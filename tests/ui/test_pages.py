@@ -4,6 +4,7 @@ Review's approvals, the Queue agreeing with `memevo status`, and the charts' fig
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,14 +30,14 @@ class Browser:
 
     def get(self, path: str, expect: int = 200) -> Answer:
         answer = request(self.server, "GET", path, headers={"Cookie": self.cookie})
-        assert answer.status == expect, (path, answer.status, answer.body[:300])
+        assert answer.status == expect, (path, answer.status, re.findall(r"role=\"alert\">([^<]*)", answer.body))
         return answer
 
     def post(self, path: str, expect: int = 303, **fields: str) -> Answer:
         if not self.csrf:
             self.csrf = csrf_of(self.get("/review").body + self.get("/queue").body)
         answer = post_form(self.server, path, {"csrf": self.csrf, **fields}, cookie=self.cookie)
-        assert answer.status == expect, (path, answer.status, answer.body[:300])
+        assert answer.status == expect, (path, answer.status, re.findall(r"role=\"alert\">([^<]*)", answer.body))
         return answer
 
 
@@ -142,3 +143,34 @@ def test_charts_count_learning_and_draw_svg(browser: Browser, store: Store, clai
     assert queue_per_day(store.conn, starts)["waiting at day's end"][-1] == 0
     page = browser.get("/charts").body
     assert page.count('<svg role="img"') == 4 and "Claims learned per day, by kind" in page
+
+
+def test_evolve_now_forces_an_attempt_on_a_paused_source(
+    home: Path, store: Store, monkeypatch: pytest.MonkeyPatch, cli_run
+) -> None:
+    from memory_core.capture.intake import capture_source
+
+    with store.transaction() as conn:
+        source_id = capture_source(
+            conn,
+            source_type="user_statement",
+            origin="/work/app",
+            text="remember that we deploy on fridays",
+            now=clock.now(),
+        ).source_id
+        conn.execute(
+            "UPDATE sources SET state='paused', consecutive_failures=5, last_error_code='timeout' WHERE id=?",
+            (source_id,),
+        )
+    monkeypatch.setenv("MEMEVO_MODEL_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMEVO_MODEL", "test-model")
+    with running_ui(home) as server:
+        browser = Browser(server)
+        page = browser.get("/queue").body
+        assert source_id in page and "Evolve now" in page and "timeout" in page
+        done = browser.post("/queue/evolve", source=source_id, back="/queue")
+        assert "queued+an+attempt" in done.headers["location"]
+        again = browser.post("/queue/evolve", source=source_id, back="/queue")
+        assert "already+queued" in again.headers["location"]
+    shown = json.loads(cli_run("show", source_id, "--json").output)
+    assert shown["job"]["forced_requested_at"] is not None
