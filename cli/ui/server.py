@@ -152,7 +152,11 @@ class UiRequestHandler(BaseHTTPRequestHandler):
         if not self._host_ok():
             return
         url = urlsplit(self.path)
-        query = parse_qs(url.query, keep_blank_values=True, max_num_fields=40)
+        try:
+            query = parse_qs(url.query, keep_blank_values=True, max_num_fields=40)
+        except ValueError:
+            self._plain(400, "too many query parameters")
+            return
         if "token" in query:
             self._sign_in(url.path, query)
             return

@@ -136,3 +136,14 @@ def test_a_failed_action_says_why_and_changes_nothing(ui: UiServer, home: Path, 
     assert answer.status == 400 and "correction is empty" in answer.body
     assert post_form(ui, "/undo", {"csrf": csrf, "event": "99"}, cookie=cookie).status == 404
     _unchanged(home, claim)
+
+
+def test_odd_requests_get_plain_refusals(ui: UiServer, home: Path, claim: Memory) -> None:
+    cookie = sign_in(ui)
+    crowded = "/?" + "&".join(f"k{n}=v" for n in range(50))
+    assert request(ui, "GET", crowded, headers={"Cookie": cookie}).status == 400
+    assert request(ui, "GET", "/no/such/page", headers={"Cookie": cookie}).status == 404
+    assert request(ui, "GET", "/memory/not-an-id", headers={"Cookie": cookie}).status == 404
+    assert request(ui, "PUT", "/", headers={"Cookie": cookie}, body=b"").status == 501
+    assert post_form(ui, "/memory/x/explode", {"csrf": "0"}, cookie=cookie).status == 403
+    _unchanged(home, claim)
