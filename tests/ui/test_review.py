@@ -140,3 +140,28 @@ def test_memevo_recall_holds_unreviewed_claims_when_the_setting_is_on(
     assert new_id not in [c["id"] for c in json.loads(cli_run("recall", question, "--json").output)["claims"]]
     cli_run("review", "--approve", new_id)
     assert new_id in [c["id"] for c in json.loads(cli_run("recall", question, "--json").output)["claims"]]
+
+
+def test_a_quarantined_variant_is_an_item_and_a_confirmation_is_not(store: Store) -> None:
+    from memory_core.controls.review import event_items
+    from memory_core.records import Event
+
+    now = clock.now()
+    kept = model_claim("The API listens on port 8080", source=SOURCE_A, at=now - 60)
+    variant = model_claim("The API listens on port 9090", source=SOURCE_B, at=now - 30)
+    learn(store, kept, source=SOURCE_A, at=now - 60)
+    learn(store, variant.model_copy(update={"status": "conflicted"}), source=SOURCE_B, at=now - 30)
+    changes = {i["claim"]["id"]: i["change"] for i in review_report(store.conn)["items"]}
+    assert changes == {kept.id: "new", variant.id: "quarantined"}
+    confirmed = kept.model_copy(update={"confirmed_at": now})
+    event = Event(id=9, at=now, actor="model", operation="consolidate", before=[kept], after=[confirmed])
+    assert event_items(event) == []
+    doubted = Event(
+        id=10,
+        at=now,
+        actor="model",
+        operation="consolidate",
+        before=[kept],
+        after=[kept.model_copy(update={"status": "conflicted"})],
+    )
+    assert [i["change"] for i in event_items(doubted)] == ["quarantined"]
