@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import os
 
-from memory_core.durable_files import sync_dir
-
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -136,6 +134,8 @@ def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, 
         except OSError:
             pass
         raise
+    from memory_core.durable_files import sync_dir  # only when an event is spooled
+
     sync_dir(directory)
     return final
 
