@@ -7,9 +7,11 @@ from typing import Any
 
 from cli.ui.context import PageContext
 from cli.ui.html import action_form, e, hidden, link, when
+from memory_core.clock import iso
 from memory_core.controls.feedback import VERDICTS
 from memory_core.errors import NotFoundError
 from memory_core.ids import is_memory_id
+from memory_core.recall.aging import SECONDS_PER_DAY, policy_for
 from memory_core.records import Event, Memory
 from memory_core.reports.inspection import describe_memory, events_touching
 from memory_core.store.memories import get_memory
@@ -89,7 +91,11 @@ def memory_page(ctx: PageContext, memory_id: str) -> Page:
     elif memory.pinned:
         aging = "pinned: does not age"
     else:
-        aging = f"freshness {quality['freshness']:.2f} at {quality['age_days']:.1f} days"
+        horizon = memory.clock_at + policy_for(memory.kind).dormant_after_days * SECONDS_PER_DAY
+        aging = (
+            f"freshness {quality['freshness']:.2f} at {quality['age_days']:.1f} days; "
+            f"goes dormant after {(iso(horizon) or '-')[:10]} unless confirmed or renewed"
+        )
     facts = [
         ("Kind", e(memory.kind)),
         (

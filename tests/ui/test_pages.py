@@ -106,6 +106,7 @@ def test_each_control_on_a_memory_is_a_recorded_undoable_event(
     browser.post("/undo", event=str(history[0]["id"]), back=base)
     assert _stored(home, memory_id).status == "active"
     receipts = browser.get(base).body
+    assert "goes dormant after" in receipts
     assert "Feedback receipts" in receipts and ">incorrect<" in receipts
 
 
