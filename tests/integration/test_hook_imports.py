@@ -461,7 +461,7 @@ GATEWAY_STDLIB = {
 # With the gateway down the hook logs why (the private logs dir) and spools a capture.
 LOGGING = {"memory_core.store.connection", "memory_core.store.dbapi"}
 GATEWAY_DOWN = GATEWAY | LOGGING
-SPOOLING = GATEWAY_DOWN | {"cli.hooks.spool"}
+SPOOLING = GATEWAY_DOWN | {"cli.hooks.spool", "memory_core.durable_files"}
 
 
 def gateway_beyond(allowed: set[str], modules: list[str]) -> list[str]:
