@@ -24,7 +24,7 @@ from http.cookies import CookieError, SimpleCookie
 
 from cli.hooks.http_server import LOOPBACK
 
-COOKIE_NAME = "memevo_ui"
+COOKIE_PREFIX = "memevo_ui_"
 TOKEN_BYTES = 32
 
 
@@ -55,7 +55,13 @@ def origin_allowed(origin: str | None, host: str | None, port: int) -> bool:
     return origin.strip().lower() == f"http://{(host or '').strip().lower()}"
 
 
-def session_cookie(headers_cookie: str | None) -> str | None:
+def cookie_name(port: int) -> str:
+    """The session cookie's name: per port, because browsers do not keep cookies of
+    127.0.0.1 apart by port (two pages on two ports would overwrite each other's)."""
+    return f"{COOKIE_PREFIX}{port}"
+
+
+def session_cookie(headers_cookie: str | None, port: int) -> str | None:
     """The session value of a ``Cookie`` header, if any."""
     if not headers_cookie:
         return None
@@ -64,12 +70,12 @@ def session_cookie(headers_cookie: str | None) -> str | None:
         jar.load(headers_cookie)
     except CookieError:
         return None
-    morsel = jar.get(COOKIE_NAME)
+    morsel = jar.get(cookie_name(port))
     return morsel.value if morsel is not None else None
 
 
-def set_cookie_header(session: str) -> str:
-    return f"{COOKIE_NAME}={session}; HttpOnly; SameSite=Strict; Path=/"
+def set_cookie_header(session: str, port: int) -> str:
+    return f"{cookie_name(port)}={session}; HttpOnly; SameSite=Strict; Path=/"
 
 
 def csrf_token(session: str) -> str:

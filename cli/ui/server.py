@@ -104,7 +104,7 @@ class UiRequestHandler(BaseHTTPRequestHandler):
         return True
 
     def _session_ok(self) -> bool:
-        given = security.session_cookie(self.headers.get("Cookie"))
+        given = security.session_cookie(self.headers.get("Cookie"), self.server.port)
         if not security.same_secret(given, self.server.session):
             self._plain(401, "not signed in: open the address `memevo ui` printed (it carries a token)")
             return False
@@ -193,7 +193,11 @@ class UiRequestHandler(BaseHTTPRequestHandler):
         target = (path if path.startswith("/") and not path.startswith("//") else "/") + (
             "?" + urlencode(rest) if rest else ""
         )
-        self._send(303, b"", extra={"Location": target, "Set-Cookie": security.set_cookie_header(self.server.session)})
+        self._send(
+            303,
+            b"",
+            extra={"Location": target, "Set-Cookie": security.set_cookie_header(self.server.session, self.server.port)},
+        )
 
     # -- pages and actions ----------------------------------------------------------------
 

@@ -60,7 +60,7 @@ def sign_in(server: UiServer) -> str:
     """The ``Cookie`` header a browser holds after opening the printed URL."""
     answer = request(server, "GET", f"/?token={server.token}")
     assert answer.status == 303 and answer.headers["location"] == "/"
-    match = re.match(r"(memevo_ui=[0-9a-f]+);", answer.headers["set-cookie"])
+    match = re.match(rf"(memevo_ui_{server.port}=[0-9a-f]+);", answer.headers["set-cookie"])
     assert match is not None
     return match.group(1)
 

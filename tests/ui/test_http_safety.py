@@ -48,8 +48,10 @@ def test_a_wrong_token_or_cookie_is_refused(ui: UiServer, home: Path, claim: Mem
     wrong = "0" * len(ui.token)
     answer = request(ui, "GET", f"/?token={wrong}")
     assert answer.status == 401 and "set-cookie" not in answer.headers
-    assert request(ui, "GET", "/", headers={"Cookie": "memevo_ui=" + "0" * 64}).status == 401
-    assert request(ui, "GET", "/", headers={"Cookie": f"memevo_ui={ui.token}"}).status == 401  # the token is no cookie
+    assert request(ui, "GET", "/", headers={"Cookie": f"memevo_ui_{ui.port}=" + "0" * 64}).status == 401
+    assert (
+        request(ui, "GET", "/", headers={"Cookie": f"memevo_ui_{ui.port}={ui.token}"}).status == 401
+    )  # the token is no cookie
     _unchanged(home, claim)
 
 
@@ -147,3 +149,12 @@ def test_odd_requests_get_plain_refusals(ui: UiServer, home: Path, claim: Memory
     assert request(ui, "PUT", "/", headers={"Cookie": cookie}, body=b"").status == 501
     assert post_form(ui, "/memory/x/explode", {"csrf": "0"}, cookie=cookie).status == 403
     _unchanged(home, claim)
+
+
+def test_a_session_of_another_start_is_refused(ui: UiServer, home: Path, claim: Memory) -> None:
+    with running_ui(home) as other:
+        theirs = sign_in(other).split("=", 1)[1]
+        assert request(ui, "GET", "/", headers={"Cookie": f"memevo_ui_{ui.port}={theirs}"}).status == 401
+        both = f"{sign_in(other)}; {sign_in(ui)}"  # one browser signed in to both: each finds its own
+        assert request(ui, "GET", "/", headers={"Cookie": both}).status == 200
+        assert request(other, "GET", "/", headers={"Cookie": both}).status == 200
