@@ -53,6 +53,14 @@ def _render_search(data: dict[str, Any]) -> str:
 def _render_diagnostics(data: dict[str, Any] | None) -> str:
     if not data:
         return "no automatic recall recorded yet; `memevo explain QUERY` previews one"
+    if data.get("failed"):
+        return "\n".join(
+            [
+                f"trigger:    {data.get('trigger')} at {clock.iso(data.get('at'))}",
+                f"failed:     {data['failed']}: {data.get('detail', '')}",
+                "digest:     0 claims, 0 bytes",
+            ]
+        )
     plan = data.get("plan", {})
     life = data.get("lifecycle", {})
     digest = data.get("digest", {})

@@ -103,18 +103,24 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
         texts.append(event.prompt)
     if not texts:
         return ""
-    from memory_core.recall.service import open_recall_store, turn_recall, write_last_diagnostics
+    from memory_core.recall.service import open_recall_store, record_failed_recall, turn_recall, write_last_diagnostics
 
-    opened = open_recall_store(home)
-    if opened is None:
-        return ""
-    with opened as store:
-        result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
-        if result.claims:
-            from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
+    # A failed attempt replaces the last diagnostics too: `memevo explain` shows this turn.
+    try:
+        opened = open_recall_store(home)
+        if opened is None:
+            record_failed_recall(home, "no_store", now=now)
+            return ""
+        with opened as store:
+            result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
+            if result.claims:
+                from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
 
-            if gate_enabled(home):
-                result = hold_unreviewed(store.conn, result)
+                if gate_enabled(home):
+                    result = hold_unreviewed(store.conn, result)
+    except Exception as exc:
+        record_failed_recall(home, "store_error", now=now, error=exc)
+        raise
     write_last_diagnostics(home, result.diagnostics)
     if result.digest:
         from memory_core.reports.injection_log import project_of, record_injection

@@ -239,6 +239,33 @@ def write_last_diagnostics(home: Path, diagnostics: dict[str, Any]) -> None:
             os.unlink(tmp)
 
 
+# What a failed attempt's diagnostics say about it: a reason code and what to do.
+FAILURES = {
+    "no_store": "no memory store in this state dir: nothing to recall (`memevo status` shows where it is looked for)",
+    "store_error": "the memory store could not be read; run `memevo doctor`",
+}
+MAX_ERROR_CHARS = 300
+
+
+def failed_diagnostics(reason: str, *, now: float, error: BaseException | None = None) -> dict[str, Any]:
+    """The diagnostics of an automatic recall that could not run (``reason`` in :data:`FAILURES`)."""
+    detail = FAILURES[reason]
+    if error is not None:
+        detail += f" ({type(error).__name__}: {str(error)[:MAX_ERROR_CHARS]})"
+    return {"trigger": "turn", "at": now, "failed": reason, "detail": detail, "digest": {"claims": 0, "bytes": 0}}
+
+
+def record_failed_recall(home: Path, reason: str, *, now: float, error: BaseException | None = None) -> None:
+    """Replace the last diagnostics with a failed attempt's, so `memevo explain` never shows an
+    earlier turn as the last one. Nothing is written where no state dir exists (nothing could
+    be stale there, and a hook creates no state dir). Never raises."""
+    try:
+        if home.is_dir():
+            write_last_diagnostics(home, failed_diagnostics(reason, now=now, error=error))
+    except Exception:  # diagnostics never break a hook, least of all a failing one
+        return
+
+
 def read_last_diagnostics(home: Path) -> dict[str, Any] | None:
     """The last automatic recall's diagnostics, or ``None`` if there are none (or they are unreadable)."""
     try:

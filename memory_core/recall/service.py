@@ -19,6 +19,7 @@ from memory_core.recall.diagnostics import (
     build_diagnostics,
     claim_verdict,
     read_last_diagnostics,
+    record_failed_recall,
     write_last_diagnostics,
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
@@ -46,6 +47,7 @@ __all__ = [
     "preview",
     "read_last_diagnostics",
     "recall",
+    "record_failed_recall",
     "search",
     "turn_recall",
     "validate_query",
