@@ -21,7 +21,7 @@ from cli.hooks.http_server import LOOPBACK
 from cli.ui import security
 from cli.ui.assets import SCRIPT, STYLESHEET
 from cli.ui.context import PageContext
-from cli.ui.html import e, page
+from cli.ui.html import page
 from memory_core import clock
 from memory_core.errors import ConflictError, MemevoError, NotFoundError, UsageError
 
@@ -217,16 +217,10 @@ class UiRequestHandler(BaseHTTPRequestHandler):
             render, args = found
             title, body = render(ctx, *args)
         except MemevoError as exc:
-            self._html(_status_of(exc), page("Problem", f"<p>{e(exc)}</p>", current=path, error=str(exc)))
+            self._html(_status_of(exc), page("Problem", "", current=path, error=str(exc)))
             return
         except Exception as exc:  # a bug must not become a traceback on the page
-            import traceback
-
-            self.server.note(f"internal error on {path[:200]!r}: {type(exc).__name__}")
-            traceback.print_exc(file=self.server.log_stream)
-            self._html(
-                500, page("Problem", "<p>Internal error; details on the terminal running memevo ui.</p>", current="")
-            )
+            self._internal_error(path, exc)
             return
         self._html(status, page(title, body, current=path, notice=notice, error=error))
 
@@ -244,7 +238,10 @@ class UiRequestHandler(BaseHTTPRequestHandler):
         ctx = self._context(path, {})
         try:
             message = run(ctx, *args, form)
-        except MemevoError as exc:
+        except Exception as exc:
+            if not isinstance(exc, MemevoError):
+                self._internal_error(path, exc)
+                return
             # Nothing changed (the control's transaction rolled back): the page again, saying why.
             back_url = urlsplit(back)
             self._render(
@@ -258,6 +255,16 @@ class UiRequestHandler(BaseHTTPRequestHandler):
         query = {k: v[0] for k, v in parse_qs(back_url.query).items() if k != "done"}
         query["done"] = message
         self._send(303, b"", extra={"Location": f"{back_url.path}?{urlencode(query)}"})
+
+    def _internal_error(self, path: str, exc: Exception) -> None:
+        """A bug or a database failure: details on the terminal, a short page in the browser."""
+        import traceback
+
+        self.server.note(f"internal error on {path[:200]!r}: {type(exc).__name__}")
+        traceback.print_exception(exc, file=self.server.log_stream)
+        self._html(
+            500, page("Problem", "", current="", error="internal error; details on the terminal running memevo ui")
+        )
 
     # -- answers --------------------------------------------------------------------------
 

@@ -158,3 +158,19 @@ def test_a_session_of_another_start_is_refused(ui: UiServer, home: Path, claim: 
         both = f"{sign_in(other)}; {sign_in(ui)}"  # one browser signed in to both: each finds its own
         assert request(ui, "GET", "/", headers={"Cookie": both}).status == 200
         assert request(other, "GET", "/", headers={"Cookie": both}).status == 200
+
+
+def test_a_bug_in_an_action_is_a_short_500_not_a_traceback(
+    ui: UiServer, home: Path, claim: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli.ui import routes
+
+    def broken(ctx: object, form: object) -> str:
+        raise RuntimeError("secret detail")
+
+    monkeypatch.setitem(routes.ACTIONS, "/undo", broken)
+    cookie = sign_in(ui)
+    csrf = csrf_of(request(ui, "GET", f"/memory/{claim.id}", headers={"Cookie": cookie}).body)
+    answer = post_form(ui, "/undo", {"csrf": csrf, "event": "1"}, cookie=cookie)
+    assert answer.status == 500 and "internal error" in answer.body and "secret detail" not in answer.body
+    _unchanged(home, claim)
