@@ -65,6 +65,17 @@ def render_status(report: dict[str, Any]) -> str:
         + (f" (daily budget spent; resets {worker['budget_resets_at']})" if worker["budget_spent"] else "")
     )
     lines.append(f"budget:          {render_budget(report['budget'])}")
+    scope = report["scope"]
+    here = scope.get("capture_origin_here")
+    lines.append(
+        "captures:        filed under their project, the real path of the agent's working directory"
+        + (f" (from here: {here})" if here else "")
+    )
+    projects = scope["projects_with_active_memories"]
+    lines.append(
+        f"recall:          searches every project at once ({projects} project{'s' if projects != 1 else ''} "
+        "hold active memories); each row of a digest names its project"
+    )
     if worker["waiting_for_model"]:
         waiting = report["jobs"]["pending"] + report["jobs"]["retrying"] + report["jobs"]["paused"]
         hint = worker["model_hint"] or "set MEMEVO_MODEL_URL and MEMEVO_MODEL"
@@ -95,7 +106,20 @@ def status_command(as_json: bool) -> None:
     """Show the state dir, schema version, memory and job counts, and database integrity."""
     with open_store() as store:
         report = build_status(store, settings(), clock.now())
+    report["scope"]["capture_origin_here"] = _origin_here()
     emit(report, as_json, render_status)
+
+
+def _origin_here() -> str | None:
+    """The project a capture from this directory is filed under (None if it is gone)."""
+    import os
+
+    from memory_core.capture.intake import canonical_origin
+
+    try:
+        return canonical_origin(os.getcwd())
+    except OSError:
+        return None
 
 
 COMMANDS = [status_command]

@@ -148,9 +148,22 @@ def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]
         "failed_jobs": failed_jobs(store),
         "worker": worker_section(store, settings, now),
         "budget": budget_section(store, settings, now),
+        "scope": scope_section(store),
         "hook_errors": recent_hook_errors(settings.home),
         "integrity": integrity,
         "ok": integrity["ok"],
+    }
+
+
+def scope_section(store: Store) -> dict[str, Any]:
+    """Where captures are filed and what recall reads: a capture is filed under its project,
+    the real path of the agent's working directory (``captures_filed_by``), while recall
+    searches the claims of every project at once (``recall_searches``)."""
+    (projects,) = store.conn.execute("SELECT COUNT(DISTINCT origin) FROM memories WHERE status = 'active'").fetchone()
+    return {
+        "captures_filed_by": "working_directory",
+        "recall_searches": "all_projects",
+        "projects_with_active_memories": int(projects),
     }
 
 
