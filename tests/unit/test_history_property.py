@@ -182,7 +182,9 @@ def model_apply(store: Store, data: st.DataObject, step: int, now: float) -> Non
     else:
         sid = capture(store, data, step, now)
     with store.transaction() as conn:
-        job = lease_job(conn, owner="w", now=now, lease_seconds=150, source_id=sid)
+        # Forced: the property applies sources in any order, also a progress source while an
+        # earlier one of the same state waits (the capture-order rule: tests/progress).
+        job = lease_job(conn, owner="w", now=now, lease_seconds=150, source_id=sid, forced=True)
     assert job is not None
     candidates = mentioned_claims(store.conn, job.source)
     everything = sorted(m.id for m in _all(store))
