@@ -175,3 +175,36 @@ def test_evolve_now_forces_an_attempt_on_a_paused_source(
         assert "already+queued" in again.headers["location"]
     shown = json.loads(cli_run("show", source_id, "--json").output)
     assert shown["job"]["forced_requested_at"] is not None
+
+
+def test_learning_and_injections_pages_read_their_logs(browser: Browser, home: Path) -> None:
+    from memory_core.capture.learning_log import append_entry
+    from memory_core.reports.injection_log import record_injection
+
+    assert "No turns logged yet" in browser.get("/learning").body
+    assert "Nothing injected yet" in browser.get("/injections").body
+    append_entry(
+        home,
+        {
+            "at": clock.now(),
+            "agent": "codex",
+            "origin": "/work/app",
+            "message": "remember that the API listens on 8080",
+            "decisions": [{"source_type": "user_statement", "reason": "question"}],
+        },
+    )
+    record_injection(
+        home,
+        kind="lookup",
+        at=clock.now(),
+        agent="cli",
+        session_id=None,
+        project="/work/app",
+        claim_ids=["a" * 24],
+        size_bytes=99,
+        via="memevo recall",
+    )
+    learning = browser.get("/learning").body
+    assert "codex" in learning and "a question, not something to learn" in learning
+    injections = browser.get("/injections").body
+    assert "lookup" in injections and f"/memory/{'a' * 24}" in injections and ">99<" in injections
