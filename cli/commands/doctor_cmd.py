@@ -43,6 +43,9 @@ def build_doctor_report(
         checks.extend(agent_checks(target, project_dir, env))
     if (nothing_connected := no_agent_check(checks, list(TARGETS))) is not None:
         checks.append(nothing_connected)
+    from cli.install.mcp_check import mcp_checks
+
+    checks.extend(mcp_checks(project_dir, env, home))
     db = health.inspect_database(home)
     checks.append(health.worker_check(db, now))
     model = health.model_config_check(settings, config_error)

@@ -31,10 +31,22 @@ INSTRUCTIONS = (
 
 
 class McpLog:
-    """Appends lines to ``logs/mcp.log``; never raises (a log must not stop the server)."""
+    """Appends lines to ``logs/mcp.log`` of an existing state dir; never raises (a log must
+    not stop the server).
+
+    Lines given to :meth:`note` wait for the first :meth:`write`: a session that calls no tool
+    and meets no error (doctor's probe, a client that only lists tools) leaves no trace.
+    """
 
     def __init__(self, home: Path) -> None:
         self.path = home / "logs" / LOG_NAME
+        self.pending: list[str] = []
+        self.written = False
+
+    def note(self, message: str) -> None:
+        from memory_core import clock
+
+        self.pending.append(f"{clock.iso(clock.now())} [{os.getpid()}] {message}\n")
 
     def rotate(self) -> None:
         try:
@@ -44,6 +56,8 @@ class McpLog:
             pass
 
     def write(self, message: str, detail: str | None = None) -> None:
+        if not self.path.parent.parent.is_dir():
+            return  # a state dir that does not exist yet is not created just for a log
         try:
             from memory_core import clock
             from memory_core.store.connection import ensure_private_dir
@@ -51,6 +65,9 @@ class McpLog:
             ensure_private_dir(self.path.parent)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as handle:
+                handle.writelines(self.pending)
+                self.pending.clear()
+                self.written = True
                 handle.write(f"{clock.iso(clock.now())} [{os.getpid()}] {message}\n")
                 if detail:
                     handle.write(detail.rstrip() + "\n")
@@ -121,7 +138,7 @@ class McpServer:
         self.protocol_version = protocol.negotiate(requested)
         client = params.get("clientInfo")
         name = client.get("name") if isinstance(client, dict) else None
-        self.log.write(
+        self.log.note(
             f"initialize: client {str(name)[:80]!r} asked for {requested[:40]!r}, speaking {self.protocol_version}"
         )
         return {
@@ -197,7 +214,7 @@ def serve(home: Path, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None =
     stdin = stdin if stdin is not None else sys.stdin.buffer
     log = McpLog(home)
     log.rotate()
-    log.write(f"started for {home}")
+    log.note(f"started for {home}")
     server = McpServer(home, log)
     reason = "stdin closed"
     try:
@@ -219,5 +236,6 @@ def serve(home: Path, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None =
         reason = "client went away"
     except KeyboardInterrupt:
         reason = "interrupted"
-    log.write(f"stopped: {reason}")
+    if log.written or reason != "stdin closed":
+        log.write(f"stopped: {reason}")
     return 0

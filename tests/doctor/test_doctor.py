@@ -94,6 +94,8 @@ def test_healthy(healthy: Path, backend: str) -> None:
         "codex",
         "gemini",
         "pi",
+        "mcp",  # registered
+        "mcp",  # `memevo mcp` answers
         "worker",
         "model",
         "database",

@@ -57,6 +57,7 @@ def test_stdin_closed_mid_call_finishes_the_call_and_exits(home: Path) -> None:
 
 def test_client_gone_mid_session_exits_cleanly(home: Path) -> None:
     seed(home, PORT_CLAIM)
+    home.mkdir(parents=True, exist_ok=True)  # on PostgreSQL nothing else makes it
     before = store_state(home)
     with ServerProcess() as server:
         server.initialize()

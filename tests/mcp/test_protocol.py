@@ -129,9 +129,23 @@ def test_serve_answers_in_order_and_logs_no_query(home: Path) -> None:
         request("ping", request_id=3),
     ]
     out = io.BytesIO()
+    home.mkdir(parents=True, exist_ok=True)  # the log goes to an existing state dir only
     assert serve(home, io.BytesIO("\n".join(lines).encode()), out) == 0
     answers = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [a["id"] for a in answers] == [1, 2, 3]
     log = (home / "logs" / "mcp.log").read_text()
     assert "tools/call memory_recall: answered" in log and "stopped: stdin closed" in log
     assert "secret topic words" not in log
+
+
+def test_a_session_without_tool_calls_logs_nothing(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    lines = [request("initialize", {"protocolVersion": "2025-06-18"}), request("tools/list", request_id=2)]
+    assert serve(home, io.BytesIO("\n".join(lines).encode()), io.BytesIO()) == 0
+    assert not (home / "logs").exists()
+
+
+def test_no_state_dir_is_created_for_the_log(home: Path) -> None:
+    line = request("tools/call", {"name": "memory_recall", "arguments": {"query": "x"}})
+    assert serve(home, io.BytesIO(line.encode()), io.BytesIO()) == 0
+    assert not home.exists()
