@@ -1,11 +1,14 @@
 """Run the whole reliability suite with bench-sized numbers and print every figure.
 
-    python -m bench.reliability [--only chaos,concurrency,hook_fuzz,model_replies,planted_secrets]
-        [--kills 20] [--consolidations 120] [--producers 8] [--captures 250]
-        [--fuzz-examples 2000] [--random]
+    python -m bench.reliability [--only chaos,concurrency,hook_fuzz,model_replies,planted_secrets,pg_faults]
+        [--kills 20] [--consolidations 120] [--producers 8] [--captures 250] [--consumers 2]
+        [--fuzz-examples 2000] [--random] [--database-url postgresql://USER@HOST/DB]
 
-The CI-sized run is `pytest tests/reliability` (N=5 kills over M=30 consolidations,
-4 producers x 25 captures, 400 fuzz examples).
+Without ``--database-url`` every check runs on SQLite (``memory.db`` in a temporary state
+dir) and ``pg_faults`` is skipped; with it, on PostgreSQL, each check in fresh schemas of
+that database (created and dropped here: use a throwaway database). The CI-sized run is
+`pytest tests/reliability` (5 kills over 30 consolidations, 4 producers x 25 captures, two
+consumers, 400 fuzz examples, on both backends).
 """
 
 from __future__ import annotations
@@ -19,10 +22,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from bench.reliability import chaos, concurrency, hook_fuzz, model_replies, planted_secrets  # noqa: E402
+from bench.reliability import (  # noqa: E402
+    chaos,
+    concurrency,
+    hook_fuzz,
+    model_replies,
+    pg_faults,
+    planted_secrets,
+)
 from bench.reliability.harness import print_figures  # noqa: E402
 
-CHECKS = ("chaos", "concurrency", "hook_fuzz", "model_replies", "planted_secrets")
+CHECKS = ("chaos", "concurrency", "hook_fuzz", "model_replies", "planted_secrets", "pg_faults")
 
 
 def main() -> None:
@@ -32,24 +42,32 @@ def main() -> None:
     parser.add_argument("--consolidations", type=int, default=120)
     parser.add_argument("--producers", type=int, default=8)
     parser.add_argument("--captures", type=int, default=250)
+    parser.add_argument("--consumers", type=int, default=2, help="consumers (machines) sharing the queue")
     parser.add_argument("--fuzz-examples", type=int, default=2_000)
     parser.add_argument("--random", action="store_true", help="fresh random fuzz examples")
+    parser.add_argument("--database-url", default=None, help="run on PostgreSQL, in fresh schemas of this database")
     args = parser.parse_args()
-    results: dict[str, object] = {}
+    url = args.database_url
+    results: dict[str, object] = {"backend": "postgresql" if url else "sqlite"}
     started = time.monotonic()
     for name in [n for n in args.only.split(",") if n]:
         if name == "chaos":
-            figures = chaos.run(args.kills, args.consolidations)
+            figures = chaos.run(args.kills, args.consolidations, consumers=args.consumers, workers=1, database_url=url)
         elif name == "concurrency":
-            figures = concurrency.run(args.producers, args.captures)
+            figures = concurrency.run(args.producers, args.captures, 1, consumer_count=args.consumers, database_url=url)
         elif name == "hook_fuzz":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                figures = hook_fuzz.run(args.fuzz_examples, derandomize=not args.random)
+                figures = hook_fuzz.run(args.fuzz_examples, derandomize=not args.random, database_url=url)
         elif name == "model_replies":
-            figures = model_replies.run()
+            figures = model_replies.run(database_url=url)
         elif name == "planted_secrets":
-            figures = planted_secrets.run()
+            figures = planted_secrets.run(database_url=url)
+        elif name == "pg_faults":
+            if not url:
+                print("reliability pg_faults: skipped (PostgreSQL only; pass --database-url)", flush=True)
+                continue
+            figures = pg_faults.run(database_url=url)
         else:
             parser.error(f"unknown check {name!r}; choose from {', '.join(CHECKS)}")
         print_figures(name, figures)

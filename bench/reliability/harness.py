@@ -1,50 +1,35 @@
-"""Process plumbing shared by the reliability checks: the state dir, a real consumer, the
-loopback model, reading memory.db."""
+"""Process plumbing shared by the reliability checks: a real consumer, `memevo serve`, a hook
+call as an agent makes it, the store's counts, forcing attempts.
+
+Where a check's state lives (SQLite or a PostgreSQL schema) and how it is read back is
+:mod:`bench.reliability.stores`."""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from tests.support.memevo_worker import query  # noqa: E402  (reading memory.db, as the end-to-end tests do)
+from bench.reliability.stores import Place, integrity, new_place, stored_bytes  # noqa: E402
+
+if TYPE_CHECKING:
+    from cli.hooks.entry import HookRun
+    from tests.support.memevo_serve import MemevoServe
+
+__all__ = ["Place", "integrity", "new_place", "stored_bytes"]
 
 T = TypeVar("T")
-
-
-def memevo_env(home: Path, **extra: str) -> dict[str, str]:
-    """This environment without memevo settings, plus ``MEMEVO_HOME`` and ``extra``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
-    env.update({"MEMEVO_HOME": str(home), "PYTHONPATH": str(REPO)})
-    env.update(extra)
-    return env
-
-
-@contextmanager
-def state_home(home: Path) -> Iterator[Path]:
-    """``MEMEVO_HOME`` pointing at ``home`` in this process for the duration."""
-    saved = {k: v for k, v in os.environ.items() if k.startswith("MEMEVO_")}
-    for name in saved:
-        del os.environ[name]
-    os.environ["MEMEVO_HOME"] = str(home)
-    try:
-        yield home
-    finally:
-        for name in [k for k in os.environ if k.startswith("MEMEVO_")]:
-            del os.environ[name]
-        os.environ.update(saved)
 
 
 def wait_until(probe: Callable[[], T], timeout: float, what: str, every: float = 0.1) -> T:
@@ -95,6 +80,10 @@ class Consumer:
             )
         return self
 
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
     def kill(self, sig: int = signal.SIGKILL) -> None:
         """Signal the whole process group (the consumer and its worker processes) and reap it."""
         if self.process is None:
@@ -122,27 +111,66 @@ class Consumer:
         self.kill()
 
 
-def source_states(home: Path) -> dict[str, int]:
-    return dict(query(home, "SELECT state, COUNT(*) FROM sources GROUP BY state"))
-
-
-def claims_per_source(home: Path) -> dict[str, int]:
-    return dict(query(home, "SELECT json_extract(body, '$.source_id'), COUNT(*) FROM memories GROUP BY 1"))
-
-
-def integrity(home: Path) -> dict[str, Any]:
-    """SQLite's integrity check and memevo's own row checks (what `memevo status` runs)."""
-    from memory_core.store.database import Store
-    from memory_core.store.integrity import check_integrity
-
-    conn = sqlite3.connect(home / "memory.db", timeout=30)
+@contextmanager
+def consumers(place: Place, env: dict[str, str], logs: Path, count: int, workers: int) -> Iterator[list[Consumer]]:
+    """``count`` consumers (on PostgreSQL: machines sharing the queue) of ``workers`` process
+    workers each, logging to ``logs/consumer-N.log``; all killed on the way out."""
+    started = [Consumer(env, logs / f"consumer-{n}.log", workers=workers).start() for n in range(count)]
     try:
-        sqlite_ok = conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        yield started
     finally:
-        conn.close()
-    with Store.open_readonly(home) as store:
-        report = check_integrity(store.conn)
-    return {"sqlite": sqlite_ok, "rows_ok": bool(report["ok"]), "corrupt_rows": report.get("corrupt_count", 0)}
+        for consumer in started:
+            consumer.kill(signal.SIGTERM)
+
+
+@contextmanager
+def gateway(place: Place, log: Path) -> Iterator[MemevoServe | None]:
+    """On PostgreSQL, `memevo serve` for the place (hooks hand it their payloads); nothing to
+    start on SQLite, where a hook opens ``memory.db`` itself."""
+    if not place.on_postgres:
+        yield None
+        return
+    from tests.support.memevo_serve import MemevoServe
+
+    with place.active():
+        from memory_core.store.database import Store
+
+        Store.open(place.home).close()  # a machine set up for PostgreSQL (memevo status does it)
+    with MemevoServe(place.env(), log=log) as server:
+        yield server
+
+
+def hook_call(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
+    """What `memevo hook [EVENT] [--agent ADAPTER]` does with ``raw`` read from stdin
+    (cli.hooks.entry.handle): on a PostgreSQL store through `memevo serve`, else in this
+    process. Run with the place active."""
+    from cli.hooks.entry import HookRun, gateway_home, log_failure, run_hook, valid_text
+
+    event = valid_text(event) if event is not None else None
+    home = gateway_home()
+    if home is not None:
+        from cli.hooks.gateway_client import run_through_gateway
+
+        return HookRun(*run_through_gateway(home, raw, event, adapter, log_failure))
+    return run_hook(raw, event, adapter)
+
+
+def source_states(place: Place) -> dict[str, int]:
+    return dict(place.query("SELECT state, COUNT(*) FROM sources GROUP BY state"))
+
+
+def claims_per_source(place: Place) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for (body,) in place.query("SELECT body FROM memories"):
+        source_id = json.loads(body).get("source_id")
+        counts[source_id] = counts.get(source_id, 0) + 1
+    return counts
+
+
+def applies_per_source(place: Place) -> dict[str, int]:
+    return dict(
+        place.query("SELECT source_id, COUNT(*) FROM events WHERE operation = 'consolidate' GROUP BY source_id")
+    )
 
 
 def force_attempts(env: dict[str, str], source_ids: list[str], wait: float = 30) -> list[str]:
@@ -162,6 +190,16 @@ def force_attempts(env: dict[str, str], source_ids: list[str], wait: float = 30)
         except ValueError:
             statuses.append(f"exit {result.returncode}: {result.stderr.strip()[:200]}")
     return statuses
+
+
+def logged_tracebacks(logs: list[Path]) -> list[str]:
+    """The tracebacks in ``logs`` (their first lines), to show with a failed figure."""
+    found = []
+    for log in logs:
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        for chunk in text.split("Traceback (most recent call last):")[1:]:
+            found.append(f"{log.name}: {chunk.strip().splitlines()[-1][:300] if chunk.strip() else ''}")
+    return found
 
 
 def print_figures(name: str, figures: dict[str, Any]) -> None:

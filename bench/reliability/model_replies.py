@@ -1,12 +1,14 @@
 """Malformed model replies: every shape is rejected, nothing is written, a retry is scheduled.
 
-    python -m bench.reliability.model_replies [--only NAME,...]
+    python -m bench.reliability.model_replies [--only NAME,...] [--database-url postgresql://…]
 
-Each shape gets a fresh state dir with one captured user statement and a fresh loopback
-model server answering with that shape (twice, in case the client retries within the
-attempt); one attempt runs in this process. Rejected means: the attempt failed with an
-allowlisted error code, the source is pending again with one failure and a due time in the
-future, no claim and no apply event exist, and no byte of the reply reached memory.db.
+The shapes share one fresh state dir and store (on PostgreSQL a fresh schema); each gets a
+user statement of its own, captured, and a fresh loopback model server answering with that
+shape (twice, in case the client retries within the attempt); one attempt runs in this
+process. Rejected means: the attempt failed with an allowlisted error code, the source is
+pending again with one failure and a due time in the future, no claim and no apply event
+exist, and no byte of the reply reached the store (``memory.db`` and its WAL; every row of
+every table of the schema), where the statement itself is found.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.reliability.harness import print_figures, query, state_home
+from bench.reliability.harness import Place, new_place, print_figures, stored_bytes
 
 TARGET = "a" * 24
 MARKER = "QX7-MARKER"  # in every reply's text, never allowed into memory.db
@@ -116,8 +118,8 @@ TRANSPORT = {"hang", "trickle"} | {name for name in SHAPES if name.startswith(("
 ALLOWED_CODES = {"provider", "unavailable", "output_limit", "invalid_output", "write_rejected", "timeout"}
 
 
-def attempt(name: str, spec: dict[str, Any], root: Path) -> dict[str, Any]:
-    """One capture and one attempt against a server answering with the shape."""
+def attempt(name: str, spec: dict[str, Any], place: Place) -> dict[str, Any]:
+    """One capture and one attempt against a fresh server answering with the shape."""
     from memory_core import clock
     from memory_core.capture.intake import capture_source
     from memory_core.config import load_settings
@@ -126,34 +128,34 @@ def attempt(name: str, spec: dict[str, Any], root: Path) -> dict[str, Any]:
     from workers.consolidate import consolidate_source
 
     fields = {k: v for k, v in spec.items() if k != "attempt_seconds"}
-    home = root / name
-    with FakeModelServer([Reply(**fields), Reply(**fields)]) as server, state_home(home):
-        import os
-
-        os.environ.update(
-            {
-                "MEMEVO_MODEL_URL": server.base_url,
-                "MEMEVO_MODEL": "fake",
-                "MEMEVO_ATTEMPT_SECONDS": str(spec.get("attempt_seconds", 10)),
-            }
-        )
-        with Store.open(home) as store, store.transaction() as conn:
+    statement = f"the staging database of {name} listens on port 5433"
+    with (
+        FakeModelServer([Reply(**fields), Reply(**fields)]) as server,
+        place.active(
+            MEMEVO_MODEL_URL=server.base_url,
+            MEMEVO_MODEL="fake",
+            MEMEVO_ATTEMPT_SECONDS=str(spec.get("attempt_seconds", 10)),
+        ),
+    ):
+        with Store.open(place.home) as store, store.transaction() as conn:
             sid = capture_source(
                 conn,
                 source_type="user_statement",
                 origin="/work/app",
                 now=clock.now(),
-                text="remember that the staging database listens on port 5433",
+                text=f"remember that {statement}",
             ).source_id
         before = clock.now()
         started = time.monotonic()
         outcome = consolidate_source(load_settings(), sid)
         seconds = time.monotonic() - started
         requests = server.request_count
-    row = query(
-        home, "SELECT state, consecutive_failures, last_error_code, next_due_at FROM sources WHERE id=?", (sid,)
+    row = place.query(
+        "SELECT state, consecutive_failures, last_error_code, next_due_at FROM sources WHERE id=?", (sid,)
     )[0]
-    raw = b"".join(p.read_bytes() for p in home.glob("memory.db*"))
+    stored = b"".join(stored_bytes(place).values())
+    claims = place.query("SELECT COUNT(*) FROM memories")[0][0]
+    applies = place.query("SELECT COUNT(*) FROM events WHERE operation = 'consolidate'")[0][0]
     return {
         "name": name,
         "status": str(outcome.status),
@@ -163,9 +165,10 @@ def attempt(name: str, spec: dict[str, Any], root: Path) -> dict[str, Any]:
         "failures": row[1],
         "stored_code": row[2],
         "retry_in_s": None if row[3] is None else round(row[3] - before),
-        "claims": query(home, "SELECT COUNT(*) FROM memories")[0][0],
-        "applies": query(home, "SELECT COUNT(*) FROM events WHERE operation = 'consolidate'")[0][0],
-        "marker_stored": MARKER.encode() in raw,
+        "claims": claims,
+        "applies": applies,
+        "marker_stored": MARKER.encode() in stored,
+        "statement_found": statement.encode() in stored,  # the search finds what is stored
         "requests": requests,
         "seconds": round(seconds, 2),
     }
@@ -182,22 +185,29 @@ def rejected(result: dict[str, Any]) -> bool:
         and result["claims"] == 0
         and result["applies"] == 0
         and not result["marker_stored"]
+        and result["statement_found"]
     )
 
 
-def run(only: list[str] | None = None, *, workdir: Path | None = None) -> dict[str, Any]:
+def run(
+    only: list[str] | None = None, *, database_url: str | None = None, workdir: Path | None = None
+) -> dict[str, Any]:
     """Every shape (or ``only`` these); raises AssertionError listing those not rejected."""
     names = only or list(SHAPES)
     results = []
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="memevo-replies-", dir=workdir) as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="memevo-replies-", dir=workdir) as tmp,
+        new_place(Path(tmp) / "home", database_url) as place,
+    ):
         for name in names:
-            results.append(attempt(name, SHAPES[name], Path(tmp)))
+            results.append(attempt(name, SHAPES[name], place))
     wrong = [r for r in results if not rejected(r)]
     by_code: dict[str, int] = {}
     for r in results:
         by_code[str(r["code"])] = by_code.get(str(r["code"]), 0) + 1
     figures = {
+        "backend": "postgresql" if database_url else "sqlite",
         "shapes": len(results),
         "transport_shapes": sum(1 for r in results if r["name"] in TRANSPORT),
         "rejected": len(results) - len(wrong),
@@ -213,8 +223,10 @@ def run(only: list[str] | None = None, *, workdir: Path | None = None) -> dict[s
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="comma-separated shape names")
+    parser.add_argument("--database-url", default=None, help="run on PostgreSQL, in fresh schemas of this database")
     args = parser.parse_args()
-    print_figures("model_replies", run([n for n in args.only.split(",") if n] or None))
+    figures = run([n for n in args.only.split(",") if n] or None, database_url=args.database_url)
+    print_figures("model_replies", figures)
 
 
 if __name__ == "__main__":
