@@ -135,7 +135,8 @@ def install_command(
     port: int | None,
     as_json: bool,
 ) -> None:
-    """Add memevo's hooks to an agent's settings file (idempotent; backs the file up first)."""
+    """Add memevo's hooks to an agent's settings file, and register its read-only MCP server
+    (`memevo mcp`) where the agent keeps MCP servers (idempotent; backs files up first)."""
     from cli.install.actions import install
     from cli.install.registry import check_scope, get_target
 
@@ -156,7 +157,7 @@ def install_command(
 @_common_options
 @json_option
 def uninstall_command(agent: str, scope: str | None, project_dir: Path | None, dry_run: bool, as_json: bool) -> None:
-    """Remove exactly memevo's hooks from an agent's settings file (backs the file up first)."""
+    """Remove exactly memevo's hooks and MCP server from an agent's settings (backs files up first)."""
     from cli.install.actions import uninstall
     from cli.install.registry import check_scope, get_target
 
