@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import ClientSession, StdioServerParameters  # the official SDK (the test extra)
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+from mcp.types import LATEST_PROTOCOL_VERSION
 
 from tests.mcp.support import PORT_CLAIM, SERVER_ARGV, seed, store_state
 from tests.support.processes import REPO
-
-mcp = pytest.importorskip("mcp", reason="the test extra installs the official MCP SDK")
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
-from mcp.shared.exceptions import McpError  # noqa: E402
-from mcp.types import LATEST_PROTOCOL_VERSION  # noqa: E402
 
 
 def with_session(home: Path, body: Callable[[ClientSession, Any], Awaitable[Any]]) -> Any:
