@@ -12,9 +12,9 @@ import click
 
 from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
-from memory_core.errors import BudgetSpent, ConfigError, StoreError, UsageError
+from memory_core.errors import BudgetSpent, ConfigError, UsageError
 from memory_core.jobs.budget import budget_state
-from memory_core.jobs.lifecycle import attempt_outcome, clear_forced, pick_forced_source, request_forced
+from memory_core.jobs.lifecycle import attempt_outcome, pick_forced_source
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import JobState, Source
 from memory_core.store.sources import require_source
@@ -82,37 +82,14 @@ def _render_evolve(data: dict[str, Any]) -> str:
     return line
 
 
-def _budget_message(budget: Any) -> str:
-    return (
-        f"the daily model budget is spent ({budget.usage.calls} calls, {budget.usage.tokens} tokens "
-        f"today); it resets at {clock.iso(budget.resets_at)}, or raise MEMEVO_DAILY_MODEL_CALLS "
-        "/ MEMEVO_DAILY_MODEL_TOKENS"
-    )
-
-
 def _queue(chosen: str, cfg: Any) -> tuple[Source, bool]:
     """The job row as it was, and whether an attempt already queued or running is reused."""
-    with open_store() as store:
-        before = require_source(store.conn, chosen)
-        if before.state == JobState.LEASED:
-            return before, True  # running right now: wait for that attempt
-        # The worker starts no attempt on a spent budget, so a nudge now would be dropped
-        # while this command reported it as queued.
-        budget = budget_state(store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens)
-        if budget.spent:
-            raise EvolveBudgetSpent(_budget_message(budget))
-        with store.transaction() as conn:
-            requested = request_forced(conn, chosen, clock.now())
-        before = require_source(store.conn, chosen)
-    if not requested:
-        return before, True  # a forced attempt is already queued
-    from cli.nudge import nudge_consolidate
+    from cli.forced_attempt import queue_forced
 
-    if not nudge_consolidate(chosen, forced=True):
-        with open_store() as store, store.transaction() as conn:
-            clear_forced(conn, chosen)
-        raise StoreError("could not enqueue the attempt (queue.db unavailable); check the state dir")
-    return before, False
+    try:
+        return queue_forced(open_store, chosen, cfg, clock.now())
+    except BudgetSpent as exc:
+        raise EvolveBudgetSpent(str(exc)) from None
 
 
 def _wait(before: Source, data: dict[str, Any], wait_seconds: float, cfg: Any) -> dict[str, Any]:

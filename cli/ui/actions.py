@@ -76,10 +76,10 @@ def approve_all_action(ctx: PageContext, form: Form) -> str:
 
 def evolve_action(ctx: PageContext, form: Form) -> str:
     """`memevo evolve --source ID`: one forced attempt, overriding the retry delay and a pause."""
-    from memory_core.errors import BudgetSpent, ConfigError, StoreError
+    from cli.forced_attempt import queue_forced
+    from memory_core.errors import ConfigError
     from memory_core.ids import is_memory_id
-    from memory_core.jobs.budget import budget_state
-    from memory_core.jobs.lifecycle import clear_forced, pick_forced_source, request_forced
+    from memory_core.jobs.lifecycle import pick_forced_source
 
     source_id = form.get("source", "")
     if not is_memory_id(source_id):
@@ -89,19 +89,9 @@ def evolve_action(ctx: PageContext, form: Form) -> str:
         raise ConfigError(f"no model configured, so no attempt can run: {cfg.model_setup_hint()}; nothing was queued")
     with ctx.store() as store:
         chosen = pick_forced_source(store.conn, source_id)
-        budget = budget_state(store.conn, ctx.now, cfg.daily_model_calls, cfg.daily_model_tokens)
-        if budget.spent:
-            raise BudgetSpent("the daily model budget is spent; it resets at midnight UTC, nothing was queued")
-        if chosen is None:
-            raise UsageError("that source is not pending or paused; nothing to evolve")
-        with store.transaction() as conn:
-            requested = request_forced(conn, chosen, ctx.now)
-    if not requested:
-        return "an attempt for that source is already queued"
-    from cli.nudge import nudge_consolidate
-
-    if not nudge_consolidate(chosen, forced=True):
-        with ctx.store() as store, store.transaction() as conn:
-            clear_forced(conn, chosen)
-        raise StoreError("could not enqueue the attempt (queue unavailable); check the state dir")
+    if chosen is None:
+        raise UsageError("that source is not pending or paused; nothing to evolve")
+    _, reused = queue_forced(ctx.store, chosen, cfg, ctx.now)
+    if reused:
+        return "an attempt for that source is already queued or running"
     return f"queued an attempt for source {chosen} (see Queue)"
