@@ -3,17 +3,19 @@
 A hook process compiles every regular expression of the modules it imports (the tokenizer,
 the vocabulary, redaction): about 15 ms of pure Python work on each agent turn, always with
 the same result. Compiling yields a small program for the C matcher; :func:`save` keeps the
-programs of what this process compiled in a file beside the package's bytecode, and
-:func:`preload` (run before anything else is imported) seeds :mod:`re`'s own cache with
-them, so the modules' ``re.compile`` calls return at once. Loading takes well under a
-millisecond.
+programs of what this process compiled in a file, and :func:`preload` (run before anything
+else is imported) seeds :mod:`re`'s own cache with them, so the modules' ``re.compile``
+calls return at once. Loading takes well under a millisecond.
 
-The file belongs to this interpreter only (named by its cache tag and the matcher's
-``MAGIC``), is written only where bytecode would be (not under ``PYTHONDONTWRITEBYTECODE``,
-never when the directory is not writable), atomically, and every program is checked by the
-matcher when loaded. Anything unexpected (another Python, a damaged file, a changed ``re``
-internals) means compiling as usual: the cache can only save time, never change a result.
-Tests: ``tests/unit/test_regex_cache.py``.
+The file lives beside the package's bytecode when bytecode is written there; where it is
+not (``PYTHONDONTWRITEBYTECODE``, which many container images set, or a package directory
+this user cannot write), in ``cache/`` of the state dir, which every hook writes anyway
+(:func:`cache_directory`; never where no state dir exists yet). It belongs to this
+interpreter only (named by its cache tag and the matcher's ``MAGIC``), is written
+atomically, and every program is checked by the matcher when loaded. Anything unexpected
+(another Python, a damaged file, a changed ``re`` internals) means compiling as usual: the
+cache can only save time, never change a result. Tests: ``tests/unit/test_regex_cache.py``,
+``tests/unit/test_regex_cache_state_dir.py``; cost: ``bench/regex_cache.py``.
 """
 
 from __future__ import annotations
@@ -34,6 +36,23 @@ _loaded: set[tuple[str, int]] = set()
 MAX_ENTRIES = 384
 
 
+def cache_directory() -> str | None:
+    """Where this process keeps its programs: the package's ``__pycache__`` when bytecode is
+    written and may be written there, else ``cache/`` in the state dir, else ``None`` (no
+    state dir yet: nothing is created for a cache)."""
+    if not sys.dont_write_bytecode and _writable(_DIRECTORY):
+        return _DIRECTORY
+    from memory_core.paths import state_home
+
+    home = str(state_home())
+    return os.path.join(home, "cache") if os.path.isdir(home) else None
+
+
+def _writable(directory: str) -> bool:
+    target = directory if os.path.isdir(directory) else os.path.dirname(directory)
+    return os.access(target, os.W_OK)
+
+
 def cache_path(directory: str = _DIRECTORY) -> str | None:
     """Where this interpreter's programs live, or ``None`` when its ``re`` is not the one this
     module knows (no cache then)."""
@@ -49,12 +68,14 @@ def cache_path(directory: str = _DIRECTORY) -> str | None:
     return os.path.join(directory, f"regex.{tag}.{magic}.marshal")
 
 
-def preload(directory: str = _DIRECTORY) -> int:
-    """Seed :mod:`re`'s cache with the stored programs; returns how many (0 on any problem)."""
-    path = cache_path(directory)
-    if path is None:
-        return 0
+def preload(directory: str | None = None) -> int:
+    """Seed :mod:`re`'s cache with the programs stored in ``directory`` (by default
+    :func:`cache_directory`); returns how many (0 on any problem)."""
     try:
+        directory = directory or cache_directory()
+        path = None if directory is None else cache_path(directory)
+        if directory is None or path is None:
+            return 0
         import _sre
         import marshal
 
@@ -75,15 +96,15 @@ def preload(directory: str = _DIRECTORY) -> int:
         return 0
 
 
-def save(directory: str = _DIRECTORY) -> int:
-    """Store the programs of what this process compiled that the file did not hold yet;
-    returns how many were added (0 when nothing is new or nothing may be written)."""
-    if sys.dont_write_bytecode:
-        return 0
-    path = cache_path(directory)
-    if path is None:
-        return 0
+def save(directory: str | None = None) -> int:
+    """Store the programs of what this process compiled that the file in ``directory`` (by
+    default :func:`cache_directory`) did not hold yet; returns how many were added (0 when
+    nothing is new or nothing may be written)."""
     try:
+        directory = directory or cache_directory()
+        path = None if directory is None else cache_path(directory)
+        if directory is None or path is None:
+            return 0
         cache: dict[Any, Any] = re._cache  # type: ignore[attr-defined]
         new = [
             (pattern, flags)
@@ -92,6 +113,8 @@ def save(directory: str = _DIRECTORY) -> int:
         ]
         if not new:
             return 0
+        # Where nothing may be written, nothing is worth working out.
+        os.makedirs(directory, mode=0o700, exist_ok=True)
         import marshal
         from re import _compiler, _parser  # type: ignore[attr-defined]
 
@@ -117,7 +140,6 @@ def save(directory: str = _DIRECTORY) -> int:
                 groupindex,
                 tuple(indexgroup),
             )
-        os.makedirs(directory, exist_ok=True)
         temporary = f"{path}.{os.getpid()}.tmp"
         try:
             with open(temporary, "wb") as handle:
