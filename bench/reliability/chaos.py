@@ -78,6 +78,7 @@ def run(
     consumers: int = 1,
     workers: int = 2,
     database_url: str | None = None,
+    queue_url: str | None = None,
     workdir: Path | None = None,
 ) -> dict[str, Any]:
     """Run the chaos check; raises AssertionError when anything was lost or applied twice."""
@@ -86,7 +87,7 @@ def run(
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="memevo-chaos-", dir=workdir) as tmp:
         root = Path(tmp)
-        with new_place(root / "home", database_url) as place:
+        with new_place(root / "home", database_url, queue_url) as place:
             started = time.monotonic()
             with FakeModelProcess(root, default_delay=MODEL_DELAY) as model:
                 env = place.env(
@@ -144,6 +145,7 @@ def run(
             checked = integrity(place)
             figures = {
                 "backend": place.backend,
+                "queue": place.queue,
                 "consumers": consumers,
                 "kills": kills,
                 "consolidations": consolidations,
@@ -175,9 +177,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--consumers", type=int, default=1)
     parser.add_argument("--database-url", default=None, help="run on PostgreSQL, in a fresh schema of this database")
+    parser.add_argument("--queue-url", default=None, help="with --database-url: a Redis queue (redis://…), flushed")
     args = parser.parse_args()
     figures = run(
-        args.kills, args.consolidations, seed=args.seed, consumers=args.consumers, database_url=args.database_url
+        args.kills,
+        args.consolidations,
+        seed=args.seed,
+        consumers=args.consumers,
+        database_url=args.database_url,
+        queue_url=args.queue_url,
     )
     print_figures("chaos", figures)
 

@@ -61,6 +61,7 @@ def run(
     *,
     consumer_count: int = 1,
     database_url: str | None = None,
+    queue_url: str | None = None,
     workdir: Path | None = None,
 ) -> dict[str, Any]:
     """Run the concurrency check; raises AssertionError when a count is off."""
@@ -69,7 +70,7 @@ def run(
     expected = producers * captures
     with tempfile.TemporaryDirectory(prefix="memevo-concurrency-", dir=workdir) as tmp:
         root = Path(tmp)
-        with new_place(root / "home", database_url) as place, gateway(place, root / "serve.log"):
+        with new_place(root / "home", database_url, queue_url) as place, gateway(place, root / "serve.log"):
             started = time.monotonic()
             with FakeModelProcess(root) as model:
                 env = place.env(MEMEVO_MODEL_URL=model.base_url, MEMEVO_MODEL="fake")
@@ -104,6 +105,7 @@ def run(
             seconds = time.monotonic() - started
             figures = {
                 "backend": place.backend,
+                "queue": place.queue,
                 "producers": producers,
                 "captures_each": captures,
                 "consumers": consumer_count,
@@ -137,6 +139,7 @@ def main() -> None:
     parser.add_argument("--consumers", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--database-url", default=None, help="run on PostgreSQL, in a fresh schema of this database")
+    parser.add_argument("--queue-url", default=None, help="with --database-url: a Redis queue (redis://…), flushed")
     args = parser.parse_args()
     figures = run(
         args.producers,
@@ -144,6 +147,7 @@ def main() -> None:
         args.workers,
         consumer_count=args.consumers,
         database_url=args.database_url,
+        queue_url=args.queue_url,
     )
     print_figures("concurrency", figures)
 

@@ -3,8 +3,9 @@
 A :class:`Place` is a state dir and its store: ``memory.db`` in the state dir (SQLite), or a
 fresh schema of a PostgreSQL database (:func:`new_place` creates it and drops it afterwards,
 so checks never see each other's rows; the queue, ``PostgresHuey``, lives in that schema
-too). Child processes get the place's settings through :meth:`Place.env`, in-process calls
-through :meth:`Place.active`. The checks read the store through memevo's own
+too, unless a Redis queue is named: its database is emptied before and after). Child
+processes get the place's settings through :meth:`Place.env`, in-process calls through
+:meth:`Place.active`. The checks read the store through memevo's own
 :class:`~memory_core.store.database.Store`, opened read-only, never through the engine's
 files, so one check reads both backends the same way; what only one engine has (SQLite's
 ``PRAGMA integrity_check``, PostgreSQL's locks) is checked by :func:`integrity` per engine.
@@ -39,6 +40,13 @@ class Place:
 
     @property
     def backend(self) -> str:
+        return "postgresql" if self.on_postgres else "sqlite"
+
+    @property
+    def queue(self) -> str:
+        """Which queue the place's processes share: huey's tables beside the store, or Redis."""
+        if self.queue_url:
+            return "redis"
         return "postgresql" if self.on_postgres else "sqlite"
 
     def settings(self) -> dict[str, str]:
@@ -105,6 +113,8 @@ def new_place(home: Path, database_url: str | None = None, queue_url: str | None
     """A place for one check: SQLite in ``home``, or, with ``database_url``, a fresh schema of
     that database (its own ``search_path`` option replaced), dropped on the way out."""
     if not database_url:
+        if queue_url:
+            raise ValueError("a remote queue needs a PostgreSQL store (memevo refuses SQLite with a remote queue)")
         yield Place(home)
         return
     import psycopg
@@ -113,15 +123,27 @@ def new_place(home: Path, database_url: str | None = None, queue_url: str | None
     schema = SCHEMA_PREFIX + os.urandom(5).hex()
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")
+    if queue_url:
+        _flush(queue_url)
     try:
         yield Place(home, _with_search_path(base, schema), queue_url or "")
     finally:
+        if queue_url:
+            _flush(queue_url)
         try:
             with psycopg.connect(base, autocommit=True) as conn:
                 conn.execute("SET lock_timeout = 30000")
                 conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
         except psycopg.Error:
             pass  # a schema left behind costs nothing but its rows
+
+
+def _flush(redis_url: str) -> None:
+    """Empty the Redis database of ``redis_url`` (a throwaway one), so no message of another
+    run is consumed."""
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
 
 
 def stored_bytes(place: Place) -> dict[str, bytes]:
