@@ -35,7 +35,7 @@ def tool_definition() -> dict[str, object]:
             "required": ["query"],
             "additionalProperties": False,
         },
-        "command": ["memevo", "recall", "--json", "{query}"],
+        "command": ["memevo", "recall", "--json", "--", "{query}"],  # "--": a query may start with "-"
     }
 
 
