@@ -50,6 +50,9 @@ _PLACE_OR_TIME = re.compile(
     r"\b(?:where|when)(?:'s|\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|has|have|had)\b)"
 )
 _CHINESE_PLACE_OR_TIME = ("哪里", "哪儿", "在哪", "什么时候", "何时", "哪天", "几点", "什么地方")
+_LATIN = re.compile(r"[a-z]{2}")
+# Every match of _QUESTION holds one of these.
+_WH_WORDS = ("what", "which", "where", "when", "how", "why", "whom")
 _SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)")
 _PREPOSITIONS = frozenset(
     "on at in to for from with by up out off into onto of about under over through after before".split()
@@ -66,6 +69,16 @@ def word_roles(text: str) -> dict[str, str]:
     (standing where a verb stands) or :data:`ASKED` (the words of a wh-phrase, "node
     version" of "which node version does the build need?": what is asked, not its subject)."""
     roles: dict[str, str] = {}
+    if _LATIN.search(text) is None:  # Chinese alone, say: no English word order to read
+        return roles
+    if any(w in text for w in _WH_WORDS):
+        _question_roles(text, roles)
+    for match in _TASK.finditer(text):
+        roles[match.group(1)] = VERB
+    return roles
+
+
+def _question_roles(text: str, roles: dict[str, str]) -> None:
     for sentence in _SENTENCE_END.split(text):
         match = _QUESTION.search(sentence.strip())
         if match is None:
@@ -77,9 +90,6 @@ def word_roles(text: str) -> dict[str, str]:
         if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
             roles.update(dict.fromkeys(asked.split(), ASKED))
             roles[verb] = VERB
-    for match in _TASK.finditer(text):
-        roles[match.group(1)] = VERB
-    return roles
 
 
 def asks_place_or_time(text: str) -> bool:
