@@ -259,3 +259,15 @@ def test_earlier_turns_are_found_beyond_the_first_read_window(home: Path, tmp_pa
     assert path.stat().st_size > 2 * PROMPT_WINDOW_BYTES
     (event,) = events(payload("turn2-bash.UserPromptSubmit.1", path, prompt_id="turn-7", prompt="next"), home)
     assert event.user_messages == tuple(f"question number {i}" for i in range(2, 7))
+
+
+def test_a_turn_of_many_long_user_messages_is_bounded_not_refused(home: Path, tmp_path: Path) -> None:
+    from cli.hooks.event import MAX_TEXT, MAX_USER_MESSAGES
+
+    said = [user_record(f"and one more thing, number {i}", TURN_AFTER_COMPACT, uuid=f"u{i}") for i in range(70)]
+    said.append(user_record("here is the whole log: " + "x" * (MAX_TEXT + 50), TURN_AFTER_COMPACT, uuid="u-log"))
+    path = write_records(tmp_path / "t.jsonl", [*records_until(TURN_BASH), *said, assistant_record("done")])
+    (event,) = events(payload("turn10-after-compact.Stop.1", path, last_assistant_message=None), home)
+    assert len(event.user_messages) == MAX_USER_MESSAGES  # the last ones
+    assert event.user_messages[0] == "and one more thing, number 7"
+    assert len(event.user_messages[-1]) == MAX_TEXT and event.user_messages[-1].startswith("here is the whole log")

@@ -19,7 +19,15 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, Frozen, HookEvent, HookInputError, clip_middle
+from cli.hooks.event import (
+    MAX_FINAL_MESSAGE,
+    MAX_TEXT,
+    MAX_USER_MESSAGES,
+    Frozen,
+    HookEvent,
+    HookInputError,
+    clip_middle,
+)
 from memory_core.errors import UsageError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -219,11 +227,13 @@ class StashedTurns(Frozen):
             stash = None  # an earlier turn's prompt
         turn = self.await_turn(base["transcript_path"], turn_id, stash)
         stashed = (clip_middle(stash.prompt, MAX_TEXT),) if stash is not None else ()
+        # A long turn keeps its last messages, each head and tail: bounded, never refused.
+        said = tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]) if turn else ()
         final = last_message if last_message is not None else (turn.final_message if turn else None)
         return (
             HookEvent(
                 "turn_end",
-                user_messages=(turn.user_messages if turn else ()) or stashed,
+                user_messages=said or stashed,
                 operations=turn.operations if turn else (),
                 final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
                 ended_in_error=failed or (turn.ended_in_error if turn else False),
