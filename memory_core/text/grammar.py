@@ -6,9 +6,11 @@ A verb says how a question asks or what the user is about to do, not what it is 
 MySQL *listen* on?" asks MySQL's port. Read as a subject, such a word made the earlier
 message's task ("fix", "debug", "work") a context subject every answer had to hold, and
 let a claim about another subject ("Redis listens on port 6380") count as matching two
-words of the question. Two bounded grammatical positions are read (query side only; the
+words of the question. Three bounded grammatical positions are read (query side only; the
 index is unchanged), no dictionary of verbs:
 
+* the first word of a sentence right before an article, a determiner or an object pronoun
+  (an imperative: "*Fix* the widget API server", "*Help* me debug it");
 * after a task opener: ``let's``, ``let me``, ``please``, ``can/could/would/will you``,
   ``can/could/should/shall we``, ``help me``, ``I'll``, ``we will``, and ``time/need/
   want/going/have/try/how/able/ready/plan/about … to``;
@@ -38,6 +40,12 @@ _TASK = re.compile(
     r"(?:time|need|needs|needed|want|wants|wanted|going|have|has|had|try|tries|trying|tried|how|able|ready|"
     r"plan|plans|planning|hoping|supposed|about|decided|'d\s+like|would\s+like)\s+to)"
     rf"(?=(?:\s+{_ADVERB})?\s+({_WORD}))"
+)
+# An imperative: the first word of a sentence, right before an article, a determiner or an
+# object pronoun ("Fix the widget API server", "Help me debug it", "Check my config").
+_IMPERATIVE = re.compile(
+    r"(?:^|[.!?;:\n]\s*)(?:(?:ok|okay|so|now|then|and|but|alright|well|first|next|also)\b[\s,]*)*"
+    r"([a-z][a-z'-]*)\s+(?=(?:the|a|an|my|our|your|this|that|these|those|its|their|all|some|every|me|us|it|them)\b)"
 )
 _QUESTION = re.compile(
     r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
@@ -73,8 +81,9 @@ def word_roles(text: str) -> dict[str, str]:
         return roles
     if any(w in text for w in _WH_WORDS):
         _question_roles(text, roles)
-    for match in _TASK.finditer(text):
-        roles[match.group(1)] = VERB
+    for pattern in (_IMPERATIVE, _TASK):
+        for match in pattern.finditer(text):
+            roles[match.group(1)] = VERB
     return roles
 
 

@@ -30,6 +30,9 @@ def verbs(text: str) -> list[str]:
         ("Time to debug the widget API server", ["debug"]),
         ("We need to refactor the billing module", ["refactor"]),
         ("please just rebuild the docs", ["rebuild"]),
+        ("Fix the widget API server", ["fix"]),
+        ("Ok, help me debug the widget API server", ["help", "debug"]),
+        ("The build is red. Check the logs", ["check"]),
         ("what port does MySQL listen on?", ["listen"]),
         ("which port does it listen on?", ["listen"]),
         ("where does the MongoDB database live?", ["live"]),
@@ -49,6 +52,7 @@ def test_words_in_a_verbs_place_are_read_as_verbs(text: str, expected: list[str]
         "when did Caroline meet Melanie?",  # "when" may take an object: a two-word subject is not assumed
         "what did you decide about redis?",  # a preposition before the last word: no verb at the end
         "switch to PostgreSQL",
+        "Redis port? SQLite auth?",
         "a note about to-do lists",
         "When I run the tests, the widget API server crashes",
     ],
@@ -80,6 +84,8 @@ def test_the_words_a_question_asks_are_not_its_subject() -> None:
         "Can you help me debug the widget API server",
         "Time to debug the widget API server",
         "Let's look at the widget API server",
+        "Fix the widget API server",
+        "Help me debug the widget API server",
     ],
 )
 def test_a_follow_up_after_task_phrasing_finds_its_answer(add, reader, opening: str) -> None:
