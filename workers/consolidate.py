@@ -23,7 +23,15 @@ from memory_core.errors import InvalidModelOutput, LeaseLost, StaleOutput, Store
 from memory_core.ids import random_id
 from memory_core.jobs.budget import budget_state, count_call, count_tokens
 from memory_core.jobs.heartbeat import write_heartbeat
-from memory_core.jobs.lifecycle import FailureOutcome, Lease, fail_job, lease_job, must_wait, release_job
+from memory_core.jobs.lifecycle import (
+    FailureOutcome,
+    Lease,
+    fail_job,
+    lease_job,
+    must_wait,
+    release_job,
+    waiting_until,
+)
 from memory_core.jobs.model_state import remember_json_mode, remembered_json_mode, write_worker_model
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
@@ -96,7 +104,8 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
         if lease is None:
             source = get_source(store.conn, source_id) if source_id else None
             if source is not None and must_wait(store.conn, source):
-                return AttemptOutcome(AttemptStatus.WAITING, source_id)
+                until = waiting_until(store.conn, source, clock.now())
+                return AttemptOutcome(AttemptStatus.WAITING, source_id, next_due_at=until)
             return AttemptOutcome(AttemptStatus.NOT_ELIGIBLE, source_id)
         try:
             return _attempt(settings, store, lease, log)

@@ -45,9 +45,13 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
         delay = max(0.0, outcome.next_due_at - clock.now())
         consolidate.schedule(args=(outcome.source_id,), delay=delay)
     elif outcome.status == AttemptStatus.WAITING and outcome.source_id:
-        # Its turn's statement is being applied by another worker: look again shortly
-        # instead of waiting for the once-a-minute recovery.
-        consolidate.schedule(args=(outcome.source_id,), delay=STATEMENT_WAIT_SECONDS)
+        # What goes first (its turn's statement, an earlier source of its state) is being
+        # applied by another worker: look again shortly instead of waiting for the
+        # once-a-minute recovery; when that is waiting out a backoff, shortly after it.
+        delay = STATEMENT_WAIT_SECONDS
+        if outcome.next_due_at is not None:
+            delay += max(0.0, outcome.next_due_at - clock.now())
+        consolidate.schedule(args=(outcome.source_id,), delay=delay)
 
 
 def recover_jobs(*, periodic: bool = False) -> dict[str, int]:

@@ -81,6 +81,16 @@ def must_wait(conn: DbConn, source: Source) -> bool:
     return waits_for_statement(conn, source) or earlier_progress_of_same_state(conn, source) is not None
 
 
+def waiting_until(conn: DbConn, source: Source, now: float) -> float | None:
+    """When what ``source`` waits for can next be attempted, if that is later than ``now``:
+    an earlier progress source of its state waiting out a failure's backoff. ``None`` when
+    it may be through at any moment (leased, due, or nothing to wait for)."""
+    blocker = earlier_progress_of_same_state(conn, source)
+    if blocker is None or blocker.state != JobState.PENDING or blocker.next_due_at <= now:
+        return None
+    return blocker.next_due_at
+
+
 def _next_due_source(conn: DbConn, now: float) -> Source | None:
     # On PostgreSQL the candidates are locked, and rows another leasing transaction holds
     # are skipped, so workers on several machines never race for one job.

@@ -322,3 +322,33 @@ def test_a_replacement_chain_that_loops_ends(store: Store) -> None:
     found = current_claim(store.conn, a.id)
     assert found is not None and found.id in (a.id, b.id)
     assert current_claim(store.conn, "0" * 24) is None
+
+
+def test_a_source_waiting_for_one_in_backoff_is_nudged_again_after_that_backoff(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memory_core import clock
+    from memory_core.jobs.lifecycle import fail_job, lease_job
+    from memory_core.records import ErrorCode
+    from workers import tasks
+
+    # A worker without a model leases nothing at all, so this one has a model; it is never called.
+    monkeypatch.setenv("MEMEVO_MODEL_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMEVO_MODEL", "tiny")
+    cart = make_memory("cart service: not committed", origin=ORIGIN, kind="project_state", at=NOW - 60)
+    seed(store, cart)
+    earlier = progress_source(store, "request: commit the cart", (cart.id,), NOW)
+    later = progress_source(store, "request: push the cart", (cart.id,), NOW + 20)
+    now = clock.now()
+    with store.transaction() as conn:
+        lease = lease_job(conn, owner="w", now=now, lease_seconds=150, source_id=earlier)
+        assert lease is not None
+        failure = fail_job(conn, lease, ErrorCode.INVALID_OUTPUT, now)
+    assert failure is not None and failure.next_due_at > now + 30
+    outcome = consolidate_source(load_settings(), later)
+    assert outcome.status == AttemptStatus.WAITING and outcome.next_due_at == failure.next_due_at
+    scheduled: list[float] = []
+    monkeypatch.setattr(tasks.consolidate, "schedule", lambda args, delay: scheduled.append(delay))
+    tasks.consolidate.call_local(later)
+    [delay] = scheduled
+    assert failure.next_due_at - clock.now() < delay <= failure.next_due_at - now + tasks.STATEMENT_WAIT_SECONDS
