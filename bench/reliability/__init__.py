@@ -24,5 +24,7 @@ what each check proves and what it measured.
   PostgreSQL schema and every request the model received;
 * ``pg_faults`` (PostgreSQL only): a worker killed, or its server connection ended, while
   its apply transaction holds uncommitted writes; nothing visible, the lease recovered, one
-  claim in the end.
+  claim in the end;
+* ``gateway_chaos`` (PostgreSQL only): `memevo serve` killed with SIGKILL while producer
+  processes capture through it; every turn stored exactly once through the spool.
 """

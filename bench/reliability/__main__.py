@@ -1,14 +1,15 @@
 """Run the whole reliability suite with bench-sized numbers and print every figure.
 
-    python -m bench.reliability [--only chaos,concurrency,hook_fuzz,model_replies,planted_secrets,pg_faults]
+    python -m bench.reliability [--only chaos,concurrency,hook_fuzz,model_replies,planted_secrets,...]
         [--kills 20] [--consolidations 120] [--producers 8] [--captures 250] [--consumers 2]
         [--fuzz-examples 2000] [--random] [--database-url postgresql://USER@HOST/DB]
 
 Without ``--database-url`` every check runs on SQLite (``memory.db`` in a temporary state
-dir) and ``pg_faults`` is skipped; with it, on PostgreSQL, each check in fresh schemas of
-that database (created and dropped here: use a throwaway database). The CI-sized run is
-`pytest tests/reliability` (5 kills over 30 consolidations, 4 producers x 25 captures, two
-consumers, 400 fuzz examples, on both backends).
+dir) and the PostgreSQL-only checks (``pg_faults``, ``gateway_chaos``) are skipped; with it,
+every check runs on PostgreSQL, in fresh schemas of that database (created and dropped here:
+use a throwaway database). The CI-sized run is `pytest tests/reliability` (5 kills over 30
+consolidations, 4 producers x 25 captures, two consumers, 400 fuzz examples, on both
+backends).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.reliability import (  # noqa: E402
     chaos,
     concurrency,
+    gateway_chaos,
     hook_fuzz,
     model_replies,
     pg_faults,
@@ -32,7 +34,8 @@ from bench.reliability import (  # noqa: E402
 )
 from bench.reliability.harness import print_figures  # noqa: E402
 
-CHECKS = ("chaos", "concurrency", "hook_fuzz", "model_replies", "planted_secrets", "pg_faults")
+CHECKS = ("chaos", "concurrency", "hook_fuzz", "model_replies", "planted_secrets", "pg_faults", "gateway_chaos")
+POSTGRES_ONLY = ("pg_faults", "gateway_chaos")
 
 
 def main() -> None:
@@ -63,11 +66,13 @@ def main() -> None:
             figures = model_replies.run(database_url=url)
         elif name == "planted_secrets":
             figures = planted_secrets.run(database_url=url)
+        elif name in POSTGRES_ONLY and not url:
+            print(f"reliability {name}: skipped (PostgreSQL only; pass --database-url)", flush=True)
+            continue
         elif name == "pg_faults":
-            if not url:
-                print("reliability pg_faults: skipped (PostgreSQL only; pass --database-url)", flush=True)
-                continue
             figures = pg_faults.run(database_url=url)
+        elif name == "gateway_chaos":
+            figures = gateway_chaos.run(args.kills, database_url=url)
         else:
             parser.error(f"unknown check {name!r}; choose from {', '.join(CHECKS)}")
         print_figures(name, figures)

@@ -8,7 +8,8 @@ Each check builds its own state dir and store from the test's backend: on SQLite
 `memevo serve` the check starts, as they do on such a machine, and two consumers stand for
 two machines sharing the queue. Stores are read through memevo's own read-only ``Store``.
 What only one engine has is checked there: SQLite's ``PRAGMA integrity_check``; on
-PostgreSQL, that no backend keeps the write lock, and the faults of :mod:`pg_faults`.
+PostgreSQL, that no backend keeps the write lock, the faults of :mod:`pg_faults`, and
+`memevo serve` killed under the hooks (:mod:`gateway_chaos`).
 
 Each check prints its figures (run with ``-s`` to see them); `python -m bench.reliability`
 runs the same checks with larger numbers.
@@ -22,7 +23,15 @@ from pathlib import Path
 
 import pytest
 
-from bench.reliability import chaos, concurrency, hook_fuzz, model_replies, pg_faults, planted_secrets
+from bench.reliability import (
+    chaos,
+    concurrency,
+    gateway_chaos,
+    hook_fuzz,
+    model_replies,
+    pg_faults,
+    planted_secrets,
+)
 from bench.reliability.harness import print_figures
 from tests.support.redis_server import redis_url  # noqa: F401  (fixture)
 
@@ -99,3 +108,11 @@ def test_a_worker_hit_inside_its_apply_transaction_leaves_nothing_and_is_retried
     print_figures(f"pg_faults {fault}", figures)
     assert figures["backend_when_hit"]["has_written"] and figures["claims_after_fault"] == 0
     assert figures["claims"] == figures["applies"] == 1 and figures["recorded"]["code"] == "interrupted"
+
+
+@pytest.mark.postgres_only
+def test_memevo_serve_killed_while_hooks_capture_loses_and_doubles_no_turn(tmp_path: Path, database_url: str) -> None:
+    figures = gateway_chaos.run(kills=4, producers=2, captures=40, database_url=database_url, workdir=tmp_path)
+    print_figures("gateway_chaos", figures)
+    assert figures["sources"] == figures["turns"] == 80 and figures["lost"] == figures["stored_twice"] == 0
+    assert figures["spooled"] >= 1 and figures["spool_left"] == 0  # some calls met a dead server

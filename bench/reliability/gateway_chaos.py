@@ -1,0 +1,164 @@
+"""Gateway chaos (PostgreSQL): `memevo serve` killed with SIGKILL while hooks capture through it.
+
+    python -m bench.reliability.gateway_chaos --database-url postgresql://… [--kills 6]
+        [--producers 3] [--captures 60] [--seed 11]
+
+On a PostgreSQL machine every hook hands its payload to `memevo serve`. Producer processes
+make hook calls (:func:`harness.hook_call`, what `memevo hook turn_end` does), each turn
+with an explicit cue and every tenth one sent twice, paced so they span the run, while the
+server's process group is killed ``kills`` times at random moments and restarted after a
+short pause. A call that meets a dead or dying server spools its event (0600, in the state
+dir); the restarted server delivers the spool; an event the server had stored just before
+it died and the hook spooled anyway is delivered again and still stores one source. Figures:
+every turn stored exactly once (0 lost, 0 twice), no hook error, the spool empty and
+nothing set aside as corrupt, row integrity ok.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.reliability.harness import REPO, Place, integrity, new_place, print_figures, wait_until
+
+PRODUCER = r"""
+import json, sys, time
+from bench.reliability.harness import hook_call
+
+tag, n, pause = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+errors = 0
+for i in range(n):
+    payload = {"schema": "memevo.hook/v1", "event": "turn_end", "agent": "producer", "session_id": f"{tag}-{i}",
+               "cwd": "/tmp", "user_messages": [f"remember that service {tag}{i} listens on port {3000 + i}"]}
+    for _ in range(2 if i % 10 == 0 else 1):  # every tenth turn is sent twice
+        result = hook_call(json.dumps(payload).encode(), "turn_end", None)
+        if result.stderr or result.stdout:
+            errors += 1
+            print(result.stderr or result.stdout, file=sys.stderr)
+    time.sleep(pause)
+print(errors)
+"""
+PAUSE_S = 0.06  # between a producer's turns, so the captures span the kills
+DOWN_S = 0.4  # how long the server stays dead before it is restarted
+
+
+def _sessions(place: Place) -> dict[str, int]:
+    """Sources per session id: each turn must be exactly one."""
+    counts: dict[str, int] = {}
+    for (body,) in place.query("SELECT body FROM sources"):
+        session = json.loads(body).get("session_id")
+        counts[session] = counts.get(session, 0) + 1
+    return counts
+
+
+def run(
+    kills: int = 4,
+    producers: int = 2,
+    captures: int = 40,
+    *,
+    seed: int = 11,
+    database_url: str,
+    workdir: Path | None = None,
+) -> dict[str, Any]:
+    """Run the gateway chaos check; raises AssertionError when a turn was lost or stored twice."""
+    from cli.hooks import spool
+    from memory_core.store.database import Store
+    from tests.support.memevo_serve import MemevoServe
+
+    rng = random.Random(seed)
+    expected = producers * captures
+    with tempfile.TemporaryDirectory(prefix="memevo-gateway-chaos-", dir=workdir) as tmp:
+        root = Path(tmp)
+        with new_place(root / "home", database_url) as place:
+            with place.active():
+                Store.open(place.home).close()  # a machine set up for PostgreSQL
+            env = place.env()
+            started = time.monotonic()
+            server = MemevoServe(env, log=root / "serve-0.log").__enter__()
+            procs = [
+                subprocess.Popen(
+                    [sys.executable, "-c", PRODUCER, f"g{k}", str(captures), str(PAUSE_S)],
+                    cwd=REPO,
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for k in range(producers)
+            ]
+            stored_at_kills: list[int] = []
+            try:
+                wait_until(lambda: _sessions(place), 60, "the first capture")
+                for n in range(kills):
+                    time.sleep(rng.uniform(0.2, 0.8))
+                    if server.process is not None:
+                        os.killpg(server.process.pid, signal.SIGKILL)
+                        server.process.wait(timeout=30)
+                    stored_at_kills.append(sum(_sessions(place).values()))
+                    time.sleep(DOWN_S)
+                    server = MemevoServe(env, log=root / f"serve-{n + 1}.log").__enter__()
+                hook_errors = 0
+                for proc in procs:
+                    out, err = proc.communicate(timeout=300)
+                    assert proc.returncode == 0, err[-2000:]
+                    hook_errors += int(out.strip() or 0)
+                produced_at = round(time.monotonic() - started, 1)
+                # The running server delivers what was spooled (at start and then periodically).
+                wait_until(lambda: not spool.pending(place.home), 60, "the spool to be delivered", every=0.2)
+            finally:
+                for proc in procs:
+                    if proc.poll() is None:
+                        proc.kill()
+                server.stop()
+            sessions = _sessions(place)
+            hooks_log = place.home / "logs" / "hooks.log"
+            log_text = hooks_log.read_text(encoding="utf-8", errors="replace") if hooks_log.exists() else ""
+            corrupt = list((place.home / spool.SPOOL_DIR / spool.CORRUPT_DIR).glob("*"))
+            checked = integrity(place)
+            figures = {
+                "backend": place.backend,
+                "kills": kills,
+                "producers": producers,
+                "turns": expected,
+                "hook_calls": expected + producers * len(range(0, captures, 10)),
+                "hook_errors": hook_errors,
+                "stored_at_kills": stored_at_kills,
+                "spooled": log_text.count("spooled for memevo serve"),
+                "sources": sum(sessions.values()),
+                "lost": expected - len(sessions),
+                "stored_twice": sum(1 for count in sessions.values() if count > 1),
+                "set_aside_corrupt": len(corrupt),
+                "spool_left": len(spool.pending(place.home)),
+                "integrity": checked,
+                "produced_after_s": produced_at,
+                "seconds": round(time.monotonic() - started, 1),
+            }
+    assert figures["hook_errors"] == 0, figures
+    assert figures["lost"] == 0 and figures["stored_twice"] == 0 and figures["sources"] == expected, figures
+    assert figures["set_aside_corrupt"] == 0 and figures["spool_left"] == 0 and checked["ok"], figures
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", required=True, help="a PostgreSQL database; the check uses a fresh schema")
+    parser.add_argument("--kills", type=int, default=6)
+    parser.add_argument("--producers", type=int, default=3)
+    parser.add_argument("--captures", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=11)
+    args = parser.parse_args()
+    figures = run(args.kills, args.producers, args.captures, seed=args.seed, database_url=args.database_url)
+    print_figures("gateway_chaos", figures)
+
+
+if __name__ == "__main__":
+    main()
