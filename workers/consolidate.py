@@ -26,6 +26,7 @@ from memory_core.jobs.heartbeat import write_heartbeat
 from memory_core.jobs.lifecycle import (
     FailureOutcome,
     Lease,
+    complete_job,
     fail_job,
     lease_job,
     must_wait,
@@ -66,6 +67,9 @@ class AttemptOutcome:
     changes: dict[str, Any] = field(default_factory=dict)
 
 
+_NO_CHANGES: dict[str, Any] = {"added": [], "superseded": [], "conflicted": [], "withheld": 0, "event_id": None}
+
+
 def worker_identity() -> str:
     """A lease owner name unique to this process and attempt."""
     return f"{socket.gethostname()}:{os.getpid()}:{random_id()[:8]}"
@@ -99,8 +103,20 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
             )
             write_heartbeat(conn, now, liveness.worker_name())
             write_worker_model(conn, True, liveness.worker_name())
-            if lease is not None:
+            # A progress source whose states were all forgotten, pinned or moved on by newer
+            # evidence since the capture can update nothing: done, without a model call.
+            nothing_to_update = (
+                lease is not None
+                and lease.source.source_type == "progress"
+                and not mentioned_claims(conn, lease.source)
+            )
+            if lease is not None and nothing_to_update:
+                complete_job(conn, lease, now)
+            elif lease is not None:
                 count_call(conn, now)
+        if lease is not None and nothing_to_update:
+            log.info("progress source %s has no state left to update; done without a model call", lease.source.id)
+            return AttemptOutcome(AttemptStatus.DONE, lease.source.id, changes=dict(_NO_CHANGES))
         if lease is None:
             source = get_source(store.conn, source_id) if source_id else None
             if source is not None and must_wait(store.conn, source):

@@ -352,3 +352,28 @@ def test_a_source_waiting_for_one_in_backoff_is_nudged_again_after_that_backoff(
     tasks.consolidate.call_local(later)
     [delay] = scheduled
     assert failure.next_due_at - clock.now() < delay <= failure.next_due_at - now + tasks.STATEMENT_WAIT_SECONDS
+
+
+def test_a_source_with_no_state_left_to_update_is_done_without_a_model_call(
+    store: Store, model: FakeModelServer
+) -> None:
+    from memory_core import clock
+    from memory_core.evidence import manual_evidence
+    from memory_core.jobs.budget import usage_on
+
+    old = make_memory("cart service: not committed", origin=ORIGIN, kind="project_state", at=NOW - 60)
+    seed(store, old)
+    sid = progress_source(store, "request: commit the cart", (old.id,), NOW)
+    corrected = make_memory(
+        "cart service: abandoned",
+        origin=ORIGIN,
+        kind="project_state",
+        at=NOW + 30,
+        evidence=manual_evidence("m", NOW + 30),
+    )
+    supersede(store, old, corrected)  # a person's later word: the observation has nothing newer
+    outcome = consolidate_source(load_settings(), sid)
+    assert outcome.status == AttemptStatus.DONE and outcome.changes["added"] == []
+    assert model.request_count == 0
+    assert require_source(store.conn, sid).state.value == "done"
+    assert usage_on(store.conn, clock.now()).calls == 0  # no call counted either
