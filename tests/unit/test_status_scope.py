@@ -27,10 +27,8 @@ def test_status_names_the_capture_project_and_the_recall_scope(
     monkeypatch.chdir(tmp_path / "link")  # filed under the real path, not the link
 
     text = cli_run("status").output
-    assert (
-        f"captures:        filed under their project, the real path of the agent's working directory (from here: {os.path.realpath(project)})"
-        in text
-    )
+    filed = "captures:        filed under their project, the real path of the agent's working directory"
+    assert f"{filed} (from here: {os.path.realpath(project)})" in text
     assert "recall:          searches every project at once (2 projects hold active memories)" in text
 
     scope = json.loads(cli_run("status", "--json").output)["scope"]
