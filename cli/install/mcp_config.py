@@ -175,6 +175,20 @@ def _entry_in(path: Path, data: Mapping[str, Any], keys: tuple[str, ...]) -> dic
     return dict(found) if isinstance(found, Mapping) else None
 
 
+def merged_entry(before: Mapping[str, Any] | None, wanted: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``wanted`` laid over the entry already there: memevo sets its command, arguments and
+    ``MEMEVO_HOME``, and keeps what a person added (a timeout, other variables, and above all
+    the agent's own allowlist or trust keys such as ``enabled_tools`` or ``trust``)."""
+    if wanted is None:
+        return None
+    if before is None:
+        return dict(wanted)
+    merged = {**before, **wanted}
+    if isinstance(before.get("env"), Mapping) and isinstance(wanted.get("env"), Mapping):
+        merged["env"] = {**before["env"], **wanted["env"]}
+    return merged
+
+
 def plan(
     target: McpTarget,
     scope: str,
@@ -199,17 +213,22 @@ def plan(
         except UnicodeDecodeError:
             raise _refuse(path, "is not UTF-8 text") from None
         before = mcp_toml.find_server(text, SERVER_NAME, path=path)
-        new_text = mcp_toml.with_server(path, text, SERVER_NAME, entry)
+        wanted = merged_entry(before, wanted)
+        new_text = mcp_toml.with_server(path, text, SERVER_NAME, wanted)
         return McpPlan(target, scope, file, before, wanted, new_text), None
     keys = target.keys(scope, project_dir)
     if shared is not None:
         file, data = shared
-        merged = merged_json(path, data, keys, entry)
-        return McpPlan(target, scope, file, _entry_in(path, file.data, keys), wanted, "", shared=True), merged
+        before = _entry_in(path, file.data, keys)
+        wanted = merged_entry(before, wanted)
+        merged = merged_json(path, data, keys, wanted)
+        return McpPlan(target, scope, file, before, wanted, "", shared=True), merged
     file = read_settings(path)
-    new_data = merged_json(path, file.data, keys, entry)
+    before = _entry_in(path, file.data, keys)
+    wanted = merged_entry(before, wanted)
+    new_data = merged_json(path, file.data, keys, wanted)
     new_text = file.text if new_data == file.data else render(new_data)
-    return McpPlan(target, scope, file, _entry_in(path, file.data, keys), wanted, new_text), None
+    return McpPlan(target, scope, file, before, wanted, new_text), None
 
 
 def execute(mcp_plan: McpPlan, dry_run: bool, now: float) -> tuple[bool, str | None]:

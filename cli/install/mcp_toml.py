@@ -118,9 +118,13 @@ def with_server(path: Path, text: str, name: str, entry: Mapping[str, Any] | Non
         return text
     rest = _without_tables(text, name) if current is not None else text
     if entry is not None:
+        try:
+            tables = render_tables(name, entry)
+        except TypeError:  # a value of the person's own memevo cannot write back (an array of tables)
+            tables = ""
         if rest and not rest.endswith("\n"):
             rest += "\n"
-        rest += ("\n" if rest.strip() else "") + render_tables(name, entry)
+        rest += ("\n" if rest.strip() else "") + tables
     expected = copy.deepcopy(data)
     expected_servers = expected.setdefault("mcp_servers", {})
     expected_servers.pop(name, None)

@@ -256,3 +256,39 @@ def test_claude_permissions_are_never_touched(claude: ClaudeSandbox) -> None:
     assert run("install", "claude-code").exit_code == 0
     assert load(claude.user_settings)["permissions"] == {"allow": ["Bash(ls)"], "deny": ["mcp__memevo"]}
     assert "enabledMcpjsonServers" not in load(claude.user_settings)
+
+
+def test_what_a_person_added_to_memevos_entry_stays(claude: ClaudeSandbox, codex_home: Path, home: Path) -> None:
+    """A reinstall sets memevo's command, arguments and MEMEVO_HOME and keeps the rest of the
+    entry: the agent's own allowlist and trust keys above all."""
+    gemini = claude.home / ".gemini" / "settings.json"
+    gemini.parent.mkdir(parents=True)
+    mine = {"command": "/old/memevo", "args": ["mcp"], "env": {"EXTRA": "1"}, "trust": True, "timeout": 5000}
+    gemini.write_bytes(dump({"mcpServers": {"memevo": mine}}))
+    assert run("install", "gemini").exit_code == 0
+    assert load(gemini)["mcpServers"]["memevo"] == {
+        **mine,
+        "command": str(INSTALLED_MEMEVO),
+        "env": {"EXTRA": "1", "MEMEVO_HOME": str(home.absolute())},
+    }
+
+    config = codex_home / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        '[mcp_servers.memevo]\ncommand = "/old/memevo"\nargs = ["mcp"]\nenabled_tools = ["memory_recall"]\n'
+        "startup_timeout_sec = 20\n"
+    )
+    assert run("install", "codex").exit_code == 0
+    server = tomllib.loads(config.read_text())["mcp_servers"]["memevo"]
+    assert server == {**entry(home), "enabled_tools": ["memory_recall"], "startup_timeout_sec": 20}
+    assert json.loads(run("install", "codex", "--json").output)["mcp"]["action"] == "unchanged"
+
+
+def test_an_entry_memevo_cannot_write_back_is_refused(codex_home: Path) -> None:
+    config = codex_home / "config.toml"
+    config.parent.mkdir(parents=True)
+    text = '[mcp_servers.memevo]\ncommand = "/old/memevo"\n\n[[mcp_servers.memevo.hooks]]\nname = "x"\n'
+    config.write_text(text)
+    result = run("install", "codex")
+    assert result.exit_code != 0 and "cannot edit safely" in result.output
+    assert config.read_text() == text
