@@ -88,6 +88,8 @@ def _mcp_lines(mcp: dict[str, Any] | None) -> list[str]:
         ]
     if mcp["backup"]:
         lines.append(f"Backup of the previous file: {mcp['backup']}")
+    if mcp.get("notice") and mcp["action"] != "removed":
+        lines.append(mcp["notice"])
     return lines
 
 

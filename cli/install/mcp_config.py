@@ -258,7 +258,15 @@ def report(mcp_plan: McpPlan, *, written: bool, backup: str | None, dry_run: boo
         "tools": list(TOOLS),
         "command": entry_argv(mcp_plan.entry) if mcp_plan.entry is not None else None,
         "diff": mcp_plan.diff() if dry_run else None,
+        "notice": PROJECT_APPROVAL if mcp_plan.target.agent == "claude-code" and mcp_plan.scope == "project" else None,
     }
+
+
+# memevo never approves a server for the person (that is a permission).
+PROJECT_APPROVAL = (
+    "Claude Code starts the servers of a project's .mcp.json only once you approve them: it asks the "
+    "first time you open the project (or run `claude mcp list` there)."
+)
 
 
 def registration(target: McpTarget, scope: str, project_dir: Path, env: Mapping[str, str]) -> dict[str, Any]:

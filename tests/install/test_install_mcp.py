@@ -68,7 +68,8 @@ def test_claude_code_user_scope_merges_backs_up_is_idempotent_and_uninstalls(cla
 
 
 def test_claude_code_project_and_local_scopes(claude: ClaudeSandbox, home: Path) -> None:
-    assert run("install", "claude-code", "--scope", "project").exit_code == 0
+    project = run("install", "claude-code", "--scope", "project")
+    assert project.exit_code == 0 and "only once you approve them" in project.output
     assert load(claude.project / ".mcp.json") == {"mcpServers": {"memevo": entry(home, claude=True)}}
     assert not claude_json(claude).exists()
 
