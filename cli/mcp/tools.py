@@ -13,7 +13,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memory_core.recall.service import MAX_QUERY_CHARS
+# memory_core.recall.service.MAX_QUERY_CHARS, repeated so that the server answers
+# `initialize` before loading recall (tests/mcp/test_tool_definition.py compares them).
+MAX_QUERY_CHARS = 512
 
 READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 _QUERY_SCHEMA = {

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.mcp.tools import TOOLS
+from cli.mcp.tools import MAX_QUERY_CHARS, TOOLS
+from memory_core.recall.service import MAX_QUERY_CHARS as RECALL_LIMIT
 from tests.mcp.support import PORT_CLAIM, seed
 
 
@@ -18,6 +19,7 @@ def test_printed_command_takes_a_dashed_query_and_matches_the_mcp_tool(home: Pat
         tool["input_schema"]["properties"]["query"]["maxLength"]
         == mcp_tool["inputSchema"]["properties"]["query"]["maxLength"]
     )
+    assert MAX_QUERY_CHARS == RECALL_LIMIT
     argv = [part.replace("{query}", "--staging database port") for part in tool["command"]]
     out = json.loads(cli_run(*argv[1:]).output)
     assert out["query"] == "--staging database port" and [c["id"] for c in out["claims"]] == [claim_id]
