@@ -135,9 +135,10 @@ def generic(event: str, cwd: str, **fields: Any) -> bytes:
 
 
 def hook_cases(
-    cache: Path, store: str, sizes: list[int], tmp: Path
+    cache: Path, store: str, sizes: list[int], tmp: Path, questions: int = 1
 ) -> list[tuple[str, list[str], bytes, Path, dict[str, str]]]:
-    """(name, argv, payload, state dir, extra env) of each hook process to count."""
+    """(name, argv, payload, state dir, extra env) of each hook process to count; the prompt
+    hooks once per question (``name#k``)."""
     from bench.hooks import claude_code_setup, copy_home
 
     cases: list[tuple[str, list[str], bytes, Path, dict[str, str]]] = []
@@ -145,95 +146,152 @@ def hook_cases(
     for size in sizes:
         built, _, now = distinct_store.built_home(cache, store, size)
         homes[size] = copy_home(built, tmp / f"home-{size}")
-    first = _questions(list(homes.values()), time.time(), 1)[0]
+    asked = _questions(list(homes.values()), time.time(), questions)
     cwd = str(tmp / "project")
     for size in sizes:
-        cases.append(
-            (f"user_prompt_{size}", ["hook", "user_prompt"], generic("user_prompt", cwd, prompt=first), homes[size], {})
-        )
+        for k, q in enumerate(asked):
+            payload = generic("user_prompt", cwd, prompt=q)
+            cases.append((f"user_prompt_{size}#{k}", ["hook", "user_prompt"], payload, homes[size], {}))
     remember = generic(
         "turn_end", cwd, user_messages=["remember that release build 7 of the billing service needs node 20"]
     )
-    cases.append(("turn_end_remember", ["hook", "turn_end"], remember, homes[sizes[0]], {}))
+    for size in sizes:
+        cases.append((f"turn_end_remember_{size}", ["hook", "turn_end"], remember, homes[size], {}))
     cc = claude_code_setup(tmp)
     if cc is not None:
         env = {"HOME": str(cc["user_home"])}
         for size in sizes:
-            payload = json.dumps({**cc["prompt"], "prompt": first, "prompt_id": "5e55b3c4-0000-4000-8000-000000000001"})
-            cases.append(
-                (
-                    f"cc_user_prompt_submit_{size}",
-                    ["hook", "--agent", "claude-code"],
-                    payload.encode(),
-                    homes[size],
-                    env,
+            for k, q in enumerate(asked):
+                body = {**cc["prompt"], "prompt": q, "prompt_id": f"5e55b3c4-0000-4000-8000-00000000000{k}"}
+                cases.append(
+                    (
+                        f"cc_user_prompt_submit_{size}#{k}",
+                        ["hook", "--agent", "claude-code"],
+                        json.dumps(body).encode(),
+                        homes[size],
+                        env,
+                    )
                 )
-            )
-        cases.append(
-            ("cc_stop", ["hook", "--agent", "claude-code"], json.dumps(cc["stop"]).encode(), homes[sizes[0]], env)
-        )
+        stop = json.dumps(cc["stop"]).encode()
+        for size in sizes:
+            cases.append((f"cc_stop_{size}", ["hook", "--agent", "claude-code"], stop, homes[size], env))
     return cases
 
 
+def imported(argv: list[str], payload: bytes, env: dict[str, str]) -> list[str]:
+    """The modules a process imports, in the order ``-X importtime`` reports them."""
+    done = subprocess.run(
+        argv, input=payload, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True, cwd=REPO
+    )
+    names = re.findall(r"import time:\s+\d+ \|\s+\d+ \| ( *)(\S+)", done.stderr.decode(errors="replace"))
+    return [name for indent, name in names if not indent]
+
+
+def imports_only(hook_args: list[str], modules: list[str]) -> str:
+    """A process that starts as the hook does (collector off, the regex cache, deferred
+    modules), imports what the hook imported, and ends as it does (``os._exit``)."""
+    lines = [
+        "import gc, os, sys",
+        "gc.disable()",
+        f"sys.argv = ['memevo', 'hook', *{hook_args!r}]",
+        "from cli import regex_cache",
+        "from cli.hooks.deferred_modules import HOOK_DEFERRED, defer",
+        "for name in HOOK_DEFERRED:",
+        "    defer(name)",
+        "regex_cache.preload()",
+        *(f"import {m}" for m in modules if m not in ("gc", "os", "sys")),
+        "os._exit(0)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def count(argv: list[str], payload: bytes, env: dict[str, str], target: Path) -> tuple[float, bytes]:
+    """Instructions (millions) of one process under callgrind, and what it printed."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={target}", *argv],
+        input=payload,
+        env=env,
+        capture_output=True,
+        cwd=REPO,
+    )
+    total = re.search(r"Collected : (\d+)", done.stderr.decode(errors="replace"))
+    if total is None:
+        raise SystemExit(f"callgrind gave no count for {argv}: {done.stderr[-300:]!r}")
+    return int(total.group(1)) / 1e6, done.stdout
+
+
 def callgrind(args: argparse.Namespace) -> dict[str, Any]:
+    """Instructions of each hook process, of a process importing what it imports (``imports``),
+    and by library (``by_library``: SQLite's share); prompt hooks: the median over questions."""
+    from bench.hooks import copy_home
+
     out_dir: Path = args.out
     out_dir.mkdir(parents=True, exist_ok=True)
     result: dict[str, Any] = {}
+    bare_argv = [sys.executable, "-c", "import sqlite3"]
     with tempfile.TemporaryDirectory(prefix="memevo-profile-") as tmp_name:
         tmp = Path(tmp_name)
-        from bench.hooks import copy_home
-
-        cases = hook_cases(args.cache, args.store, args.sizes, tmp)
-        runs: list[tuple[str, list[str], bytes, Path, dict[str, str]]] = [
-            ("bare", [sys.executable, "-c", "import sqlite3"], b"", cases[0][3], {})
-        ]
-        runs += [(name, [memevo_exe(), *argv], payload, home, extra) for name, argv, payload, home, extra in cases]
-        for name, argv, payload, home, extra in runs:
+        cases = hook_cases(args.cache, args.store, args.sizes, tmp, args.questions)
+        if args.only:
+            cases = [c for c in cases if c[0].startswith(tuple(args.only.split(",")))]
+        env0 = bench_env(cases[0][3], PYTHONHASHSEED="0")
+        env0.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run(bare_argv, env=env0, capture_output=True)
+        bare, _ = count(bare_argv, b"", env0, out_dir / "callgrind.out.bare")
+        result["bare"] = round(bare, 1)
+        counts: dict[str, list[float]] = {}
+        for name, argv, payload, home, extra in cases:
             env = bench_env(home, PYTHONHASHSEED="0", **extra)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
+            argv = [memevo_exe(), *argv]
             # Bytecode and page cache, on a copy: a capture counted must be a new one.
             warm = copy_home(home, tmp / f"warm-{name}")
             subprocess.run(argv, input=payload, env={**env, "MEMEVO_HOME": str(warm)}, capture_output=True, cwd=REPO)
-            target = out_dir / f"callgrind.out.{name}"
-            done = subprocess.run(
-                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={target}", *argv],
-                input=payload,
-                env=env,
-                capture_output=True,
-                cwd=REPO,
-            )
-            total = re.search(r"Collected : (\d+)", done.stderr.decode(errors="replace"))
-            result[name] = {"instructions_m": round(int(total.group(1)) / 1e6, 1) if total else None}
-            if name != "bare" and total:
-                result[name]["over_bare_m"] = round(
-                    result[name]["instructions_m"] - result["bare"]["instructions_m"], 1
-                )
-                result[name]["inclusive_m"] = inclusive(target)
+            target = out_dir / f"callgrind.out.{name.replace('#', '.')}"
+            total, stdout = count(argv, payload, env, target)
+            hook = name.split("#")[0]
+            counts.setdefault(hook, []).append(total)
+            entry = result.setdefault(hook, {"per_question_m": [], "printed": []})
+            entry["per_question_m"].append(round(total, 1))
+            entry["printed"].append(bool(stdout.strip()))
+            if name.endswith("#0") or "#" not in name:
+                entry["by_library_m"] = by_library(target)
+                entry["sqlite_step_prepare_m"] = inclusive(target)
+                if args.imports:
+                    modules = imported(argv, payload, {**env, "MEMEVO_HOME": str(tmp / f"warm-{name}")})
+                    script = imports_only(argv[2:], modules)
+                    only, _ = count([sys.executable, "-c", script], b"", env, out_dir / f"callgrind.out.imports.{hook}")
+                    entry["imports_only_m"] = round(only, 1)
+                    entry["imports_over_bare_m"] = round(only - bare, 1)
+        for hook, totals in counts.items():
+            result[hook]["median_m"] = round(statistics.median(totals), 1)
+            result[hook]["over_bare_m"] = round(statistics.median(totals) - bare, 1)
+            if "imports_only_m" in result[hook]:
+                result[hook]["work_m"] = round(statistics.median(totals) - result[hook]["imports_only_m"], 1)
     return result
 
 
-# C functions whose inclusive instructions say where a hook's go: SQLite's statements and
-# their preparation, imports, unmarshalling bytecode, regular expressions, module bodies.
-_INCLUSIVE = (
-    "sqlite3_step",
-    "sqlite3_prepare_v2",
-    "PyImport_ImportModuleLevelObject",
-    "PyMarshal_ReadObjectFromString",
-    "sre_match",
-    "sre_search",
-    "builtin_exec",
-)
+def by_library(target: Path) -> dict[str, float]:
+    """Exclusive instructions by shared object: the interpreter, SQLite, the C library …"""
+    done = subprocess.run(["callgrind_annotate", "--threshold=100", str(target)], capture_output=True, text=True)
+    out: dict[str, float] = {}
+    for line in done.stdout.splitlines():
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S+ \[(\S+)\]", line)
+        if match:
+            lib = match.group(2).rsplit("/", 1)[-1].split(".so")[0]
+            out[lib] = out.get(lib, 0.0) + int(match.group(1).replace(",", "")) / 1e6
+    return {lib: round(v, 1) for lib, v in sorted(out.items(), key=lambda kv: -kv[1]) if v >= 0.5}
 
 
 def inclusive(target: Path) -> dict[str, float]:
-    """Inclusive instructions of a few C functions that name where the time goes."""
+    """Inclusive instructions of SQLite's statement steps and preparation."""
     done = subprocess.run(
         ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(target)], capture_output=True, text=True
     )
     out: dict[str, float] = {}
     for line in done.stdout.splitlines():
         match = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*:(\w+)", line)
-        if match and match.group(2) in _INCLUSIVE:
+        if match and match.group(2) in ("sqlite3_step", "sqlite3_prepare_v2"):
             out.setdefault(match.group(2), round(int(match.group(1).replace(",", "")) / 1e6, 1))
     return out
 
@@ -244,25 +302,32 @@ def cprofile(args: argparse.Namespace) -> None:
         cases = {c[0]: c for c in hook_cases(args.cache, args.store, [args.size], tmp)}
         key = next(name for name in cases if name.startswith(args.hook))
         name, argv, payload, home, extra = cases[key]
+        # As the console script runs it (cli.main.main: the regex cache, deferred modules),
+        # the collector off, profiled from the first import to the printed result.
         script = (
-            "import cProfile, pstats, sys, io\n"
+            "import cProfile, gc, io, pstats, sys\n"
+            "gc.disable()\n"
             "sys.argv = ['memevo', *sys.argv[1:]]\n"
             "profile = cProfile.Profile()\n"
-            "out = io.StringIO()\n"
-            "real = sys.stdout\n"
-            "sys.stdout = out\n"
+            "real, sys.stdout = sys.stdout, io.StringIO()\n"
             "profile.enable()\n"
-            "from cli.hooks.entry import main\n"
-            "main(sys.argv[2:])\n"
+            "try:\n"
+            "    from cli.main import main\n"
+            "    main()\n"
+            "except SystemExit:\n"
+            "    pass\n"
             "profile.disable()\n"
             "sys.stdout = real\n"
             "stats = pstats.Stats(profile, stream=real)\n"
-            "stats.sort_stats('tottime').print_stats(25)\n"
-            "stats.sort_stats('cumulative').print_stats(40)\n"
+            "stats.sort_stats('tottime').print_stats(30)\n"
+            "stats.sort_stats('cumulative').print_stats(60)\n"
         )
         env = bench_env(home, PYTHONHASHSEED="0", **extra)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run([sys.executable, "-c", script, *argv], input=payload, env=env, cwd=REPO)  # warm
+        from bench.hooks import copy_home
+
+        warm = {**env, "MEMEVO_HOME": str(copy_home(home, tmp / "warm"))}  # a capture profiled is a new one
+        subprocess.run([sys.executable, "-c", script, *argv], input=payload, env=warm, cwd=REPO, capture_output=True)
         done = subprocess.run(
             [sys.executable, "-c", script, *argv], input=payload, env=env, cwd=REPO, capture_output=True
         )
@@ -278,6 +343,13 @@ def main() -> None:
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10_000, 100_000])
     parser.add_argument("--size", type=int, default=100_000, help="cprofile: the store size")
     parser.add_argument("--hook", default="user_prompt", help="cprofile: the hook (a name prefix)")
+    parser.add_argument("--questions", type=int, default=3, help="callgrind: questions per prompt hook (median)")
+    parser.add_argument(
+        "--imports", action="store_true", help="callgrind: also count a process importing what each hook imports"
+    )
+    parser.add_argument(
+        "--only", default="", help="callgrind: only the hooks whose names start with one of these (comma-separated)"
+    )
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "memevo-callgrind")
     args = parser.parse_args()
     if args.mode == "cprofile":
