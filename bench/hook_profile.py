@@ -4,6 +4,7 @@ functions. Measures, never changes anything; stores are built by ``bench/distinc
     python bench/hook_profile.py work --cache DIR [--store distinct] [--sizes 10000,100000]
     python bench/hook_profile.py callgrind --cache DIR [--store distinct] [--sizes …] [--out DIR]
     python bench/hook_profile.py cprofile --cache DIR [--store distinct] [--size 100000] [--hook user_prompt]
+    python bench/hook_profile.py recall --cache DIR [--store distinct] [--sizes …] [--out DIR]
 
 * ``work``: automatic recall in process over each store's questions (as ``bench/hooks.py``
   chooses them), per query: the rows each SQL statement of recall returned, grouped by the
@@ -16,6 +17,11 @@ functions. Measures, never changes anything; stores are built by ``bench/distinc
   transcript of ``bench/claude_code_hooks.py``; the ``callgrind.out`` files stay in
   ``--out`` for ``callgrind_annotate``, which also gives the inclusive share of SQLite
   (``sqlite3_step``), compiling and unmarshalling code (imports) and the evaluation loop.
+* ``recall``: instructions of automatic recall per question as a hook runs it (a fresh
+  connection per question, so SQLite prepares its statements and reads its pages anew),
+  with the imports and the module-level caches already warm: callgrind collects only
+  inside the loop over the questions (``--toggle-collect=functools_reduce``). A change to
+  recall is judged by this count before and after, on the same questions.
 * ``cprofile``: one hook process run in process under ``cProfile`` (imports included) and
   its costliest functions by own and by cumulative time.
 """
@@ -335,9 +341,68 @@ def cprofile(args: argparse.Namespace) -> None:
         print(done.stdout.decode(errors="replace"))
 
 
+_RECALL_LOOP = """
+import functools, json, sys
+from pathlib import Path
+from memory_core.recall.service import turn_recall
+from memory_core.store.database import Store
+
+home, now, questions = Path(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3])
+with Store.open_readonly(home) as store:  # imports and lazy imports, on a throwaway connection
+    turn_recall(store.conn, [questions[0]], now=now, session_is_fresh=True)
+
+
+def one(printed, question):
+    with Store.open_readonly(home) as store:
+        return printed + bool(turn_recall(store.conn, [question], now=now, session_is_fresh=True).digest)
+
+
+print(functools.reduce(one, questions, 0))
+"""
+
+
+def recall_instructions(args: argparse.Namespace) -> dict[str, Any]:
+    """Instructions per question of :func:`turn_recall` at each size, on the questions
+    ``bench/hooks.py`` asks (those that print a digest at every size)."""
+    built = {size: distinct_store.built_home(args.cache, args.store, size) for size in args.sizes}
+    questions = _questions([home for home, _, _ in built.values()], built[args.sizes[0]][2])
+    out_dir: Path = args.out
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result: dict[str, Any] = {"questions": len(questions)}
+    for size, (home, _, built_at) in built.items():
+        env = bench_env(home, PYTHONHASHSEED="0")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        argv = [sys.executable, "-c", _RECALL_LOOP, str(home), str(built_at), json.dumps(questions)]
+        subprocess.run(argv, env=env, capture_output=True, cwd=REPO, check=True)  # bytecode
+        done = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                "--toggle-collect=functools_reduce",
+                f"--callgrind-out-file={out_dir / f'callgrind.out.recall.{args.store}.{size}'}",
+                *argv,
+            ],
+            env=env,
+            capture_output=True,
+            cwd=REPO,
+        )
+        total = re.search(r"Collected : (\d+)", done.stderr.decode(errors="replace"))
+        if total is None:
+            raise SystemExit(f"callgrind gave no count: {done.stderr[-300:]!r}")
+        result[str(size)] = {
+            "per_question_m": round(int(total.group(1)) / 1e6 / len(questions), 1),
+            "printed": int(done.stdout.strip() or 0),
+        }
+    if len(args.sizes) == 2:
+        small, large = (result[str(s)]["per_question_m"] for s in args.sizes)
+        result["ratio"] = round(large / small, 2)
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("work", "callgrind", "cprofile"))
+    parser.add_argument("mode", choices=("work", "callgrind", "cprofile", "recall"))
     parser.add_argument("--cache", type=Path, required=True, help="the stores' cache (bench/hooks.py --cache)")
     parser.add_argument("--store", default="distinct", choices=sorted(distinct_store.BUILDERS))
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[10_000, 100_000])
@@ -357,6 +422,8 @@ def main() -> None:
         return
     if args.mode == "callgrind":
         result = callgrind(args)
+    elif args.mode == "recall":
+        result = recall_instructions(args)
     else:
         built = {size: distinct_store.built_home(args.cache, args.store, size) for size in args.sizes}
         questions = _questions([home for home, _, _ in built.values()], built[args.sizes[0]][2])
