@@ -18,6 +18,7 @@ from typing import IO, Any
 from cli.mcp import protocol
 from cli.mcp.protocol import ProtocolError
 from cli.mcp.tools import TOOL_NAMES, TOOLS, ToolAnswer, ToolFailure, call_tool, store_problem
+from memory_core.sanitize import valid_text
 
 SERVER_NAME = "memevo"
 LOG_NAME = "mcp.log"
@@ -89,6 +90,7 @@ class McpServer:
         self.home = home
         self.log = log or McpLog(home)
         self.protocol_version: str | None = None
+        self.client_name: str | None = None  # clientInfo.name from initialize: which agent asks
 
     def handle_line(self, line: bytes) -> dict[str, Any] | None:
         """The response to one line (``None`` for a notification, a response or a blank line)."""
@@ -138,6 +140,8 @@ class McpServer:
         self.protocol_version = protocol.negotiate(requested)
         client = params.get("clientInfo")
         name = client.get("name") if isinstance(client, dict) else None
+        if isinstance(name, str) and name.strip():
+            self.client_name = valid_text(name.strip()[:64])
         self.log.note(
             f"initialize: client {str(name)[:80]!r} asked for {requested[:40]!r}, speaking {self.protocol_version}"
         )
@@ -173,7 +177,28 @@ class McpServer:
             lookup_completed(self.log, name, None, 0.0, "failed")
             return _tool_error(problem)
         lookup_completed(self.log, name, answer, seconds, "answered")
+        self._record_injection(name, answer)
         return {"content": [{"type": "text", "text": answer.text}], "isError": False}
+
+    def _record_injection(self, tool: str, answer: ToolAnswer) -> None:
+        """The answered lookup in the injection log (`memevo log`, the page's Injections): the
+        claims shown and the size, never the query; only in a state dir that exists already."""
+        if not self.home.is_dir():
+            return
+        from memory_core import clock
+        from memory_core.reports.injection_log import project_of, record_injection
+
+        record_injection(
+            self.home,
+            kind="lookup",
+            at=clock.now(),
+            agent=self.client_name or "mcp",
+            session_id=None,
+            project=project_of(os.getcwd()),  # agents start the server in the project
+            claim_ids=list(answer.claim_ids),
+            size_bytes=len(answer.text.encode("utf-8")),
+            via=f"mcp {tool}",
+        )
 
 
 def _tool_error(text: str) -> dict[str, Any]:

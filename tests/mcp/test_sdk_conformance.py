@@ -126,3 +126,25 @@ def test_lookups_without_a_store_answer_and_create_none(home: Path) -> None:
     assert recalled.isError is False and "no memories yet" in text_of(recalled)
     assert explained.isError is False and "plan:" in text_of(explained)
     assert not (home / "memory.db").exists()
+
+
+def test_each_answered_lookup_is_in_the_injection_log_without_its_query(home: Path) -> None:
+    import json
+
+    [claim_id] = seed(home, PORT_CLAIM)
+
+    async def body(session: ClientSession, init: Any) -> Any:
+        await session.call_tool("memory_recall", {"query": "staging database port"})
+        await session.call_tool("memory_get", {"id": claim_id})
+        await session.call_tool("memory_get", {"id": "not-an-id"})  # refused: nothing shown, not logged
+
+    with_session(home, body)
+    log = home / "logs" / "injections.jsonl"
+    entries = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(e["kind"], e["via"], e["claims"]) for e in entries] == [
+        ("lookup", "mcp memory_recall", [claim_id]),
+        ("lookup", "mcp memory_get", [claim_id]),
+    ]
+    assert entries[0]["agent"] == "mcp"  # the SDK client's own name
+    assert "staging" not in log.read_text()  # never the query
+    assert log.stat().st_mode & 0o777 == 0o600
