@@ -26,5 +26,7 @@ what each check proves and what it measured.
   its apply transaction holds uncommitted writes; nothing visible, the lease recovered, one
   claim in the end;
 * ``gateway_chaos`` (PostgreSQL only): `memevo serve` killed with SIGKILL while producer
-  processes capture through it; every turn stored exactly once through the spool.
+  processes capture through it; every turn stored exactly once through the spool;
+* ``pg_drops`` (PostgreSQL only): every server connection of the serve, the consumers and
+  the producers ended again and again under load; every turn and every claim exactly once.
 """

@@ -5,9 +5,9 @@
         [--fuzz-examples 2000] [--random] [--database-url postgresql://USER@HOST/DB]
 
 Without ``--database-url`` every check runs on SQLite (``memory.db`` in a temporary state
-dir) and the PostgreSQL-only checks (``pg_faults``, ``gateway_chaos``) are skipped; with it,
-every check runs on PostgreSQL, in fresh schemas of that database (created and dropped here:
-use a throwaway database). The CI-sized run is `pytest tests/reliability` (5 kills over 30
+dir) and the PostgreSQL-only checks (``pg_faults``, ``gateway_chaos``, ``pg_drops``) are
+skipped; with it, every check runs on PostgreSQL, in fresh schemas of that database (created
+and dropped here: use a throwaway database). The CI-sized run is `pytest tests/reliability` (5 kills over 30
 consolidations, 4 producers x 25 captures, two consumers, 400 fuzz examples, on both
 backends).
 """
@@ -29,13 +29,23 @@ from bench.reliability import (  # noqa: E402
     gateway_chaos,
     hook_fuzz,
     model_replies,
+    pg_drops,
     pg_faults,
     planted_secrets,
 )
 from bench.reliability.harness import print_figures  # noqa: E402
 
-CHECKS = ("chaos", "concurrency", "hook_fuzz", "model_replies", "planted_secrets", "pg_faults", "gateway_chaos")
-POSTGRES_ONLY = ("pg_faults", "gateway_chaos")
+CHECKS = (
+    "chaos",
+    "concurrency",
+    "hook_fuzz",
+    "model_replies",
+    "planted_secrets",
+    "pg_faults",
+    "gateway_chaos",
+    "pg_drops",
+)
+POSTGRES_ONLY = ("pg_faults", "gateway_chaos", "pg_drops")
 
 
 def main() -> None:
@@ -72,7 +82,9 @@ def main() -> None:
         elif name == "pg_faults":
             figures = pg_faults.run(database_url=url)
         elif name == "gateway_chaos":
-            figures = gateway_chaos.run(args.kills, database_url=url)
+            figures = gateway_chaos.run(6, 3, 60, database_url=url)
+        elif name == "pg_drops":
+            figures = pg_drops.run(6, 3, 60, database_url=url)
         else:
             parser.error(f"unknown check {name!r}; choose from {', '.join(CHECKS)}")
         print_figures(name, figures)

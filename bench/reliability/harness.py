@@ -193,12 +193,14 @@ def force_attempts(env: dict[str, str], source_ids: list[str], wait: float = 30)
 
 
 def logged_tracebacks(logs: list[Path]) -> list[str]:
-    """The tracebacks in ``logs`` (their first lines), to show with a failed figure."""
+    """The tracebacks in ``logs``, each as its log's name and the exception it ended with."""
     found = []
     for log in logs:
         text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
         for chunk in text.split("Traceback (most recent call last):")[1:]:
-            found.append(f"{log.name}: {chunk.strip().splitlines()[-1][:300] if chunk.strip() else ''}")
+            lines = [line for line in chunk.splitlines() if line.strip()]
+            raised = next((line for line in lines if not line.startswith((" ", "\t"))), "")
+            found.append(f"{log.name}: {raised[:300]}")
     return found
 
 

@@ -8,8 +8,9 @@ Each check builds its own state dir and store from the test's backend: on SQLite
 `memevo serve` the check starts, as they do on such a machine, and two consumers stand for
 two machines sharing the queue. Stores are read through memevo's own read-only ``Store``.
 What only one engine has is checked there: SQLite's ``PRAGMA integrity_check``; on
-PostgreSQL, that no backend keeps the write lock, the faults of :mod:`pg_faults`, and
-`memevo serve` killed under the hooks (:mod:`gateway_chaos`).
+PostgreSQL, that no backend keeps the write lock, the faults of :mod:`pg_faults`, `memevo
+serve` killed under the hooks (:mod:`gateway_chaos`) and every server connection dropped
+under load (:mod:`pg_drops`).
 
 Each check prints its figures (run with ``-s`` to see them); `python -m bench.reliability`
 runs the same checks with larger numbers.
@@ -29,6 +30,7 @@ from bench.reliability import (
     gateway_chaos,
     hook_fuzz,
     model_replies,
+    pg_drops,
     pg_faults,
     planted_secrets,
 )
@@ -116,3 +118,11 @@ def test_memevo_serve_killed_while_hooks_capture_loses_and_doubles_no_turn(tmp_p
     print_figures("gateway_chaos", figures)
     assert figures["sources"] == figures["turns"] == 80 and figures["lost"] == figures["stored_twice"] == 0
     assert figures["spooled"] >= 1 and figures["spool_left"] == 0  # some calls met a dead server
+
+
+@pytest.mark.postgres_only
+def test_server_connections_dropped_under_load_lose_and_double_nothing(tmp_path: Path, database_url: str) -> None:
+    figures = pg_drops.run(drops=3, producers=2, captures=20, database_url=database_url, workdir=tmp_path)
+    print_figures("pg_drops", figures)
+    assert figures["sources"] == figures["claims"] == figures["turns"] == 40
+    assert figures["lost"] == figures["stored_twice"] == 0 and min(figures["backends_ended"]) >= 1
