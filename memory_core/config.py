@@ -40,6 +40,10 @@ ALLOWED = {
     "database_url": "postgresql://USER@HOST[:PORT]/DB, or unset for SQLite in the state dir",
     "queue_url": "redis://HOST[:PORT][/DB], or unset so the queue follows the store",
     "review_before_recall": "true or false",
+    "project": (
+        "a project name of 1-200 printable characters, or in config.toml a table of "
+        '"PATH" = "NAME" (docs/configuration.md, Project identity)'
+    ),
 }
 
 
@@ -70,6 +74,10 @@ class Settings(BaseModel):
     # Claims a model learned stay out of recall until approved in `memevo review` (docs/ui.md;
     # the hooks read it through memory_core.reports.review_gate, without these models).
     review_before_recall: bool = False
+    # Names the project of captures explicitly instead of their repository's remote
+    # (memory_core.capture.project, which the hooks use to read it without these models):
+    # one name, or per directory a table of path -> name, the longest enclosing path winning.
+    project: str | dict[str, str] | None = None
 
     @model_validator(mode="after")
     def _backend_urls(self) -> Settings:
@@ -92,6 +100,15 @@ class Settings(BaseModel):
     @classmethod
     def _lower_mode(cls, value: Any) -> Any:
         return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("project")
+    @classmethod
+    def _project_names(cls, value: str | dict[str, str] | None) -> str | dict[str, str] | None:
+        names = [value] if isinstance(value, str) else list((value or {}).values())
+        paths = list(value) if isinstance(value, dict) else []
+        if any(not _printable_name(name) for name in names) or any(not path.strip() for path in paths):
+            raise ValueError("not a project name or table of paths to names")
+        return value
 
     @field_validator("model_url")
     @classmethod
@@ -160,6 +177,11 @@ class Settings(BaseModel):
         out["store"] = store_label(self.backend)
         out["queue"] = queue_label(self.queue, self.backend)
         return out
+
+
+def _printable_name(name: str) -> bool:
+    text = name.strip()
+    return 0 < len(text) <= 200 and not any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
 
 
 def store_label(backend: Backend) -> str:

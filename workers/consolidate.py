@@ -36,6 +36,7 @@ from memory_core.jobs.lifecycle import (
 from memory_core.jobs.model_state import remember_json_mode, remembered_json_mode, write_worker_model
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
+from memory_core.store.origin_aliases import project_origins
 from memory_core.store.sources import get_source
 from workers import liveness, model_client
 from workers.logs import worker_logger
@@ -172,7 +173,9 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
     retry_after: float | None = None
     try:
         candidates = mentioned_claims(store.conn, source)
-        messages = build_messages(source, candidates, now=clock.now())
+        messages = build_messages(
+            source, candidates, now=clock.now(), origins=project_origins(store.conn, source.origin)
+        )
         mode, fallback = _json_mode(settings, store)
         try:
             completion = model_client.complete(settings, messages, json_mode=mode, fallback=fallback)

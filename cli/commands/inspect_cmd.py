@@ -23,6 +23,7 @@ from memory_core.reports.inspection import (
     list_memories,
     memory_summary,
 )
+from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import get_memory
 from memory_core.store.sources import get_source
 
@@ -34,13 +35,16 @@ def _excerpt(text: str) -> str:
     return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"
 
 
-def _origin_filter(choice: str) -> str | None:
+def _origin_filter(conn: DbConn, choice: str) -> tuple[str, ...]:
     if choice == "here":
-        # The capture origin of this directory: the canonical working directory.
-        return os.path.realpath(os.getcwd())
+        # The project a capture here is filed under, with the path origins it adopted.
+        from memory_core.capture.intake import canonical_origin
+        from memory_core.store.origin_aliases import project_origins
+
+        return project_origins(conn, canonical_origin(os.getcwd()))
     if choice == "legacy":
-        return LEGACY_ORIGIN
-    return None
+        return (LEGACY_ORIGIN,)
+    return ()
 
 
 def _status_label(memory: dict[str, Any]) -> str:
@@ -70,7 +74,7 @@ def _render_list(data: dict[str, Any]) -> str:
     type=click.Choice(["here", "legacy", "all"]),
     default="all",
     show_default=True,
-    help="here: captured in this directory; legacy: imported without an origin.",
+    help="here: this directory's project (its repository); legacy: imported without an origin.",
 )
 @click.option("--kind", type=click.Choice(KINDS), help="Only this kind.")
 @click.option("--status", type=click.Choice(MEMORY_STATUSES), help="Only this status.")
@@ -85,7 +89,8 @@ def _render_list(data: dict[str, Any]) -> str:
 def list_command(origin_choice: str, kind: str | None, status: str | None, page: int, as_json: bool) -> None:
     """List memories, 20 a page, most recently updated first."""
     with open_store() as store:
-        memories = list_memories(store.conn, origin=_origin_filter(origin_choice), kind=kind, status=status, page=page)
+        origins = _origin_filter(store.conn, origin_choice)
+        memories = list_memories(store.conn, origins=origins, kind=kind, status=status, page=page)
     data = {"page": page, "memories": [memory_summary(m) for m in memories]}
     emit(data, as_json, _render_list)
 

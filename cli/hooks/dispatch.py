@@ -64,14 +64,15 @@ def _turn_end(event: HookEvent, home: Path, now: float) -> str:
 
 def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements: list[str], now: float) -> None:
     """The turn's user statement and progress sources, statement first, and the learning log."""
-    from memory_core.capture.intake import canonical_origin
+    from memory_core.capture.intake import adopt_project_paths, capture_project
     from memory_core.capture.learning_log import append_entry
     from memory_core.capture.turn import capture_turn, plan_turn
 
+    project = capture_project(event.cwd, home)
     plan = plan_turn(
         agent=event.agent,
         session_id=event.session_id,
-        origin=canonical_origin(event.cwd),
+        origin=project.origin,
         cwd=event.cwd,
         messages=messages,
         statements=statements,
@@ -85,6 +86,7 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
 
         with Store.open(home) as store:
             with store.transaction() as conn:
+                adopt_project_paths(conn, project)
                 captured = capture_turn(conn, plan, now)
     else:
         captured = capture_turn(None, plan, now)
@@ -155,16 +157,18 @@ HANDLERS: dict[str, Handler] = {
 
 def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: float) -> None:
     from cli.nudge import nudge_consolidate
-    from memory_core.capture.intake import canonical_origin, capture_source
+    from memory_core.capture.intake import adopt_project_paths, capture_project, capture_source
     from memory_core.store.database import Store
 
+    project = capture_project(event.cwd, home)
     # Only the state dir matters here; worker settings are checked by the worker and status.
     with Store.open(home) as store:
         with store.transaction() as conn:
+            adopt_project_paths(conn, project)
             result = capture_source(
                 conn,
                 source_type=source_type,
-                origin=canonical_origin(event.cwd),
+                origin=project.origin,
                 text=text,
                 now=now,
                 agent=event.agent,

@@ -7,9 +7,10 @@ twice (same dedupe key) leaves one source.
 from __future__ import annotations
 
 import json
-import os
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from memory_core.capture.project import Project, resolve_project
 from memory_core.ids import sha256_hex
 from memory_core.ids import source_id as make_source_id
 from memory_core.sanitize import sanitize_text
@@ -29,9 +30,32 @@ class CaptureResult(NamedTuple):
     local_claims: int = 0
 
 
-def canonical_origin(cwd: str) -> str:
-    """The capture origin: the real, absolute path of the working directory."""
-    return os.path.realpath(os.path.expanduser(cwd)) if cwd else "unknown"
+def capture_project(cwd: str, home: Path | None = None) -> Project:
+    """The project of a capture in ``cwd``: its repository, named path or directory
+    (memory_core.capture.project); ``home`` is the state dir, whose ``config.toml`` may name
+    projects (default: the state dir of the environment)."""
+    if not cwd:
+        return Project("unknown", ())
+    if home is None:
+        from memory_core.paths import state_home
+
+        home = state_home()
+    return resolve_project(cwd, home)
+
+
+def canonical_origin(cwd: str, home: Path | None = None) -> str:
+    """The capture origin: the project of the working directory (:func:`capture_project`)."""
+    return capture_project(cwd, home).origin
+
+
+def adopt_project_paths(conn: DbConn, project: Project) -> None:
+    """Record the path origins of the project's directories that hold claims as its aliases
+    (memory_core.store.origin_aliases), so claims captured before projects were repositories
+    are found from it. Call in the capture's write transaction, before capturing."""
+    from memory_core.store.origin_aliases import adopt_path_origins
+
+    if project.roots:
+        adopt_path_origins(conn, project.origin, project.roots)
 
 
 def dedupe_key(agent: str, session_id: str | None, source_type: str, text: str, identity: str | None = None) -> str:

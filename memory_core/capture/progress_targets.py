@@ -1,7 +1,8 @@
 """Which remembered project states a progress source may update: the nominated targets.
 
 Nominated are at most :data:`MAX_TARGETS` claims that are active, unpinned ``project_state``
-claims of the capture origin (replacement authority never crosses origins; a state gone
+claims of the capture's project (its origin and the path origins recorded as its aliases,
+memory_core.store.origin_aliases; replacement authority never crosses projects; a state gone
 dormant for recall still counts, a forgotten or conflicted one does not) and that the turn
 names, in one of three ways:
 
@@ -33,6 +34,7 @@ from typing import NamedTuple
 
 from memory_core.capture.progress import Resource
 from memory_core.store.dbapi import DbConn
+from memory_core.store.origin_aliases import project_origins
 
 MAX_TARGETS = 8
 POOL_LIMIT = 2_000  # newest project states of the origin considered
@@ -140,15 +142,17 @@ def nominate(
     resources: Sequence[Resource],
     limit: int = MAX_TARGETS,
 ) -> list[Nomination]:
-    """At most ``limit`` project states of ``origin`` the turn names; pending ones first."""
+    """At most ``limit`` project states of ``origin``'s project the turn names; pending first."""
     topic_features: set[str] = set()
     for text in topics:
         topic_features |= _subject_features(text)
     found: list[Nomination] = []
+    origins = project_origins(conn, origin)
+    marks = ",".join("?" * len(origins))
     rows = conn.execute(
-        "SELECT id, updated_at, body FROM memories WHERE origin=? AND kind='project_state' AND status='active' "
-        "ORDER BY updated_at DESC, id DESC LIMIT ?",
-        (origin, POOL_LIMIT),
+        f"SELECT id, updated_at, body FROM memories WHERE origin IN ({marks}) AND kind='project_state' "
+        "AND status='active' ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (*origins, POOL_LIMIT),
     )
     for memory_id, updated_at, body in rows:
         try:

@@ -22,6 +22,7 @@ from memory_core.store.changes import ChangeSet
 from memory_core.store.dbapi import DbConn
 from memory_core.store.generations import current_generation
 from memory_core.store.memories import get_memory
+from memory_core.store.origin_aliases import same_project
 from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
 
 
@@ -87,7 +88,8 @@ def _check_guards(
         target = get_memory(conn, target_id)
         if target is None or target_id not in candidate_ids:
             raise GuardRejected(Reason.UNKNOWN_REPLACEMENT_ID, "replacement target was not offered as a candidate")
-        if target.origin != source.origin:
+        # A claim of a path origin recorded as an alias of the source's project is the project's.
+        if target.origin != source.origin and not same_project(conn, target.origin, source.origin):
             raise GuardRejected(Reason.OTHER_ORIGIN_TARGET, "replacement target belongs to another origin")
         # A proposal that restates its own target (same origin, kind and content, so the same
         # id) reaffirms it; another proposal producing the target makes a cycle.
@@ -99,7 +101,7 @@ def _check_guards(
             new_evidence,
             proposed.kind,
             source.created_at,
-            source_origin=source.origin,
+            source_origin=target.origin,  # the same project: checked just above
             is_current_user_statement=source.source_type == "user_statement",
             is_fresh_progress_observation=source.source_type == "progress",
         )

@@ -170,14 +170,18 @@ def candidate_line(memory: Memory) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-def eligible_candidates(source: Source, candidates: list[Memory]) -> list[Memory]:
-    """The candidates the model may see: active, from the source's own origin, at most
+def eligible_candidates(
+    source: Source, candidates: list[Memory], origins: tuple[str, ...] | None = None
+) -> list[Memory]:
+    """The candidates the model may see: active, from the source's own project (``origins``,
+    memory_core.store.origin_aliases; default the source's origin alone), at most
     :data:`CANDIDATE_LIMIT`, in the caller's order (most relevant first)."""
     chosen: list[Memory] = []
     seen: set[str] = set()
+    allowed = origins or (source.origin,)
     for memory in candidates:
-        # Replacement authority stays inside one origin, so others are never offered.
-        if memory.origin != source.origin or memory.status != "active" or memory.id in seen:
+        # Replacement authority stays inside one project, so others are never offered.
+        if memory.origin not in allowed or memory.status != "active" or memory.id in seen:
             continue
         seen.add(memory.id)
         chosen.append(memory)
@@ -190,13 +194,15 @@ def _day(at: float) -> str:
     return (iso(at) or "")[:10]
 
 
-def build_messages(source: Source, candidates: list[Memory], *, now: float | None = None) -> list[dict[str, str]]:
+def build_messages(
+    source: Source, candidates: list[Memory], *, now: float | None = None, origins: tuple[str, ...] | None = None
+) -> list[dict[str, str]]:
     """OpenAI-style chat messages asking the model to consolidate ``source``.
 
     ``candidates`` are offered for replacement; see :func:`eligible_candidates` for which
     of them are shown. ``now`` gives today's date (default: the clock).
     """
-    shown = eligible_candidates(source, candidates)
+    shown = eligible_candidates(source, candidates, origins)
     today = clock.now() if now is None else now
     # The origin is a path captured from the agent: JSON-quoted, so it stays one line of data.
     origin = json.dumps(clip_utf8(source.origin, ORIGIN_BYTES), ensure_ascii=False)

@@ -1,11 +1,12 @@
 """Which existing claims a source may replace: the ones it mentions.
 
 The host measures mentions with the recall tokenizer's features (shared features between
-the source text and a claim's body and aliases), within the source's own origin only,
+the source text and a claim's body and aliases), within the source's own project only (its
+origin and the path origins recorded as its aliases, memory_core.store.origin_aliases),
 dormant claims included, then keeps the 32 most recently updated. A ``progress`` source
 instead gets the project states nominated when it was captured
 (:mod:`memory_core.capture.progress_targets`), each followed along its replacement chain to
-the state holding its place now, those active, unpinned and of its origin.
+the state holding its place now, those active, unpinned and of its project.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import in_chunks
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import memory_from_row
+from memory_core.store.origin_aliases import project_origins
 from memory_core.store.replacements import current_claim
 from memory_core.text.tokenize import features
 
@@ -33,18 +35,20 @@ def _informative(feature: str) -> bool:
 
 
 def mentioned_claims(conn: DbConn, source: Source, limit: int = CANDIDATE_LIMIT) -> list[Memory]:
-    """Active claims of the source's origin that the source mentions, newest first."""
+    """Active claims of the source's project that the source mentions, newest first."""
     if source.source_type == "progress":
         return nominated_claims(conn, source)
     wanted = sorted(f for f in features(source.text) if _informative(f))
+    origins = project_origins(conn, source.origin)
+    origin_marks = ",".join("?" * len(origins))
     shared: dict[str, int] = {}
     for marks, chunk in in_chunks(wanted):
         for memory_id, n in conn.execute(
             f"SELECT p.memory_id, COUNT(DISTINCT p.feature) FROM postings p "
             f"JOIN memories m ON m.id = p.memory_id "
-            f"WHERE m.origin = ? AND m.status = 'active' AND p.feature IN ({marks}) "
+            f"WHERE m.origin IN ({origin_marks}) AND m.status = 'active' AND p.feature IN ({marks}) "
             f"GROUP BY p.memory_id",
-            (source.origin, *chunk),
+            (*origins, *chunk),
         ):
             shared[memory_id] = shared.get(memory_id, 0) + int(n)
     if not shared:
@@ -80,7 +84,7 @@ def _load_newest(conn: DbConn, ids: list[str], limit: int) -> list[Memory]:
 def nominated_claims(conn: DbConn, source: Source) -> list[Memory]:
     """The project states a progress source may update: for each nominated id, the state
     holding its place now (:func:`~memory_core.store.replacements.current_claim`), when it is
-    active, unpinned, of the source's origin and, if an earlier turn moved it on after the
+    active, unpinned, of the source's project and, if an earlier turn moved it on after the
     capture, not based on evidence newer than the source (the source has nothing newer to say
     about it). In nomination order, each state once."""
     claims: list[Memory] = []
@@ -91,10 +95,9 @@ def nominated_claims(conn: DbConn, source: Source) -> list[Memory]:
         if current.id != target and _evidence_at(current) > source.created_at:
             continue
         claims.append(current)
+    origins = project_origins(conn, source.origin)
     return [
-        m
-        for m in claims
-        if m.status == "active" and not m.pinned and m.kind == "project_state" and m.origin == source.origin
+        m for m in claims if m.status == "active" and not m.pinned and m.kind == "project_state" and m.origin in origins
     ]
 
 

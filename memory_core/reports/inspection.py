@@ -38,9 +38,15 @@ def list_memories(
     kind: str | None = None,
     status: str | None = None,
     page: int = 1,
+    origins: tuple[str, ...] = (),
 ) -> list[Memory]:
-    """One page of claims, newest update first (ties by id); filters are exact matches."""
-    clauses, params = [], []
+    """One page of claims, newest update first (ties by id); filters are exact matches
+    (``origins``: any of them, e.g. a project's, memory_core.store.origin_aliases)."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if origins:
+        clauses.append(f"origin IN ({','.join('?' * len(origins))})")
+        params.extend(origins)
     for column, value in (("origin", origin), ("kind", kind), ("status", status)):
         if value is not None:
             clauses.append(f"{column}=?")

@@ -195,6 +195,9 @@ CAPTURE = (
         "memory_core.capture.learning_log",
         "memory_core.capture.progress",
         "memory_core.capture.progress_text",
+        # the capture's project, read from .git, and the path origins it adopts (docs/hooks.md)
+        "memory_core.capture.project",
+        "memory_core.store.origin_aliases",
         "memory_core.capture.statement_en",
         "memory_core.capture.statement_en_forms",
         "memory_core.capture.statement_en_practice",
