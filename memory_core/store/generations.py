@@ -8,6 +8,7 @@ was thinking is never overwritten by a stale answer.
 from __future__ import annotations
 
 from memory_core.store.dbapi import DbConn
+from memory_core.store.origin_aliases import project_origins
 
 
 def current_generation(conn: DbConn, origin: str) -> int:
@@ -16,10 +17,12 @@ def current_generation(conn: DbConn, origin: str) -> int:
 
 
 def bump_generation(conn: DbConn, origin: str) -> int:
-    """Invalidate in-flight model output for ``origin`` (call inside the changing transaction)."""
-    conn.execute(
-        "INSERT INTO origin_generations (origin, generation) VALUES (?, 1) "
-        "ON CONFLICT(origin) DO UPDATE SET generation = origin_generations.generation + 1",
-        (origin,),
-    )
+    """Invalidate in-flight model output for ``origin``'s project, its aliases included
+    (memory_core.store.origin_aliases; call inside the changing transaction)."""
+    for member in project_origins(conn, origin):
+        conn.execute(
+            "INSERT INTO origin_generations (origin, generation) VALUES (?, 1) "
+            "ON CONFLICT(origin) DO UPDATE SET generation = origin_generations.generation + 1",
+            (member,),
+        )
     return current_generation(conn, origin)

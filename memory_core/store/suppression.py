@@ -12,6 +12,7 @@ from memory_core.ids import normalize_content
 from memory_core.records import JobState
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
+from memory_core.store.origin_aliases import project_origins
 from memory_core.store.sources import source_from_row
 
 # Queued sources that have not started (or that paused after failing) can still be
@@ -33,9 +34,13 @@ def block(conn: DbConn, origin: str, content_hash: str, at: float, reason: str) 
 
 
 def is_blocked(conn: DbConn, origin: str, content_hash: str) -> bool:
-    """True if ``content_hash`` may not be added again in ``origin``."""
+    """True if ``content_hash`` may not be added again in ``origin``'s project (content
+    forgotten under an old path origin stays forgotten in the project it now belongs to,
+    memory_core.store.origin_aliases)."""
+    origins = project_origins(conn, origin)
     row = conn.execute(
-        "SELECT 1 FROM blocked_hashes WHERE origin=? AND content_hash=?", (origin, content_hash)
+        f"SELECT 1 FROM blocked_hashes WHERE origin IN ({','.join('?' * len(origins))}) AND content_hash=?",
+        (*origins, content_hash),
     ).fetchone()
     return row is not None
 

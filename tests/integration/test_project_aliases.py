@@ -165,3 +165,39 @@ def test_list_here_shows_the_projects_old_claims(
     monkeypatch.chdir(checkout / "src")
     listed = json.loads(cli_run("list", "--origin", "here", "--json").output)["memories"]
     assert sorted(m["id"] for m in listed) == sorted([old.id, new.id])
+
+
+def test_content_forgotten_under_an_old_path_stays_forgotten_in_the_project(
+    store: Store, checkout: Path, home: Path
+) -> None:
+    from memory_core.ids import content_hash
+    from memory_core.store.suppression import block, is_blocked
+
+    text = "Ship the CLI before the web page"
+    with store.transaction() as conn:
+        block(conn, str(checkout), content_hash(text), clock.now(), "forgotten")
+    seed(store, make_memory("A claim that makes the path an origin", origin=str(checkout)))
+    assert not is_blocked(store.conn, SHOP, content_hash(text))
+    adopt(store, checkout, home)
+    assert is_blocked(store.conn, SHOP, content_hash(text))
+    with store.transaction() as conn:
+        result = capture_source(
+            conn, source_type="summary", origin=SHOP, text=f"Summary.\n- Decision: {text}", now=clock.now()
+        )
+    assert result.created and result.local_claims == 0
+
+
+def test_a_manual_change_under_an_old_path_invalidates_the_projects_model_output(
+    store: Store, checkout: Path, home: Path
+) -> None:
+    from memory_core.store.generations import bump_generation, current_generation
+
+    seed(store, make_memory("A claim that makes the path an origin", origin=str(checkout)))
+    adopt(store, checkout, home)
+    before = current_generation(store.conn, SHOP)
+    with store.transaction() as conn:
+        bump_generation(conn, str(checkout))
+    assert current_generation(store.conn, SHOP) == before + 1
+    with store.transaction() as conn:
+        bump_generation(conn, SHOP)
+    assert current_generation(store.conn, str(checkout)) == 2
