@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.reliability.harness import REPO, Place, integrity, new_place, print_figures, wait_until
+from bench.reliability.harness import REPO, Place, integrity, new_place, print_figures, spool_delivered, wait_until
 
 PRODUCER = r"""
 import json, sys, time
@@ -113,7 +113,7 @@ def run(
                     hook_errors += int(out.strip() or 0)
                 produced_at = round(time.monotonic() - started, 1)
                 # The running server delivers what was spooled (at start and then periodically).
-                wait_until(lambda: not spool.pending(place.home), 60, "the spool to be delivered", every=0.2)
+                wait_until(lambda: spool_delivered(place), 60, "the spool to be delivered", every=0.5)
             finally:
                 for proc in procs:
                     if proc.poll() is None:

@@ -155,6 +155,20 @@ def hook_call(raw: bytes, event: str | None, adapter: str | None) -> HookRun:
     return run_hook(raw, event, adapter)
 
 
+def spool_delivered(place: Place) -> bool:
+    """Whether `memevo serve` has delivered every spooled event; if not, one recall hook call,
+    as the next prompt would make: a gateway request that finds the spool waiting wakes its
+    drainer (which otherwise looks every 30 s). Run with the place active or not."""
+    from cli.hooks import spool
+
+    if not spool.pending(place.home):
+        return True
+    payload = {"schema": "memevo.hook/v1", "event": "user_prompt", "cwd": "/tmp", "prompt": "which port?"}
+    with place.active():
+        hook_call(json.dumps(payload).encode(), "user_prompt", None)
+    return False
+
+
 def source_states(place: Place) -> dict[str, int]:
     return dict(place.query("SELECT state, COUNT(*) FROM sources GROUP BY state"))
 

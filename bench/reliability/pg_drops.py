@@ -49,6 +49,7 @@ from bench.reliability.harness import (
     new_place,
     print_figures,
     source_states,
+    spool_delivered,
     wait_until,
 )
 
@@ -150,7 +151,6 @@ def run(
     workdir: Path | None = None,
 ) -> dict[str, Any]:
     """Run the check; raises AssertionError when a turn or a claim was lost or doubled."""
-    from cli.hooks import spool
     from tests.support.fake_model import FakeModelProcess
 
     rng = random.Random(seed)
@@ -196,7 +196,7 @@ def run(
                     assert proc.returncode == 0, err[-2000:]
                     if int(out.strip() or 0):
                         hook_errors += [line for line in err.splitlines() if line.strip()]
-                wait_until(lambda: not spool.pending(place.home), 60, "the spool to be delivered")
+                wait_until(lambda: spool_delivered(place), 60, "the spool to be delivered", every=0.5)
                 # A nudge a dropped connection lost (huey's own dequeue or schedule failed) is
                 # found by recovery: the periodic one within a minute, start-up's at once.
                 phases = {"delivered": round(time.monotonic() - started, 1)}
@@ -223,6 +223,7 @@ def run(
                 phases["settled"] = round(time.monotonic() - started, 1)
                 waiting = [sid for (sid,) in place.query("SELECT id FROM sources WHERE state != 'done'")]
                 forced = force_attempts(env, waiting)
+                phases["forced"] = round(time.monotonic() - started, 1)
                 wait_until(lambda: source_states(place).get("done", 0) == expected, 120, "every source done")
             sessions = _sessions(place)
             per_source = claims_per_source(place)

@@ -4,7 +4,7 @@ connection dropped (``pg_terminate_backend``), while its transaction holds uncom
     python -m bench.reliability.pg_faults --database-url postgresql://… [--only kill,terminate]
 
 One summary is captured, a real consumer (one process worker) leases it and asks the
-loopback model (its answer delayed); while the model thinks, this check locks the source's
+loopback model (its first answer delayed); while the model thinks, this check locks the source's
 row (``SELECT … FOR UPDATE`` in a transaction of its own). The worker's apply transaction
 then writes the claims, the history and the index and stops at its last statement, the
 ``UPDATE sources`` that completes the job, waiting for that row: the moment is known, and
@@ -50,7 +50,7 @@ from bench.reliability.harness import (
 from bench.reliability.stores import write_lock_holders
 
 FAULTS = ("kill", "terminate")
-MODEL_DELAY = 1.0  # long enough to lock the row after the request arrives
+FIRST_ANSWER_DELAY = 3.0  # long enough to lock the row after the first request arrives, under load
 ATTEMPT_SECONDS = 3
 LEASE_GRACE = 1
 
@@ -99,11 +99,14 @@ def run_fault(fault: str, root: Path, database_url: str) -> dict[str, Any]:
     """One fault in a fresh schema; raises AssertionError when anything leaked or was lost."""
     import psycopg
 
-    from tests.support.fake_model import FakeModelProcess
+    from tests.support.fake_model import FakeModelProcess, Reply
 
     assert fault in FAULTS, fault
     started = time.monotonic()
-    with new_place(root / "home", database_url) as place, FakeModelProcess(root, default_delay=MODEL_DELAY) as model:
+    with (
+        new_place(root / "home", database_url) as place,
+        FakeModelProcess(root, [Reply(delay=FIRST_ANSWER_DELAY)]) as model,
+    ):
         env = place.env(
             MEMEVO_MODEL_URL=model.base_url,
             MEMEVO_MODEL="fake",
