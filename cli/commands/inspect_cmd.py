@@ -25,6 +25,7 @@ from memory_core.reports.inspection import (
 )
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import get_memory
+from memory_core.store.owners import may_see_claim, others_owners, owns_source
 from memory_core.store.sources import get_source
 
 EXCERPT_CHARS = 80
@@ -91,7 +92,8 @@ def list_command(origin_choice: str, kind: str | None, status: str | None, page:
     with open_store() as store:
         origins = _origin_filter(store.conn, origin_choice)
         memories = list_memories(store.conn, origins=origins, kind=kind, status=status, page=page)
-    data = {"page": page, "memories": [memory_summary(m) for m in memories]}
+        owners = others_owners(store.conn, "memories", [m.id for m in memories])
+    data = {"page": page, "memories": [memory_summary(m, owners.get(m.id)) for m in memories]}
     emit(data, as_json, _render_list)
 
 
@@ -193,11 +195,12 @@ def show_command(memory_id: str, as_json: bool) -> None:
             "see `memevo list`, `memevo search` or `memevo status`"
         )
     with open_store() as store:
-        memory = get_memory(store.conn, memory_id)
+        # Another member's personal claim or any of their sources is as absent as no record.
+        memory = get_memory(store.conn, memory_id) if may_see_claim(store.conn, memory_id) else None
         if memory is not None:
             data = describe_memory(store.conn, memory, clock.now())
         else:
-            source = get_source(store.conn, memory_id)
+            source = get_source(store.conn, memory_id) if owns_source(store.conn, memory_id) else None
             if source is None:
                 raise NotFoundError(f"no memory or source with id {memory_id}; see `memevo list` or `memevo status`")
             data = describe_source(store.conn, source)

@@ -22,10 +22,11 @@ config gives the directory's path. Standard library only: the turn-end hook runs
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import NamedTuple
+
+from memory_core.lazy_pattern import lazy
 
 ENV_VARIABLE = "MEMEVO_PROJECT"
 SETTING = "project"
@@ -36,9 +37,9 @@ MAX_OVERRIDES = 200
 # Hosts whose repository paths are case-insensitive: ``Acme/Shop`` and ``acme/shop`` are one.
 CASELESS_HOSTS = frozenset({"github.com", "gitlab.com", "bitbucket.org", "codeberg.org"})
 
-_HOST = re.compile(r"^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$")
-_PATH_PART = re.compile(r"^[\w.~+-]+$")
-_SECTION = re.compile(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
+_HOST = lazy(r"^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$")
+_PATH_PART = lazy(r"^[\w.~+-]+$")
+_SECTION = lazy(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$')
 _SCHEMES = frozenset({"ssh", "git", "http", "https", "git+ssh", "ssh+git", "ftp", "ftps"})
 
 

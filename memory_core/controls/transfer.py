@@ -37,6 +37,7 @@ from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import read_snapshot_begin
 from memory_core.store.events import event_from_row, iter_event_rows
 from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
+from memory_core.store.owners import hidden_claim_ids
 from memory_core.store.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"
@@ -61,14 +62,19 @@ def export_lines(conn: DbConn) -> Iterator[str]:
         # other processes keep writing.
         conn.execute(read_snapshot_begin(conn))
     try:
+        # Another member's personal claims, and the history that holds them, stay theirs.
+        hidden = hidden_claim_ids(conn)
         for row in iter_memory_rows(conn):
-            yield _line("memory", memory_from_row(row).model_dump(mode="json"))
+            if row[0] not in hidden:
+                yield _line("memory", memory_from_row(row).model_dump(mode="json"))
         for origin, chash, created_at, reason in blocked_rows(conn):
             yield _line(
                 "blocked", {"origin": origin, "content_hash": chash, "created_at": created_at, "reason": reason}
             )
         for row in iter_event_rows(conn):
-            yield _line("event", event_from_row(row).model_dump(mode="json"))
+            event = event_from_row(row)
+            if not hidden or not any(m.id in hidden for m in event.before + event.after):
+                yield _line("event", event.model_dump(mode="json"))
     finally:
         if own_snapshot and conn.in_transaction:
             conn.execute("ROLLBACK" if is_postgres(conn) else "COMMIT")

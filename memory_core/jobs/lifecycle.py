@@ -17,6 +17,7 @@ from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
 from memory_core.store.dialect import null_safe_equal, skip_locked
 from memory_core.store.generations import current_generation
+from memory_core.store.owners import source_owner_clause
 from memory_core.store.sources import get_source, source_from_row
 
 
@@ -94,10 +95,12 @@ def waiting_until(conn: DbConn, source: Source, now: float) -> float | None:
 def _next_due_source(conn: DbConn, now: float) -> Source | None:
     # On PostgreSQL the candidates are locked, and rows another leasing transaction holds
     # are skipped, so workers on several machines never race for one job.
+    # A worker consolidates only its own person's sources (a team store: its login's).
+    mine, owners = source_owner_clause(conn)
     rows = conn.execute(
         f"SELECT {SOURCE_COLUMNS} FROM sources WHERE state='pending' AND next_due_at<=? "
-        f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT 64{skip_locked(conn)}",
-        (now, policy.FAILURE_CAP),
+        f"AND consecutive_failures<?{mine} ORDER BY {DUE_ORDER} LIMIT 64{skip_locked(conn)}",
+        (now, policy.FAILURE_CAP, *owners),
     ).fetchall()
     for row in rows:
         source = source_from_row(row)

@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import visible_clause
 
 
 # Fields given as types, not annotations: under ``from __future__ import annotations`` a
@@ -105,7 +106,8 @@ def load_claims(conn: DbConn, ids: Sequence[str], notes: list[str]) -> dict[str,
         return {}
     marks = ",".join("?" * len(ids))
     loaded: dict[str, ClaimRow] = {}
-    for row in conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks})", list(ids)):
+    mine, params = visible_clause(conn)  # another member's personal claims are never recalled
+    for row in conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({marks}){mine}", [*ids, *params]):
         try:
             claim = _claim(tuple(row))
         except (ValueError, TypeError, AttributeError):

@@ -17,6 +17,7 @@ from memory_core.store.dbapi import DbConn
 from memory_core.store.dialect import json_text, position
 from memory_core.store.events import event_from_row, latest_events
 from memory_core.store.memories import memory_from_row
+from memory_core.store.owners import others_owners, visible_clause
 from memory_core.store.suppression import is_blocked
 
 LIST_PAGE_SIZE = 20
@@ -51,17 +52,19 @@ def list_memories(
         if value is not None:
             clauses.append(f"{column}=?")
             params.append(value)
-    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else "WHERE 1=1"
+    mine, visible = visible_clause(conn)  # never another member's personal claims
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories {where} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
-        (*params, LIST_PAGE_SIZE, _offset(page, LIST_PAGE_SIZE)),
+        f"SELECT {MEMORY_COLUMNS} FROM memories {where}{mine} ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?",
+        (*params, *visible, LIST_PAGE_SIZE, _offset(page, LIST_PAGE_SIZE)),
     ).fetchall()
     return [memory_from_row(row) for row in rows]
 
 
-def memory_summary(memory: Memory) -> dict[str, Any]:
-    """The short form used in lists and action results."""
-    return {
+def memory_summary(memory: Memory, owner: str | None = None) -> dict[str, Any]:
+    """The short form used in lists and action results; ``owner`` names whose a shared
+    claim of another member is (memory_core.store.owners.others_owners)."""
+    summary = {
         "id": memory.id,
         "kind": memory.kind,
         "status": memory.status,
@@ -71,6 +74,9 @@ def memory_summary(memory: Memory) -> dict[str, Any]:
         "content": memory.content,
         "provisional": memory.provisional,
     }
+    if owner is not None:
+        summary["owner"] = owner
+    return summary
 
 
 def events_touching(conn: DbConn, memory_id: str, limit: int = SHOWN_EVENTS) -> list[Event]:
@@ -108,9 +114,13 @@ def quality_of(memory: Memory, now: float) -> dict[str, Any]:
 
 
 def describe_memory(conn: DbConn, memory: Memory, now: float) -> dict[str, Any]:
-    """Everything ``show`` prints: the record, its provenance, evidence, feedback and quality."""
+    """Everything ``show`` prints: the record, its provenance, evidence, feedback and quality;
+    on a team store, whose another member's claim is and who made each change."""
     evidence = memory.evidence
-    return {
+    events = events_touching(conn, memory.id)
+    owners = others_owners(conn, "memories", [memory.id])
+    by = others_owners(conn, "events", [e.id for e in events])
+    described = {
         "id": memory.id,
         "kind": memory.kind,
         "status": memory.status,
@@ -137,9 +147,13 @@ def describe_memory(conn: DbConn, memory: Memory, now: float) -> dict[str, Any]:
         },
         "events": [
             {"id": e.id, "at": e.at, "operation": e.operation, "actor": e.actor}
-            for e in events_touching(conn, memory.id)
+            | ({"by": by[str(e.id)]} if str(e.id) in by else {})
+            for e in events
         ],
     }
+    if memory.id in owners:
+        described["owner"] = owners[memory.id]
+    return described
 
 
 SOURCE_CLAIMS_SHOWN = 20

@@ -11,6 +11,7 @@ from memory_core.ids import is_memory_id
 from memory_core.records import Memory
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import claim_scope, may_see_claim
 from memory_core.store.postings import remove_postings, update_postings
 
 
@@ -39,7 +40,8 @@ def require_memory(conn: DbConn, memory_id: str) -> Memory:
         raise NotFoundError(
             f"{memory_id!r} is not a memory id (24 lowercase hex characters); see `memevo list` or `memevo search`"
         )
-    memory = get_memory(conn, memory_id)
+    # Another member's personal claim is as absent as no claim: no one changes it but its owner.
+    memory = get_memory(conn, memory_id) if may_see_claim(conn, memory_id) else None
     if memory is None:
         raise NotFoundError(f"no memory with id {memory_id}; see `memevo list`")
     return memory
@@ -47,11 +49,13 @@ def require_memory(conn: DbConn, memory_id: str) -> Memory:
 
 def put_memory(conn: DbConn, memory: Memory) -> None:
     """Insert or replace a claim row and its postings (call inside a transaction)."""
+    # The owner is the database's (memory_core.store.owners): the writer's login on a new
+    # row, unchanged on an update, so a member's change to a shared claim keeps whose it was.
     conn.execute(
-        f"INSERT INTO memories ({MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) "
+        f"INSERT INTO memories ({MEMORY_COLUMNS}, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, kind=excluded.kind, "
         "status=excluded.status, content_hash=excluded.content_hash, "
-        "updated_at=excluded.updated_at, body=excluded.body",
+        "updated_at=excluded.updated_at, body=excluded.body, scope=excluded.scope",
         (
             memory.id,
             memory.origin,
@@ -60,6 +64,7 @@ def put_memory(conn: DbConn, memory: Memory) -> None:
             memory.content_hash,
             memory.updated_at,
             memory.model_dump_json(),
+            claim_scope(memory.kind, memory.origin, memory.content),
         ),
     )
     update_postings(conn, memory)

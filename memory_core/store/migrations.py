@@ -20,7 +20,7 @@ from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_tr
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -177,6 +177,32 @@ def _migrate_4(conn: DbConn) -> None:
     index_bodies(conn)
 
 
+# Version 5: owners and scopes (memory_core.store.owners). Every claim, source and history
+# event records the login that wrote it; a claim says whether the team shares it. On
+# PostgreSQL the owner defaults to ``current_user`` (no client names it) and existing rows
+# become the migrating login's; on SQLite it stays ``''``, the one owner. Existing claims
+# get the scope the sharing rule gives them.
+MIGRATION_5 = """
+ALTER TABLE memories ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE memories ADD COLUMN scope TEXT NOT NULL DEFAULT 'personal';
+ALTER TABLE sources ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE events ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+CREATE INDEX memories_owner ON memories (owner, scope)
+"""
+OWNED_TABLES = ("memories", "sources", "events")
+
+
+def _migrate_5(conn: DbConn) -> None:
+    _run_script(conn, MIGRATION_5)
+    from memory_core.store.owners import backfill_scopes
+
+    if is_postgres(conn):
+        for table in OWNED_TABLES:
+            conn.execute(f"ALTER TABLE {table} ALTER COLUMN owner SET DEFAULT current_user")
+            conn.execute(f"UPDATE {table} SET owner = current_user WHERE owner = ''")
+    backfill_scopes(conn)
+
+
 def _run_script(conn: DbConn, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction,
     # each as the connection's engine needs it (memory_core.store.dialect.ddl).
@@ -196,6 +222,7 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     2: lambda conn: _run_script(conn, MIGRATION_2),
     3: lambda conn: _run_script(conn, MIGRATION_3),
     4: _migrate_4,
+    5: _migrate_5,
 }
 
 

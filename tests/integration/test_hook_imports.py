@@ -172,6 +172,8 @@ RECALL = (
         "memory_core.reports",
         "memory_core.reports.injection_log",
         "memory_core.reports.review_gate",
+        # whose claims this person may see (a team store; nothing to filter on SQLite)
+        "memory_core.store.owners",
     }
 )
 NUDGE = {

@@ -76,7 +76,9 @@ def snapshot(path: Path) -> dict[str, list[tuple]]:
     try:
         return {
             "memories": conn.execute("SELECT id, body FROM memories ORDER BY id").fetchall(),
-            "events": conn.execute("SELECT * FROM events ORDER BY id").fetchall(),
+            "events": conn.execute(
+                "SELECT id, at, actor, operation, reason, source_id, body FROM events ORDER BY id"
+            ).fetchall(),
             "sources": conn.execute(
                 "SELECT id, origin, source_type, dedupe_key, created_at, body FROM sources"
             ).fetchall(),
@@ -89,8 +91,31 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def back_to_version_4(conn: sqlite3.Connection) -> None:
+    """Undo what version 5 added: no owners, no scopes."""
+    for statement in (
+        "DROP INDEX memories_owner",
+        "ALTER TABLE memories DROP COLUMN owner",
+        "ALTER TABLE memories DROP COLUMN scope",
+        "ALTER TABLE sources DROP COLUMN owner",
+        "ALTER TABLE events DROP COLUMN owner",
+        "UPDATE metadata SET value='4' WHERE key='schema_version'",
+    ):
+        conn.execute(statement)
+
+
+# What version 5 appends to each row: memories (owner, scope), sources and events (owner).
+V5_COLUMNS = {"memories": 2, "sources": 1, "events": 1}
+
+
+def without_v5(table: str, rows: list[tuple]) -> list[tuple]:
+    cut = V5_COLUMNS.get(table, 0)
+    return sorted(row[:-cut] for row in rows) if cut else rows
+
+
 def back_to_version_3(conn: sqlite3.Connection) -> None:
-    """Undo what version 4 added: no bodies, index_docs without body and grade."""
+    """Undo what versions 4 and 5 added: no bodies, index_docs without body and grade."""
+    back_to_version_4(conn)
     for statement in (
         "DROP INDEX index_docs_rank",
         "DROP INDEX index_docs_origin",
@@ -231,7 +256,7 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
         after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
         assert after["metadata"] == [("schema_version", str(SCHEMA_VERSION))]
         for table in ("memories", "sources", "events"):
-            assert after[table] == before[table]
+            assert without_v5(table, after[table]) == before[table]
         # index_docs keeps its rows, each with its body and grade appended (version 4).
         assert [row[:-2] for row in after["index_docs"]] == before["index_docs"]
         # The same postings, each with recency appended: updated_at of its claim, 0 on headers.
@@ -281,13 +306,13 @@ def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -
         )
 
     with Store.open(home) as store:
-        assert store.schema_version() == 4
+        assert store.schema_version() == SCHEMA_VERSION
         assert store.backup_path is not None and store.backup_path.name.startswith("memory-v3-")
         c = store.conn
         after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
-        assert after["metadata"] == [("schema_version", "4")]
+        assert after["metadata"] == [("schema_version", str(SCHEMA_VERSION))]
         for table in ("memories", "sources", "events", "postings"):
-            assert after[table] == before[table]
+            assert without_v5(table, after[table]) == before[table]
         assert [row[:-2] for row in after["index_docs"]] == before["index_docs"]
         # Four claims of one body (three origins, two contents), two of their own.
         assert sorted(claims for _, _, claims, _ in bodies(c)[0]) == [1, 1, 4]
