@@ -118,8 +118,20 @@ TRANSPORT = {"hang", "trickle"} | {name for name in SHAPES if name.startswith(("
 ALLOWED_CODES = {"provider", "unavailable", "output_limit", "invalid_output", "write_rejected", "timeout"}
 
 
-def attempt(name: str, spec: dict[str, Any], place: Place) -> dict[str, Any]:
-    """One capture and one attempt against a fresh server answering with the shape."""
+def _tagged(value: Any, tag: str) -> Any:
+    """``value`` with every :data:`MARKER` made this shape's own (``MARKER`` + ``tag``)."""
+    if isinstance(value, str):
+        return value.replace(MARKER, MARKER + tag)
+    if isinstance(value, dict):
+        return {k: _tagged(v, tag) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tagged(v, tag) for v in value]
+    return value
+
+
+def attempt(name: str, spec: dict[str, Any], place: Place, tag: str = "") -> dict[str, Any]:
+    """One capture and one attempt against a fresh server answering with the shape (its
+    markers tagged with ``tag``); what is stored is searched afterwards (:func:`run`)."""
     from memory_core import clock
     from memory_core.capture.intake import capture_source
     from memory_core.config import load_settings
@@ -127,7 +139,7 @@ def attempt(name: str, spec: dict[str, Any], place: Place) -> dict[str, Any]:
     from tests.support.fake_model import FakeModelServer, Reply
     from workers.consolidate import consolidate_source
 
-    fields = {k: v for k, v in spec.items() if k != "attempt_seconds"}
+    fields = {k: _tagged(v, tag) for k, v in spec.items() if k != "attempt_seconds"}
     statement = f"the staging database of {name} listens on port 5433"
     with (
         FakeModelServer([Reply(**fields), Reply(**fields)]) as server,
@@ -153,7 +165,6 @@ def attempt(name: str, spec: dict[str, Any], place: Place) -> dict[str, Any]:
     row = place.query(
         "SELECT state, consecutive_failures, last_error_code, next_due_at FROM sources WHERE id=?", (sid,)
     )[0]
-    stored = b"".join(stored_bytes(place).values())
     claims = place.query("SELECT COUNT(*) FROM memories")[0][0]
     applies = place.query("SELECT COUNT(*) FROM events WHERE operation = 'consolidate'")[0][0]
     return {
@@ -167,8 +178,8 @@ def attempt(name: str, spec: dict[str, Any], place: Place) -> dict[str, Any]:
         "retry_in_s": None if row[3] is None else round(row[3] - before),
         "claims": claims,
         "applies": applies,
-        "marker_stored": MARKER.encode() in stored,
-        "statement_found": statement.encode() in stored,  # the search finds what is stored
+        "marker": MARKER + tag,
+        "statement": statement,
         "requests": requests,
         "seconds": round(seconds, 2),
     }
@@ -200,8 +211,13 @@ def run(
         tempfile.TemporaryDirectory(prefix="memevo-replies-", dir=workdir) as tmp,
         new_place(Path(tmp) / "home", database_url) as place,
     ):
-        for name in names:
-            results.append(attempt(name, SHAPES[name], place))
+        for n, name in enumerate(names):
+            results.append(attempt(name, SHAPES[name], place, f"{n:02d}"))
+        # Every shape's own marker is searched for in everything stored, once at the end.
+        stored = b"".join(stored_bytes(place).values())
+    for r in results:
+        r["marker_stored"] = r.pop("marker").encode() in stored
+        r["statement_found"] = r.pop("statement").encode() in stored  # the search finds what is stored
     wrong = [r for r in results if not rejected(r)]
     by_code: dict[str, int] = {}
     for r in results:
@@ -212,11 +228,12 @@ def run(
         "transport_shapes": sum(1 for r in results if r["name"] in TRANSPORT),
         "rejected": len(results) - len(wrong),
         "written": sum(r["claims"] + r["applies"] for r in results),
+        "marker_stored_anywhere": MARKER.encode() in stored,
         "retries_scheduled": sum(1 for r in results if r["state"] == "pending" and (r["retry_in_s"] or 0) >= 59),
         "by_code": by_code,
         "seconds": round(time.monotonic() - started, 1),
     }
-    assert not wrong, json.dumps(wrong, indent=1)
+    assert not wrong and not figures["marker_stored_anywhere"], json.dumps(wrong, indent=1)
     return figures
 
 
