@@ -234,7 +234,8 @@ def history_command(page: int, as_json: bool) -> None:
     """Show the latest changes to memories, 10 a page, newest first."""
     with open_store() as store:
         events = history_page(store.conn, page)
-    emit({"page": page, "events": [event_summary(e) for e in events]}, as_json, _render_history)
+        by = others_owners(store.conn, "events", [e.id for e in events])
+    emit({"page": page, "events": [event_summary(e, by.get(str(e.id))) for e in events]}, as_json, _render_history)
 
 
 COMMANDS = [list_command, show_command, history_command]

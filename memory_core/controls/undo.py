@@ -19,6 +19,7 @@ from memory_core.store.changes import ChangeSet
 from memory_core.store.dbapi import DbConn
 from memory_core.store.events import get_event
 from memory_core.store.memories import get_memory
+from memory_core.store.owners import hidden_claim_ids
 
 
 def _paired(event: Event) -> tuple[dict[str, Memory], dict[str, Memory]]:
@@ -39,7 +40,8 @@ def undo(conn: DbConn, event_id: int, now: float) -> int:
     """
     changes = ChangeSet(conn, "undo")
     event = get_event(conn, event_id)
-    if event is None:
+    hidden = hidden_claim_ids(conn)  # another member's personal history is not theirs to see
+    if event is None or any(m.id in hidden for m in event.before + event.after):
         raise NotFoundError(f"no event with id {event_id}; see `memevo history`")
     before, after = _paired(event)
     if not after:

@@ -17,7 +17,7 @@ from memory_core.store.dbapi import DbConn
 from memory_core.store.dialect import json_text, position
 from memory_core.store.events import event_from_row, latest_events
 from memory_core.store.memories import memory_from_row
-from memory_core.store.owners import others_owners, visible_clause
+from memory_core.store.owners import hidden_claim_ids, others_owners, visible_clause
 from memory_core.store.suppression import is_blocked
 
 LIST_PAGE_SIZE = 20
@@ -197,9 +197,10 @@ def describe_source(conn: DbConn, source: Source) -> dict[str, Any]:
     }
 
 
-def event_summary(event: Event) -> dict[str, Any]:
-    """One history line: what happened, when, by whom, to which records."""
-    return {
+def event_summary(event: Event, by: str | None = None) -> dict[str, Any]:
+    """One history line: what happened, when, by whom, to which records; ``by`` names the
+    member who made a change on a team store when it was not the current person."""
+    summary = {
         "id": event.id,
         "at": event.at,
         "at_iso": iso(event.at),
@@ -211,8 +212,14 @@ def event_summary(event: Event) -> dict[str, Any]:
         "after_ids": [m.id for m in event.after],
         "details": event.details,
     }
+    if by is not None:
+        summary["by"] = by
+    return summary
 
 
 def history_page(conn: DbConn, page: int = 1) -> list[Event]:
-    """One page of events, newest first."""
-    return latest_events(conn, limit=HISTORY_PAGE_SIZE, offset=_offset(page, HISTORY_PAGE_SIZE))
+    """One page of events, newest first, without those touching another member's personal
+    claims (so a page of a team store may hold fewer)."""
+    events = latest_events(conn, limit=HISTORY_PAGE_SIZE, offset=_offset(page, HISTORY_PAGE_SIZE))
+    hidden = hidden_claim_ids(conn)
+    return [e for e in events if not hidden or not any(m.id in hidden for m in e.before + e.after)]

@@ -216,3 +216,30 @@ def test_views_show_a_member_their_own_and_the_shared_claims(store: Store, membe
     with store.transaction() as conn:
         lease = lease_job(conn, owner="alice-worker", now=now + 1, lease_seconds=60)
         assert lease is not None and lease.source.id == alice_source
+
+
+def test_history_and_undo_keep_a_members_personal_changes_theirs(store: Store, member: tuple[str, Store]) -> None:
+    from memory_core.controls.manual import forget, pin
+    from memory_core.controls.undo import undo
+    from memory_core.errors import NotFoundError
+    from memory_core.reports.inspection import history_page
+
+    name, bob = member
+    at = clock.now()
+    fact = make_memory("The shop deploys from the main branch", origin=SHOP, at=at)
+    pref = make_memory("Answer in Chinese", origin=SHOP, kind="preference", at=at)
+    seed(store, fact, pref)
+    with store.transaction() as conn:
+        personal_event = forget(conn, pref.id, at).event_id
+    with bob.transaction() as conn:
+        shared_event = pin(conn, fact.id, at).event_id
+    assert personal_event is not None and shared_event is not None
+    assert [e.id for e in history_page(bob.conn)] == [shared_event]
+    assert {e.id for e in history_page(store.conn)} == {personal_event, shared_event}
+    with pytest.raises(NotFoundError), bob.transaction() as conn:
+        undo(conn, personal_event, at)
+    # Undo of another member's change to a shared claim is a change of one's own, attributed.
+    with store.transaction() as conn:
+        undone = undo(conn, shared_event, at)
+    by = dict(store.conn.execute("SELECT id, owner FROM events WHERE id IN (?, ?)", (shared_event, undone)))
+    assert by[shared_event] == name and by[undone] == current_person(store.conn)
