@@ -143,7 +143,7 @@ def evaluate(
                 break
     # Rejected claims as the claim path orders them: bare relevance (no length factor), then id.
     failed.sort(key=lambda x: (-x[2].raw, x[1]))
-    rejects = _first_claims(conn, failed, max(rejects_kept, anchors_tried))
+    rejects = _first_claims(conn, failed, sizes, max(rejects_kept, anchors_tried))
     claims = Retrieval(r.headers, r.scorer, {}, BestFirst({}), {}, (), 0.0, r.patterns, {})
     anchors = [c for c in rejects[:anchors_tried] if c.excluded in anchor_reasons] if not best else []
     rejects = rejects[:rejects_kept]
@@ -217,8 +217,11 @@ def _reveal(
     return walk.choose(limit)
 
 
-def _first_claims(conn: DbConn, failed: list[tuple[float, str, Evaluation]], count: int) -> list[Candidate]:
-    """The first ``count`` claims of the rejected bodies (in their order, ties in claim id order)."""
+def _first_claims(
+    conn: DbConn, failed: list[tuple[float, str, Evaluation]], sizes: dict[str, tuple[int, int]], count: int
+) -> list[Candidate]:
+    """The first ``count`` claims of the rejected bodies (in their order, ties in claim id order);
+    ``sizes``: each body's claim count and feature count."""
     found: list[Candidate] = []
     n = 0
     while n < len(failed) and len(found) < count:
@@ -228,7 +231,8 @@ def _first_claims(conn: DbConn, failed: list[tuple[float, str, Evaluation]], cou
             tied.append(n + len(tied))
         n += len(tied)
         by_body = {failed[i][1]: failed[i] for i in tied}
-        for body, doc in index.read_first_claims(conn, list(by_body), count - len(found)):
+        held = sum(sizes[body][0] for body in by_body)
+        for body, doc in index.read_first_claims(conn, list(by_body), count - len(found), held):
             raw, _, e = by_body[body]
             found.append(_candidate(doc, raw, e))
     return found

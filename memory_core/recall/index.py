@@ -11,6 +11,11 @@ from memory_core.store.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_
 
 # Bodies per statement of :func:`read_first_claims` (SQLite allows 500 terms in a compound select).
 FIRST_CLAIMS_CHUNK = 200
+# Claims the bodies of one :func:`read_first_claims` call may hold together and still be read
+# by one ``IN`` statement, which reads every one of them (a compound select of one bounded
+# sub-select per body reads at most ``count`` of each, but costs a statement far longer to
+# prepare, in every process).
+FIRST_CLAIMS_SCAN = 512
 
 
 # ``pinned``: 0 or 1, as stored
@@ -229,20 +234,35 @@ def read_clear_origins(
     }
 
 
-def read_first_claims(conn: DbConn, bodies: Sequence[str], count: int) -> list[tuple[str, IndexedDoc]]:
+def read_first_claims(
+    conn: DbConn, bodies: Sequence[str], count: int, held: int | None = None
+) -> list[tuple[str, IndexedDoc]]:
     """(body id, ranking facts) of the ``count`` claims with the smallest ids holding one of
-    ``bodies``: at most ``count`` of each body, in id order through ``index_docs_body``."""
+    ``bodies``: at most ``count`` of each body, in id order through ``index_docs_body``.
+    ``held``: how many claims the bodies hold together, when known; up to
+    ``FIRST_CLAIMS_SCAN`` they are read by one ``IN`` statement."""
     make = IndexedDoc._make
     found: list[tuple[str, IndexedDoc]] = []
-    term = (
-        f"SELECT * FROM (SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
-        "WHERE body=? ORDER BY memory_id LIMIT ?) AS first_claims"
-    )
-    for start in range(0, len(bodies), FIRST_CLAIMS_CHUNK):
-        chunk = bodies[start : start + FIRST_CLAIMS_CHUNK]
-        args = [value for body in chunk for value in (body, count)]
-        sql = " UNION ALL ".join([term] * len(chunk)) + " ORDER BY 2 LIMIT ?"
-        found += [(row[0], make(row[1:])) for row in conn.execute(sql, (*args, count))]
+    if held is not None and held <= FIRST_CLAIMS_SCAN:
+        for marks, chunk in in_chunks(bodies):
+            found += [
+                (row[0], make(row[1:]))
+                for row in conn.execute(
+                    f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
+                    f"WHERE body IN ({marks}) ORDER BY memory_id LIMIT ?",
+                    (*chunk, count),
+                )
+            ]
+    else:
+        term = (
+            f"SELECT * FROM (SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs INDEXED BY index_docs_body "
+            "WHERE body=? ORDER BY memory_id LIMIT ?) AS first_claims"
+        )
+        for start in range(0, len(bodies), FIRST_CLAIMS_CHUNK):
+            chunk = bodies[start : start + FIRST_CLAIMS_CHUNK]
+            args = [value for body in chunk for value in (body, count)]
+            sql = " UNION ALL ".join([term] * len(chunk)) + " ORDER BY 2 LIMIT ?"
+            found += [(row[0], make(row[1:])) for row in conn.execute(sql, (*args, count))]
     found.sort(key=lambda pair: pair[1].memory_id)
     return found[:count]
 

@@ -241,11 +241,31 @@ def test_lists_within_the_bound_are_read_whole(store: Store, reader) -> None:
     assert r.capped == () and len(r.masks) == 30
 
 
+def test_first_claims_read_either_way_are_the_same(store: Store, reader) -> None:
+    """One ``IN`` statement over the bodies and one bounded sub-select per body give the same
+    claims: the ``count`` smallest ids among the bodies' claims."""
+    from memory_core.recall import index
+
+    with store.transaction() as conn:
+        for n in range(5):
+            for origin in range(n + 1):
+                put_memory(conn, make_memory(f"Lantern note {n} of the harbour", origin=f"/work/q{origin}", at=T0 + n))
+    bodies = [row[0] for row in reader.conn.execute("SELECT CAST(id AS TEXT) FROM bodies ORDER BY id")]
+    held = sum(int(row[0]) for row in reader.conn.execute("SELECT claims FROM bodies"))
+    assert len(bodies) == 5 and held == 15
+    for count in (1, 3, 7, 20):
+        for chosen in (bodies, bodies[1:4], bodies[::-1]):
+            scanned = index.read_first_claims(reader.conn, chosen, count, held)
+            bounded = index.read_first_claims(reader.conn, chosen, count)
+            assert [(b, d.memory_id) for b, d in scanned] == [(b, d.memory_id) for b, d in bounded]
+            assert len(scanned) == min(count, sum(1 for b, _ in index.read_body_claims(reader.conn, chosen)))
+
+
 @pytest.mark.sqlite_only  # reads SQLite's own statement trace
 def test_recall_over_bodies_never_scans_a_table(store: Store, reader, monkeypatch) -> None:
     """Repeated content takes the body path: its statements use indexes too, including the
     count of ambiguous origins and the rejected claims offered as anchors for a pair."""
-    from memory_core.recall import expansion
+    from memory_core.recall import expansion, index
 
     monkeypatch.setattr(expansion, "COUNT_AFTER", 2)
     with store.transaction() as conn:
@@ -264,13 +284,18 @@ def test_recall_over_bodies_never_scans_a_table(store: Store, reader, monkeypatc
     statements: list[str] = []
     reader.conn.set_trace_callback(statements.append)
     try:
-        for query in ("when did Melanie go camping?", "billing job", "lake number 3", "zyxwv qqq billing port"):
-            recall(reader.conn, query, now=NOW)
+        # The first claims of rejected bodies: one ``IN`` statement while they hold few
+        # claims together, else one bounded sub-select per body.
+        for scan in (index.FIRST_CLAIMS_SCAN, 0):
+            monkeypatch.setattr(index, "FIRST_CLAIMS_SCAN", scan)
+            for query in ("when did Melanie go camping?", "billing job", "lake number 3", "zyxwv qqq billing port"):
+                recall(reader.conn, query, now=NOW)
     finally:
         reader.conn.set_trace_callback(None)
     selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
     assert any("body_postings" in s for s in selects) and any("GROUP BY origin" in s for s in selects)
-    assert any("UNION ALL" in s for s in selects)  # the first claims of rejected bodies
+    assert any("UNION ALL" in s for s in selects)
+    assert any("ORDER BY memory_id LIMIT" in s and "UNION ALL" not in s for s in selects)
     for sql in selects:
         details = [row[-1] for row in reader.conn.execute("EXPLAIN QUERY PLAN " + sql)]
         # A subquery's rows (at most its LIMIT) may be read in turn; no table may be.
