@@ -49,6 +49,7 @@ COMMAND_MODULES: dict[str, str] = {
     "review": "review_cmd",
     "log": "log_cmd",
     "ui": "ui_cmd",
+    "team": "team_cmd",
 }
 
 

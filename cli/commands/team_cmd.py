@@ -1,0 +1,87 @@
+"""`memevo team add|list|remove`: the members of a team memory on PostgreSQL (docs/team.md).
+
+Run with the administrator's URL (the login that owns memevo's tables). Each member gets a
+login of their own; the database's row-level security keeps their sources and personal
+claims from every other member.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+from urllib.parse import quote, urlsplit, urlunsplit
+
+import click
+
+from cli.context import emit, json_option, open_store, settings
+from memory_core.store.backend import redact
+
+
+def member_url(admin_url: str, name: str, password: str) -> str:
+    """The administrator's URL with the member's login and password in its place."""
+    parts = urlsplit(admin_url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{quote(name)}:{quote(password, safe='')}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+@click.group("team")
+def team_command() -> None:
+    """Members of a team memory on PostgreSQL: add, list, remove (docs/team.md)."""
+
+
+def _render_added(data: dict[str, Any]) -> str:
+    return (
+        f"added {data['name']}; hand them this URL (it holds their password, shown once):\n"
+        f"  {data['url']}\n"
+        "they set it as MEMEVO_DATABASE_URL (or keep the password in ~/.pgpass) and run "
+        "`memevo serve` and `memevo worker` on their machine"
+    )
+
+
+@team_command.command("add")
+@click.argument("name")
+@json_option
+def add_command(name: str, as_json: bool) -> None:
+    """Create NAME's own login and print the URL to hand them."""
+    from memory_core.store.team import add_member, require_member_name
+
+    require_member_name(name)  # before opening anything
+    with open_store() as store:
+        with store.transaction() as conn:
+            added = add_member(conn, name, secrets.token_urlsafe(18))
+    url = member_url(settings().backend.url, added.name, added.password)
+    emit({"name": added.name, "url": url}, as_json, _render_added)
+
+
+@team_command.command("list")
+@json_option
+def list_command(as_json: bool) -> None:
+    """List the members (not the administrator)."""
+    from memory_core.store.team import list_members
+
+    with open_store() as store:
+        members = list_members(store.conn)
+    emit(
+        {"store": redact(settings().backend.url), "members": members},
+        as_json,
+        lambda d: "\n".join(d["members"]) or "no members yet; `memevo team add NAME`",
+    )
+
+
+@team_command.command("remove")
+@click.argument("name")
+@json_option
+def remove_command(name: str, as_json: bool) -> None:
+    """Drop NAME's login; their shared claims stay, their personal rows stay theirs."""
+    from memory_core.store.team import remove_member
+
+    with open_store() as store:
+        with store.transaction() as conn:
+            remove_member(conn, name)
+    emit({"removed": name}, as_json, lambda d: f"removed {d['removed']}")
+
+
+COMMANDS = [team_command]
