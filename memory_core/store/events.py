@@ -12,6 +12,7 @@ from memory_core.errors import CorruptRecordError, short_error
 from memory_core.records import Event, Memory
 from memory_core.store.columns import EVENT_COLUMNS
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import event_scope
 
 
 def record_event(
@@ -27,14 +28,18 @@ def record_event(
     details: dict[str, Any] | None = None,
 ) -> int:
     """Append one event (call inside the transaction that made the change)."""
+    before, after = list(before), list(after)
     body = {
         "before": [m.model_dump(mode="json") for m in before],
         "after": [m.model_dump(mode="json") for m in after],
         "details": details or {},
     }
+    # Shared with the team only when every claim it holds is (memory_core.store.owners).
+    scope = event_scope((m.kind, m.origin, m.content) for m in [*before, *after])
     row = conn.execute(
-        "INSERT INTO events (at, actor, operation, reason, source_id, body) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-        (at, actor, operation, reason, source_id, json.dumps(body, ensure_ascii=False, sort_keys=True)),
+        "INSERT INTO events (at, actor, operation, reason, source_id, body, scope) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (at, actor, operation, reason, source_id, json.dumps(body, ensure_ascii=False, sort_keys=True), scope),
     ).fetchone()
     return int(row[0])
 

@@ -20,7 +20,7 @@ from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_tr
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -203,6 +203,21 @@ def _migrate_5(conn: DbConn) -> None:
     backfill_scopes(conn)
 
 
+# Version 6: whether a history event is shared with the team (every claim it holds is
+# shared) or personal, so the database can keep another member's personal history from a
+# member's login (memory_core.store.team); existing events get the scope their claims give.
+MIGRATION_6 = """
+ALTER TABLE events ADD COLUMN scope TEXT NOT NULL DEFAULT 'personal'
+"""
+
+
+def _migrate_6(conn: DbConn) -> None:
+    _run_script(conn, MIGRATION_6)
+    from memory_core.store.owners import backfill_event_scopes
+
+    backfill_event_scopes(conn)
+
+
 def _run_script(conn: DbConn, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction,
     # each as the connection's engine needs it (memory_core.store.dialect.ddl).
@@ -223,6 +238,7 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     3: lambda conn: _run_script(conn, MIGRATION_3),
     4: _migrate_4,
     5: _migrate_5,
+    6: _migrate_6,
 }
 
 

@@ -19,6 +19,8 @@ Standard library only: the per-turn hook reads claims through :func:`visible_cla
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from memory_core.lazy_pattern import lazy
 from memory_core.store.dbapi import DbConn, is_postgres
 
@@ -61,6 +63,13 @@ def claim_scope(kind: str, origin: str, content: str) -> str:
     if kind not in SHARED_KINDS or not is_repository_origin(origin) or speaks_of_oneself(content):
         return PERSONAL
     return PERSONAL if contains_secret(content) else SHARED
+
+
+def event_scope(claims: Iterable[tuple[str, str, str]]) -> str:
+    """A history event's scope from its claims' ``(kind, origin, content)``: shared only when
+    it holds claims and every one of them is shared."""
+    scopes = [claim_scope(kind, origin, content) for kind, origin, content in claims]
+    return SHARED if scopes and all(s == SHARED for s in scopes) else PERSONAL
 
 
 def current_person(conn: DbConn) -> str:
@@ -187,3 +196,23 @@ def hidden_claim_ids(conn: DbConn) -> frozenset[str]:
         owners,
     )
     return frozenset(str(row[0]) for row in rows)
+
+
+def backfill_event_scopes(conn: DbConn) -> int:
+    """Set the scope of every event whose claims are all shared (migration 6); the rest keep
+    ``personal``. Returns how many became shared."""
+    import json
+
+    shared: list[int] = []
+    for event_id, body in conn.execute("SELECT id, body FROM events").fetchall():
+        try:
+            data = json.loads(body)
+            records = [*data.get("before", []), *data.get("after", [])]
+            claims = [(str(r["kind"]), str(r["origin"]), str(r["content"])) for r in records]
+        except (ValueError, AttributeError, KeyError, TypeError):
+            continue
+        if event_scope(claims) == SHARED:
+            shared.append(int(event_id))
+    for event_id in shared:
+        conn.execute("UPDATE events SET scope = ? WHERE id = ?", (SHARED, event_id))
+    return len(shared)

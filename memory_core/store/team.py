@@ -5,9 +5,10 @@ Only the administrator (the login that owns memevo's tables and may create roles
 removes members. Adding one is a single transaction: the login with a generated password,
 its grants (rows only, no DDL; ``owner`` cannot be updated), and, the first time, the
 policies: ``sources`` readable and writable by their owner only; ``memories`` readable,
-changeable and deletable when shared or one's own, and insertable as one's own only. The
-table owner is not bound by the policies (PostgreSQL's rule without ``FORCE``). What the
-policies do not cover yet (history events, the recall index) is listed in docs/team.md.
+changeable and deletable when shared or one's own, and insertable as one's own only;
+``events`` (history) readable when shared or one's own, appended as one's own. The table
+owner is not bound by the policies (PostgreSQL's rule without ``FORCE``). What the policies
+do not cover yet (the recall index) is listed in docs/team.md.
 """
 
 from __future__ import annotations
@@ -33,7 +34,10 @@ POLICIES = {
         "WITH CHECK (scope = 'shared' OR owner = current_user)"
     ),
     "memevo_claims_delete": "ON memories FOR DELETE USING (scope = 'shared' OR owner = current_user)",
+    "memevo_events_read": "ON events FOR SELECT USING (scope = 'shared' OR owner = current_user)",
+    "memevo_events_insert": "ON events FOR INSERT WITH CHECK (owner = current_user)",
 }
+ROW_SECURITY_TABLES = ("sources", "memories", "events")
 
 
 class NewMember(NamedTuple):
@@ -99,7 +103,7 @@ def enable_row_security(conn: DbConn) -> None:
     present = {
         str(r[0]) for r in conn.execute("SELECT policyname FROM pg_policies WHERE schemaname = current_schema()")
     }
-    for table in ("sources", "memories"):
+    for table in ROW_SECURITY_TABLES:
         conn.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
     for name, rule in POLICIES.items():
         if name not in present:

@@ -91,8 +91,15 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def back_to_version_5(conn: sqlite3.Connection) -> None:
+    """Undo what version 6 added: no event scopes."""
+    conn.execute("ALTER TABLE events DROP COLUMN scope")
+    conn.execute("UPDATE metadata SET value='5' WHERE key='schema_version'")
+
+
 def back_to_version_4(conn: sqlite3.Connection) -> None:
-    """Undo what version 5 added: no owners, no scopes."""
+    """Undo what versions 5 and 6 added: no owners, no scopes."""
+    back_to_version_5(conn)
     for statement in (
         "DROP INDEX memories_owner",
         "ALTER TABLE memories DROP COLUMN owner",
@@ -104,8 +111,9 @@ def back_to_version_4(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
-# What version 5 appends to each row: memories (owner, scope), sources and events (owner).
-V5_COLUMNS = {"memories": 2, "sources": 1, "events": 1}
+# What versions 5 and 6 append to each row: memories (owner, scope), sources (owner),
+# events (owner, scope).
+V5_COLUMNS = {"memories": 2, "sources": 1, "events": 2}
 
 
 def without_v5(table: str, rows: list[tuple]) -> list[tuple]:

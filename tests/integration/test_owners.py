@@ -243,3 +243,27 @@ def test_history_and_undo_keep_a_members_personal_changes_theirs(store: Store, m
         undone = undo(conn, shared_event, at)
     by = dict(store.conn.execute("SELECT id, owner FROM events WHERE id IN (?, ?)", (shared_event, undone)))
     assert by[shared_event] == name and by[undone] == current_person(store.conn)
+
+
+@pytest.mark.sqlite_only
+def test_version_5_events_get_the_scope_of_their_claims(home: Path) -> None:
+    from memory_core.controls.manual import pin
+    from tests.integration.test_migrations import back_to_version_5
+
+    shared = make_memory("The shop listens on port 8080", origin=SHOP)
+    personal = make_memory("Answer in Chinese", origin=SHOP, kind="preference")
+    with Store.open(home) as store:
+        seed(store, shared, personal)
+        with store.transaction() as conn:
+            shared_event = pin(conn, shared.id, 1.0).event_id
+        with store.transaction() as conn:
+            personal_event = pin(conn, personal.id, 1.0).event_id
+        written = dict(store.conn.execute("SELECT id, scope FROM events").fetchall())
+    assert written == {shared_event: SHARED, personal_event: PERSONAL}
+    conn = sqlite3.connect(home / "memory.db")
+    back_to_version_5(conn)
+    conn.commit()
+    conn.close()
+    with Store.open(home) as store:
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v5-")
+        assert dict(store.conn.execute("SELECT id, scope FROM events").fetchall()) == written

@@ -58,6 +58,10 @@ def test_two_members_share_project_facts_and_nothing_personal(
     fact = make_memory("The staging database listens on port 5432", origin=alice_project, at=at)
     pref = make_memory("Answer about the staging database in Chinese", origin=alice_project, kind="preference", at=at)
     seed(store, fact, pref)
+    from memory_core.controls.manual import pin
+
+    with store.transaction() as conn:
+        personal_event = pin(conn, pref.id, at).event_id
     with store.transaction() as conn:
         secret_source = capture_source(
             conn,
@@ -83,6 +87,9 @@ def test_two_members_share_project_facts_and_nothing_personal(
         bodies = " ".join(r[0] for r in raw.execute("SELECT body FROM memories").fetchall())
         assert "5432" in bodies and "Chinese" not in bodies
         assert raw.execute("SELECT COUNT(*) FROM sources WHERE id = %s", (secret_source,)).fetchone() == (0,)
+        history = raw.execute("SELECT id, body FROM events").fetchall()
+        assert personal_event not in [r[0] for r in history] and "Chinese" not in " ".join(r[1] for r in history)
+        assert corrected.event_id in [r[0] for r in history]
         with pytest.raises(psycopg.Error, match="row-level security"):
             raw.execute(
                 "INSERT INTO memories (id, origin, kind, status, content_hash, updated_at, body, owner, scope) "
