@@ -125,4 +125,4 @@ def test_server_connections_dropped_under_load_lose_and_double_nothing(tmp_path:
     figures = pg_drops.run(drops=3, producers=2, captures=20, database_url=database_url, workdir=tmp_path)
     print_figures("pg_drops", figures)
     assert figures["sources"] == figures["claims"] == figures["turns"] == 40
-    assert figures["lost"] == figures["stored_twice"] == 0 and min(figures["backends_ended"]) >= 1
+    assert figures["lost"] == figures["stored_twice"] == 0 and sum(figures["backends_ended"]) >= 3
