@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.capture.project import Project, resolve_project
 from memory_core.ids import sha256_hex
@@ -16,18 +15,37 @@ from memory_core.ids import source_id as make_source_id
 from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
     from memory_core.store.dbapi import DbConn
 
 SOURCE_TYPES = ("summary", "user_statement", "progress")
 
 
-class CaptureResult(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class CaptureResult(tuple[str, bool, int]):
     """The source a capture names (new, or the one already captured) and its local claims."""
 
-    source_id: str
-    created: bool
-    local_claims: int = 0
+    __slots__ = ()
+
+    def __new__(cls, source_id: str, created: bool, local_claims: int = 0) -> CaptureResult:
+        return tuple.__new__(cls, (source_id, created, local_claims))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def source_id(self) -> str:
+        return self[0]
+
+    @property
+    def created(self) -> bool:
+        return self[1]
+
+    @property
+    def local_claims(self) -> int:
+        return self[2]
 
 
 def capture_project(cwd: str, home: Path | None = None) -> Project:

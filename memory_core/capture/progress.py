@@ -33,7 +33,6 @@ import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NamedTuple, Protocol
 
 from memory_core.capture.progress_text import (
     COMPLETED,
@@ -50,6 +49,10 @@ from memory_core.capture.progress_text import REQUEST_BYTES as REQUEST_BYTES
 from memory_core.capture.progress_text import RESOURCE_BYTES as RESOURCE_BYTES
 from memory_core.ids import sha256_hex
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Protocol
+
 MAX_OBSERVATIONS = 8
 OPERATION_BYTES = 1_024
 OUTPUT_BYTES = 2_048
@@ -65,42 +68,109 @@ NO_LINKED_RESULT = "no_linked_result"
 EXCLUDED = "excluded"
 
 
-class OperationLike(Protocol):
-    """One tool call and its result, as the hook event carries it."""
+if TYPE_CHECKING:  # what the hook event's operations offer; a type only
 
-    @property
-    def tool(self) -> str: ...
-    @property
-    def input(self) -> str: ...
-    @property
-    def output(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def call_id(self) -> str | None: ...
-    @property
-    def result_id(self) -> str | None: ...
+    class OperationLike(Protocol):
+        """One tool call and its result, as the hook event carries it."""
+
+        @property
+        def tool(self) -> str: ...
+        @property
+        def input(self) -> str: ...
+        @property
+        def output(self) -> str: ...
+        @property
+        def status(self) -> str: ...
+        @property
+        def call_id(self) -> str | None: ...
+        @property
+        def result_id(self) -> str | None: ...
 
 
-class ProgressPlan(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class ProgressPlan(
+    tuple[str, str, str, tuple[str, ...], tuple[Observation, ...], int, int, int, str, tuple[Resource, ...]]
+):
     """A progress source ready to capture (once targets are nominated)."""
 
-    text: str
-    identity: str
-    request: str
-    topics: tuple[str, ...]
-    observations: tuple[Observation, ...]
-    omitted: int
-    excluded: int
-    unlinked: int
-    completion: str
-    resources: tuple[Resource, ...]
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        text: str,
+        identity: str,
+        request: str,
+        topics: tuple[str, ...],
+        observations: tuple[Observation, ...],
+        omitted: int,
+        excluded: int,
+        unlinked: int,
+        completion: str,
+        resources: tuple[Resource, ...],
+    ) -> ProgressPlan:
+        return tuple.__new__(
+            cls, (text, identity, request, topics, observations, omitted, excluded, unlinked, completion, resources)
+        )
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def text(self) -> str:
+        return self[0]
+
+    @property
+    def identity(self) -> str:
+        return self[1]
+
+    @property
+    def request(self) -> str:
+        return self[2]
+
+    @property
+    def topics(self) -> tuple[str, ...]:
+        return self[3]
+
+    @property
+    def observations(self) -> tuple[Observation, ...]:
+        return self[4]
+
+    @property
+    def omitted(self) -> int:
+        return self[5]
+
+    @property
+    def excluded(self) -> int:
+        return self[6]
+
+    @property
+    def unlinked(self) -> int:
+        return self[7]
+
+    @property
+    def completion(self) -> str:
+        return self[8]
+
+    @property
+    def resources(self) -> tuple[Resource, ...]:
+        return self[9]
 
 
-class ProgressSkip(NamedTuple):
+class ProgressSkip(tuple[str]):
     """Why a turn is not a progress source."""
 
-    reason: str
+    __slots__ = ()
+
+    def __new__(cls, reason: str) -> ProgressSkip:
+        return tuple.__new__(cls, (reason,))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def reason(self) -> str:
+        return self[0]
 
 
 # -- the user's request ------------------------------------------------------------------------

@@ -14,7 +14,6 @@ Everything here is the standard library: it runs in the per-turn hook.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from memory_core.sanitize import clip_utf8, redact_secrets, strip_controls
 
@@ -26,16 +25,55 @@ HEAD_SHARE = 0.4  # of a clipped output; the rest is its tail, where failures en
 COMPLETED, INTERRUPTED = "finished", "interrupted"
 
 
-class Observation(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class Observation(tuple[int, str, str, str, str, str, bool]):
     """One kept operation: where it ran in the turn, what it was and what came back."""
 
-    position: int
-    tool: str
-    category: str
-    status: str
-    operation: str  # "<tool>: <input>", sanitized, at most OPERATION_BYTES
-    output: str  # sanitized, at most OUTPUT_BYTES, head and tail
-    failed: bool
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        position: int,
+        tool: str,
+        category: str,
+        status: str,
+        operation: str,
+        output: str,
+        failed: bool,
+    ) -> Observation:
+        return tuple.__new__(cls, (position, tool, category, status, operation, output, failed))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def position(self) -> int:
+        return self[0]
+
+    @property
+    def tool(self) -> str:
+        return self[1]
+
+    @property
+    def category(self) -> str:
+        return self[2]
+
+    @property
+    def status(self) -> str:
+        return self[3]
+
+    @property
+    def operation(self) -> str:  # "<tool>: <input>", sanitized, at most OPERATION_BYTES
+        return self[4]
+
+    @property
+    def output(self) -> str:  # sanitized, at most OUTPUT_BYTES, head and tail
+        return self[5]
+
+    @property
+    def failed(self) -> bool:
+        return self[6]
 
     @property
     def importance(self) -> int:
@@ -44,13 +82,32 @@ class Observation(NamedTuple):
         return IMPORTANCE[self.category]
 
 
-class Resource(NamedTuple):
+class Resource(tuple[str, str, str, bool]):
     """A directory or file the user or an operation named explicitly, with its checkout root."""
 
-    how: str  # "cd", "git -C", "file" or "mentioned"
-    path: str
-    root: str  # the enclosing git checkout when there is one, else the path (a file: its directory)
-    is_checkout: bool
+    __slots__ = ()
+
+    def __new__(cls, how: str, path: str, root: str, is_checkout: bool) -> Resource:
+        return tuple.__new__(cls, (how, path, root, is_checkout))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def how(self) -> str:  # "cd", "git -C", "file" or "mentioned"
+        return self[0]
+
+    @property
+    def path(self) -> str:
+        return self[1]
+
+    @property
+    def root(self) -> str:  # the enclosing git checkout when there is one, else the path (a file: its directory)
+        return self[2]
+
+    @property
+    def is_checkout(self) -> bool:
+        return self[3]
 
 
 def clip_middle_bytes(text: str, max_bytes: int, head_share: float = HEAD_SHARE) -> str:

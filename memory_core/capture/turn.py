@@ -15,29 +15,71 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memory_core.capture.intake import capture_source, captured_texts, source_exists_for
 from memory_core.capture.learning_log import excerpt
-from memory_core.capture.progress import OperationLike, ProgressPlan, ProgressSkip, is_question, plan_progress
+from memory_core.capture.progress import ProgressPlan, ProgressSkip, is_question, plan_progress
 from memory_core.sanitize import sanitize_text
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from typing import Any
+
+    from memory_core.capture.progress import OperationLike
     from memory_core.store.dbapi import DbConn
 
 STATEMENT, PROGRESS = "user_statement", "progress"
 
 
-class Decision(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class Decision(tuple[str, str, str | None, tuple[str, ...], int, int, str | None]):
     """What capture decided for one kind of source in a turn."""
 
-    source_type: str
-    reason: str  # "captured" or why not (see memory_core.capture.learning_log.REASONS)
-    source_id: str | None = None
-    targets: tuple[str, ...] = ()
-    observations: int = 0
-    omitted: int = 0
-    completion: str | None = None
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        source_type: str,
+        reason: str,
+        source_id: str | None = None,
+        targets: tuple[str, ...] = (),
+        observations: int = 0,
+        omitted: int = 0,
+        completion: str | None = None,
+    ) -> Decision:
+        return tuple.__new__(cls, (source_type, reason, source_id, targets, observations, omitted, completion))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def source_type(self) -> str:
+        return self[0]
+
+    @property
+    def reason(self) -> str:  # "captured" or why not (see memory_core.capture.learning_log.REASONS)
+        return self[1]
+
+    @property
+    def source_id(self) -> str | None:
+        return self[2]
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return self[3]
+
+    @property
+    def observations(self) -> int:
+        return self[4]
+
+    @property
+    def omitted(self) -> int:
+        return self[5]
+
+    @property
+    def completion(self) -> str | None:
+        return self[6]
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"source_type": self.source_type, "reason": self.reason}
@@ -53,23 +95,72 @@ class Decision(NamedTuple):
         return data
 
 
-class TurnCapture(NamedTuple):
+class TurnCapture(tuple[tuple[str, ...], tuple[Decision, ...], "dict[str, Any]"]):  # Any: a type only
     """The sources a turn created, in the order the worker should take them, and every decision."""
 
-    created: tuple[str, ...]
-    decisions: tuple[Decision, ...]
-    log: dict[str, Any]  # the learning log's entry for the turn
+    __slots__ = ()
+
+    def __new__(cls, created: tuple[str, ...], decisions: tuple[Decision, ...], log: dict[str, Any]) -> TurnCapture:
+        return tuple.__new__(cls, (created, decisions, log))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def created(self) -> tuple[str, ...]:
+        return self[0]
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        return self[1]
+
+    @property
+    def log(self) -> dict[str, Any]:  # the learning log's entry for the turn
+        return self[2]
 
 
-class TurnPlan(NamedTuple):
+class TurnPlan(tuple[str, str | None, str, tuple[str, ...], tuple[str, ...], ProgressPlan | ProgressSkip]):
     """What a turn offers before the store is consulted."""
 
-    agent: str
-    session_id: str | None
-    origin: str
-    messages: tuple[str, ...]
-    statements: tuple[str, ...]
-    progress: ProgressPlan | ProgressSkip
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        agent: str,
+        session_id: str | None,
+        origin: str,
+        messages: tuple[str, ...],
+        statements: tuple[str, ...],
+        progress: ProgressPlan | ProgressSkip,
+    ) -> TurnPlan:
+        return tuple.__new__(cls, (agent, session_id, origin, messages, statements, progress))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def agent(self) -> str:
+        return self[0]
+
+    @property
+    def session_id(self) -> str | None:
+        return self[1]
+
+    @property
+    def origin(self) -> str:
+        return self[2]
+
+    @property
+    def messages(self) -> tuple[str, ...]:
+        return self[3]
+
+    @property
+    def statements(self) -> tuple[str, ...]:
+        return self[4]
+
+    @property
+    def progress(self) -> ProgressPlan | ProgressSkip:
+        return self[5]
 
     @property
     def needs_store(self) -> bool:
