@@ -259,8 +259,10 @@ class _Pool:
     """Idle connections kept by a long-running process, per (URL, read-only); off by default.
 
     A connection goes back only when it is healthy and outside any transaction, so its
-    session settings (read-only, lock timeout) are the ones it was opened with; one the
-    server dropped is noticed on the next statement, and that request fails open."""
+    session settings (read-only, lock timeout) are the ones it was opened with. One taken
+    again is asked ``SELECT 1`` first (a loopback round trip, far below a connect): after a
+    server restart every kept connection is dead, and without the check each would fail the
+    next request it served."""
 
     def __init__(self) -> None:
         self.enabled = False
@@ -270,13 +272,23 @@ class _Pool:
     def take(self, url: str, readonly: bool) -> Any | None:
         if not self.enabled:
             return None
-        with self.lock:
-            stack = self.idle.get((url, readonly), [])
-            while stack:
+        while True:
+            with self.lock:
+                stack = self.idle.get((url, readonly), [])
+                if not stack:
+                    return None
                 raw = stack.pop()
-                if not raw.closed and not raw.broken:
-                    return raw
-        return None
+            if raw.closed or raw.broken:
+                continue
+            try:
+                raw.execute("SELECT 1")
+            except Exception:  # the server ended it (restart, idle timeout, a cut network)
+                try:
+                    raw.close()
+                except Exception:
+                    pass
+                continue
+            return raw
 
     def give_back(self, conn: PgConnection) -> bool:
         if not self.enabled or conn.in_transaction:
