@@ -14,6 +14,7 @@ connection. It resolves only the state dir and the queue URL (no settings valida
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ TABLE_PREFIX = "memevo_huey"
 # pg_advisory_xact_lock key held while huey's tables are created, so consumers starting
 # together on several machines do not race on CREATE TABLE IF NOT EXISTS.
 _DDL_LOCK_KEY = 0x3A5C_6E1F_0D27_4B92
+_TABLE = re.compile(r"(?i)CREATE TABLE IF NOT EXISTS\s+\"?([\w.]+)")
 CONNECT_TIMEOUT_S = 5
 
 
@@ -76,14 +78,26 @@ class LazyPostgresStorage(PostgresStorage):
                 from memory_core.store.database import Store
 
                 Store.open(self.store_home).close()  # migrates, under the store's write lock
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK_KEY,))
-                for statement in self.ddl:  # idempotent ("if not exists")
-                    conn.execute(statement)
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (_DDL_LOCK_KEY,))
+                    for statement in self.ddl:  # idempotent ("if not exists")
+                        conn.execute(statement)
+            except psycopg.errors.InsufficientPrivilege:
+                # A team member's login may not create tables (docs/team.md): the queue's
+                # tables, made by the administrator's first process, must exist already.
+                if not self._tables_exist(conn):
+                    raise
             self._schema_ready = True
         return conn
 
     _create_connection = _connect
+
+    def _tables_exist(self, conn: Any) -> bool:
+        names = [m.group(1) for m in (_TABLE.search(statement) for statement in self.ddl) if m]
+        return bool(names) and all(
+            conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None for name in names
+        )
 
 
 def make_huey(home: Path) -> Huey:

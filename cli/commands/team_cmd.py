@@ -46,10 +46,14 @@ def _render_added(data: dict[str, Any]) -> str:
 @json_option
 def add_command(name: str, as_json: bool) -> None:
     """Create NAME's own login and print the URL to hand them."""
-    from memory_core.store.team import add_member, require_member_name
+    from memory_core.store.team import add_member, require_administrator, require_member_name
+    from workers.app import make_huey
 
     require_member_name(name)  # before opening anything
     with open_store() as store:
+        require_administrator(store.conn)
+        # The queue's tables exist before the grants: the member's login creates no table.
+        make_huey(settings().home).pending_count()
         with store.transaction() as conn:
             added = add_member(conn, name, secrets.token_urlsafe(18))
     url = member_url(settings().backend.url, added.name, added.password)

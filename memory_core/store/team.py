@@ -124,6 +124,11 @@ def add_member(conn: DbConn, name: str, password: str) -> NewMember:
     conn.execute(f"GRANT USAGE ON SCHEMA {schema} TO {name}")
     conn.execute(f"GRANT SELECT, INSERT, DELETE ON ALL TABLES IN SCHEMA {schema} TO {name}")
     conn.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {name}")
+    # Tables a later migration adds: rows only, as for the ones there now.
+    conn.execute(
+        f"ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO {name}"
+    )
+    conn.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} GRANT USAGE, SELECT ON SEQUENCES TO {name}")
     tables = [str(r[0]) for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")]
     for table in tables:
         if table in OWNED_TABLES:
@@ -144,4 +149,6 @@ def remove_member(conn: DbConn, name: str) -> None:
     conn.execute(f"REVOKE ALL ON ALL TABLES IN SCHEMA {schema} FROM {name}")
     conn.execute(f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {schema} FROM {name}")
     conn.execute(f"REVOKE ALL ON SCHEMA {schema} FROM {name}")
+    conn.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} REVOKE ALL ON TABLES FROM {name}")
+    conn.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} REVOKE ALL ON SEQUENCES FROM {name}")
     conn.execute(f"DROP ROLE {name}")

@@ -98,6 +98,12 @@ def test_two_members_share_project_facts_and_nothing_personal(
             )
         with pytest.raises(psycopg.Error, match="permission denied"):
             raw.execute("UPDATE memories SET owner = %s", (name,))
+    # Bob's worker and gateway use the queue in the same database under his login.
+    from workers.app import make_huey
+
+    with pytest.MonkeyPatch.context() as as_bob:
+        as_bob.setenv("MEMEVO_DATABASE_URL", url)
+        assert make_huey(home / "bob").pending_count() >= 0
     listed = cli_run("team", "list", "--json")
     assert listed.exit_code == 0 and json.loads(listed.output)["members"] == [name]
 
