@@ -18,10 +18,13 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from memory_core.sanitize import redact_clipped, strip_controls
 from memory_core.store.connection import ensure_private_dir
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
 
 LOG_NAME = "learning.jsonl"
 MAX_LINES = 500

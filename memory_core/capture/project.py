@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
 
 from memory_core.lazy_pattern import lazy
 
@@ -43,22 +42,53 @@ _SECTION = lazy(r'^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]\s*(.*)$
 _SCHEMES = frozenset({"ssh", "git", "http", "https", "git+ssh", "ssh+git", "ftp", "ftps"})
 
 
-class Project(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class Project(tuple[str, tuple[str, ...]]):
     """A capture's project, and the directories whose path origins (the origins captures had
     before projects were repositories) belong to it: the directory, its parents up to the
     checkout's root and the main worktree's root (the directory alone outside a checkout)."""
 
-    origin: str
-    roots: tuple[str, ...]
+    __slots__ = ()
+
+    def __new__(cls, origin: str, roots: tuple[str, ...]) -> Project:
+        return tuple.__new__(cls, (origin, roots))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def origin(self) -> str:
+        return self[0]
+
+    @property
+    def roots(self) -> tuple[str, ...]:
+        return self[1]
 
 
-class Checkout(NamedTuple):
+class Checkout(tuple[str, str, str | None]):
     """A checkout found from a directory: the root of its worktree, the main worktree's root
     (the same for a plain checkout) and the normalized remote, if it has a usable one."""
 
-    root: str
-    main_root: str
-    remote: str | None
+    __slots__ = ()
+
+    def __new__(cls, root: str, main_root: str, remote: str | None) -> Checkout:
+        return tuple.__new__(cls, (root, main_root, remote))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def root(self) -> str:
+        return self[0]
+
+    @property
+    def main_root(self) -> str:
+        return self[1]
+
+    @property
+    def remote(self) -> str | None:
+        return self[2]
 
 
 def normalize_remote(url: str) -> str | None:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from memory_core.store.columns import SOURCE_COLUMNS, SOURCE_JOB_FIELDS
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from typing import Any
+
     from memory_core.store.dbapi import DbConn
 
 
