@@ -88,7 +88,7 @@ STDLIB = {
     "unicodedata",
     "zlib",
 }
-# No hook defines a dataclass (capture's records are named tuples, recall's ``Candidate`` a
+# No hook defines a dataclass (capture's records are tuples written out, recall's ``Candidate`` a
 # slotted class), so none loads ``dataclasses``.
 # The session start only enqueues a nudge: no ``typing`` either (the hook entry, the generic
 # adapter, the clock and the queue name their types for the type checker only), nor the
@@ -262,6 +262,8 @@ STDLIB_OF = {
     # The session end names the stash by the built-in SHA-256 of memory_core.ids, which
     # also loads ``unicodedata`` (for content hashes).
     "claude_code_session": SESSION_STDLIB | {"unicodedata"},
+    # The generic turn end: capture's records are tuples written out, so no ``typing``.
+    "turn_end": STDLIB - {"typing", "typing.io", "typing.re"},
 }
 
 
@@ -445,6 +447,7 @@ def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
     assert beyond("turn_end", ["inspect", "hashlib", "json", "dataclasses"]) == ["inspect", "hashlib", "dataclasses"]
     assert beyond("turn_end", ["memory_core.capture.progress_targets"]) == ["memory_core.capture.progress_targets"]
     assert beyond("session_start", ["json", "sqlite3", "typing", "unicodedata"]) == ["typing", "unicodedata"]
+    assert beyond("turn_end", ["shlex", "typing"]) == ["typing"]
     assert beyond("session_start", ["memory_core.sanitize", "memory_core.redaction"]) == ["memory_core.redaction"]
 
 
