@@ -75,7 +75,7 @@ class Settings(BaseModel):
     # the hooks read it through memory_core.reports.review_gate, without these models).
     review_before_recall: bool = False
     # Names the project of captures explicitly instead of their repository's remote
-    # (memory_core.capture.project, which the hooks use to read it without these models):
+    # (memory_core.project, which the hooks use to read it without these models):
     # one name, or per directory a table of path -> name, the longest enclosing path winning.
     project: str | dict[str, str] | None = None
 

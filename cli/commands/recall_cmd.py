@@ -205,7 +205,7 @@ def _log_lookup(home: Path, now: float, data: dict[str, Any]) -> None:
         at=now,
         agent="cli",
         session_id=None,
-        project=project_of(os.getcwd()),
+        project=project_of(os.getcwd(), home),
         claim_ids=[c["id"] for c in data["claims"]],
         size_bytes=len(json.dumps({k: v for k, v in data.items() if k != "query"}, ensure_ascii=False).encode("utf-8")),
         via="memevo recall",

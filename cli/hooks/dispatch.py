@@ -134,7 +134,7 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
             at=now,
             agent=event.agent,
             session_id=event.session_id,
-            project=project_of(event.cwd),
+            project=project_of(event.cwd, home),
             claim_ids=[c.memory_id for c in shown],
             size_bytes=len(result.digest.encode("utf-8")),
             via="hook",

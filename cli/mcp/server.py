@@ -194,7 +194,7 @@ class McpServer:
             at=clock.now(),
             agent=self.client_name or "mcp",
             session_id=None,
-            project=project_of(os.getcwd()),  # agents start the server in the project
+            project=project_of(os.getcwd(), self.home),  # agents start the server in the project
             claim_ids=list(answer.claim_ids),
             size_bytes=len(answer.text.encode("utf-8")),
             via=f"mcp {tool}",

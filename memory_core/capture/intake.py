@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_core.capture.project import Project, resolve_project
 from memory_core.ids import sha256_hex
 from memory_core.ids import source_id as make_source_id
+from memory_core.project import Project, resolve_project
 from memory_core.sanitize import sanitize_text
 from memory_core.store.source_rows import insert_source_row, new_job, source_exists
 
@@ -50,7 +50,7 @@ class CaptureResult(tuple[str, bool, int]):
 
 def capture_project(cwd: str, home: Path | None = None) -> Project:
     """The project of a capture in ``cwd``: its repository, named path or directory
-    (memory_core.capture.project); ``home`` is the state dir, whose ``config.toml`` may name
+    (memory_core.project); ``home`` is the state dir, whose ``config.toml`` may name
     projects (default: the state dir of the environment)."""
     if not cwd:
         return Project("unknown", ())

@@ -31,11 +31,18 @@ def log_path(home: Path) -> Path:
     return home / "logs" / LOG_NAME
 
 
-def project_of(cwd: str | None) -> str | None:
-    """The project an injection served: the working directory as capture names origins
-    (real, absolute path; memory_core.capture.intake.canonical_origin, not imported here
-    because the per-turn hook does not load capture)."""
-    return os.path.realpath(os.path.expanduser(cwd)) if cwd else None
+def project_of(cwd: str | None, home: Path | None = None) -> str | None:
+    """The project an injection served, named as capture names it (memory_core.project: the
+    repository's remote, a configured name, or the directory); ``home`` is the state dir whose
+    config.toml may name projects. Never raises: a log line must not cost the turn."""
+    if not cwd:
+        return None
+    try:
+        from memory_core.project import resolve_project
+
+        return resolve_project(os.path.expanduser(cwd), home).origin
+    except Exception:
+        return os.path.realpath(os.path.expanduser(cwd))
 
 
 def _field(value: object) -> str | None:

@@ -1,6 +1,6 @@
 """Path origins that now belong to a project: old claims found from the new identity.
 
-Before projects were repositories (memory_core.capture.project), a capture's origin was the
+Before projects were repositories (memory_core.project), a capture's origin was the
 real path of its working directory. Those claims keep their origins and ids; instead, when a
 capture resolves a project, each path origin of its directory, the parents up to the
 checkout's root and the main worktree's root that holds claims is recorded as an alias of

@@ -35,7 +35,7 @@ _FIRST_PERSON = lazy(r"\bI\b|\bI'(?:m|ve|d|ll)\b|(?i:\b(?:my|me|mine|myself)\b)|
 
 def is_repository_origin(origin: str) -> bool:
     """Whether an origin names a project rather than a directory: a repository's normalized
-    remote or a name set with the ``project`` setting (memory_core.capture.project), not an
+    remote or a name set with the ``project`` setting (memory_core.project), not an
     absolute path (a checkout without a remote, or no checkout)."""
     text = origin.strip()
     if not text or text in NON_REPOSITORY_ORIGINS:

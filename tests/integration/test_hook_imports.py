@@ -171,6 +171,7 @@ RECALL = (
         # optional review gate (the setting alone when it is off; docs/ui.md)
         "memory_core.reports",
         "memory_core.reports.injection_log",
+        "memory_core.project",  # the project an injection served, named as capture names it
         "memory_core.reports.review_gate",
         # whose claims this person may see (a team store; nothing to filter on SQLite)
         "memory_core.store.owners",
@@ -198,7 +199,7 @@ CAPTURE = (
         "memory_core.capture.progress",
         "memory_core.capture.progress_text",
         # the capture's project, read from .git, and the path origins it adopts (docs/hooks.md)
-        "memory_core.capture.project",
+        "memory_core.project",
         "memory_core.store.origin_aliases",
         "memory_core.capture.statement_en",
         "memory_core.capture.statement_en_forms",

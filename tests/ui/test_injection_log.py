@@ -86,3 +86,15 @@ def test_the_log_is_bounded_and_fails_open(home: Path, monkeypatch: pytest.Monke
         injection_log.injection_entry(
             kind="prompt", at=1.0, agent=None, session_id=None, project=None, claim_ids=[], size_bytes=0
         )
+
+
+def test_an_injection_names_its_project_as_capture_does(tmp_path: Path, home: Path) -> None:
+    from memory_core.capture.intake import canonical_origin
+    from tests.support.git_checkouts import make_repo
+
+    repo = make_repo(tmp_path / "shop", "git@github.com:acme/shop.git")
+    (repo / "src").mkdir()
+    assert injection_log.project_of(str(repo / "src"), home) == "github.com/acme/shop"
+    assert injection_log.project_of(str(repo / "src"), home) == canonical_origin(str(repo / "src"), home)
+    assert injection_log.project_of(str(tmp_path), home) == str(tmp_path.resolve())
+    assert injection_log.project_of(None, home) is None

@@ -23,6 +23,7 @@ FOUNDATIONS = {
     "ids",
     "paths",
     "durable_files",
+    "project",
     "config",
     "records",
     "evidence",

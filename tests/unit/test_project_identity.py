@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.capture.intake import canonical_origin
-from memory_core.capture.project import (
+from memory_core.project import (
     find_checkout,
     normalize_remote,
     override_for,
