@@ -30,7 +30,6 @@ import json
 import os
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from memory_core.capture.progress import Resource
 from memory_core.store.dbapi import DbConn
@@ -81,13 +80,34 @@ def _subject_features(text: str) -> set[str]:
     return {f for f in features(text) if (len(f) >= 3 or not f.isascii()) and f not in generic and "/" not in f}
 
 
-class Nomination(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class Nomination(tuple[str, bool, int, float]):
     """A nominated project state and why."""
 
-    memory_id: str
-    pending: bool
-    strength: int
-    updated_at: float
+    __slots__ = ()
+
+    def __new__(cls, memory_id: str, pending: bool, strength: int, updated_at: float) -> Nomination:
+        return tuple.__new__(cls, (memory_id, pending, strength, updated_at))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def memory_id(self) -> str:
+        return self[0]
+
+    @property
+    def pending(self) -> bool:
+        return self[1]
+
+    @property
+    def strength(self) -> int:
+        return self[2]
+
+    @property
+    def updated_at(self) -> float:
+        return self[3]
 
 
 def is_pending(content: str) -> bool:

@@ -10,7 +10,6 @@ not work.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 # Categories, and how much each matters when only a few observations can be kept:
 # commits, pushes and merges (and publishing) first, then test/build/process results,
@@ -360,13 +359,41 @@ PYTHON = re.compile(r"^(?:python|pypy)(?:\d+(?:\.\d+)*)?$")
 SCRIPT = re.compile(r"\.(?:sh|bash|zsh|py|js|mjs|cjs|ts|rb|pl|php)$")
 
 
-class Reading(NamedTuple):
+# Record classes are tuples written out, not ``typing.NamedTuple`` (which compiles code for each
+# class on every hook start and needs ``typing``; docs/hooks.md, "Cost").
+class Reading(tuple[str, bool, tuple[tuple[str, str], ...], str]):
     """What one operation's input says it did."""
 
-    category: str
-    own: bool = False  # memevo's own command or tool
-    directories: tuple[tuple[str, str], ...] = ()  # (how, path): ("cd", "/x"), ("git -C", "/y"), ("file", "/z/a")
-    label: str = ""
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        category: str,
+        own: bool = False,
+        directories: tuple[tuple[str, str], ...] = (),
+        label: str = "",
+    ) -> Reading:
+        return tuple.__new__(cls, (category, own, directories, label))
+
+    def __getnewargs__(self) -> tuple[object, ...]:
+        return tuple(self)
+
+    @property
+    def category(self) -> str:
+        return self[0]
+
+    @property
+    def own(self) -> bool:  # memevo's own command or tool
+        return self[1]
+
+    @property
+    def directories(self) -> tuple[tuple[str, str], ...]:
+        """(how, path): ("cd", "/x"), ("git -C", "/y"), ("file", "/z/a")."""
+        return self[2]
+
+    @property
+    def label(self) -> str:
+        return self[3]
 
     @property
     def importance(self) -> int:
