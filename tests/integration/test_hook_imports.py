@@ -263,8 +263,9 @@ STDLIB_OF = {
     # The session end names the stash by the built-in SHA-256 of memory_core.ids, which
     # also loads ``unicodedata`` (for content hashes).
     "claude_code_session": SESSION_STDLIB | {"unicodedata"},
-    # The generic turn end: capture's records are tuples written out, so no ``typing``.
+    # The turn ends: capture's records are tuples written out, so no ``typing``.
     "turn_end": STDLIB - {"typing", "typing.io", "typing.re"},
+    "claude_code_stop": STDLIB - {"typing", "typing.io", "typing.re"},
 }
 
 
