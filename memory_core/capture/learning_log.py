@@ -13,12 +13,9 @@ Writing it never fails the hook: a problem here is ignored.
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
+from memory_core import jsonl_log
 from memory_core.sanitize import redact_clipped, strip_controls
 from memory_core.store.connection import ensure_private_dir
 
@@ -56,74 +53,19 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on POSIX
-        yield
-        return
-    fd = os.open(path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def append_entry(home: Path, entry: dict[str, Any]) -> None:
     """Append one turn's decisions, trimming the oldest beyond the bounds. Never raises."""
     try:
-        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+        line = jsonl_log.encode(entry, MAX_LINE_BYTES)
+        if line is None:
             return
         logs = ensure_private_dir(home / "logs")
         path = logs / LOG_NAME
-        with _locked(path):
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            with os.fdopen(fd, "a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
-            os.chmod(path, 0o600)
-            if path.stat().st_size > MAX_BYTES or _too_many_lines(path):
-                _trim(path)
+        jsonl_log.append(path, path.with_suffix(".lock"), line, max_bytes=MAX_BYTES, max_lines=MAX_LINES)
     except Exception:  # the log is diagnostics: it must never cost a capture
         pass
 
 
-def _too_many_lines(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        return sum(1 for _ in handle) > MAX_LINES
-
-
-def _trim(path: Path) -> None:
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    kept: list[str] = []
-    size = 0
-    for line in reversed(lines[-MAX_LINES:]):
-        size += len(line.encode("utf-8")) + 1
-        if size > MAX_BYTES * 3 // 4:
-            break
-        kept.append(line)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write("".join(line + "\n" for line in reversed(kept)))
-    os.replace(temporary, path)
-
-
 def read_entries(home: Path, limit: int) -> list[dict[str, Any]]:
     """The last ``limit`` entries, newest first (unreadable lines skipped)."""
-    path = log_path(home)
-    if limit <= 0 or not path.is_file():
-        return []
-    entries: list[dict[str, Any]] = []
-    for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            entries.append(value)
-            if len(entries) == limit:
-                break
-    return entries
+    return jsonl_log.read_last(log_path(home), limit, lambda value: isinstance(value, dict))

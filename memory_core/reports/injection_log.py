@@ -14,10 +14,11 @@ Other callers (an MCP server answering lookups) use :func:`record_injection` too
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
+
+from memory_core import jsonl_log
 
 LOG_NAME = "injections.jsonl"
 MAX_BYTES = 512_000  # about 2,500 entries; trimmed to three quarters when passed
@@ -103,51 +104,15 @@ def record_injection(
             size_bytes=size_bytes,
             via=via,
         )
-        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":"))
-        if len(line.encode("utf-8")) > MAX_LINE_BYTES:
+        line = jsonl_log.encode(entry, MAX_LINE_BYTES)
+        if line is None:
             return
         logs = home / "logs"
         if not logs.is_dir():
             os.makedirs(logs, mode=0o700, exist_ok=True)
-        path = logs / LOG_NAME
-        lock = os.open(logs / ".injections.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            import fcntl
-
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, (line + "\n").encode("utf-8"))
-                size = os.fstat(fd).st_size
-                if os.fstat(fd).st_mode & 0o077:
-                    os.fchmod(fd, 0o600)
-            finally:
-                os.close(fd)
-            if size > MAX_BYTES:
-                _trim(path)
-        finally:
-            os.close(lock)  # closing releases the lock
+        jsonl_log.append(logs / LOG_NAME, logs / ".injections.lock", line, max_bytes=MAX_BYTES)
     except Exception:  # a log of what was shown must never cost the turn
         pass
-
-
-def _trim(path: Path) -> None:
-    """Keep the newest lines that fit in three quarters of the bound (called under the lock)."""
-    lines = path.read_bytes().splitlines()
-    kept: list[bytes] = []
-    size = 0
-    for line in reversed(lines):
-        size += len(line) + 1
-        if size > MAX_BYTES * 3 // 4:
-            break
-        kept.append(line)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, b"".join(line + b"\n" for line in reversed(kept)))
-    finally:
-        os.close(fd)
-    os.replace(temporary, path)
 
 
 def _valid(value: object) -> bool:
@@ -163,20 +128,6 @@ def _valid(value: object) -> bool:
 def read_injections(home: Path, limit: int, *, since: float | None = None) -> list[dict[str, Any]]:
     """The last ``limit`` entries, newest first (unreadable lines skipped); with ``since``,
     only those at or after that time."""
-    path = log_path(home)
-    if limit <= 0 or not path.is_file():
-        return []
-    entries: list[dict[str, Any]] = []
-    for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if not _valid(value):
-            continue
-        if since is not None and value["at"] < since:
-            continue
-        entries.append(value)
-        if len(entries) == limit:
-            break
-    return entries
+    return jsonl_log.read_last(
+        log_path(home), limit, lambda value: _valid(value) and (since is None or value["at"] >= since)
+    )

@@ -171,6 +171,7 @@ RECALL = (
         # optional review gate (the setting alone when it is off; docs/ui.md)
         "memory_core.reports",
         "memory_core.reports.injection_log",
+        "memory_core.jsonl_log",  # its bounded private file, shared with the learning log
         "memory_core.project",  # the project an injection served, named as capture names it
         "memory_core.reports.review_gate",
         # whose claims this person may see (a team store; nothing to filter on SQLite)
@@ -196,6 +197,7 @@ CAPTURE = (
         "memory_core.capture.feedback_syntax",
         "memory_core.capture.intake",
         "memory_core.capture.learning_log",
+        "memory_core.jsonl_log",  # its bounded private file, shared with the injection log
         "memory_core.capture.progress",
         "memory_core.capture.progress_text",
         # the capture's project, read from .git, and the path origins it adopts (docs/hooks.md)

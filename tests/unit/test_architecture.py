@@ -23,6 +23,7 @@ FOUNDATIONS = {
     "ids",
     "paths",
     "durable_files",
+    "jsonl_log",
     "project",
     "config",
     "records",

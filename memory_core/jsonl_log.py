@@ -1,0 +1,88 @@
+"""A bounded, private JSON-lines log: the injection and learning logs' shared file handling.
+
+An entry is one line appended under an exclusive lock (a sibling lock file), the file is
+kept 0600, and past its bound the oldest lines are dropped until the newest fit in three
+quarters of it. Reading gives the last entries, newest first, skipping lines that are not
+JSON. Loaded by the per-turn hooks: the standard library only, and no ``typing``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
+
+def encode(entry: dict[str, Any], max_line_bytes: int) -> bytes | None:
+    """The entry as one line, or ``None`` when it would be longer than ``max_line_bytes``."""
+    line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return line if len(line) <= max_line_bytes else None
+
+
+def append(path: Path, lock: Path, line: bytes, *, max_bytes: int, max_lines: int | None = None) -> None:
+    """Append ``line`` under ``lock``, then trim when past ``max_bytes`` (or ``max_lines``)."""
+    lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        import fcntl
+
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line + b"\n")
+            size = os.fstat(fd).st_size
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, 0o600)
+        finally:
+            os.close(fd)
+        if size > max_bytes or (max_lines is not None and _line_count(path) > max_lines):
+            _trim(path, max_bytes, max_lines)
+    finally:
+        os.close(lock_fd)  # closing releases the lock
+
+
+def _line_count(path: Path) -> int:
+    with open(path, "rb") as handle:
+        return sum(1 for _ in handle)
+
+
+def _trim(path: Path, max_bytes: int, max_lines: int | None) -> None:
+    """Keep the newest lines that fit in three quarters of the bound (called under the lock)."""
+    lines = path.read_bytes().splitlines()
+    if max_lines is not None:
+        lines = lines[-max_lines:]
+    kept: list[bytes] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > max_bytes * 3 // 4:
+            break
+        kept.append(line)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, b"".join(line + b"\n" for line in reversed(kept)))
+    finally:
+        os.close(fd)
+    os.replace(temporary, path)
+
+
+def read_last(path: Path, limit: int, keep: Callable[[Any], bool]) -> list[dict[str, Any]]:
+    """The last ``limit`` entries ``keep`` accepts, newest first (unreadable lines skipped)."""
+    if limit <= 0 or not path.is_file():
+        return []
+    entries: list[dict[str, Any]] = []
+    for line in reversed(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if keep(value):
+            entries.append(value)
+            if len(entries) == limit:
+                break
+    return entries
