@@ -5,12 +5,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.agents.helpers import CLAIM, agent_runner, memevo_as_user, seed_claim
+from tests.agents.helpers import CLAIM, memevo_as_user, seed_claim
+from tests.agents.mcp_support import agent_cli, runner_elsewhere, server_entry
 from tests.mcp.support import store_state
 from tests.support.agent_clis import ClaudeRunner
 from tests.support.fake_anthropic import FakeAnthropicServer, Reply, request_text
@@ -19,39 +19,17 @@ from tests.support.memevo_worker import MEMEVO_BIN
 pytestmark = pytest.mark.slow
 
 
-def claude_cli(runner: ClaudeRunner, *args: str) -> subprocess.CompletedProcess[str]:
-    """``claude ARGS`` (not a turn) in the runner's HOME, project and environment."""
-    return subprocess.run(
-        [runner.executable(), *args],
-        capture_output=True,
-        text=True,
-        env=runner.environment(),
-        cwd=str(runner.cwd),
-        timeout=90,
-    )
-
-
 def test_install_registers_a_connected_server_whose_recall_reaches_the_model(
     claude_bin: Path, claude_fake: FakeAnthropicServer, user_home: Path, home: Path, tmp_path: Path
 ) -> None:
     seed_claim(home, tmp_path)
     memevo_as_user(user_home, home, "install", "claude-code", "--scope", "user")
     server = json.loads((user_home / ".claude.json").read_text())["mcpServers"]["memevo"]
-    assert server == {
-        "type": "stdio",
-        "command": str(MEMEVO_BIN),
-        "args": ["mcp"],
-        "env": {"MEMEVO_HOME": str(home.absolute())},
-    }
+    assert server == {"type": "stdio", **server_entry(home)}
     before = store_state(home)
-    # The agent's own MEMEVO_HOME names another (empty) state dir: the server must use the one
-    # it was registered with, and the hooks find nothing to recall there.
-    other = tmp_path / "other-state"
-    runner = agent_runner(
-        ClaudeRunner, claude_fake.base_url, claude_bin, user_home, tmp_path / "repo", other, timeout=90
-    )
+    runner = runner_elsewhere(ClaudeRunner, claude_fake.base_url, claude_bin, user_home, tmp_path)
 
-    listed = claude_cli(runner, "mcp", "list")
+    listed = agent_cli(runner, "mcp", "list")
     assert listed.returncode == 0, listed.stderr
     [line] = [line for line in listed.stdout.splitlines() if line.startswith("memevo:")]
     assert f"{MEMEVO_BIN} mcp" in line and "Connected" in line, listed.stdout
@@ -79,5 +57,5 @@ def test_install_registers_a_connected_server_whose_recall_reaches_the_model(
     assert store_state(home) == before  # the lookup wrote nothing
 
     memevo_as_user(user_home, home, "uninstall", "claude-code", "--scope", "user")
-    after = claude_cli(runner, "mcp", "list")
+    after = agent_cli(runner, "mcp", "list")
     assert "memevo:" not in after.stdout, after.stdout

@@ -5,13 +5,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import tomllib
 from pathlib import Path
 
 import pytest
 
-from tests.agents.helpers import CLAIM, agent_runner, memevo_as_user, seed_claim
+from tests.agents.helpers import CLAIM, memevo_as_user, seed_claim
+from tests.agents.mcp_support import agent_cli, runner_elsewhere, server_entry
 from tests.mcp.support import store_state
 from tests.support.codex_cli import CodexRunner
 from tests.support.fake_codex import FakeCodexServer, request_text
@@ -21,35 +21,18 @@ from tests.support.memevo_worker import MEMEVO_BIN
 pytestmark = pytest.mark.slow
 
 
-def codex_cli(runner: CodexRunner, *args: str) -> subprocess.CompletedProcess[str]:
-    """``codex ARGS`` (not a turn) in the runner's HOME, project and environment."""
-    return subprocess.run(
-        [runner.executable(), *args],
-        capture_output=True,
-        text=True,
-        env=runner.environment(),
-        cwd=str(runner.cwd),
-        timeout=90,
-    )
-
-
 def test_install_registers_the_server_and_a_turn_recalls_through_it(
     codex_bin: Path, codex_fake: FakeCodexServer, user_home: Path, home: Path, tmp_path: Path
 ) -> None:
     seed_claim(home, tmp_path)
-    other = tmp_path / "other-state"  # the agent's own MEMEVO_HOME: empty
-    runner = agent_runner(CodexRunner, codex_fake.base_url, codex_bin, user_home, tmp_path / "repo", other, timeout=90)
+    runner = runner_elsewhere(CodexRunner, codex_fake.base_url, codex_bin, user_home, tmp_path)
     memevo_as_user(user_home, home, "install", "codex")
     config = tomllib.loads(runner.config_path.read_text())
-    assert config["mcp_servers"]["memevo"] == {
-        "command": str(MEMEVO_BIN),
-        "args": ["mcp"],
-        "env": {"MEMEVO_HOME": str(home.absolute())},
-    }
+    assert config["mcp_servers"]["memevo"] == server_entry(home)
     assert config["model_provider"] == "fake"  # the rest of the file is as it was
     before = store_state(home)
 
-    listed = codex_cli(runner, "mcp", "list")
+    listed = agent_cli(runner, "mcp", "list")
     assert listed.returncode == 0, listed.stderr
     [row] = [line.split() for line in listed.stdout.splitlines() if line.startswith("memevo ")]
     assert row[:3] == ["memevo", str(MEMEVO_BIN), "mcp"] and "enabled" in row, listed.stdout

@@ -5,12 +5,12 @@ memevo's ``memory_recall`` gets the stored claim back as the call's response."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.agents.helpers import CLAIM, agent_runner, memevo_as_user, seed_claim
+from tests.agents.helpers import CLAIM, memevo_as_user, seed_claim
+from tests.agents.mcp_support import agent_cli, runner_elsewhere, server_entry
 from tests.mcp.support import store_state
 from tests.support.fake_gemini import FakeGeminiServer, Reply, request_text
 from tests.support.gemini_cli import GeminiRunner
@@ -19,40 +19,21 @@ from tests.support.memevo_worker import MEMEVO_BIN
 pytestmark = pytest.mark.slow
 
 
-def gemini_cli(runner: GeminiRunner, *args: str) -> subprocess.CompletedProcess[str]:
-    """``gemini ARGS`` (not a turn) in the runner's HOME, project and environment."""
-    return subprocess.run(
-        [runner.executable(), *args],
-        capture_output=True,
-        text=True,
-        env=runner.environment(),
-        cwd=str(runner.cwd),
-        timeout=90,
-    )
-
-
 def test_install_registers_a_connected_server_and_a_turn_recalls_through_it(
     gemini_bin: Path, gemini_fake: FakeGeminiServer, user_home: Path, home: Path, tmp_path: Path
 ) -> None:
     seed_claim(home, tmp_path)
-    other = tmp_path / "other-state"  # the agent's own MEMEVO_HOME: empty
-    runner = agent_runner(
-        GeminiRunner, gemini_fake.base_url, gemini_bin, user_home, tmp_path / "repo", other, timeout=90
-    )
+    runner = runner_elsewhere(GeminiRunner, gemini_fake.base_url, gemini_bin, user_home, tmp_path)
     runner.ensure_base_settings()
     memevo_as_user(user_home, home, "install", "gemini")
     settings = json.loads(runner.user_settings_path.read_text())
-    assert settings["mcpServers"]["memevo"] == {
-        "command": str(MEMEVO_BIN),
-        "args": ["mcp"],
-        "env": {"MEMEVO_HOME": str(home.absolute())},
-    }
+    assert settings["mcpServers"]["memevo"] == server_entry(home)
     before = store_state(home)
     # The person trusts the project folder (Gemini CLI lists no servers in an untrusted one).
     trusted = {str(runner.cwd.resolve()): "TRUST_FOLDER"}
     (user_home / ".gemini" / "trustedFolders.json").write_text(json.dumps(trusted))
 
-    listed = gemini_cli(runner, "mcp", "list")
+    listed = agent_cli(runner, "mcp", "list")
     assert listed.returncode == 0, listed.stderr
     out = listed.stdout + listed.stderr
     [line] = [line for line in out.splitlines() if "memevo:" in line]
