@@ -16,15 +16,12 @@ one lease and one model request per source, no hook errors, no traceback, integr
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from bench.reliability.harness import (
-    REPO,
     claims_per_source,
     consumers,
     gateway,
@@ -35,23 +32,7 @@ from bench.reliability.harness import (
     source_states,
     wait_until,
 )
-
-PRODUCER = r"""
-import json, sys
-from bench.reliability.harness import hook_call
-
-tag, n = sys.argv[1], int(sys.argv[2])
-errors = 0
-for i in range(n):
-    payload = {"schema": "memevo.hook/v1", "event": "turn_end", "agent": "producer", "session_id": f"{tag}-{i}",
-               "cwd": "/tmp", "user_messages": [f"remember that service {tag}{i} listens on port {1000 + i}"]}
-    for _ in range(2 if i % 10 == 0 else 1):  # every tenth turn is sent twice
-        result = hook_call(json.dumps(payload).encode(), "turn_end", None)
-        if result.stderr or result.stdout:
-            errors += 1
-            print(result.stderr or result.stdout, file=sys.stderr)
-print(errors)
-"""
+from bench.reliability.producers import finish_producers, start_producers
 
 
 def run(
@@ -75,22 +56,10 @@ def run(
             with FakeModelProcess(root) as model:
                 env = place.env(MEMEVO_MODEL_URL=model.base_url, MEMEVO_MODEL="fake")
                 with consumers(place, env, root, consumer_count, workers):
-                    procs = [
-                        subprocess.Popen(
-                            [sys.executable, "-c", PRODUCER, f"p{k}", str(captures)],
-                            cwd=REPO,
-                            env=env,
-                            stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE,
-                            text=True,
-                        )
-                        for k in range(producers)
-                    ]
+                    procs = start_producers(env, "p", producers, captures)
                     hook_errors = 0
-                    for proc in procs:
-                        out, err = proc.communicate(timeout=600)
-                        assert proc.returncode == 0, err[-2000:]
-                        hook_errors += int(out.strip() or 0)
+                    for errors, err in finish_producers(procs, 600):
+                        hook_errors += errors
                         assert not err.strip() or hook_errors, err[-2000:]
                     captured_at = round(time.monotonic() - started, 1)
                     wait_until(

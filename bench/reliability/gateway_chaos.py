@@ -17,47 +17,19 @@ nothing set aside as corrupt, row integrity ok.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.reliability.harness import REPO, Place, integrity, new_place, print_figures, spool_delivered, wait_until
+from bench.reliability.harness import integrity, new_place, print_figures, spool_delivered, wait_until
+from bench.reliability.producers import finish_producers, start_producers, turns_per_session
 
-PRODUCER = r"""
-import json, sys, time
-from bench.reliability.harness import hook_call
-
-tag, n, pause = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-errors = 0
-for i in range(n):
-    payload = {"schema": "memevo.hook/v1", "event": "turn_end", "agent": "producer", "session_id": f"{tag}-{i}",
-               "cwd": "/tmp", "user_messages": [f"remember that service {tag}{i} listens on port {3000 + i}"]}
-    for _ in range(2 if i % 10 == 0 else 1):  # every tenth turn is sent twice
-        result = hook_call(json.dumps(payload).encode(), "turn_end", None)
-        if result.stderr or result.stdout:
-            errors += 1
-            print(result.stderr or result.stdout, file=sys.stderr)
-    time.sleep(pause)
-print(errors)
-"""
 PAUSE_S = 0.06  # between a producer's turns, so the captures span the kills
 DOWN_S = 0.4  # how long the server stays dead before it is restarted
-
-
-def _sessions(place: Place) -> dict[str, int]:
-    """Sources per session id: each turn must be exactly one."""
-    counts: dict[str, int] = {}
-    for (body,) in place.query("SELECT body FROM sources"):
-        session = json.loads(body).get("session_id")
-        counts[session] = counts.get(session, 0) + 1
-    return counts
 
 
 def run(
@@ -84,33 +56,19 @@ def run(
             env = place.env()
             started = time.monotonic()
             server = MemevoServe(env, log=root / "serve-0.log").__enter__()
-            procs = [
-                subprocess.Popen(
-                    [sys.executable, "-c", PRODUCER, f"g{k}", str(captures), str(PAUSE_S)],
-                    cwd=REPO,
-                    env=env,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-                for k in range(producers)
-            ]
+            procs = start_producers(env, "g", producers, captures, pause=PAUSE_S, port=3000)
             stored_at_kills: list[int] = []
             try:
-                wait_until(lambda: _sessions(place), 60, "the first capture")
+                wait_until(lambda: turns_per_session(place), 60, "the first capture")
                 for n in range(kills):
                     time.sleep(rng.uniform(0.2, 0.8))
                     if server.process is not None:
                         os.killpg(server.process.pid, signal.SIGKILL)
                         server.process.wait(timeout=30)
-                    stored_at_kills.append(sum(_sessions(place).values()))
+                    stored_at_kills.append(sum(turns_per_session(place).values()))
                     time.sleep(DOWN_S)
                     server = MemevoServe(env, log=root / f"serve-{n + 1}.log").__enter__()
-                hook_errors = 0
-                for proc in procs:
-                    out, err = proc.communicate(timeout=300)
-                    assert proc.returncode == 0, err[-2000:]
-                    hook_errors += int(out.strip() or 0)
+                hook_errors = sum(errors for errors, _ in finish_producers(procs, 300))
                 produced_at = round(time.monotonic() - started, 1)
                 # The running server delivers what was spooled (at start and then periodically).
                 wait_until(lambda: spool_delivered(place), 60, "the spool to be delivered", every=0.5)
@@ -119,7 +77,7 @@ def run(
                     if proc.poll() is None:
                         proc.kill()
                 server.stop()
-            sessions = _sessions(place)
+            sessions = turns_per_session(place)
             hooks_log = place.home / "logs" / "hooks.log"
             log_text = hooks_log.read_text(encoding="utf-8", errors="replace") if hooks_log.exists() else ""
             corrupt = list((place.home / spool.SPOOL_DIR / spool.CORRUPT_DIR).glob("*"))

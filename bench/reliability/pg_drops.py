@@ -24,20 +24,15 @@ no hook error, no traceback but those of the dropped connections, the spool empt
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench.reliability.gateway_chaos import PRODUCER
 from bench.reliability.harness import (
-    REPO,
     Place,
     applies_per_source,
     claims_per_source,
@@ -52,6 +47,7 @@ from bench.reliability.harness import (
     spool_delivered,
     wait_until,
 )
+from bench.reliability.producers import finish_producers, start_producers, turns_per_session
 
 PAUSE_S = 0.05  # between a producer's turns, so the captures span the drops
 ATTEMPT_SECONDS = 5  # a lease left by an attempt that could not record its end expires soon
@@ -133,14 +129,6 @@ def _log(path: Path) -> str:
     return path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
 
 
-def _sessions(place: Place) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for (body,) in place.query("SELECT body FROM sources"):
-        session = json.loads(body).get("session_id")
-        counts[session] = counts.get(session, 0) + 1
-    return counts
-
-
 def run(
     drops: int = 4,
     producers: int = 2,
@@ -172,30 +160,21 @@ def run(
                 MEMEVO_LEASE_GRACE_SECONDS="1",
             )
             with consumers(place, env, root, 2, 1) as running:
-                procs = [
-                    subprocess.Popen(
-                        [sys.executable, "-c", PRODUCER, f"d{k}", str(captures), str(PAUSE_S)],
-                        cwd=REPO,
-                        env=env,
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.PIPE,
-                        text=True,
-                    )
-                    for k in range(producers)
-                ]
+                procs = start_producers(env, "d", producers, captures, pause=PAUSE_S, port=3000)
                 dropped: list[int] = []
-                wait_until(lambda: _sessions(place), 60, "the first capture")
+                wait_until(lambda: turns_per_session(place), 60, "the first capture")
                 for _ in range(drops):
                     time.sleep(rng.uniform(0.2, 0.7))
                     pgids = {server.process.pid, *(c.process.pid for c in running if c.process is not None)}
                     pgids |= {p.pid for p in procs if p.poll() is None}
                     dropped.append(drop_connections(place, pgids))
-                hook_errors = []
-                for proc in procs:
-                    out, err = proc.communicate(timeout=300)
-                    assert proc.returncode == 0, err[-2000:]
-                    if int(out.strip() or 0):
-                        hook_errors += [line for line in err.splitlines() if line.strip()]
+                hook_errors = [
+                    line
+                    for errors, err in finish_producers(procs, 300)
+                    if errors
+                    for line in err.splitlines()
+                    if line.strip()
+                ]
                 wait_until(lambda: spool_delivered(place), 60, "the spool to be delivered", every=0.5)
                 # A nudge a dropped connection lost (huey's own dequeue or schedule failed) is
                 # found by recovery: the periodic one within a minute, start-up's at once.
@@ -225,7 +204,7 @@ def run(
                 forced = force_attempts(env, waiting)
                 phases["forced"] = round(time.monotonic() - started, 1)
                 wait_until(lambda: source_states(place).get("done", 0) == expected, 120, "every source done")
-            sessions = _sessions(place)
+            sessions = turns_per_session(place)
             per_source = claims_per_source(place)
             applies = applies_per_source(place)
             sources = [sid for (sid,) in place.query("SELECT id FROM sources")]
