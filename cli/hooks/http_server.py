@@ -36,9 +36,6 @@ opens and closes them per event), so requests on different threads share none.
 from __future__ import annotations
 
 import json
-import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TextIO
 from urllib.parse import parse_qs, urlsplit
@@ -56,12 +53,20 @@ from cli.hooks.entry import (
 from cli.hooks.gateway_client import GATEWAY_PATH, NOW_HEADER, is_recall, remove_gateway_file, write_gateway_file
 from cli.hooks.hook_token import bearer_matches
 from cli.hooks.spool_drainer import DRAIN_SECONDS, SpoolDrainer
+from cli.loopback_http import (
+    LOOPBACK,
+    LoopbackServer,
+    QuietHandler,
+    host_allowed,
+    listen,
+    serve_until_interrupted,
+    stop_on_sigterm,
+)
 from memory_core import clock
 from memory_core.clock import is_timestamp
 from memory_core.errors import MemevoError, UsageError
 from memory_core.sanitize import valid_text
 
-LOOPBACK = "127.0.0.1"
 DEFAULT_PORT = 17417
 PATH_PREFIX = "/hooks/"
 # The events each agent can send as http hooks, by the agent's --agent name. Claude Code
@@ -70,7 +75,6 @@ HTTP_EVENTS: dict[str, tuple[str, ...]] = {
     "claude-code": ("UserPromptSubmit", "Stop", "StopFailure", "PostCompact", "SessionEnd"),
 }
 MAX_IN_FLIGHT = 8
-READ_SECONDS = 10.0
 
 
 def hook_path(agent: str, event: str) -> str:
@@ -91,44 +95,22 @@ def route(path: str) -> tuple[str, str] | None:
     return (agent, event) if event in HTTP_EVENTS.get(agent, ()) else None
 
 
-class HookServer(ThreadingHTTPServer):
+class HookServer(LoopbackServer):
     """The listening server: the token, the in-flight bound and where it notes problems."""
 
-    daemon_threads = True
-    allow_reuse_address = True
+    label = "memevo serve"
 
     def __init__(self, port: int, token: str, *, log: TextIO | None = None) -> None:
         self.token = token
-        self.slots = threading.BoundedSemaphore(MAX_IN_FLIGHT)
-        self.log_stream = log if log is not None else sys.stderr
-        self._log_lock = threading.Lock()
         self.drainer: SpoolDrainer | None = None
-        super().__init__((LOOPBACK, port), HookRequestHandler)
-
-    @property
-    def port(self) -> int:
-        return int(self.server_address[1])
-
-    def note(self, line: str) -> None:
-        """One line on the server's log (stderr): never a payload, never the token."""
-        with self._log_lock:
-            try:
-                self.log_stream.write(f"memevo serve: {line}\n")
-                self.log_stream.flush()
-            except (OSError, ValueError):
-                pass
+        super().__init__(port, HookRequestHandler, max_in_flight=MAX_IN_FLIGHT, log=log)
 
 
 def make_server(host: str, port: int, token: str, *, log: TextIO | None = None) -> HookServer:
     """A :class:`HookServer` bound to ``host:port``; any host but 127.0.0.1 is a usage error."""
     if host != LOOPBACK:
         raise UsageError(f"memevo serve listens on {LOOPBACK} only, not {host!r}")
-    if not 0 <= port <= 65535:
-        raise UsageError(f"port {port} is not a TCP port (0-65535; 0 picks a free one)")
-    try:
-        return HookServer(port, token, log=log)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {LOOPBACK}:{port}: {exc.strerror or exc}") from None
+    return listen(lambda: HookServer(port, token, log=log), port)
 
 
 def warm_up() -> None:
@@ -153,12 +135,10 @@ def warm_up() -> None:
             pass
 
 
-class HookRequestHandler(BaseHTTPRequestHandler):
+class HookRequestHandler(QuietHandler):
     """One request: checks in order (token, host, path, size, JSON), then the hook."""
 
     server: HookServer
-    protocol_version = "HTTP/1.0"  # one request per connection: no idle threads kept
-    timeout = READ_SECONDS
 
     def do_POST(self) -> None:  # noqa: N802 (the name http.server calls)
         if not self._allowed():
@@ -196,8 +176,7 @@ class HookRequestHandler(BaseHTTPRequestHandler):
         if not bearer_matches(self.headers.get("Authorization"), self.server.token):
             self._answer(401, "a hook token is needed", extra={"WWW-Authenticate": "Bearer"})
             return False
-        host = (self.headers.get("Host") or "").strip().lower()
-        if host not in {f"{LOOPBACK}:{self.server.port}", f"localhost:{self.server.port}"}:
+        if not host_allowed(self.headers.get("Host"), self.server.port):
             self._answer(403, "wrong host")
             return False
         return True
@@ -295,29 +274,9 @@ class HookRequestHandler(BaseHTTPRequestHandler):
         self, status: int, text: str, content_type: str = "text/plain", extra: dict[str, str] | None = None
     ) -> None:
         body = text.encode("utf-8") if status != 204 else b""
-        try:
-            self.send_response(status)
-            if body:
-                self.send_header("Content-Type", f"{content_type}; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in (extra or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            if body:
-                self.wfile.write(body)
-        except OSError:  # the client went away
-            pass
+        self.send_answer(status, body, {"Content-Type": f"{content_type}; charset=utf-8"} if body else {}, extra)
         if status >= 400:
             self.server.note(f"{status} {self.command} {urlsplit(self.path).path[:200]!r}")
-
-    def version_string(self) -> str:
-        return "memevo"
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
-        """No access log: refusals are noted by :meth:`_answer`, failures in logs/hooks.log."""
-
-    def log_error(self, format: str, *args: object) -> None:  # noqa: A002
-        self.server.note("bad request: " + (format % args)[:200])
 
 
 def serve(
@@ -326,7 +285,6 @@ def serve(
     """Listen on 127.0.0.1:``port`` until interrupted (SIGINT or SIGTERM); meanwhile the state
     dir's ``gateway`` file names the port and the spool is delivered."""
     import os
-    import signal
 
     server = make_server(LOOPBACK, port, token, log=log)
     warm_up()
@@ -334,10 +292,7 @@ def serve(
 
     pg.enable_pool()  # on PostgreSQL, requests reuse open connections (no connect per event)
 
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
+    stop_on_sigterm()
     pid = os.getpid()
     try:
         write_gateway_file(home, server.port, pid)
@@ -347,9 +302,7 @@ def serve(
     server.drainer.start()
     server.note(f"listening on http://{LOOPBACK}:{server.port}{PATH_PREFIX} (state dir {home})")
     try:
-        server.serve_forever(poll_interval=0.5)
-    except KeyboardInterrupt:
-        pass
+        serve_until_interrupted(server)
     finally:
         remove_gateway_file(home, pid)
         server.drainer.stop()

@@ -22,7 +22,7 @@ import os
 from hashlib import sha256
 from http.cookies import CookieError, SimpleCookie
 
-from cli.hooks.http_server import LOOPBACK
+from cli.loopback_http import host_allowed
 
 COOKIE_PREFIX = "memevo_ui_"
 TOKEN_BYTES = 32
@@ -37,15 +37,6 @@ def same_secret(given: str | None, expected: str) -> bool:
     if not given:
         return False
     return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8"))
-
-
-def allowed_hosts(port: int) -> frozenset[str]:
-    """The Host header values this server answers: the loopback address or name, with its port."""
-    return frozenset({f"{LOOPBACK}:{port}", f"localhost:{port}"})
-
-
-def host_allowed(header: str | None, port: int) -> bool:
-    return (header or "").strip().lower() in allowed_hosts(port)
 
 
 def origin_allowed(origin: str | None, host: str | None, port: int) -> bool:

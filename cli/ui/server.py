@@ -10,20 +10,25 @@ the CLI's controls in one transaction.
 
 from __future__ import annotations
 
-import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from cli.hooks.http_server import LOOPBACK
+from cli.loopback_http import (
+    LOOPBACK,
+    LoopbackServer,
+    QuietHandler,
+    host_allowed,
+    listen,
+    serve_until_interrupted,
+    stop_on_sigterm,
+)
 from cli.ui import security
 from cli.ui.assets import SCRIPT, STYLESHEET
 from cli.ui.context import PageContext
 from cli.ui.html import page
 from memory_core import clock
-from memory_core.errors import ConflictError, MemevoError, NotFoundError, UsageError
+from memory_core.errors import ConflictError, MemevoError, NotFoundError
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
@@ -31,7 +36,6 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 17418
 MAX_BODY_BYTES = 64 * 1024  # a correction of 4,000 characters, percent-encoded, fits
 MAX_IN_FLIGHT = 8
-READ_SECONDS = 10.0
 FORM_TYPE = "application/x-www-form-urlencoded"
 STATIC = {
     "/static/app.css": (STYLESHEET, "text/css"),
@@ -39,11 +43,10 @@ STATIC = {
 }
 
 
-class UiServer(ThreadingHTTPServer):
+class UiServer(LoopbackServer):
     """The listening server with this start's token and session value."""
 
-    daemon_threads = True
-    allow_reuse_address = True
+    label = "memevo ui"
 
     def __init__(self, port: int, home: Path, settings: Settings, *, log: TextIO | None = None) -> None:
         self.home = home
@@ -51,35 +54,17 @@ class UiServer(ThreadingHTTPServer):
         self.token = security.new_secret()
         self.session = security.new_secret()
         self.csrf = security.csrf_token(self.session)
-        self.slots = threading.BoundedSemaphore(MAX_IN_FLIGHT)
-        self.log_stream = log if log is not None else sys.stderr
-        super().__init__((LOOPBACK, port), UiRequestHandler)
-
-    @property
-    def port(self) -> int:
-        return int(self.server_address[1])
+        super().__init__(port, UiRequestHandler, max_in_flight=MAX_IN_FLIGHT, log=log)
 
     @property
     def url(self) -> str:
         """The URL to open: it carries the token, exchanged for a cookie on first use."""
         return f"http://{LOOPBACK}:{self.port}/?token={self.token}"
 
-    def note(self, line: str) -> None:
-        try:
-            self.log_stream.write(f"memevo ui: {line}\n")
-            self.log_stream.flush()
-        except (OSError, ValueError):
-            pass
-
 
 def make_ui_server(port: int, home: Path, settings: Settings, *, log: TextIO | None = None) -> UiServer:
     """A :class:`UiServer` on 127.0.0.1:``port`` (0 picks a free port)."""
-    if not 0 <= port <= 65535:
-        raise UsageError(f"port {port} is not a TCP port (0-65535; 0 picks a free one)")
-    try:
-        return UiServer(port, home, settings, log=log)
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {LOOPBACK}:{port}: {exc.strerror or exc}; try --port 0") from None
+    return listen(lambda: UiServer(port, home, settings, log=log), port, hint="; try --port 0")
 
 
 def _status_of(exc: MemevoError) -> int:
@@ -90,15 +75,13 @@ def _status_of(exc: MemevoError) -> int:
     return 400
 
 
-class UiRequestHandler(BaseHTTPRequestHandler):
+class UiRequestHandler(QuietHandler):
     server: UiServer
-    protocol_version = "HTTP/1.0"
-    timeout = READ_SECONDS
 
     # -- checks ---------------------------------------------------------------------------
 
     def _host_ok(self) -> bool:
-        if not security.host_allowed(self.headers.get("Host"), self.server.port):
+        if not host_allowed(self.headers.get("Host"), self.server.port):
             self._plain(403, "wrong host: open the address `memevo ui` printed")
             return False
         return True
@@ -276,46 +259,19 @@ class UiRequestHandler(BaseHTTPRequestHandler):
         self.server.note(f"{status} {self.command} {urlsplit(self.path).path[:200]!r}")
 
     def _send(self, status: int, body: bytes, content_type: str = "", extra: dict[str, str] | None = None) -> None:
-        try:
-            self.send_response(status)
-            for name, value in security.SECURITY_HEADERS.items():
-                self.send_header(name, value)
-            if content_type:
-                self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in (extra or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            if body:
-                self.wfile.write(body)
-        except OSError:  # the browser went away
-            pass
-
-    def version_string(self) -> str:
-        return "memevo"
-
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
-        """No access log: URLs may carry the token; refusals are noted by :meth:`_plain`."""
-
-    def log_error(self, format: str, *args: object) -> None:  # noqa: A002
-        self.server.note("bad request: " + (format % args)[:200])
+        headers = dict(security.SECURITY_HEADERS)
+        if content_type:
+            headers["Content-Type"] = content_type
+        self.send_answer(status, body, headers, extra)
 
 
 def serve_ui(server: UiServer) -> None:
     """Answer until interrupted (SIGINT or SIGTERM)."""
-    import signal
-
     from memory_core.store import pg
 
     pg.enable_pool()
-
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
+    stop_on_sigterm()
     try:
-        server.serve_forever(poll_interval=0.5)
-    except KeyboardInterrupt:
-        pass
+        serve_until_interrupted(server)
     finally:
         server.server_close()
