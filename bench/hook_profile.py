@@ -211,10 +211,10 @@ def imports_only(hook_args: list[str], modules: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def count(argv: list[str], payload: bytes, env: dict[str, str], target: Path) -> tuple[float, bytes]:
-    """Instructions (millions) of one process under callgrind, and what it printed."""
+def count(argv: list[str], payload: bytes, env: dict[str, str], target: Path, *options: str) -> tuple[float, bytes]:
+    """Instructions (millions) of one process under callgrind (given ``options``), and what it printed."""
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={target}", *argv],
+        ["valgrind", "--tool=callgrind", *options, f"--callgrind-out-file={target}", *argv],
         input=payload,
         env=env,
         capture_output=True,
@@ -379,26 +379,9 @@ def recall_instructions(args: argparse.Namespace) -> dict[str, Any]:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         argv = [sys.executable, "-c", _RECALL_LOOP, str(home), str(built_at), json.dumps(questions)]
         subprocess.run(argv, env=env, capture_output=True, cwd=REPO, check=True)  # bytecode
-        done = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                "--toggle-collect=functools_reduce",
-                f"--callgrind-out-file={out_dir / f'callgrind.out.recall.{args.store}.{size}'}",
-                *argv,
-            ],
-            env=env,
-            capture_output=True,
-            cwd=REPO,
-        )
-        total = re.search(r"Collected : (\d+)", done.stderr.decode(errors="replace"))
-        if total is None:
-            raise SystemExit(f"callgrind gave no count: {done.stderr[-300:]!r}")
-        result[str(size)] = {
-            "per_question_m": round(int(total.group(1)) / 1e6 / len(questions), 1),
-            "printed": int(done.stdout.strip() or 0),
-        }
+        target = out_dir / f"callgrind.out.recall.{args.store}.{size}"
+        total, printed = count(argv, b"", env, target, "--collect-atstart=no", "--toggle-collect=functools_reduce")
+        result[str(size)] = {"per_question_m": round(total / len(questions), 1), "printed": int(printed.strip() or 0)}
     if len(args.sizes) == 2:
         small, large = (result[str(s)]["per_question_m"] for s in args.sizes)
         result["ratio"] = round(large / small, 2)
