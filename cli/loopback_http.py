@@ -77,6 +77,13 @@ class QuietHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.0"  # one request per connection: no idle threads kept
     timeout = READ_SECONDS
 
+    def declared_length(self) -> int | None:
+        """The body's ``Content-Length``, or ``None`` when it is chunked, missing or not a number."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return None
+        text = (self.headers.get("Content-Length") or "").strip()
+        return int(text) if text.isdigit() else None
+
     def send_answer(
         self,
         status: int,

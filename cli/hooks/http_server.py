@@ -257,14 +257,10 @@ class HookRequestHandler(QuietHandler):
 
     def _body(self) -> bytes | None:
         """The request's body, or ``None`` once a refusal was sent."""
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+        length = self.declared_length()
+        if length is None:
             self._answer(411, "send a Content-Length")
             return None
-        text = self.headers.get("Content-Length")
-        if text is None or not text.strip().isdigit():
-            self._answer(411, "send a Content-Length")
-            return None
-        length = int(text)
         if length > MAX_STDIN_BYTES:
             self._answer(413, f"hook input is larger than {MAX_STDIN_BYTES} bytes")
             return None

@@ -14,15 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from cli.loopback_http import (
-    LOOPBACK,
-    LoopbackServer,
-    QuietHandler,
-    host_allowed,
-    listen,
-    serve_until_interrupted,
-    stop_on_sigterm,
-)
+from cli import loopback_http
 from cli.ui import security
 from cli.ui.assets import SCRIPT, STYLESHEET
 from cli.ui.context import PageContext
@@ -43,7 +35,7 @@ STATIC = {
 }
 
 
-class UiServer(LoopbackServer):
+class UiServer(loopback_http.LoopbackServer):
     """The listening server with this start's token and session value."""
 
     label = "memevo ui"
@@ -59,12 +51,12 @@ class UiServer(LoopbackServer):
     @property
     def url(self) -> str:
         """The URL to open: it carries the token, exchanged for a cookie on first use."""
-        return f"http://{LOOPBACK}:{self.port}/?token={self.token}"
+        return f"http://{loopback_http.LOOPBACK}:{self.port}/?token={self.token}"
 
 
 def make_ui_server(port: int, home: Path, settings: Settings, *, log: TextIO | None = None) -> UiServer:
     """A :class:`UiServer` on 127.0.0.1:``port`` (0 picks a free port)."""
-    return listen(lambda: UiServer(port, home, settings, log=log), port, hint="; try --port 0")
+    return loopback_http.listen(lambda: UiServer(port, home, settings, log=log), port, hint="; try --port 0")
 
 
 def _status_of(exc: MemevoError) -> int:
@@ -75,13 +67,13 @@ def _status_of(exc: MemevoError) -> int:
     return 400
 
 
-class UiRequestHandler(QuietHandler):
+class UiRequestHandler(loopback_http.QuietHandler):
     server: UiServer
 
     # -- checks ---------------------------------------------------------------------------
 
     def _host_ok(self) -> bool:
-        if not host_allowed(self.headers.get("Host"), self.server.port):
+        if not loopback_http.host_allowed(self.headers.get("Host"), self.server.port):
             self._plain(403, "wrong host: open the address `memevo ui` printed")
             return False
         return True
@@ -103,14 +95,10 @@ class UiRequestHandler(QuietHandler):
         if fetch_site is not None and fetch_site != "same-origin":
             self._plain(403, "cross-site request refused")
             return None
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+        length = self.declared_length()
+        if length is None:
             self._plain(411, "send a Content-Length")
             return None
-        length_text = (self.headers.get("Content-Length") or "").strip()
-        if not length_text.isdigit():
-            self._plain(411, "send a Content-Length")
-            return None
-        length = int(length_text)
         if length > MAX_BODY_BYTES:
             self._plain(413, f"the form is larger than {MAX_BODY_BYTES} bytes")
             return None
@@ -270,8 +258,8 @@ def serve_ui(server: UiServer) -> None:
     from memory_core.store import pg
 
     pg.enable_pool()
-    stop_on_sigterm()
+    loopback_http.stop_on_sigterm()
     try:
-        serve_until_interrupted(server)
+        loopback_http.serve_until_interrupted(server)
     finally:
         server.server_close()
