@@ -82,7 +82,7 @@ class QuietHandler(BaseHTTPRequestHandler):
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
             return None
         text = (self.headers.get("Content-Length") or "").strip()
-        return int(text) if text.isdigit() else None
+        return int(text) if text.isascii() and text.isdigit() else None  # "²" is a digit to isdigit()
 
     def send_answer(
         self,

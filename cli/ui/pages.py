@@ -88,7 +88,8 @@ def memories_page(ctx: PageContext) -> Page:
     with ctx.store() as store:
         origins = _origins(store.conn)
         found, cut = find_memories(store.conn, ctx)
-    number = max(1, int(ctx.param("page", "1"))) if ctx.param("page", "1").isdigit() else 1
+    asked = ctx.param("page", "1")
+    number = max(1, int(asked)) if asked.isascii() and asked.isdigit() else 1
     shown = found[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
     form = (
         '<form class="filters" method="get" action="/" role="search">'

@@ -128,6 +128,15 @@ def test_bad_json_oversize_and_unknown_events_are_refused(server: MemevoServe, h
         )
         raw.sendall(head.encode())
         assert raw.recv(64).startswith(b"HTTP/1.0 413")
+    # A Content-Length of digits that are not ASCII ("²", byte 0xB2 read as Latin-1, is a digit
+    # to str.isdigit) is a 411.
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+        head = (
+            f"POST /hooks/claude-code/Stop HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n"
+            f"Authorization: Bearer {server.token}\r\nContent-Length: \u00b2\r\n\r\n"
+        )
+        raw.sendall(head.encode("latin-1"))
+        assert raw.recv(64).startswith(b"HTTP/1.0 411")
     assert "hook input is not JSON" in (home / "logs" / "hooks.log").read_text()
     assert sources(home) == [] and server.alive
 
