@@ -145,6 +145,7 @@ def visible(store: Store) -> set[str]:
     return {r[0] for r in store.conn.execute(f"SELECT id FROM memories WHERE 1=1{clause}", params)}
 
 
+@pytest.mark.postgres_only  # members are PostgreSQL logins
 def test_a_member_sees_their_own_and_the_shared_claims_only(store: Store, member: tuple[str, Store]) -> None:
     name, bob = member
     alice_fact = make_memory("The shop listens on port 8080", origin=SHOP)
@@ -167,6 +168,7 @@ def test_a_member_sees_their_own_and_the_shared_claims_only(store: Store, member
     assert dict(store.conn.execute("SELECT id, owner FROM memories").fetchall())[alice_fact.id] == admin != name
 
 
+@pytest.mark.postgres_only  # members are PostgreSQL logins
 def test_views_show_a_member_their_own_and_the_shared_claims(store: Store, member: tuple[str, Store]) -> None:
     from memory_core.controls.manual import correct, forget
     from memory_core.controls.transfer import export_lines
@@ -218,6 +220,7 @@ def test_views_show_a_member_their_own_and_the_shared_claims(store: Store, membe
         assert lease is not None and lease.source.id == alice_source
 
 
+@pytest.mark.postgres_only  # members are PostgreSQL logins
 def test_history_and_undo_keep_a_members_personal_changes_theirs(store: Store, member: tuple[str, Store]) -> None:
     from memory_core.controls.manual import forget, pin
     from memory_core.controls.undo import undo

@@ -40,6 +40,7 @@ def team(store: Store, pg_url: str, cli_run) -> Iterator[tuple[str, str]]:
                 remove_member(conn, name)
 
 
+@pytest.mark.postgres_only  # members are PostgreSQL logins
 def test_two_members_share_project_facts_and_nothing_personal(
     store: Store, team: tuple[str, str], home: Path, tmp_path: Path, cli_run
 ) -> None:
@@ -108,6 +109,7 @@ def test_two_members_share_project_facts_and_nothing_personal(
     assert listed.exit_code == 0 and json.loads(listed.output)["members"] == [name]
 
 
+@pytest.mark.postgres_only  # members are PostgreSQL logins
 def test_bad_names_and_non_administrators_create_nothing(
     store: Store, team: tuple[str, str], cli_run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
