@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from memory_core.config import Settings, load_settings
 from memory_core.store.database import Store
 from tests.support import pg_cluster
+from tests.support.fake_model import FakeModelServer, point_at
 from tests.support.processes import REPO, memevo_process  # noqa: F401  (re-exported for older imports)
 
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
@@ -152,3 +153,11 @@ def cli_run():
         return runner.invoke(cli, list(args), input=input, catch_exceptions=False)
 
     return run
+
+
+@pytest.fixture
+def model(monkeypatch: pytest.MonkeyPatch):
+    """A loopback model server the settings point at."""
+    with FakeModelServer() as server:
+        point_at(server, monkeypatch)
+        yield server

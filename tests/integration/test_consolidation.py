@@ -21,15 +21,6 @@ from workers.consolidate import consolidate_source
 ORIGIN = "/work/app"
 
 
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch):
-    with FakeModelServer() as server:
-        monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
-        monkeypatch.setenv("MEMEVO_MODEL", "fake-model")
-        monkeypatch.setenv("MEMEVO_MODEL_API_KEY", "sk-testkeyvalue0123456789abcdef")
-        yield server
-
-
 def capture(
     home: Path,
     text: str = "remember that the staging database listens on port 5433",

@@ -114,15 +114,6 @@ def test_old_project_states_and_claims_are_targeted_from_the_project(store: Stor
     assert fact.id in [m.id for m in mentioned_claims(store.conn, require_source(store.conn, statement.source_id))]
 
 
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch):
-    with FakeModelServer() as server:
-        monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
-        monkeypatch.setenv("MEMEVO_MODEL", "fake-model")
-        monkeypatch.setenv("MEMEVO_MODEL_API_KEY", "sk-testkeyvalue0123456789abcdef")
-        yield server
-
-
 def test_a_claim_of_an_adopted_path_is_replaced_from_the_project(
     home: Path, checkout: Path, model: FakeModelServer
 ) -> None:

@@ -132,14 +132,6 @@ def assert_the_push_moved_the_committed_state(home: Path, model: FakeModelServer
     assert [NOMINATED.findall(p) for p in prompts] == [[state.id], [committed.id]]
 
 
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch):
-    with FakeModelServer() as server:
-        monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
-        monkeypatch.setenv("MEMEVO_MODEL", "fake-model")
-        yield server
-
-
 def answering(step: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], str]:
     """The fake model's default answer (replace the first nominated state), after ``step``."""
 

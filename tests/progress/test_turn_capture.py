@@ -73,14 +73,6 @@ def parser_state(store: Store):
     return claim
 
 
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch):
-    with FakeModelServer() as server:
-        monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
-        monkeypatch.setenv("MEMEVO_MODEL", "fake-model")
-        yield server
-
-
 def test_work_turn_becomes_one_progress_source_for_the_nominated_state(home: Path, parser_state) -> None:
     handle_event(turn([REQUEST]), home, NOW)
     [source] = rows(home)

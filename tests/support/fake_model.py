@@ -246,6 +246,16 @@ class FakeModelServer(LoopbackServer):
         return json.dumps(body, ensure_ascii=False).encode("utf-8")
 
 
+TEST_KEY = "sk-testkeyvalue0123456789abcdef"  # a model API key of the right shape, never a real one
+
+
+def point_at(server: FakeModelServer, monkeypatch: Any, model_name: str = "fake-model") -> None:
+    """Point the settings of this test (``monkeypatch``: pytest's) at ``server``."""
+    monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
+    monkeypatch.setenv("MEMEVO_MODEL", model_name)
+    monkeypatch.setenv("MEMEVO_MODEL_API_KEY", TEST_KEY)
+
+
 def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
     class Handler(LoopbackHandler):
         def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:

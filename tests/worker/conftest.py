@@ -13,26 +13,11 @@ from memory_core.config import Settings, load_settings
 from memory_core.records import Source
 from memory_core.store.database import Store
 from memory_core.store.sources import require_source
-from tests.support.fake_model import FakeModelServer
+from tests.support.fake_model import FakeModelServer, point_at  # noqa: F401  (point_at: for the tests here)
 
 ORIGIN = "/work/app"
-KEY = "sk-testkeyvalue0123456789abcdef"
 # Planted in model answers: it must never reach the database, the log or any output.
 SECRET = "sk-live-PLANTED0123456789SECRETabcdef"
-
-
-@pytest.fixture
-def model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModelServer]:
-    """A loopback model server the settings point at."""
-    with FakeModelServer() as server:
-        point_at(server, monkeypatch)
-        yield server
-
-
-def point_at(server: FakeModelServer, monkeypatch: pytest.MonkeyPatch, model_name: str = "fake-model") -> None:
-    monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
-    monkeypatch.setenv("MEMEVO_MODEL", model_name)
-    monkeypatch.setenv("MEMEVO_MODEL_API_KEY", KEY)
 
 
 @pytest.fixture(autouse=True)
