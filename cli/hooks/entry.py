@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 # import the adapters to read a command line.
 ADAPTER_NAMES: tuple[str, ...] = ("generic", "claude-code", "pi", "gemini", "codex")
 
+WARM_VARIABLE = "MEMEVO_HOOK_WARM"  # "0": a command hook never hands its call to memevo serve
 MAX_STDIN_BYTES = 4_000_000
 
 
@@ -219,7 +220,30 @@ def handle(event: str | None, adapter: str | None) -> HookRun:
         from cli.hooks.gateway_client import run_through_gateway
 
         return HookRun(*run_through_gateway(home, raw, event, adapter, log_failure))
+    warm = warm_home()
+    if warm is not None:
+        from cli.hooks.gateway_client import try_warm_server
+
+        answered = try_warm_server(warm, raw, event, adapter)
+        if answered is not None:
+            return HookRun(*answered)
     return run_hook(raw, event, adapter)
+
+
+def warm_home() -> Path | None:
+    """The state dir when a ``memevo serve`` of it may be running on a SQLite machine (its
+    ``gateway`` file exists; one ``stat``), else ``None``. The hook then hands the call to the
+    warm server and does the work itself only when that server does not answer quickly
+    (docs/hooks.md, "The warm path for command hooks")."""
+    try:
+        import os
+
+        from memory_core.paths import state_home
+
+        home = state_home()
+        return home if os.environ.get(WARM_VARIABLE) != "0" and os.path.exists(home / "gateway") else None
+    except Exception:
+        return None
 
 
 def gateway_home() -> Path | None:

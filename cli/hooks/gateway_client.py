@@ -37,6 +37,9 @@ LOOPBACK = "127.0.0.1"
 CONNECT_SECONDS = 0.25  # loopback answers in well under a millisecond; a refused port at once
 RECALL_SECONDS = 0.8  # the whole exchange of a recall, so the hook process ends within 1 s
 CAPTURE_SECONDS = 5.0  # a capture may wait for a write; past this it is spooled (delivery dedupes)
+# On SQLite the hook can always do the work itself, so it waits for a warm server only briefly.
+WARM_RECALL_SECONDS = 0.15
+WARM_CAPTURE_SECONDS = 1.0
 TOKEN_VARIABLE = "MEMEVO_HOOK_TOKEN"  # as cli.hooks.hook_token (a test checks)
 TOKEN_FILE = "hook-token"
 MAX_ANSWER_BYTES = 8_000_000
@@ -267,6 +270,21 @@ def run_through_gateway(
 
         log_failure(f"{label}: internal error on the way to the gateway", traceback.format_exc())
         return "", f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log"
+
+
+def try_warm_server(home: Path, raw: bytes, event: str | None, adapter: str | None) -> tuple[str, str] | None:
+    """One hook call on a SQLite machine where ``memevo serve`` runs: the warm server's answer
+    ``(stdout, stderr)``, or ``None`` when it does not answer within :data:`WARM_RECALL_SECONDS`
+    (a recall) or :data:`WARM_CAPTURE_SECONDS` (anything else), and the hook does the work
+    itself. A capture done twice that way (the server was slow, not dead) is one source:
+    capture dedupes by deterministic ids. Never raises."""
+    try:
+        from memory_core import clock
+
+        seconds = WARM_RECALL_SECONDS if is_recall(raw, event) else WARM_CAPTURE_SECONDS
+        return forward(home, raw, event, adapter, clock.now(), seconds=seconds)
+    except Exception:  # GatewayDown, or anything unexpected: the hook's own path is the answer
+        return None
 
 
 def probe(home: Path, *, seconds: float = 1.0) -> tuple[bool, str]:
