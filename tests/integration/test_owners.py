@@ -110,12 +110,10 @@ def test_version_4_claims_get_the_scope_of_the_sharing_rule(home: Path) -> None:
 
 
 @pytest.fixture
-def member(store: Store, backend: str, home: Path) -> Iterator[tuple[str, Store]]:
+def member(store: Store, pg_url: str, home: Path) -> Iterator[tuple[str, Store]]:
     """A second person: a login of their own with DML on the store's tables, and the store
-    opened with it."""
-    if backend != POSTGRESQL:
-        pytest.skip("members are PostgreSQL logins")
-    admin_url = os.environ["MEMEVO_DATABASE_URL"]
+    opened with it (tests using it are postgres_only: members are PostgreSQL logins)."""
+    admin_url = pg_url
     name = "bob_" + os.urandom(4).hex()
     password = os.urandom(12).hex()
     (schema,) = store.conn.execute("SELECT current_schema()").fetchone()
