@@ -278,16 +278,13 @@ def configured_project(directory: str, home: Path, env: Mapping[str, str]) -> st
     named = _valid_name(env.get(ENV_VARIABLE) or "")
     if named is not None:
         return named
-    text = _read_small(str(home / "config.toml"))
-    if text is None or SETTING not in text:
-        return None
-    import tomllib  # only when the file names the setting
+    from memory_core.config_file import config_data
 
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        data = config_data(home, SETTING)
+    except (OSError, ValueError):  # unreadable, not UTF-8 or not TOML: the settings report it
         return None
-    return override_for(directory, data.get(SETTING)) if SETTING in data else None
+    return override_for(directory, data.get(SETTING)) if data is not None and SETTING in data else None
 
 
 def _legacy_paths(real: str, checkout: Checkout | None) -> tuple[str, ...]:

@@ -50,20 +50,15 @@ def gate_enabled(home: Path, env: Mapping[str, str] | None = None) -> bool:
     raw = (env.get(VARIABLE) or "").strip()
     if raw:
         return _enabled_word(raw)
-    path = home / "config.toml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
-    if SETTING not in text:
-        return False
-    import tomllib
+    from memory_core.config_file import config_data
 
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        data = config_data(home, SETTING)
+    except (OSError, UnicodeDecodeError):
+        return False
+    except ValueError:  # not TOML, though it names the setting: keep learned claims back
         return True
-    return SETTING in data and _enabled_word(data[SETTING])
+    return data is not None and SETTING in data and _enabled_word(data[SETTING])
 
 
 def pending_review(conn: DbConn, memory_id: str, source_id: str | None, through: int, approved: frozenset[str]) -> bool:

@@ -106,21 +106,17 @@ def redact(url: str) -> str:
 
 def _config_values(home: Path) -> dict[str, str]:
     """``database_url`` and ``queue_url`` from ``config.toml`` in ``home`` (when present)."""
+    from memory_core.config_file import config_data
+
     path = home / CONFIG_FILE
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return {}
+        data = config_data(home, "_url")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}; fix or remove the file") from None
-    if b"_url" not in raw:
-        return {}
-    import tomllib
-
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except ValueError as exc:  # not UTF-8, or not TOML
         raise ConfigError(f"cannot read {path}: {exc}; fix or remove the file") from None
+    if data is None:
+        return {}
     out = {}
     for name in ("database_url", "queue_url"):
         value = data.get(name)

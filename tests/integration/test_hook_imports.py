@@ -108,6 +108,7 @@ SESSION_STDLIB = {
 ENTRY = {
     "memory_core.store",  # the entry asks the backend whether the store is SQLite (no driver)
     "memory_core.store.backend",
+    "memory_core.config_file",  # config.toml read once for the store, the gate and the project
     "cli",
     "cli.main",
     "cli.regex_cache",
@@ -165,6 +166,7 @@ RECALL = (
         "memory_core.recall.rank",
         "memory_core.recall.rows",
         "memory_core.recall.scoring",
+        "memory_core.recall.query_units",
         "memory_core.recall.service",
         "memory_core.store.postings",
         # the injection log (a plain append when a digest is printed) and the check of the
@@ -255,6 +257,7 @@ ALLOWED: dict[str, set[str]] = {
         "memory_core.capture.work_operations",
         "memory_core.capture.shell_commands",
         "memory_core.capture.work_vocabulary",
+        "memory_core.capture.shell_programs",
         "memory_core.capture.progress_targets",
     },
 }

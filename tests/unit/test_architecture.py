@@ -23,6 +23,7 @@ FOUNDATIONS = {
     "ids",
     "paths",
     "durable_files",
+    "config_file",
     "jsonl_log",
     "project",
     "config",
