@@ -35,7 +35,8 @@ from urllib.parse import quote
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._util import REPO, memevo_exe, summary, time_command  # noqa: E402
-from bench.hooks import built_home, generic, locomo, matching_questions  # noqa: E402
+from bench.hook_payloads import generic  # noqa: E402
+from bench.hook_stores import built_home, locomo, matching_questions  # noqa: E402
 
 WARMUP = 2
 _LISTENING = re.compile(rb"listening on http://127\.0\.0\.1:(\d+)/")

@@ -31,13 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -45,91 +43,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import distinct_store  # noqa: E402
 from bench._util import REPO, bench_env, memevo_exe  # noqa: E402
-
-_TABLE = re.compile(r"\bFROM\s+(\w+)", re.IGNORECASE)
-
-
-class CountingCursor:
-    def __init__(self, cursor: Any, key: tuple[str, str], rows: Counter[tuple[str, str]]) -> None:
-        self.cursor, self.key, self.rows = cursor, key, rows
-
-    def __iter__(self) -> Any:
-        for row in self.cursor:
-            self.rows[self.key] += 1
-            yield row
-
-    def fetchall(self) -> list[Any]:
-        out = self.cursor.fetchall()
-        self.rows[self.key] += len(out)
-        return out
-
-    def fetchone(self) -> Any:
-        row = self.cursor.fetchone()
-        self.rows[self.key] += row is not None
-        return row
-
-    def fetchmany(self, size: int = 1) -> list[Any]:
-        out = self.cursor.fetchmany(size)
-        self.rows[self.key] += len(out)
-        return out
-
-
-class CountingConnection:
-    """A connection that counts the rows each (calling function, table) statement returned."""
-
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-        self.rows: Counter[tuple[str, str]] = Counter()
-        self.statements: Counter[tuple[str, str]] = Counter()
-
-    def execute(self, sql: str, params: Any = ()) -> CountingCursor:
-        caller = sys._getframe(1).f_code.co_name
-        match = _TABLE.search(sql)
-        key = (caller, match.group(1) if match else "?")
-        self.statements[key] += 1
-        return CountingCursor(self.conn.execute(sql, params), key, self.rows)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.conn, name)
-
-
-def work(home: Path, questions: list[str], now: float) -> dict[str, Any]:
-    """Per query, averaged over ``questions``: rows by (function, table), candidates, time."""
-    from memory_core.recall.service import turn_recall
-    from memory_core.store.database import Store
-
-    rows: Counter[tuple[str, str]] = Counter()
-    statements: Counter[tuple[str, str]] = Counter()
-    matched, scored, ms = [], [], []
-    with Store.open_readonly(home) as store:
-        for q in questions:
-            turn_recall(store.conn, [q], now=now, session_is_fresh=True)  # warm the page cache
-            counting = CountingConnection(store.conn)
-            result = turn_recall(counting, [q], now=now, session_is_fresh=True)  # type: ignore[arg-type]
-            rows.update(counting.rows)
-            statements.update(counting.statements)
-            lifecycle = result.diagnostics["lifecycle"]
-            matched.append(lifecycle["matched"])
-            scored.append(lifecycle["scored"])
-            started = time.perf_counter()
-            turn_recall(store.conn, [q], now=now, session_is_fresh=True)
-            ms.append((time.perf_counter() - started) * 1000)
-    n = len(questions)
-    return {
-        "queries": n,
-        "median_ms": round(statistics.median(ms), 2),
-        "matched_mean": round(statistics.fmean(matched)),
-        "matched_max": max(matched),
-        "scored_mean": round(statistics.fmean(scored)),
-        "scored_max": max(scored),
-        "rows_per_query": {f"{fn} {table}": round(c / n) for (fn, table), c in rows.most_common()},
-        "statements_per_query": {f"{fn} {table}": round(c / n, 1) for (fn, table), c in statements.most_common(12)},
-    }
+from bench.callgrind_counts import by_library, count, imported, imports_only, inclusive  # noqa: E402
+from bench.recall_rows import work  # noqa: E402
 
 
 def _questions(homes: list[Path], now: float, want: int = 12) -> list[str]:
     """The sets' questions that print a digest at every one of ``homes`` (as ``bench/hooks.py``)."""
-    from bench.hooks import matching_questions
+    from bench.hook_stores import matching_questions
 
     return matching_questions(distinct_store.questions(), homes, now, want)
 
@@ -145,7 +65,8 @@ def hook_cases(
 ) -> list[tuple[str, list[str], bytes, Path, dict[str, str]]]:
     """(name, argv, payload, state dir, extra env) of each hook process to count; the prompt
     hooks once per question (``name#k``)."""
-    from bench.hooks import claude_code_setup, copy_home
+    from bench.hook_payloads import claude_code_setup
+    from bench.hook_stores import copy_home
 
     cases: list[tuple[str, list[str], bytes, Path, dict[str, str]]] = []
     homes = {}
@@ -184,52 +105,10 @@ def hook_cases(
     return cases
 
 
-def imported(argv: list[str], payload: bytes, env: dict[str, str]) -> list[str]:
-    """The modules a process imports, in the order ``-X importtime`` reports them."""
-    done = subprocess.run(
-        argv, input=payload, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True, cwd=REPO
-    )
-    names = re.findall(r"import time:\s+\d+ \|\s+\d+ \| ( *)(\S+)", done.stderr.decode(errors="replace"))
-    return [name for indent, name in names if not indent]
-
-
-def imports_only(hook_args: list[str], modules: list[str]) -> str:
-    """A process that starts as the hook does (collector off, the regex cache, deferred
-    modules), imports what the hook imported, and ends as it does (``os._exit``)."""
-    lines = [
-        "import gc, os, sys",
-        "gc.disable()",
-        f"sys.argv = ['memevo', 'hook', *{hook_args!r}]",
-        "from cli import regex_cache",
-        "from cli.hooks.deferred_modules import HOOK_DEFERRED, defer",
-        "for name in HOOK_DEFERRED:",
-        "    defer(name)",
-        "regex_cache.preload()",
-        *(f"import {m}" for m in modules if m not in ("gc", "os", "sys")),
-        "os._exit(0)",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def count(argv: list[str], payload: bytes, env: dict[str, str], target: Path, *options: str) -> tuple[float, bytes]:
-    """Instructions (millions) of one process under callgrind (given ``options``), and what it printed."""
-    done = subprocess.run(
-        ["valgrind", "--tool=callgrind", *options, f"--callgrind-out-file={target}", *argv],
-        input=payload,
-        env=env,
-        capture_output=True,
-        cwd=REPO,
-    )
-    total = re.search(r"Collected : (\d+)", done.stderr.decode(errors="replace"))
-    if total is None:
-        raise SystemExit(f"callgrind gave no count for {argv}: {done.stderr[-300:]!r}")
-    return int(total.group(1)) / 1e6, done.stdout
-
-
 def callgrind(args: argparse.Namespace) -> dict[str, Any]:
     """Instructions of each hook process, of a process importing what it imports (``imports``),
     and by library (``by_library``: SQLite's share); prompt hooks: the median over questions."""
-    from bench.hooks import copy_home
+    from bench.hook_stores import copy_home
 
     out_dir: Path = args.out
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -282,31 +161,6 @@ def callgrind(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def by_library(target: Path) -> dict[str, float]:
-    """Exclusive instructions by shared object: the interpreter, SQLite, the C library …"""
-    done = subprocess.run(["callgrind_annotate", "--threshold=100", str(target)], capture_output=True, text=True)
-    out: dict[str, float] = {}
-    for line in done.stdout.splitlines():
-        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S+ \[(\S+)\]", line)
-        if match:
-            lib = match.group(2).rsplit("/", 1)[-1].split(".so")[0]
-            out[lib] = out.get(lib, 0.0) + int(match.group(1).replace(",", "")) / 1e6
-    return {lib: round(v, 1) for lib, v in sorted(out.items(), key=lambda kv: -kv[1]) if v >= 0.5}
-
-
-def inclusive(target: Path) -> dict[str, float]:
-    """Inclusive instructions of SQLite's statement steps and preparation."""
-    done = subprocess.run(
-        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(target)], capture_output=True, text=True
-    )
-    out: dict[str, float] = {}
-    for line in done.stdout.splitlines():
-        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*:(\w+)", line)
-        if match and match.group(2) in ("sqlite3_step", "sqlite3_prepare_v2"):
-            out.setdefault(match.group(2), round(int(match.group(1).replace(",", "")) / 1e6, 1))
-    return out
-
-
 def cprofile(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="memevo-profile-") as tmp_name:
         tmp = Path(tmp_name)
@@ -335,7 +189,7 @@ def cprofile(args: argparse.Namespace) -> None:
         )
         env = bench_env(home, PYTHONHASHSEED="0", **extra)
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        from bench.hooks import copy_home
+        from bench.hook_stores import copy_home
 
         warm = {**env, "MEMEVO_HOME": str(copy_home(home, tmp / "warm"))}  # a capture profiled is a new one
         subprocess.run([sys.executable, "-c", script, *argv], input=payload, env=warm, cwd=REPO, capture_output=True)

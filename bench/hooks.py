@@ -41,8 +41,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -56,9 +54,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import distinct_store  # noqa: E402
 from bench._util import REPO, bench_env, memevo_exe, summary, time_command  # noqa: E402
-from bench.recall_speed import Corpus, build  # noqa: E402
+from bench.hook_measures import import_profile, in_process, peak_kb  # noqa: E402
+from bench.hook_payloads import claude_code_setup, generic  # noqa: E402
+from bench.hook_stores import built_store, chosen_questions, copy_home  # noqa: E402
+
+# matching_questions: bench/mcp_server.py imports it from here.
+from bench.hook_stores import matching_questions as matching_questions  # noqa: E402
 from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
-from memory_core.store.migrations import SCHEMA_VERSION  # noqa: E402
 
 WARMUP = 2
 SESSION = "5e55b3c4-0000-4000-8000-00000000be4c"
@@ -71,196 +73,8 @@ COMMON_WORDS = (
 CHINESE = "我们之前说过数据库的端口和部署配置是什么？测试服务器的缓存版本还要改吗"
 
 
-def locomo() -> tuple[list[str], list[str]] | None:
-    """The observations and the questions (categories 1-4) of the LoCoMo dev set."""
-    if not (distinct_store.EVAL / "locomo-dev.json").exists():
-        return None
-    return distinct_store.base_texts()["locomo"], _locomo_questions()
-
-
-def _locomo_questions() -> list[str]:
-    return [
-        q.texts[-1]
-        for conv in distinct_store.locomo(distinct_store.EVAL)
-        for q in conv.questions
-        if "LoCoMo categories 1-4" in q.splits
-    ]
-
-
-def built_home(cache: Path, size: int, now: float, realistic: tuple[list[str], list[str]] | None) -> tuple[Path, float]:
-    """The copies store (or, without the eval data, the synthetic one) of ``size`` claims under
-    ``cache`` (built once); returns it and the build seconds (``bench/gateway_hooks.py``)."""
-    home, info = built_store(cache, "copies" if realistic else "synthetic", size, now)
-    return home, float(info["build_s"])
-
-
-def built_store(cache: Path, store: str, size: int, now: float) -> tuple[Path, dict[str, Any]]:
-    """A built store under ``cache`` (built once) and what it holds: claims, distinct contents,
-    bodies, the build seconds (0 when cached) and the file's size."""
-    if store == "synthetic":
-        home = cache / f"synthetic-{size}-v{INDEX_VERSION}-s{SCHEMA_VERSION}"
-        seconds = 0.0
-        if not (home / "memory.db").exists():
-            shutil.rmtree(home, ignore_errors=True)
-            started = time.perf_counter()
-            build(home, Corpus(), size, now)
-            seconds = time.perf_counter() - started
-    else:
-        home, seconds, _ = distinct_store.built_home(cache, store, size)
-    info: dict[str, Any] = dict(distinct_store.counts(home))
-    info["build_s"] = round(seconds, 1)
-    info["db_mb"] = round((home / "memory.db").stat().st_size / 1e6, 1)
-    return home, info
-
-
-def copy_home(home: Path, into: Path) -> Path:
-    into.mkdir(parents=True)
-    for name in ("memory.db", "memory.db-wal"):
-        if (home / name).exists():
-            shutil.copy2(home / name, into / name)
-    return into
-
-
-def generic(event: str, cwd: str, **fields: Any) -> bytes:
-    return json.dumps(
-        {"schema": "memevo.hook/v1", "event": event, "cwd": cwd, "session_id": "bench-hooks", **fields}
-    ).encode()
-
-
 def run(argv: list[str], payload: bytes, env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(argv, input=payload, env=env, capture_output=True, check=True, cwd=REPO)
-
-
-def matching_questions(questions: list[str], homes: Path | list[Path], now: float, want: int) -> list[str]:
-    """Questions whose turn recall prints a digest at every one of these stores."""
-    from memory_core.recall.service import turn_recall
-    from memory_core.store.database import Store
-
-    stores = [Store.open_readonly(home) for home in ([homes] if isinstance(homes, Path) else homes)]
-    found = []
-    try:
-        for q in questions:
-            if all(turn_recall(store.conn, [q], now=now, session_is_fresh=True).digest for store in stores):
-                found.append(q)
-                if len(found) == want:
-                    break
-    finally:
-        for store in stores:
-            store.close()
-    return found
-
-
-def in_process(home: Path, shapes: dict[str, list[list[str]]], now: float, repeat: int) -> dict[str, Any]:
-    """Per query shape: median milliseconds of :func:`turn_recall` (after one warm-up pass) and
-    the work behind them, averaged over its queries: candidates matched and scored exactly,
-    and how many queries stopped at a cap unproven. Where the store repeats content, automatic
-    recall works on bodies (docs/recall.md, "Speed"): matched counts bodies, scored counts
-    the bodies scored plus the claims read to choose among the band's copies."""
-    from memory_core.recall.service import turn_recall
-    from memory_core.store.database import Store
-
-    out: dict[str, Any] = {}
-    with Store.open_readonly(home) as store:
-        for name, queries in shapes.items():
-            lifecycles = []
-            for texts in queries:
-                result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
-                notes = result.diagnostics.get("notes", [])
-                lifecycles.append((result.diagnostics["lifecycle"], any("ambiguous query" in n for n in notes)))
-            samples = []
-            for _ in range(repeat):
-                for texts in queries:
-                    started = time.perf_counter()
-                    turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) == 1)
-                    samples.append((time.perf_counter() - started) * 1000)
-            out[name] = {
-                "median_ms": round(statistics.median(samples), 2),
-                "matched": round(statistics.fmean(lc["matched"] for lc, _ in lifecycles)),
-                "scored": round(statistics.fmean(lc["scored"] for lc, _ in lifecycles)),
-                "capped": sum(1 for _, capped in lifecycles if capped),
-            }
-    return out
-
-
-def import_profile(argv: list[str], payload: bytes, env: dict[str, str]) -> dict[str, Any]:
-    """``-X importtime`` of one hook process: modules loaded, total import time, the costliest."""
-    done = subprocess.run(
-        argv, input=payload, env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, capture_output=True, cwd=REPO
-    )
-    rows = []
-    for line in done.stderr.decode(errors="replace").splitlines():
-        match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| ( *)(\S+)", line)
-        if match:
-            rows.append((int(match.group(1)), int(match.group(2)), len(match.group(3)) // 2, match.group(4)))
-    top_level = sum(cumulative for _, cumulative, depth, _ in rows if depth == 0)
-    costly = sorted(rows, reverse=True)[:8]
-    return {
-        "modules": len(rows),
-        "import_ms": round(top_level / 1000, 1),
-        "costliest_self_ms": {name: round(own / 1000, 1) for own, _, _, name in costly},
-    }
-
-
-def peak_kb(argv: list[str], payload: bytes, env: dict[str, str]) -> int:
-    """Peak resident memory of one process (``getrusage`` of the children of a fresh helper)."""
-    helper = (
-        "import resource, subprocess, sys\n"
-        "subprocess.run(sys.argv[1:], input=sys.stdin.buffer.read(), stdout=subprocess.DEVNULL,"
-        " stderr=subprocess.DEVNULL)\n"
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", helper, *argv], input=payload, env=env, capture_output=True, check=True, cwd=REPO
-    )
-    return int(done.stdout.strip())
-
-
-def claude_code_setup(tmp: Path) -> dict[str, Any] | None:
-    try:
-        from bench import claude_code_hooks as cc
-    except ImportError:
-        return None
-    if not cc.REAL_TRANSCRIPT.exists():
-        return None
-    user_home = tmp / "user"
-    project = user_home / "project"
-    project.mkdir(parents=True)
-    transcript = user_home / ".claude" / "projects" / "-tmp-user-project" / f"{cc.SESSION}.jsonl"
-    transcript.parent.mkdir(parents=True)
-    records, last_turn = cc.build_transcript(str(project))
-    cc.write_transcript(transcript, cc.with_statement(records, last_turn, cc.statement(0)))
-    base = {"session_id": cc.SESSION, "transcript_path": str(transcript), "cwd": str(project)}
-    return {
-        "cc": cc,
-        "user_home": user_home,
-        "transcript": transcript,
-        "records": records,
-        "last_turn": last_turn,
-        "prompt": {**cc.real_payload("UserPromptSubmit"), **base},
-        "stop": {**cc.real_payload("Stop"), **base, "prompt_id": cc.STOP_PROMPT_ID},
-    }
-
-
-def chosen_questions(
-    args: argparse.Namespace, stores: list[str], homes: dict[tuple[str, int], Path], sizes: list[int], now: float
-) -> dict[str, list[str]]:
-    """The questions each store is asked: given (``--questions``) or found at every size."""
-    given: dict[str, list[str]] = {}
-    if args.questions:
-        data = json.loads(args.questions.read_text(encoding="utf-8"))
-        given = data if isinstance(data, dict) else {stores[0]: data}
-    out = {}
-    for store in stores:
-        if store in given:
-            out[store] = given[store]
-        elif store == "synthetic":
-            corpus = Corpus()
-            out[store] = [f"what about {corpus.word()} {corpus.word()}?" for _ in range(12)]
-        else:
-            out[store] = matching_questions(distinct_store.questions(), [homes[store, s] for s in sizes], now, 12)
-        if not out[store]:
-            raise SystemExit(f"no question prints a digest on the {store} store; pass --questions FILE")
-    return out
 
 
 def main() -> None:

@@ -24,7 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import distinct_store  # noqa: E402
 from bench._util import summary, time_command  # noqa: E402
 from bench.gateway_hooks import hook_env, start_serve  # noqa: E402
-from bench.hooks import copy_home, generic, matching_questions  # noqa: E402
+from bench.hook_payloads import generic  # noqa: E402
+from bench.hook_stores import copy_home, matching_questions  # noqa: E402
 
 WARMUP = 2
 
