@@ -212,52 +212,54 @@ def read_input(event: str | None) -> bytes:
 def handle(event: str | None, adapter: str | None) -> HookRun:
     """One hook call from stdin: what the click command and :func:`main` print. On a machine
     whose store is PostgreSQL the call goes to the gateway (:mod:`cli.hooks.gateway_client`):
-    a hook process never opens that database itself."""
+    a hook process never opens that database itself; on SQLite it goes to a running ``memevo
+    serve`` when one answers quickly (the warm path), else the hook does the work itself."""
     raw = read_input(event)
     event = valid_text(event) if event is not None else None
-    home = gateway_home()
-    if home is not None:
-        from cli.hooks.gateway_client import run_through_gateway
+    found = store_home()
+    if found is not None:
+        home, on_postgres = found
+        if on_postgres:
+            from cli.hooks.gateway_client import run_through_gateway
 
-        return HookRun(*run_through_gateway(home, raw, event, adapter, log_failure))
-    warm = warm_home()
-    if warm is not None:
-        from cli.hooks.gateway_client import try_warm_server
+            return HookRun(*run_through_gateway(home, raw, event, adapter, log_failure))
+        if warm_path_open(home):
+            from cli.hooks.gateway_client import try_warm_server
 
-        answered = try_warm_server(warm, raw, event, adapter)
-        if answered is not None:
-            return HookRun(*answered)
+            answered = try_warm_server(home, raw, event, adapter)
+            if answered is not None:
+                return HookRun(*answered)
     return run_hook(raw, event, adapter)
 
 
-def warm_home() -> Path | None:
-    """The state dir when a ``memevo serve`` of it may be running on a SQLite machine (its
-    ``gateway`` file exists; one ``stat``), else ``None``. The hook then hands the call to the
-    warm server and does the work itself only when that server does not answer quickly
-    (docs/hooks.md, "The warm path for command hooks")."""
-    try:
-        import os
-
-        from memory_core.paths import state_home
-
-        home = state_home()
-        return home if os.environ.get(WARM_VARIABLE) != "0" and os.path.exists(home / "gateway") else None
-    except Exception:
-        return None
-
-
-def gateway_home() -> Path | None:
-    """The state dir when its store is on PostgreSQL (hooks then go through ``memevo serve``),
-    else ``None``: an environment variable and, only when it exists, ``config.toml``. A
-    configuration that cannot be read is ``None`` too: the hook then reports it as before."""
+def store_home() -> tuple[Path, bool] | None:
+    """The state dir and whether its store is on PostgreSQL (hooks then go through ``memevo
+    serve``): an environment variable and, only when it exists, ``config.toml``. ``None`` when
+    the configuration cannot be read: the hook then reports it as before."""
     try:
         from memory_core.paths import state_home
         from memory_core.store.backend import POSTGRESQL, resolve
 
         home = state_home()
-        return home if resolve(home).kind == POSTGRESQL else None
+        return home, resolve(home).kind == POSTGRESQL
     except Exception:
         return None
+
+
+def gateway_home() -> Path | None:
+    """The state dir when its store is on PostgreSQL, else ``None`` (:func:`store_home`)."""
+    found = store_home()
+    return found[0] if found is not None and found[1] else None
+
+
+def warm_path_open(home: Path) -> bool:
+    """Whether a ``memevo serve`` of this SQLite state dir may be running (its ``gateway`` file
+    exists; one ``stat``) and the warm path is not turned off: the hook then hands the call to
+    the warm server and does the work itself only when that server does not answer quickly
+    (docs/hooks.md, "The warm path for command hooks")."""
+    import os
+
+    return os.environ.get(WARM_VARIABLE) != "0" and os.path.exists(home / "gateway")
 
 
 def parse_argv(args: list[str]) -> tuple[str | None, str | None] | None:
