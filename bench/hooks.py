@@ -63,7 +63,6 @@ from bench.hook_stores import matching_questions as matching_questions  # noqa: 
 from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
 
 WARMUP = 2
-SESSION = "5e55b3c4-0000-4000-8000-00000000be4c"
 
 # Worst query shapes for recall (in-process, both sizes).
 COMMON_WORDS = (
