@@ -3,6 +3,7 @@
 A command line is split into simple commands (:func:`_segments`); each loses its variable
 assignments, wrappers and runners (``sudo``, ``env``, ``uv run`` …) and its redirections,
 and is then classified by program and subcommand against the tables of
+:mod:`memory_core.capture.shell_programs` into the categories of
 :mod:`memory_core.capture.work_vocabulary`. A compound line counts as its most important
 part. Unknown programs are not work.
 """
@@ -13,14 +14,12 @@ import os
 import re
 import shlex
 
-from memory_core.capture.work_vocabulary import (
+from memory_core.capture.shell_programs import (
     ASSIGNMENT,
     BUILD_PROGRAMS,
     DIRECT_RUNNERS,
     GIT_CATEGORY,
     GIT_INSPECT,
-    IMPORTANCE,
-    INSPECT,
     INSTALL_SUBCOMMANDS,
     LOOKUPS,
     PUBLISH,
@@ -33,8 +32,8 @@ from memory_core.capture.work_vocabulary import (
     TEST_PROGRAMS,
     WRAPPERS,
     WRITE_PROGRAMS,
-    Reading,
 )
+from memory_core.capture.work_vocabulary import IMPORTANCE, INSPECT, Reading
 
 
 class _Segment:

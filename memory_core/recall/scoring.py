@@ -9,12 +9,14 @@ the highest weight, which would let one unknown word dominate). Literals (paths,
 identifiers) weigh double. Where a feature was found scales it: body 1, search-term alias
 0.8, inside a quoted question 0.25, in the origin identifier 0.2.
 
-Coverage is measured per unit (a word, literal, concept or Chinese segment) against what
-the store holds: a unit some claim holds counts with the weight of its held features (a
-Chinese segment's unseen cross-word bigrams and the bigram reaching over a function
-character at its edge do not count), a unit no claim holds counts as one light word
-(:data:`UNSEEN_UNIT_WEIGHT`). So a question word no claim contains cannot sink a match on
-its own; a question made mostly of words the store has never seen still can.
+Coverage is measured per unit (a word, literal, concept or Chinese segment;
+:mod:`memory_core.recall.query_units`) against what the store holds: a unit some claim
+holds counts with the weight of its held features (a Chinese segment's unseen cross-word
+bigrams and the bigram reaching over a function character at its edge do not count), a
+unit no claim holds counts as one light word
+(:data:`~memory_core.recall.query_units.UNSEEN_UNIT_WEIGHT`). So a question word no claim
+contains cannot sink a match on its own; a question made mostly of words the store has
+never seen still can.
 """
 
 from __future__ import annotations
@@ -25,9 +27,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.text.grammar import ASKED
-from memory_core.text.query_features import Term
-from memory_core.text.vocabulary import CHINESE_LONE_FILLER
+from memory_core.recall.query_units import active_units, question_units, unit_slots
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -51,13 +51,7 @@ MAX_BACKGROUND_SHARE = MIN_FOCUS_COVERAGE / 2
 MIN_COMPLEMENT_COVERAGE = 0.5
 # A concept-only context subject (e.g. "database") must be covered this well.
 MIN_CONCEPT_CONTEXT_COVERAGE = 0.60
-# A multi-bigram Chinese subject counts as present when this share of its weight matched.
-MIN_UNIT_COVERAGE = 0.5
 NAMED_ATTRIBUTE_MAX_UNITS = 4
-# In coverage, a word (or Chinese segment) no claim holds counts as one light word, however
-# many bigrams it has: it cannot sink a match on its own, only a question made mostly of
-# words the store has never seen.
-UNSEEN_UNIT_WEIGHT = 1.0
 LENGTH_PIVOT = 12
 # In a store of at least COMMON_MIN_CLAIMS, a feature held by more than this share of all
 # claims says as little as a filler word: it still scores, but cannot qualify a record.
@@ -85,117 +79,6 @@ def field_strength(mask: int) -> float:
 def length_factor(body_feature_count: int) -> float:
     """Mild preference for short, focused claims: 1 up to 12 body features, towards 0.8 beyond."""
     return 0.8 + 0.2 * min(1.0, LENGTH_PIVOT / max(1, body_feature_count))
-
-
-# ``core``: the features the unit is judged on: all of them, except that a Chinese segment's
-# bigram reaching over a function character at its edge ("表妹有" of "表妹有多高") is grammar,
-# not the subject, and does not count. ``weight``: that of the core features some claim
-# holds: a Chinese segment's unseen cross-word bigrams do not count, and a unit no claim
-# holds weighs nothing. (Fields given as types: see :class:`Evaluation`.)
-class _Unit(
-    NamedTuple("_Unit", [("terms", tuple[Term, ...]), ("core", tuple[Term, ...]), ("weight", float), ("unseen", bool)])
-):
-    __slots__ = ()
-
-    @property
-    def attribute(self) -> bool:
-        return self.terms[0].attribute
-
-    @property
-    def generic(self) -> bool:
-        return self.terms[0].generic
-
-    @property
-    def numeric(self) -> bool:
-        return self.terms[0].numeric
-
-    @property
-    def concept(self) -> bool:
-        return self.terms[0].kind == "concept"
-
-    @property
-    def group(self) -> int:
-        return self.terms[0].group
-
-    @property
-    def verb(self) -> bool:
-        return self.terms[0].verb
-
-    @property
-    def asked(self) -> bool:
-        """A word of the question's wh-phrase ("node" of "which node version does …")."""
-        return self.terms[0].role == ASKED
-
-    @property
-    def named(self) -> bool:
-        """A subject written out (a word, literal or Chinese segment), not a concept or a
-        word in a verb's place ("listen" of "what port does MySQL listen on?")."""
-        return not (self.attribute or self.numeric or self.concept or self.verb)
-
-    @property
-    def counted(self) -> float:
-        """What the unit adds to the weight a claim's coverage is measured against."""
-        return UNSEEN_UNIT_WEIGHT if self.unseen else self.weight
-
-    @property
-    def cjk(self) -> bool:
-        """A Chinese (CJK) segment: its unseen bigrams are phrasing, not a name."""
-        return self.terms[0].kind == "cjk"
-
-    def matched(self, masks: Mapping[str, int], weights: Mapping[str, float], allowed: int) -> bool:
-        """Whether the unit was found in the ``allowed`` fields (a Chinese segment: half its weight)."""
-        if len(self.core) == 1:
-            return bool(masks.get(self.core[0].feature, 0) & allowed)
-        found = sum(weights[t.feature] for t in self.core if masks.get(t.feature, 0) & allowed)
-        return found > 0 and found >= MIN_UNIT_COVERAGE * self.weight
-
-
-def _units(terms: tuple[Term, ...], weights: Mapping[str, float], frequency: Mapping[str, int]) -> tuple[_Unit, ...]:
-    grouped: dict[int, list[Term]] = {}
-    for term in terms:
-        grouped.setdefault(term.unit, []).append(term)
-    units = []
-    for group in grouped.values():
-        core = _core(group)
-        seen = [t for t in core if frequency.get(t.feature, 0) > 0]
-        units.append(
-            _Unit(
-                tuple(group),
-                core,
-                sum(weights[t.feature] for t in seen),
-                all(frequency.get(t.feature, 0) == 0 for t in group),
-            )
-        )
-    return tuple(units)
-
-
-def _core(group: list[Term]) -> tuple[Term, ...]:
-    """A unit's terms without the bigrams over a function character at a Chinese segment's edge."""
-    if len(group) < 2 or group[0].kind != "cjk":
-        return tuple(group)
-    core = list(group)
-    if core[-1].feature[-1] in CHINESE_LONE_FILLER:
-        core.pop()
-    if core and core[0].feature[0] in CHINESE_LONE_FILLER:
-        core.pop(0)
-    return tuple(core) or tuple(group)
-
-
-def _slots(units: tuple[_Unit, ...]) -> list[tuple[_Unit, ...]]:
-    """Units as the question counts them: alternatives joined by "or"/"和" fill one slot."""
-    slots: dict[object, list[_Unit]] = {}
-    for n, unit in enumerate(units):
-        slots.setdefault(("group", unit.group) if unit.group else n, []).append(unit)
-    return [tuple(v) for v in slots.values()]
-
-
-def _active(units: tuple[_Unit, ...], masks: Mapping[str, int], weights: Mapping[str, float]) -> tuple[_Unit, ...]:
-    """The units a claim is judged on: of a set of alternatives, those it does not mention
-    are dropped once it mentions one of them ("SQLite or PostgreSQL" asks about either)."""
-    if not any(u.group for u in units):
-        return units
-    hit_groups = {u.group for u in units if u.group and u.matched(masks, weights, ~0)}
-    return tuple(u for u in units if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
 
 
 # The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
@@ -255,14 +138,14 @@ class PlanScorer:
         self.common = frozenset(
             f for f in self.weights if total >= COMMON_MIN_CLAIMS and frequency.get(f, 0) > COMMON_SHARE * total
         )
-        self.focus_units = _units(self.focus, self.weights, frequency)
-        self.context_units = _units(context, self.weights, frequency)
+        self.focus_units = question_units(self.focus, self.weights, frequency)
+        self.context_units = question_units(context, self.weights, frequency)
         self.focus_total = sum(u.counted for u in self.focus_units)
         # The smallest total a claim's coverage can be measured against: all but the lightest
         # alternative of each group dropped. Candidate pruning must use it to stay complete.
         self.min_focus_total = self.focus_total - sum(
             sum(u.counted for u in slot) - min(u.counted for u in slot)
-            for slot in _slots(self.focus_units)
+            for slot in unit_slots(self.focus_units)
             if len(slot) > 1
         )
         # The least focus weight a claim passing the coverage gate matches, whatever its
@@ -273,7 +156,7 @@ class PlanScorer:
         )
         # Focus features that can qualify a claim (not generic, not very common).
         self.qualifying = frozenset(t.feature for t in self.focus if not t.generic and t.feature not in self.common)
-        slots = _slots(self.focus_units)
+        slots = unit_slots(self.focus_units)
         # The subject a short question names: not a word of what it asks ("which node
         # version does the build need?" names no subject but the build, a concept).
         named = [slot for slot in slots if any(u.named and not u.asked for u in slot)]
@@ -319,7 +202,7 @@ class PlanScorer:
         seen = self.seen
         complete = bool(matched) and all(
             masks.get(t.feature, 0)
-            for u in _active(self.focus_units, masks, weights)
+            for u in active_units(self.focus_units, masks, weights)
             for t in u.core
             if t.feature in seen
         )
@@ -335,12 +218,12 @@ class PlanScorer:
 
     def coverage(self, masks: Mapping[str, int]) -> float:
         """The share of the question's focus weight a claim matches (of the alternatives it
-        speaks to), each unit counted as :meth:`_Unit.counted` says. A claim that matches
-        the focus also gets :data:`CONTEXT_WEIGHT` of the weight of each background word
-        (the conversation's earlier words) it holds in its body or aliases, at most
-        :data:`MAX_BACKGROUND_SHARE` of the question's weight."""
+        speaks to), each unit counted as :meth:`~memory_core.recall.query_units.Unit.counted`
+        says. A claim that matches the focus also gets :data:`CONTEXT_WEIGHT` of the weight
+        of each background word (the conversation's earlier words) it holds in its body or
+        aliases, at most :data:`MAX_BACKGROUND_SHARE` of the question's weight."""
         weights = self.weights
-        units = _active(self.focus_units, masks, weights)
+        units = active_units(self.focus_units, masks, weights)
         total = sum(u.counted for u in units)
         found = sum(weights[t.feature] for u in units for t in u.core if masks.get(t.feature, 0))
         if found and self.background:
@@ -359,7 +242,7 @@ class PlanScorer:
             if all((masks[f] & ~QUOTE) == 0 for f in matched):
                 return "quoted_question_only"
             return "no_qualifying_match"
-        units = _active(self.focus_units, masks, weights)
+        units = active_units(self.focus_units, masks, weights)
         terms = [t for u in units for t in u.terms]
         if any(t.literal and not masks.get(t.feature, 0) for t in terms):
             return "literal_missing"
@@ -397,7 +280,7 @@ class PlanScorer:
     def _context_gate(self, masks: Mapping[str, int]) -> str | None:
         if not self.context_units:
             return None
-        named = [slot for slot in _slots(self.context_units) if any(u.named for u in slot)]
+        named = [slot for slot in unit_slots(self.context_units) if any(u.named for u in slot)]
         if named:
             if not all(any(u.matched(masks, self.weights, ~0) for u in slot) for slot in named):
                 return "context_subject_missing"

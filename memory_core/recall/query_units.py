@@ -1,0 +1,138 @@
+"""The units a question is judged in: a word, literal, concept or Chinese segment.
+
+A question's terms are grouped into units (:func:`question_units`); alternatives joined by
+"or"/"和" fill one slot (:func:`unit_slots`), and a claim is judged only on the alternatives
+it speaks to (:func:`active_units`). A unit's weight is that of its features some claim
+holds; a unit no claim holds counts as one light word (:data:`UNSEEN_UNIT_WEIGHT`) in the
+coverage :class:`~memory_core.recall.scoring.PlanScorer` measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from memory_core.text.grammar import ASKED
+from memory_core.text.query_features import Term
+from memory_core.text.vocabulary import CHINESE_LONE_FILLER
+
+# A multi-bigram Chinese subject counts as present when this share of its weight matched.
+MIN_UNIT_COVERAGE = 0.5
+# In coverage, a word (or Chinese segment) no claim holds counts as one light word, however
+# many bigrams it has: it cannot sink a match on its own, only a question made mostly of
+# words the store has never seen.
+UNSEEN_UNIT_WEIGHT = 1.0
+
+
+# ``core``: the features the unit is judged on: all of them, except that a Chinese segment's
+# bigram reaching over a function character at its edge ("表妹有" of "表妹有多高") is grammar,
+# not the subject, and does not count. ``weight``: that of the core features some claim
+# holds: a Chinese segment's unseen cross-word bigrams do not count, and a unit no claim
+# holds weighs nothing. (Fields given as types: see
+# :class:`~memory_core.recall.scoring.Evaluation`.)
+class Unit(
+    NamedTuple("Unit", [("terms", tuple[Term, ...]), ("core", tuple[Term, ...]), ("weight", float), ("unseen", bool)])
+):
+    __slots__ = ()
+
+    @property
+    def attribute(self) -> bool:
+        return self.terms[0].attribute
+
+    @property
+    def generic(self) -> bool:
+        return self.terms[0].generic
+
+    @property
+    def numeric(self) -> bool:
+        return self.terms[0].numeric
+
+    @property
+    def concept(self) -> bool:
+        return self.terms[0].kind == "concept"
+
+    @property
+    def group(self) -> int:
+        return self.terms[0].group
+
+    @property
+    def verb(self) -> bool:
+        return self.terms[0].verb
+
+    @property
+    def asked(self) -> bool:
+        """A word of the question's wh-phrase ("node" of "which node version does …")."""
+        return self.terms[0].role == ASKED
+
+    @property
+    def named(self) -> bool:
+        """A subject written out (a word, literal or Chinese segment), not a concept or a
+        word in a verb's place ("listen" of "what port does MySQL listen on?")."""
+        return not (self.attribute or self.numeric or self.concept or self.verb)
+
+    @property
+    def counted(self) -> float:
+        """What the unit adds to the weight a claim's coverage is measured against."""
+        return UNSEEN_UNIT_WEIGHT if self.unseen else self.weight
+
+    @property
+    def cjk(self) -> bool:
+        """A Chinese (CJK) segment: its unseen bigrams are phrasing, not a name."""
+        return self.terms[0].kind == "cjk"
+
+    def matched(self, masks: Mapping[str, int], weights: Mapping[str, float], allowed: int) -> bool:
+        """Whether the unit was found in the ``allowed`` fields (a Chinese segment: half its weight)."""
+        if len(self.core) == 1:
+            return bool(masks.get(self.core[0].feature, 0) & allowed)
+        found = sum(weights[t.feature] for t in self.core if masks.get(t.feature, 0) & allowed)
+        return found > 0 and found >= MIN_UNIT_COVERAGE * self.weight
+
+
+def question_units(
+    terms: tuple[Term, ...], weights: Mapping[str, float], frequency: Mapping[str, int]
+) -> tuple[Unit, ...]:
+    grouped: dict[int, list[Term]] = {}
+    for term in terms:
+        grouped.setdefault(term.unit, []).append(term)
+    units = []
+    for group in grouped.values():
+        core = _core(group)
+        seen = [t for t in core if frequency.get(t.feature, 0) > 0]
+        units.append(
+            Unit(
+                tuple(group),
+                core,
+                sum(weights[t.feature] for t in seen),
+                all(frequency.get(t.feature, 0) == 0 for t in group),
+            )
+        )
+    return tuple(units)
+
+
+def _core(group: list[Term]) -> tuple[Term, ...]:
+    """A unit's terms without the bigrams over a function character at a Chinese segment's edge."""
+    if len(group) < 2 or group[0].kind != "cjk":
+        return tuple(group)
+    core = list(group)
+    if core[-1].feature[-1] in CHINESE_LONE_FILLER:
+        core.pop()
+    if core and core[0].feature[0] in CHINESE_LONE_FILLER:
+        core.pop(0)
+    return tuple(core) or tuple(group)
+
+
+def unit_slots(units: tuple[Unit, ...]) -> list[tuple[Unit, ...]]:
+    """Units as the question counts them: alternatives joined by "or"/"和" fill one slot."""
+    slots: dict[object, list[Unit]] = {}
+    for n, unit in enumerate(units):
+        slots.setdefault(("group", unit.group) if unit.group else n, []).append(unit)
+    return [tuple(v) for v in slots.values()]
+
+
+def active_units(units: tuple[Unit, ...], masks: Mapping[str, int], weights: Mapping[str, float]) -> tuple[Unit, ...]:
+    """The units a claim is judged on: of a set of alternatives, those it does not mention
+    are dropped once it mentions one of them ("SQLite or PostgreSQL" asks about either)."""
+    if not any(u.group for u in units):
+        return units
+    hit_groups = {u.group for u in units if u.group and u.matched(masks, weights, ~0)}
+    return tuple(u for u in units if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
