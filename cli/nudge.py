@@ -74,3 +74,23 @@ def nudge_consolidate_in(conn: Any, source_id: str, *, forced: bool = False) -> 
         return enqueue_in_transaction(conn, "consolidate", (source_id,), {"forced": forced})
     except Exception:
         return False
+
+
+def nudge_captured_in(conn: Any, source_ids: list[str] | tuple[str, ...]) -> frozenset[str]:
+    """Nudge newly captured sources inside the capture's own write transaction where the
+    queue shares the store's PostgreSQL database (the nudge then commits, or rolls back, with
+    the sources); the ids nudged so. Nothing on SQLite: :func:`nudge_captured` after the commit."""
+    if not source_ids:
+        return frozenset()
+    from memory_core.store.dbapi import is_postgres
+
+    if not is_postgres(conn):
+        return frozenset()
+    return frozenset(sid for sid in source_ids if nudge_consolidate_in(conn, sid))
+
+
+def nudge_captured(source_ids: list[str] | tuple[str, ...], done: frozenset[str] = frozenset()) -> None:
+    """After the capture's commit: nudge each new source not nudged in its transaction, in order."""
+    for source_id in source_ids:
+        if source_id not in done:
+            nudge_consolidate(source_id)

@@ -81,21 +81,23 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
         ended_in_error=event.ended_in_error,
         state_dir=home,
     )
+    nudged: frozenset[str] = frozenset()
     if plan.needs_store:
+        from cli.nudge import nudge_captured_in
         from memory_core.store.database import Store
 
         with Store.open(home) as store:
             with store.transaction() as conn:
                 adopt_project_paths(conn, project)
                 captured = capture_turn(conn, plan, now)
+                nudged = nudge_captured_in(conn, captured.created)
     else:
         captured = capture_turn(None, plan, now)
     append_entry(home, captured.log)
     if captured.created:
-        from cli.nudge import nudge_consolidate
+        from cli.nudge import nudge_captured
 
-        for source_id in captured.created:  # in order: the statement before the progress source
-            nudge_consolidate(source_id)
+        nudge_captured(captured.created, nudged)  # in order: the statement before the progress source
 
 
 def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
@@ -156,7 +158,7 @@ HANDLERS: dict[str, Handler] = {
 
 
 def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: float) -> None:
-    from cli.nudge import nudge_consolidate
+    from cli.nudge import nudge_captured, nudge_captured_in
     from memory_core.capture.intake import adopt_project_paths, capture_project, capture_source
     from memory_core.store.database import Store
 
@@ -174,8 +176,9 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
                 agent=event.agent,
                 session_id=event.session_id,
             )
-    if result.created:
-        nudge_consolidate(result.source_id)
+            created = [result.source_id] if result.created else []
+            nudged = nudge_captured_in(conn, created)
+    nudge_captured(created, nudged)
 
 
 def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str, str]]], now: float) -> None:

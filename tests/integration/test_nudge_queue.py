@@ -155,3 +155,33 @@ def test_redis_nudges_are_read_by_redishuey(pg_url: str, home: Path, redis_url: 
         ["workers.tasks", "recover", [], {}],
     ]
     assert out["dequeued"] == ["consolidate", ["src1"]]
+
+
+# A capture through the hook's own code on a PostgreSQL store whose queue tables exist: the
+# nudge is written in the capture's transaction, once (not again after the commit, whose
+# queue this script makes unavailable).
+_PG_CAPTURE = """
+import json
+from cli.hooks.entry import run_hook
+from workers.main import huey
+
+huey.storage.enqueue(b"probe", 0)  # the queue's tables exist, as once a consumer has run
+huey.storage.flush_queue()
+import cli.nudge
+cli.nudge._enqueue = lambda *args, **kwargs: False  # a nudge after the commit would be lost here
+raw = json.dumps({"schema": "memevo.hook/v1", "event": "turn_end", "session_id": "s1", "cwd": "/work/app",
+                  "user_messages": ["remember that the staging database listens on port 5433"]}).encode()
+assert run_hook(raw, "turn_end", None).stderr == ""
+print(json.dumps([[t.name, list(t.args)] for t in huey.pending()]))
+"""
+
+
+@pytest.mark.postgres_only
+def test_a_capture_on_postgresql_is_nudged_in_its_own_transaction_once(pg_url: str, home: Path) -> None:
+    from memory_core.store.database import Store
+
+    result = python_process(_PG_CAPTURE, env={"MEMEVO_HOME": str(home), "MEMEVO_DATABASE_URL": pg_url})
+    assert result.returncode == 0, result.stderr
+    with Store.open_readonly(home) as store:
+        (source_id,) = store.conn.execute("SELECT id FROM sources").fetchone()
+    assert json.loads(result.stdout) == [["consolidate", [source_id]]]
