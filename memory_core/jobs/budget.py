@@ -1,11 +1,20 @@
-"""Model spending: calls and tokens per UTC day, and the daily budget."""
+"""Model spending: calls and tokens per owner and UTC day, and the daily budget.
+
+Each person's worker runs under their own login with their own model key, so each person
+has their own daily budget: a row of ``model_usage`` belongs to the login that wrote it
+(``owner`` defaults to ``current_user`` on PostgreSQL, so no call names it), and the budget
+of the current person counts only their rows (memory_core.store.owners.own_owners: their
+login's, and ``''`` for the store's owner, the rows copied from a SQLite store). On SQLite,
+a one-person store, every row is the one owner's.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from memory_core.clock import day_key, next_day_start
-from memory_core.store.dbapi import DbConn
+from memory_core.store.dbapi import DbConn, is_postgres
+from memory_core.store.owners import own_owners, source_owner_clause
 
 
 @dataclass(frozen=True)
@@ -29,10 +38,25 @@ class BudgetState:
     resets_at: float
 
 
+def _own_usage(conn: DbConn) -> tuple[str, tuple[str, ...]]:
+    """SQL to AND into a ``model_usage`` query so it reads the current person's rows only,
+    with its parameters; empty on SQLite."""
+    if not is_postgres(conn):
+        return "", ()
+    owners = own_owners(conn)
+    return f" AND owner IN ({','.join('?' * len(owners))})", owners
+
+
 def usage_on(conn: DbConn, now: float) -> Usage:
+    """The current person's model usage on the UTC day of ``now``."""
     day = day_key(now)
-    row = conn.execute("SELECT calls, prompt_tokens, completion_tokens FROM model_usage WHERE day=?", (day,)).fetchone()
-    return Usage(day, *(row or (0, 0, 0)))
+    mine, owners = _own_usage(conn)
+    row = conn.execute(
+        "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
+        f"FROM model_usage WHERE day = ?{mine}",
+        (day, *owners),
+    ).fetchone()
+    return Usage(day, *(int(value) for value in row))
 
 
 def budget_state(conn: DbConn, now: float, call_limit: int, token_limit: int) -> BudgetState:
@@ -43,10 +67,11 @@ def budget_state(conn: DbConn, now: float, call_limit: int, token_limit: int) ->
 
 
 def count_call(conn: DbConn, now: float) -> None:
-    """Count a model call before it is made, so a crash mid-call still counts."""
+    """Count a model call before it is made, so a crash mid-call still counts (in the
+    current person's row: ``owner`` is left to its default)."""
     conn.execute(
         "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, 1, 0, 0) "
-        "ON CONFLICT(day) DO UPDATE SET calls = model_usage.calls + 1",
+        "ON CONFLICT(owner, day) DO UPDATE SET calls = model_usage.calls + 1",
         (day_key(now),),
     )
 
@@ -54,7 +79,7 @@ def count_call(conn: DbConn, now: float) -> None:
 def count_tokens(conn: DbConn, now: float, prompt_tokens: int, completion_tokens: int) -> None:
     conn.execute(
         "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, 0, ?, ?) "
-        "ON CONFLICT(day) DO UPDATE SET prompt_tokens = model_usage.prompt_tokens + excluded.prompt_tokens, "
+        "ON CONFLICT(owner, day) DO UPDATE SET prompt_tokens = model_usage.prompt_tokens + excluded.prompt_tokens, "
         "completion_tokens = model_usage.completion_tokens + excluded.completion_tokens",
         (day_key(now), max(0, prompt_tokens), max(0, completion_tokens)),
     )
@@ -92,12 +117,14 @@ class Backlog:
 
 
 def tokens_per_call(conn: DbConn, now: float) -> int:
-    """Average tokens per model call over the last :data:`HISTORY_DAYS` days of usage."""
+    """Average tokens per model call over the current person's last :data:`HISTORY_DAYS`
+    days of usage."""
     since = day_key(now - HISTORY_DAYS * 86_400.0)
+    mine, owners = _own_usage(conn)
     calls, tokens = conn.execute(
         "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(prompt_tokens + completion_tokens), 0) "
-        "FROM model_usage WHERE day >= ?",
-        (since,),
+        f"FROM model_usage WHERE day >= ?{mine}",
+        (since, *owners),
     ).fetchone()
     if not calls or not tokens:
         return DEFAULT_TOKENS_PER_CALL
@@ -105,9 +132,11 @@ def tokens_per_call(conn: DbConn, now: float) -> int:
 
 
 def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int) -> Backlog:
-    """How many sources wait for a model call (pending, retrying included; not paused) and
-    when the daily budget lets them run."""
-    (waiting,) = conn.execute("SELECT COUNT(*) FROM sources WHERE state = 'pending'").fetchone()
+    """How many of the current person's sources wait for a model call (pending, retrying
+    included; not paused) and when their daily budget lets them run: only their own worker
+    consolidates them."""
+    mine, owners = source_owner_clause(conn)
+    (waiting,) = conn.execute(f"SELECT COUNT(*) FROM sources WHERE state = 'pending'{mine}", owners).fetchone()
     state = budget_state(conn, now, call_limit, token_limit)
     per_call = tokens_per_call(conn, now)
     per_day = max(0, min(call_limit, token_limit // per_call))

@@ -33,7 +33,7 @@ STORE_TABLES: dict[str, str] = {
     "postings": "feature, memory_id, field",
     "index_docs": "memory_id",
     "origin_generations": "origin",
-    "model_usage": "day",
+    "model_usage": "owner, day",
     "bodies": "id",
     "body_postings": "feature, body, field",
 }
@@ -66,9 +66,11 @@ def iter_rows(conn: DbConn, table: str) -> Iterator[tuple[object, ...]]:
     """Every row of ``table`` in key order, in batches (call inside :func:`snapshot`).
 
     Batches continue after the last key read (a row-value comparison both engines answer
-    from the primary key), so each batch costs the same however far into the table it is."""
-    key = [part.strip() for part in STORE_TABLES[table].split(",")]
+    from the primary key), so each batch costs the same however far into the table it is.
+    A table of an older schema (a backup before a migration) is ordered by the key columns it
+    has: ``model_usage`` before version 7 had no ``owner`` and was keyed by ``day``."""
     names = columns_of(conn, table)
+    key = [part.strip() for part in STORE_TABLES[table].split(",") if part.strip() in names]
     positions = [names.index(column) for column in key]
     order = ", ".join(key)
     first = f"SELECT * FROM {table} ORDER BY {order} LIMIT ?"  # noqa: S608 (names from STORE_TABLES)

@@ -20,7 +20,7 @@ from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_tr
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -218,6 +218,44 @@ def _migrate_6(conn: DbConn) -> None:
     backfill_event_scopes(conn)
 
 
+# Version 7: model usage per owner and day (memory_core.jobs.budget), so each member's
+# worker spends and checks the budget of its own login, not one the whole team shares. On
+# PostgreSQL the owner defaults to ``current_user`` and existing rows become the migrating
+# login's, as in version 5; on SQLite it stays ``''``. SQLite cannot change a primary key
+# in place, so its table is rebuilt; PostgreSQL alters it, which keeps members' grants.
+MIGRATION_7_SQLITE = """
+CREATE TABLE model_usage_v7 (
+    owner TEXT NOT NULL DEFAULT '',
+    day TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    prompt_tokens INTEGER NOT NULL,
+    completion_tokens INTEGER NOT NULL,
+    PRIMARY KEY (owner, day)
+);
+INSERT INTO model_usage_v7 (owner, day, calls, prompt_tokens, completion_tokens)
+    SELECT '', day, calls, prompt_tokens, completion_tokens FROM model_usage;
+DROP TABLE model_usage;
+ALTER TABLE model_usage_v7 RENAME TO model_usage
+"""
+MIGRATION_7_POSTGRES = """
+ALTER TABLE model_usage ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE model_usage ALTER COLUMN owner SET DEFAULT current_user;
+UPDATE model_usage SET owner = current_user WHERE owner = ''
+"""
+
+
+def _migrate_7(conn: DbConn) -> None:
+    if not is_postgres(conn):
+        _run_script(conn, MIGRATION_7_SQLITE)
+        return
+    _run_script(conn, MIGRATION_7_POSTGRES)
+    (key,) = conn.execute(
+        "SELECT conname FROM pg_constraint WHERE conrelid = 'model_usage'::regclass AND contype = 'p'"
+    ).fetchone()
+    conn.execute(f'ALTER TABLE model_usage DROP CONSTRAINT "{key}"')
+    conn.execute("ALTER TABLE model_usage ADD PRIMARY KEY (owner, day)")
+
+
 def _run_script(conn: DbConn, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction,
     # each as the connection's engine needs it (memory_core.store.dialect.ddl).
@@ -239,6 +277,7 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     4: _migrate_4,
     5: _migrate_5,
     6: _migrate_6,
+    7: _migrate_7,
 }
 
 

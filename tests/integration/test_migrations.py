@@ -91,14 +91,29 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def back_to_version_6(conn: sqlite3.Connection) -> None:
+    """Undo what version 7 added: model usage keyed by day alone, every owner's summed."""
+    for statement in (
+        "CREATE TABLE model_usage_v6 (day TEXT PRIMARY KEY, calls INTEGER NOT NULL, "
+        "prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)",
+        "INSERT INTO model_usage_v6 SELECT day, SUM(calls), SUM(prompt_tokens), SUM(completion_tokens) "
+        "FROM model_usage GROUP BY day",
+        "DROP TABLE model_usage",
+        "ALTER TABLE model_usage_v6 RENAME TO model_usage",
+        "UPDATE metadata SET value='6' WHERE key='schema_version'",
+    ):
+        conn.execute(statement)
+
+
 def back_to_version_5(conn: sqlite3.Connection) -> None:
-    """Undo what version 6 added: no event scopes."""
+    """Undo what versions 6 and 7 added: no event scopes, usage keyed by day."""
+    back_to_version_6(conn)
     conn.execute("ALTER TABLE events DROP COLUMN scope")
     conn.execute("UPDATE metadata SET value='5' WHERE key='schema_version'")
 
 
 def back_to_version_4(conn: sqlite3.Connection) -> None:
-    """Undo what versions 5 and 6 added: no owners, no scopes."""
+    """Undo what versions 5 to 7 added: no owners, no scopes."""
     back_to_version_5(conn)
     for statement in (
         "DROP INDEX memories_owner",
@@ -189,7 +204,7 @@ def test_rollback_journal_database_refused_untouched(home: Path) -> None:
     db = home / "memory.db"
     build_v0(db)
     conn = sqlite3.connect(db)
-    conn.execute("UPDATE metadata SET value='7' WHERE key='schema_version'")
+    conn.execute("UPDATE metadata SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION + 1),))
     conn.commit()
     conn.close()
     digest = file_digest(db)
@@ -351,3 +366,44 @@ def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -
         ):
             plan = c.execute("EXPLAIN QUERY PLAN " + statement, args).fetchall()
             assert not any("TEMP B-TREE" in row[-1] for row in plan), plan
+
+
+def test_version_6_usage_is_keyed_by_owner_and_day_keeping_its_numbers(home: Path) -> None:
+    """A real version-6 file with usage on two days: every number is kept, each row becomes
+    the one owner's (``''``), and counting goes on in the same row."""
+    from memory_core.jobs.budget import count_call, count_tokens, usage_on
+
+    today, yesterday = 1_700_000_000.0, 1_700_000_000.0 - 86_400
+    with Store.open(home) as store, store.transaction() as conn:
+        for _ in range(3):
+            count_call(conn, today)
+        count_tokens(conn, today, 1_200, 300)
+        count_call(conn, yesterday)
+        count_tokens(conn, yesterday, 50, 7)
+    db = home / "memory.db"
+    conn = sqlite3.connect(db)
+    back_to_version_6(conn)
+    conn.commit()
+    before = sorted(conn.execute("SELECT day, calls, prompt_tokens, completion_tokens FROM model_usage").fetchall())
+    assert [name for _, name, *_ in conn.execute("PRAGMA table_info(model_usage)")][0] == "day"
+    conn.close()
+    assert len(before) == 2
+    with Store.open(home) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v6-")
+        c = store.conn
+        after = sorted(c.execute("SELECT owner, day, calls, prompt_tokens, completion_tokens FROM model_usage"))
+        assert after == [("", *row) for row in before]
+        keyed = sorted((row[5], row[1]) for row in c.execute("PRAGMA table_info(model_usage)") if row[5])
+        assert [name for _, name in keyed] == ["owner", "day"]
+        usage = usage_on(c, today)
+        assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (3, 1_200, 300)
+        with store.transaction() as w:
+            count_call(w, today)
+        assert usage_on(c, today).calls == 4
+        assert c.execute("SELECT COUNT(*) FROM model_usage").fetchone() == (2,)
+    copy = sqlite3.connect(store.backup_path)
+    try:
+        assert sorted(copy.execute("SELECT * FROM model_usage").fetchall()) == before
+    finally:
+        copy.close()

@@ -167,3 +167,44 @@ def test_a_store_opened_while_another_process_migrates_it_waits_for_the_end(pg_u
         assert store.schema_version() == migrations.SCHEMA_VERSION
         assert store.backup_path is None  # it found the store current: nothing to back up
     assert not (home / "backups").exists() or not list((home / "backups").iterdir())
+
+
+def test_version_6_usage_becomes_the_migrating_logins_keeping_its_numbers(pg_url: str, home: Path) -> None:
+    """A version-6 store with usage rows: the backup keeps them keyed by day, the migration
+    gives each to the migrating login, and that login's budget counts the same numbers."""
+    from memory_core.jobs.budget import count_call, usage_on
+
+    today, yesterday = 1_700_000_000.0, 1_700_000_000.0 - 86_400
+    conn = connect()
+    try:
+        migrations.build_schema(conn, 6)
+        with conn.write_transaction():
+            conn.executemany(
+                "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, ?, ?, ?)",
+                [("2023-11-14", 3, 1_200, 300), ("2023-11-13", 1, 50, 7)],
+            )
+        (login,) = conn.execute("SELECT current_user").fetchone()
+    finally:
+        conn.close()
+    with Store.open(home) as store:
+        assert store.schema_version() == migrations.SCHEMA_VERSION
+        backup = store.backup_path
+        assert backup is not None and backup.name.startswith("memory-v6-")
+        c = store.conn
+        rows = sorted(c.execute("SELECT owner, day, calls, prompt_tokens, completion_tokens FROM model_usage"))
+        assert rows == [(login, "2023-11-13", 1, 50, 7), (login, "2023-11-14", 3, 1_200, 300)]
+        usage = usage_on(c, today)
+        assert (usage.day, usage.calls, usage.tokens) == ("2023-11-14", 3, 1_500)
+        assert usage_on(c, yesterday).calls == 1
+        with store.transaction() as w:
+            count_call(w, today)
+        assert usage_on(c, today).calls == 4
+        assert c.execute("SELECT COUNT(*) FROM model_usage").fetchone()[0] == 2
+    copy = sqlite3.connect(backup)
+    try:
+        assert sorted(copy.execute("SELECT * FROM model_usage").fetchall()) == [
+            ("2023-11-13", 1, 50, 7),
+            ("2023-11-14", 3, 1_200, 300),
+        ]
+    finally:
+        copy.close()
