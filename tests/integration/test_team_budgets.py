@@ -1,0 +1,108 @@
+"""Each member's worker spends a daily model budget of its own, on a real PostgreSQL with
+real member logins: one member's spent budget pauses neither another member's worker nor
+the administrator's, and each sees only their own spending."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memory_core import clock
+from memory_core.capture.intake import capture_source
+from memory_core.config import load_settings
+from memory_core.jobs.budget import budget_state, count_call, count_tokens, usage_on
+from memory_core.reports.status import budget_section
+from memory_core.store.backend import POSTGRESQL, Backend
+from memory_core.store.database import Store
+from tests.support.fake_model import FakeModelServer, Reply
+from workers.consolidate import consolidate_source
+
+pytestmark = pytest.mark.postgres_only  # members are PostgreSQL logins
+
+
+@pytest.fixture
+def members(store: Store, pg_url: str, cli_run) -> Iterator[dict[str, str]]:
+    """Two members added with `memevo team add`: ``{name: url}``; removed afterwards."""
+    from memory_core.store.team import remove_member
+
+    added: dict[str, str] = {}
+    try:
+        for prefix in ("bob_", "carol_"):
+            name = prefix + os.urandom(4).hex()
+            result = cli_run("team", "add", name, "--json")
+            assert result.exit_code == 0, result.output
+            added[name] = json.loads(result.output)["url"]
+        yield added
+    finally:
+        for name in added:
+            with store.transaction() as conn:
+                remove_member(conn, name)
+
+
+def open_as(home: Path, name: str, url: str) -> Store:
+    return Store.open(home / name, Backend(POSTGRESQL, url, None))
+
+
+def test_members_count_and_check_only_their_own_usage(store: Store, members: dict[str, str], home: Path) -> None:
+    now = clock.now()
+    bob, carol = members
+    with open_as(home, bob, members[bob]) as as_bob, as_bob.transaction() as conn:
+        count_call(conn, now)
+        count_call(conn, now)
+        count_tokens(conn, now, 1_000, 200)
+    with open_as(home, carol, members[carol]) as as_carol:
+        with as_carol.transaction() as conn:
+            count_call(conn, now)
+        usage = usage_on(as_carol.conn, now)
+        assert (usage.calls, usage.tokens) == (1, 0)
+        assert not budget_state(as_carol.conn, now, call_limit=2, token_limit=10_000).spent
+    with open_as(home, bob, members[bob]) as as_bob:
+        usage = usage_on(as_bob.conn, now)
+        assert (usage.calls, usage.tokens) == (2, 1_200)
+        assert budget_state(as_bob.conn, now, call_limit=2, token_limit=10_000).spent
+    # The administrator's budget: none of the members' spending.
+    assert usage_on(store.conn, now).calls == 0
+    owners = dict(store.conn.execute("SELECT owner, calls FROM model_usage WHERE day = ?", (clock.day_key(now),)))
+    assert owners == {bob: 2, carol: 1}
+
+
+def test_a_members_spent_budget_does_not_pause_anothers_worker(
+    store: Store, members: dict[str, str], home: Path, model: FakeModelServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bob, carol = members
+    monkeypatch.setenv("MEMEVO_DAILY_MODEL_CALLS", "1")
+    sources: dict[str, str] = {}
+    for name in members:
+        with open_as(home, name, members[name]) as as_member, as_member.transaction() as conn:
+            sources[name] = capture_source(
+                conn,
+                source_type="user_statement",
+                origin="/work/app",
+                text=f"remember that {name}'s staging database listens on port 5433",
+                now=clock.now(),
+            ).source_id
+    with open_as(home, bob, members[bob]) as as_bob, as_bob.transaction() as conn:
+        count_call(conn, clock.now())  # Bob's one call of the day is spent
+    model.enqueue(Reply.of_claims([{"kind": "fact", "content": "Staging DB listens on port 5433"}]))
+
+    def worker_of(name: str) -> str:
+        with monkeypatch.context() as as_member:
+            as_member.setenv("MEMEVO_HOME", str(home / name))
+            as_member.setenv("MEMEVO_DATABASE_URL", members[name])
+            return str(consolidate_source(load_settings(), sources[name]).status)
+
+    assert worker_of(bob) == "budget_spent"
+    assert worker_of(carol) == "done"
+    assert model.request_count == 1
+    with open_as(home, carol, members[carol]) as as_carol:
+        assert usage_on(as_carol.conn, clock.now()).calls == 1
+        # Carol's status: her own spending and her own waiting sources.
+        section = budget_section(as_carol, load_settings(), clock.now())
+        assert section["sources_waiting"] == 0 and section["spent"] is True
+    with open_as(home, bob, members[bob]) as as_bob:
+        assert usage_on(as_bob.conn, clock.now()).calls == 1
+        assert budget_section(as_bob, load_settings(), clock.now())["sources_waiting"] == 1
