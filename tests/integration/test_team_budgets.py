@@ -106,3 +106,59 @@ def test_a_members_spent_budget_does_not_pause_anothers_worker(
     with open_as(home, bob, members[bob]) as as_bob:
         assert usage_on(as_bob.conn, clock.now()).calls == 1
         assert budget_section(as_bob, load_settings(), clock.now())["sources_waiting"] == 1
+
+
+def test_grants_on_usage_from_before_version_7_still_let_a_login_count(pg_url: str, home: Path) -> None:
+    """A member added before version 7 (a login with a member's grants) counts and reads
+    their own usage after the administrator's upgrade, beside the usage the upgrade gave the
+    administrator."""
+    import secrets
+
+    from cli.commands.team_cmd import member_url
+    from memory_core.store import migrations, pg
+
+    name = "dave_" + os.urandom(4).hex()
+    password = secrets.token_urlsafe(18)
+    now = clock.now()
+    conn = pg.connect(pg_url)
+    try:
+        migrations.build_schema(conn, 6)
+        (schema,) = conn.execute("SELECT current_schema()").fetchone()
+        with conn.write_transaction():
+            # A member's grants as memory_core.store.team gave them (rows only), written out
+            # here: the team's code speaks the current schema, this store is at version 6.
+            conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD '{password}'")
+            conn.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO {name}')
+            conn.execute(f'GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA "{schema}" TO {name}')
+            conn.execute(f'GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA "{schema}" TO {name}')
+            for kind, rights in (("TABLES", "SELECT, INSERT, UPDATE, DELETE"), ("SEQUENCES", "USAGE, SELECT")):
+                conn.execute(f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{schema}" GRANT {rights} ON {kind} TO {name}')
+            conn.execute(
+                "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, 7, 70, 7)",
+                (clock.day_key(now),),
+            )
+        (admin,) = conn.execute("SELECT current_user").fetchone()
+    finally:
+        conn.close()
+    try:
+        with Store.open(home) as store:  # the administrator migrates
+            assert store.schema_version() >= 7
+            assert usage_on(store.conn, now).calls == 7
+        with open_as(home, name, member_url(pg_url, name, password)) as member:
+            with member.transaction() as w:
+                count_call(w, now)
+                count_tokens(w, now, 10, 2)
+            usage = usage_on(member.conn, now)
+            assert (usage.calls, usage.tokens) == (1, 12)
+            rows = member.conn.execute("SELECT owner, calls FROM model_usage ORDER BY calls").fetchall()
+            assert [tuple(row) for row in rows] == [(name, 1), (admin, 7)]
+    finally:
+        conn = pg.connect(pg_url)
+        try:
+            for kind in ("TABLES", "SEQUENCES"):
+                conn.execute(f'ALTER DEFAULT PRIVILEGES IN SCHEMA "{schema}" REVOKE ALL ON {kind} FROM {name}')
+                conn.execute(f'REVOKE ALL ON ALL {kind} IN SCHEMA "{schema}" FROM {name}')
+            conn.execute(f'REVOKE ALL ON SCHEMA "{schema}" FROM {name}')
+            conn.execute(f"DROP ROLE {name}")
+        finally:
+            conn.close()
