@@ -77,15 +77,52 @@ def list_command(as_json: bool) -> None:
 
 @team_command.command("remove")
 @click.argument("name")
+@click.option(
+    "--erase",
+    is_flag=True,
+    help="Also delete NAME's personal claims, every source of theirs and their personal history "
+    "(their shared claims stay). Works for a member removed earlier too.",
+)
 @json_option
-def remove_command(name: str, as_json: bool) -> None:
-    """Drop NAME's login; their shared claims stay, their personal rows stay theirs."""
-    from memory_core.store.team import remove_member
+def remove_command(name: str, erase: bool, as_json: bool) -> None:
+    """Drop NAME's login; --erase also deletes their personal rows. Shared claims stay.
 
+    One transaction: nothing changes if any step is refused."""
+    from memory_core.errors import NotFoundError
+    from memory_core.store.team import (
+        erase_member_rows,
+        has_personal_rows,
+        list_members,
+        remove_member,
+        require_member_name,
+    )
+
+    require_member_name(name)
+    data: dict[str, Any] = {"removed": name}
     with open_store() as store:
         with store.transaction() as conn:
-            remove_member(conn, name)
-    emit({"removed": name}, as_json, lambda d: f"removed {d['removed']}")
+            member = name in list_members(conn)
+            if not member and not (erase and has_personal_rows(conn, name)):
+                raise NotFoundError(f"{name} is not a member of this memory; see `memevo team list`")
+            if erase:
+                erased = erase_member_rows(conn, name)
+                data["erased"] = erased._asdict()
+            if member:
+                remove_member(conn, name)
+            else:
+                data["removed"] = None
+    emit(data, as_json, _render_removed)
+
+
+def _render_removed(data: dict[str, Any]) -> str:
+    lines = [f"removed {data['removed']}"] if data["removed"] else []
+    erased = data.get("erased")
+    if erased is not None:
+        lines.append(
+            f"erased {erased['claims']} personal claims, {erased['sources']} sources and "
+            f"{erased['events']} history events; shared claims stay"
+        )
+    return "\n".join(lines)
 
 
 COMMANDS = [team_command]

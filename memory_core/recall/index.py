@@ -1,4 +1,8 @@
-"""The read side of the persisted recall index (layout: :mod:`memory_core.store.postings`)."""
+"""The read side of the persisted recall index (layout: :mod:`memory_core.store.postings`).
+
+Lists of a feature and the counts are read from the parts the current person may see
+(:func:`memory_core.store.index_parts.part_filter`), counts summed over them; what is read by
+body or claim id comes from those lists."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from typing import NamedTuple
 
 from memory_core.store.connection import in_chunks
 from memory_core.store.dbapi import DbConn
+from memory_core.store.index_parts import part_filter
 from memory_core.store.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_FIELD_PREFIX
 
 # Bodies per statement of :func:`read_first_claims` (SQLite allows 500 terms in a compound select).
@@ -56,53 +61,59 @@ class Headers(
 
 def read_headers(conn: DbConn, features: Sequence[str]) -> Headers:
     """Indexed-claim count, document frequencies and matching origins of ``features``."""
-    row = conn.execute("SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field=''").fetchone()
-    total = int(row[0]) if row else 0
+    parts, visible = part_filter(conn)
+    rows = conn.execute(f"SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field=''{parts}", visible)
+    total = sum(int(row[0]) for row in rows)
     frequency: dict[str, int] = {}
-    origins: dict[str, list[str]] = {}
+    origins: dict[str, dict[str, None]] = {}
     wanted = [f for f in dict.fromkeys(features) if f]
     for marks, chunk in in_chunks(wanted):
         for feature, field, tf in conn.execute(
-            f"SELECT feature, field, tf FROM postings WHERE memory_id='' AND feature IN ({marks})", chunk
+            f"SELECT feature, field, tf FROM postings WHERE memory_id='' AND feature IN ({marks}){parts}",
+            (*chunk, *visible),
         ):
             if field == HEADER:
-                frequency[feature] = int(tf)
+                frequency[feature] = frequency.get(feature, 0) + int(tf)
             elif field.startswith(ORIGIN_FIELD_PREFIX):
-                origins.setdefault(feature, []).append(field[len(ORIGIN_FIELD_PREFIX) :])
+                origins.setdefault(feature, {})[field[len(ORIGIN_FIELD_PREFIX) :]] = None
     return Headers(total, frequency, {f: tuple(o) for f, o in origins.items()})
 
 
 def read_posting_list(conn: DbConn, feature: str) -> list[tuple[str, str]]:
     """Every (claim id, field) holding ``feature``."""
+    parts, visible = part_filter(conn)
     return conn.execute(
-        "SELECT memory_id, field FROM postings WHERE feature=? AND memory_id > ''", (feature,)
+        f"SELECT memory_id, field FROM postings WHERE feature=? AND memory_id > ''{parts}", (feature, *visible)
     ).fetchall()
 
 
 def read_recent_postings(conn: DbConn, feature: str, claims: int) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` in its ``claims`` most recently updated
     claims (ties in id order), read newest first through ``postings_recent``."""
+    parts, visible = part_filter(conn)
     rows = conn.execute(
         "SELECT memory_id, field FROM postings INDEXED BY postings_recent "
-        "WHERE feature=? AND memory_id > '' ORDER BY recency DESC, memory_id, field",
-        (feature,),
+        f"WHERE feature=? AND memory_id > ''{parts} ORDER BY recency DESC, memory_id, field",
+        (feature, *visible),
     )
     return _first_ids(rows, claims)
 
 
 def probe_postings(conn: DbConn, feature: str, memory_ids: Sequence[str]) -> list[tuple[str, str]]:
     """The (claim id, field) pairs of ``feature`` among ``memory_ids`` (point lookups)."""
-    return _probe(
-        conn, "SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({})", feature, memory_ids
-    )
+    sql = "SELECT memory_id, field FROM postings WHERE feature=? AND memory_id IN ({})"
+    return _probe(conn, sql, feature, memory_ids)
 
 
 def read_docs(conn: DbConn, memory_ids: Sequence[str]) -> dict[str, IndexedDoc]:
     """The ranking facts of the given indexed claims."""
     docs: dict[str, IndexedDoc] = {}
+    parts, visible = part_filter(conn)
     for marks, chunk in in_chunks(memory_ids):
         make = IndexedDoc._make
-        for row in conn.execute(f"SELECT {DOC_COLUMNS} FROM index_docs WHERE memory_id IN ({marks})", chunk):
+        for row in conn.execute(
+            f"SELECT {DOC_COLUMNS} FROM index_docs WHERE memory_id IN ({marks}){parts}", (*chunk, *visible)
+        ):
             docs[row[0]] = make(row)
     return docs
 
@@ -113,36 +124,44 @@ def read_docs(conn: DbConn, memory_ids: Sequence[str]) -> dict[str, IndexedDoc]:
 
 def read_body_total(conn: DbConn) -> int:
     """How many bodies (distinct indexed contents) there are."""
-    row = conn.execute(f"SELECT tf FROM body_postings WHERE feature='' AND body={BODY_HEADER} AND field=''").fetchone()
-    return int(row[0]) if row else 0
+    parts, visible = part_filter(conn)
+    rows = conn.execute(
+        f"SELECT tf FROM body_postings WHERE feature='' AND body={BODY_HEADER} AND field=''{parts}", visible
+    )
+    return sum(int(row[0]) for row in rows)
 
 
 def read_body_counts(conn: DbConn, features: Sequence[str]) -> dict[str, int]:
     """How many bodies hold each of ``features``."""
     counts: dict[str, int] = {}
+    parts, visible = part_filter(conn)
     wanted = [f for f in dict.fromkeys(features) if f]
     for marks, chunk in in_chunks(wanted):
         for feature, tf in conn.execute(
-            f"SELECT feature, tf FROM body_postings WHERE body={BODY_HEADER} AND field='' AND feature IN ({marks})",
-            chunk,
+            f"SELECT feature, tf FROM body_postings WHERE body={BODY_HEADER} AND field='' AND feature IN ({marks})"
+            + parts,
+            (*chunk, *visible),
         ):
-            counts[feature] = int(tf)
+            counts[feature] = counts.get(feature, 0) + int(tf)
     return counts
 
 
 def read_body_list(conn: DbConn, feature: str) -> list[tuple[str, str]]:
     """Every (body id, field) holding ``feature``."""
+    parts, visible = part_filter(conn)
     return conn.execute(
-        f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER}", (feature,)
+        f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER}{parts}",
+        (feature, *visible),
     ).fetchall()
 
 
 def read_recent_bodies(conn: DbConn, feature: str, bodies: int) -> list[tuple[str, str]]:
     """The (body id, field) pairs of ``feature`` in its ``bodies`` most recently created bodies."""
+    parts, visible = part_filter(conn)
     rows = conn.execute(
-        f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER} "
+        f"SELECT CAST(body AS TEXT), field FROM body_postings WHERE feature=? AND body > {BODY_HEADER}{parts} "
         "ORDER BY body DESC",
-        (feature,),
+        (feature, *visible),
     )
     return _first_ids(rows, bodies)
 
@@ -269,8 +288,9 @@ def read_first_claims(
 
 def read_claim_body(conn: DbConn, memory_id: str) -> tuple[str, IndexedDoc] | None:
     """(body id, ranking facts) of one indexed claim."""
+    parts, visible = part_filter(conn)
     row = conn.execute(
-        f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs WHERE memory_id=?", (memory_id,)
+        f"SELECT CAST(body AS TEXT), {DOC_COLUMNS} FROM index_docs WHERE memory_id=?{parts}", (memory_id, *visible)
     ).fetchone()
     return None if row is None else (row[0], IndexedDoc._make(row[1:]))
 
@@ -305,8 +325,10 @@ def _first_ids(rows: Iterable[tuple[str, str]], ids: int) -> list[tuple[str, str
 
 
 def _probe(conn: DbConn, sql: str, feature: str, ids: Sequence[str]) -> list[tuple[str, str]]:
-    """Point lookups of ``feature`` among ``ids``, in chunks: ``sql`` has one ``{}`` for the marks."""
+    """Point lookups of ``feature`` among ``ids``, in chunks: ``sql`` has one ``{}`` for the
+    marks; only rows of the visible parts."""
+    parts, visible = part_filter(conn)
     found: list[tuple[str, str]] = []
     for marks, chunk in in_chunks(ids):
-        found.extend(conn.execute(sql.format(marks), (feature, *chunk)))
+        found.extend(conn.execute(sql.format(marks) + parts, (feature, *chunk, *visible)))
     return found

@@ -183,7 +183,8 @@ def _run(
     if built_with not in (None, INDEX_VERSION):
         notes.append(
             f"the recall index has version {built_with}, this build reads {INDEX_VERSION}; "
-            "matches may be missed until it is rebuilt"
+            "matches may be missed until it is rebuilt (opening the store rebuilds it, with the "
+            "administrator's login in a team: `memevo status`)"
         )
     outcome = evaluate_plan(
         conn, plan, now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, force=explain_id

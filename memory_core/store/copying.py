@@ -30,12 +30,12 @@ STORE_TABLES: dict[str, str] = {
     "events": "id",
     "blocked_hashes": "origin, content_hash",
     "feedback_receipts": "source_id, memory_id",
-    "postings": "feature, memory_id, field",
+    "postings": "feature, memory_id, field, part",
     "index_docs": "memory_id",
     "origin_generations": "origin",
     "model_usage": "owner, day",
     "bodies": "id",
-    "body_postings": "feature, body, field",
+    "body_postings": "feature, body, field, part",
 }
 # Tables whose integer id the engine assigns: after a copy into PostgreSQL, the next id
 # must follow the largest copied one.

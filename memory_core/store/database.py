@@ -136,6 +136,8 @@ class Store:
 
         if not stale():
             return False
+        if not self._may_rebuild_index():
+            return False  # a team member's login sees part of the index; recall says who rebuilds it
         with self.transaction() as conn:
             if not stale():  # another process rebuilt it meanwhile
                 return False
@@ -144,6 +146,15 @@ class Store:
 
             rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
         return True
+
+    def _may_rebuild_index(self) -> bool:
+        """Whether this login may rebuild the whole index: on PostgreSQL only the store's
+        owner (a member's login reads and could rewrite only its own parts and the shared
+        one, like migrations, a rebuild is the administrator's)."""
+        from memory_core.store.owners import current_person, store_owner
+
+        owner = store_owner(self.conn)
+        return owner is None or owner == current_person(self.conn)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[DbConn]:

@@ -12,7 +12,7 @@ from memory_core.records import Memory
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.dbapi import DbConn
 from memory_core.store.owners import claim_scope, may_see_claim
-from memory_core.store.postings import remove_postings, update_postings
+from memory_core.store.postings import index_part, remove_postings, update_postings
 
 
 def memory_from_row(row: tuple) -> Memory:
@@ -51,11 +51,11 @@ def put_memory(conn: DbConn, memory: Memory) -> None:
     """Insert or replace a claim row and its postings (call inside a transaction)."""
     # The owner is the database's (memory_core.store.owners): the writer's login on a new
     # row, unchanged on an update, so a member's change to a shared claim keeps whose it was.
-    conn.execute(
+    scope, owner = conn.execute(
         f"INSERT INTO memories ({MEMORY_COLUMNS}, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, kind=excluded.kind, "
         "status=excluded.status, content_hash=excluded.content_hash, "
-        "updated_at=excluded.updated_at, body=excluded.body, scope=excluded.scope",
+        "updated_at=excluded.updated_at, body=excluded.body, scope=excluded.scope RETURNING scope, owner",
         (
             memory.id,
             memory.origin,
@@ -66,8 +66,9 @@ def put_memory(conn: DbConn, memory: Memory) -> None:
             memory.model_dump_json(),
             claim_scope(memory.kind, memory.origin, memory.content),
         ),
-    )
-    update_postings(conn, memory)
+    ).fetchone()
+    # The index rows go where the claim's readers are (memory_core.store.postings, parts).
+    update_postings(conn, memory, index_part(str(scope), str(owner)))
 
 
 def delete_memory(conn: DbConn, memory_id: str) -> None:

@@ -20,7 +20,7 @@ from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_tr
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -145,7 +145,7 @@ CREATE INDEX postings_recent ON postings (feature, recency DESC);
 
 # Version 4: claims with the same indexed fields share one body (``bodies``, ``body_postings``),
 # named with the claim's grade in ``index_docs``, so recall scores repeated content once
-# (memory_core.store.postings). The bodies are derived from the postings already stored.
+# (memory_core.store.postings).
 MIGRATION_4 = """
 CREATE TABLE bodies (
     id INTEGER PRIMARY KEY,
@@ -170,11 +170,9 @@ CREATE INDEX index_docs_body ON index_docs (body)
 
 
 def _migrate_4(conn: DbConn) -> None:
+    # The bodies of the claims already indexed are derived by version 8, which rebuilds the
+    # whole index (migrations run to the end in one open; a step that stopped is resumed).
     _run_script(conn, MIGRATION_4)
-    # Imported here: every store open reads this module, and only this step writes bodies.
-    from memory_core.store.postings import index_bodies
-
-    index_bodies(conn)
 
 
 # Version 5: owners and scopes (memory_core.store.owners). Every claim, source and history
@@ -256,6 +254,92 @@ def _migrate_7(conn: DbConn) -> None:
     conn.execute("ALTER TABLE model_usage ADD PRIMARY KEY (owner, day)")
 
 
+# Version 8: every row of the recall index in a part, who may read it (``'*'`` for a shared
+# claim, its owner for a personal one; memory_core.store.postings), the part in the keys of
+# the header rows, so each part counts its own claims and bodies and the database can keep
+# one member's words from another (memory_core.store.team). The four tables are made anew
+# and the index rebuilt from the claims: a store that has members gets their policies on
+# the new tables in the same transaction, and their grants from the default privileges.
+# Key columns come first: SQLite 3.40's quick_check misreads a WITHOUT ROWID table whose key
+# columns follow another column.
+MIGRATION_8 = """
+DROP TABLE body_postings;
+DROP TABLE bodies;
+DROP TABLE index_docs;
+DROP TABLE postings;
+CREATE TABLE postings (
+    feature TEXT NOT NULL,
+    memory_id TEXT NOT NULL,
+    field TEXT NOT NULL,
+    part TEXT NOT NULL DEFAULT '',
+    tf INTEGER NOT NULL,
+    recency REAL NOT NULL DEFAULT 0,
+    PRIMARY KEY (feature, memory_id, field, part)
+) WITHOUT ROWID;
+CREATE INDEX postings_memory ON postings (memory_id);
+CREATE INDEX postings_recent ON postings (feature, recency DESC);
+CREATE TABLE index_docs (
+    memory_id TEXT PRIMARY KEY,
+    origin TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    updated_at REAL NOT NULL,
+    clock_at REAL NOT NULL,
+    pinned INTEGER NOT NULL,
+    priority INTEGER NOT NULL,
+    basis TEXT,
+    method TEXT,
+    utility TEXT,
+    accuracy TEXT,
+    feature_count INTEGER NOT NULL,
+    body INTEGER NOT NULL DEFAULT 0,
+    grade INTEGER NOT NULL DEFAULT 0,
+    part TEXT NOT NULL DEFAULT ''
+) WITHOUT ROWID;
+CREATE INDEX index_docs_rank ON index_docs (body, kind, grade, clock_at DESC);
+CREATE INDEX index_docs_origin ON index_docs (body, origin);
+CREATE INDEX index_docs_body ON index_docs (body);
+CREATE TABLE bodies (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL UNIQUE,
+    claims INTEGER NOT NULL,
+    feature_count INTEGER NOT NULL,
+    part TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE body_postings (
+    feature TEXT NOT NULL,
+    body INTEGER NOT NULL,
+    field TEXT NOT NULL,
+    part TEXT NOT NULL DEFAULT '',
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (feature, body, field, part)
+) WITHOUT ROWID;
+CREATE INDEX body_postings_body ON body_postings (body)
+"""
+
+
+def _migrate_8(conn: DbConn) -> None:
+    _run_script(conn, MIGRATION_8)
+    # Imported here: every store open reads this module, and only this step rebuilds.
+    from memory_core.errors import CorruptRecordError
+    from memory_core.store.memories import iter_memory_rows, memory_from_row
+    from memory_core.store.postings import rebuild_index
+
+    memories = []
+    for row in list(iter_memory_rows(conn)):
+        try:
+            memories.append(memory_from_row(row))
+        except CorruptRecordError:
+            continue  # never recallable; `memevo doctor` names it
+    if memories:  # an empty store's index stays empty, as a new store's is
+        rebuild_index(conn, memories)
+    if is_postgres(conn):
+        from memory_core.store.team import enable_row_security, row_security_on
+
+        if row_security_on(conn):
+            enable_row_security(conn)
+
+
 def _run_script(conn: DbConn, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction,
     # each as the connection's engine needs it (memory_core.store.dialect.ddl).
@@ -278,6 +362,7 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     5: _migrate_5,
     6: _migrate_6,
     7: _migrate_7,
+    8: _migrate_8,
 }
 
 

@@ -27,6 +27,14 @@ feature by ``(feature, 0, '')`` whose ``tf`` counts the bodies holding it. A cla
 ``index_docs`` row names its body and its ``grade`` (pin, evidence priority and feedback
 factors: claims of one body, kind and grade rank in the order of their clocks). Recall
 scores a body once however many claims repeat it (:mod:`memory_core.recall.expansion`).
+
+Every row of the four tables belongs to one **part** (schema version 8): who may read it.
+A shared claim's rows are in part ``'*'`` (:data:`SHARED_PART`), a personal claim's in its
+owner's (``''`` for the store's owner on SQLite and for rows copied from SQLite), and
+each part has its own header rows, bodies and counts, so the words of one person's
+personal claims are in rows only that person may read (memory_core.store.team's policies
+on PostgreSQL) and recall reads the parts it may see before ranking
+(:mod:`memory_core.store.index_parts`). The version row is in the shared part.
 """
 
 from __future__ import annotations
@@ -42,6 +50,9 @@ if TYPE_CHECKING:
     from memory_core.records import Memory
 
 HEADER = ""
+# The part of a shared claim's index rows; a personal claim's part is its owner (a login
+# name, which never contains ``*``).
+SHARED_PART = "*"
 ORIGIN_FIELD_PREFIX = "o:"
 DOC_COLUMNS = (
     "memory_id, origin, kind, content_hash, updated_at, clock_at, pinned, priority, "
@@ -62,57 +73,68 @@ def grade(pinned: bool | int, priority: int, utility: str | None, accuracy: str 
     )
 
 
-def body_key(pairs: Iterable[tuple[str, str]]) -> str:
-    """The identity of a body: a digest of its sorted (field, feature) pairs."""
+def index_part(scope: str, owner: str) -> str:
+    """The part of a claim's index rows: :data:`SHARED_PART` for a shared claim, its
+    owner's for a personal one."""
+    return SHARED_PART if scope == "shared" else owner
+
+
+def body_key(pairs: Iterable[tuple[str, str]], part: str = "") -> str:
+    """The identity of a body: a digest of its part and sorted (field, feature) pairs."""
     # Imported here: recall reads this module's layout, only writes need the hash.
     from memory_core.ids import sha256_hex
 
     text = "".join(f"{field}\x00{feature}\x01" for field, feature in sorted(pairs))
+    if part:  # the store owner's own part keeps the keys bodies had before parts
+        text = f"{part}\x02{text}"
     return sha256_hex(text.encode())[:32]
 
 
-def _attach_body(conn: DbConn, pairs: list[tuple[str, str]], feature_count: int) -> int:
-    """The id of the body with these (field, feature) pairs, its claim count raised by one."""
-    key = body_key(pairs)
+def _attach_body(conn: DbConn, pairs: list[tuple[str, str]], feature_count: int, part: str) -> int:
+    """The id of the body with these (field, feature) pairs in ``part``, its claim count
+    raised by one."""
+    key = body_key(pairs, part)
     row = conn.execute("SELECT id FROM bodies WHERE key=?", (key,)).fetchone()
     if row is not None:
         conn.execute("UPDATE bodies SET claims = claims + 1 WHERE id=?", (row[0],))
         return int(row[0])
     body = int(
         conn.execute(
-            "INSERT INTO bodies (key, claims, feature_count) VALUES (?, 1, ?) RETURNING id", (key, feature_count)
+            "INSERT INTO bodies (key, claims, feature_count, part) VALUES (?, 1, ?, ?) RETURNING id",
+            (key, feature_count, part),
         ).fetchone()[0]
     )
     assert body > BODY_HEADER
     conn.executemany(
-        "INSERT INTO body_postings (feature, body, field, tf) VALUES (?, ?, ?, 1)",
-        [(feature, body, field) for field, feature in pairs],
+        "INSERT INTO body_postings (feature, body, field, tf, part) VALUES (?, ?, ?, 1, ?)",
+        [(feature, body, field, part) for field, feature in pairs],
     )
     features = sorted({feature for _, feature in pairs})
-    _bump_bodies(conn, [*features, HEADER], 1)
+    _bump_bodies(conn, [*features, HEADER], 1, part)
     return body
 
 
-def _bump_bodies(conn: DbConn, features: list[str], delta: int) -> None:
+def _bump_bodies(conn: DbConn, features: list[str], delta: int, part: str) -> None:
     conn.executemany(
-        "INSERT INTO body_postings (feature, body, field, tf) VALUES (?, 0, '', ?) "
-        "ON CONFLICT(feature, body, field) DO UPDATE SET tf = body_postings.tf + excluded.tf",
-        [(feature, delta) for feature in features],
+        "INSERT INTO body_postings (feature, body, field, tf, part) VALUES (?, 0, '', ?, ?) "
+        "ON CONFLICT(feature, body, field, part) DO UPDATE SET tf = body_postings.tf + excluded.tf",
+        [(feature, delta, part) for feature in features],
     )
     if delta < 0:
         conn.executemany(
-            "DELETE FROM body_postings WHERE feature=? AND body=0 AND field='' AND tf <= 0", [(f,) for f in features]
+            "DELETE FROM body_postings WHERE feature=? AND body=0 AND field='' AND part=? AND tf <= 0",
+            [(f, part) for f in features],
         )
 
 
 def _detach_body(conn: DbConn, body: int) -> None:
     """One claim fewer holds ``body``; the last one takes its postings with it."""
     conn.execute("UPDATE bodies SET claims = claims - 1 WHERE id=?", (body,))
-    row = conn.execute("SELECT claims FROM bodies WHERE id=?", (body,)).fetchone()
+    row = conn.execute("SELECT claims, part FROM bodies WHERE id=?", (body,)).fetchone()
     if row is None or row[0] > 0:
         return
     features = [r[0] for r in conn.execute("SELECT DISTINCT feature FROM body_postings WHERE body=?", (body,))]
-    _bump_bodies(conn, [*features, HEADER], -1)
+    _bump_bodies(conn, [*features, HEADER], -1, str(row[1]))
     conn.execute("DELETE FROM body_postings WHERE body=?", (body,))
     conn.execute("DELETE FROM bodies WHERE id=?", (body,))
 
@@ -123,11 +145,11 @@ def is_recallable(memory: Memory) -> bool:
     return memory.status == "active" and not (accuracy is not None and accuracy.verdict == "incorrect")
 
 
-def _bump(conn: DbConn, keys: Iterable[tuple[str, str]], delta: int) -> None:
+def _bump(conn: DbConn, keys: Iterable[tuple[str, str]], delta: int, part: str) -> None:
     conn.executemany(
-        "INSERT INTO postings (feature, memory_id, field, tf) VALUES (?, '', ?, ?) "
-        "ON CONFLICT(feature, memory_id, field) DO UPDATE SET tf = postings.tf + excluded.tf",
-        [(feature, field, delta) for feature, field in keys],
+        "INSERT INTO postings (feature, memory_id, field, tf, part) VALUES (?, '', ?, ?, ?) "
+        "ON CONFLICT(feature, memory_id, field, part) DO UPDATE SET tf = postings.tf + excluded.tf",
+        [(feature, field, delta, part) for feature, field in keys],
     )
 
 
@@ -140,20 +162,25 @@ def _header_keys(features: Iterable[str], origin: str) -> list[tuple[str, str]]:
 
 def remove_postings(conn: DbConn, memory_id: str) -> None:
     """Drop a claim's postings and its share of the header counts (inside a transaction)."""
-    row = conn.execute("SELECT origin, body FROM index_docs WHERE memory_id=?", (memory_id,)).fetchone()
+    row = conn.execute("SELECT origin, body, part FROM index_docs WHERE memory_id=?", (memory_id,)).fetchone()
     if row is not None:
+        part = str(row[2])
         features = [r[0] for r in conn.execute("SELECT DISTINCT feature FROM postings WHERE memory_id=?", (memory_id,))]
         keys = _header_keys(features, row[0])
-        _bump(conn, keys, -1)
+        _bump(conn, keys, -1, part)
         if row[1] > BODY_HEADER:
             _detach_body(conn, int(row[1]))
-        conn.executemany("DELETE FROM postings WHERE feature=? AND memory_id='' AND field=? AND tf <= 0", keys)
+        conn.executemany(
+            "DELETE FROM postings WHERE feature=? AND memory_id='' AND field=? AND part=? AND tf <= 0",
+            [(feature, field, part) for feature, field in keys],
+        )
         conn.execute("DELETE FROM index_docs WHERE memory_id=?", (memory_id,))
     conn.execute("DELETE FROM postings WHERE memory_id=?", (memory_id,))
 
 
-def update_postings(conn: DbConn, memory: Memory) -> None:
-    """Replace a claim's postings and ranking facts (call inside the claim's transaction)."""
+def update_postings(conn: DbConn, memory: Memory, part: str) -> None:
+    """Replace a claim's postings and ranking facts, in ``part`` (:func:`index_part`; call
+    inside the claim's transaction)."""
     remove_postings(conn, memory.id)
     if not is_recallable(memory):
         return
@@ -163,27 +190,25 @@ def update_postings(conn: DbConn, memory: Memory) -> None:
 
     fields = index_fields(memory.content, memory.search_terms)
     conn.executemany(
-        "INSERT INTO postings (feature, memory_id, field, tf, recency) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO postings (feature, memory_id, field, tf, recency, part) VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (feature, memory.id, field, n, memory.updated_at)
+            (feature, memory.id, field, n, memory.updated_at, part)
             for field, counts in fields.items()
             for feature, n in counts.items()
         ],
     )
     distinct = {feature for counts in fields.values() for feature in counts}
-    _bump(conn, _header_keys(sorted(distinct), memory.origin), 1)
-    conn.execute(
-        "INSERT INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?) ON CONFLICT DO NOTHING",
-        (INDEX_VERSION,),
-    )
+    _bump(conn, _header_keys(sorted(distinct), memory.origin), 1, part)
+    _write_version(conn)
     evidence = memory.evidence
     utility = memory.feedback.utility
     accuracy = memory.feedback.accuracy
     priority = source_priority(memory)
     feature_count = len(fields.get("body", ()))
-    body = _attach_body(conn, [(field, f) for field, counts in fields.items() for f in counts], feature_count)
+    body = _attach_body(conn, [(field, f) for field, counts in fields.items() for f in counts], feature_count, part)
     conn.execute(
-        f"INSERT INTO index_docs ({DOC_COLUMNS}, body, grade) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO index_docs ({DOC_COLUMNS}, body, grade, part) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             memory.id,
             memory.origin,
@@ -202,12 +227,28 @@ def update_postings(conn: DbConn, memory: Memory) -> None:
             grade(
                 memory.pinned, priority, utility.verdict if utility else None, accuracy.verdict if accuracy else None
             ),
+            part,
         ),
     )
 
 
-def rebuild_index(conn: DbConn, memories: Iterable[Memory]) -> int:
-    """Re-derive every posting from ``memories`` (inside a transaction); returns claims indexed.
+def _write_version(conn: DbConn) -> None:
+    conn.execute(
+        "INSERT INTO postings (feature, memory_id, field, tf, part) VALUES ('', '', 'version', ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        (INDEX_VERSION, SHARED_PART),
+    )
+
+
+def claim_parts(conn: DbConn) -> dict[str, str]:
+    """The index part of every claim (read in one statement, for a rebuild)."""
+    rows = conn.execute("SELECT id, scope, owner FROM memories")
+    return {str(row[0]): index_part(str(row[1]), str(row[2])) for row in rows}
+
+
+def rebuild_index(conn: DbConn, memories: Iterable[Memory], parts: dict[str, str] | None = None) -> int:
+    """Re-derive every posting from ``memories`` (inside a transaction), each in its part of
+    ``parts`` (default: :func:`claim_parts`); returns claims indexed.
 
     Needed only after :data:`INDEX_VERSION` changes; ordinary writes keep the index current.
     The caller reads the claim rows (:meth:`Store.refresh_recall_index`), so the index never
@@ -217,31 +258,11 @@ def rebuild_index(conn: DbConn, memories: Iterable[Memory]) -> int:
     conn.execute("DELETE FROM index_docs")
     conn.execute("DELETE FROM body_postings")
     conn.execute("DELETE FROM bodies")
-    conn.execute("INSERT INTO postings (feature, memory_id, field, tf) VALUES ('', '', 'version', ?)", (INDEX_VERSION,))
+    _write_version(conn)
+    if parts is None:
+        parts = claim_parts(conn)
     count = 0
     for memory in memories:
-        update_postings(conn, memory)
+        update_postings(conn, memory, parts.get(memory.id, ""))
         count += is_recallable(memory)
     return count
-
-
-def index_bodies(conn: DbConn) -> int:
-    """Group the indexed claims by body from their postings (schema migration 4, inside its
-    transaction): the same bodies writing every claim again gives, without the tokenizer."""
-    conn.execute("DELETE FROM body_postings")
-    conn.execute("DELETE FROM bodies")
-    rows = conn.execute(
-        "SELECT memory_id, feature_count, pinned, priority, utility, accuracy FROM index_docs "
-        "ORDER BY updated_at, memory_id"
-    ).fetchall()
-    for memory_id, feature_count, pinned, priority, utility, accuracy in rows:
-        pairs = [
-            (field, feature)
-            for feature, field in conn.execute("SELECT feature, field FROM postings WHERE memory_id=?", (memory_id,))
-        ]
-        body = _attach_body(conn, pairs, int(feature_count))
-        conn.execute(
-            "UPDATE index_docs SET body=?, grade=? WHERE memory_id=?",
-            (body, grade(pinned, int(priority), utility, accuracy), memory_id),
-        )
-    return len(rows)

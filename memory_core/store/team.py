@@ -6,9 +6,10 @@ removes members. Adding one is a single transaction: the login with a generated 
 its grants (rows only, no DDL; ``owner`` cannot be updated), and, the first time, the
 policies: ``sources`` readable and writable by their owner only; ``memories`` readable,
 changeable and deletable when shared or one's own, and insertable as one's own only;
-``events`` (history) readable when shared or one's own, appended as one's own. The table
-owner is not bound by the policies (PostgreSQL's rule without ``FORCE``). What the policies
-do not cover yet (the recall index) is listed in docs/team.md.
+``events`` (history) readable when shared or one's own, appended as one's own; the four
+tables of the recall index readable and writable in the shared part and one's own
+(memory_core.store.postings, parts). The table owner is not bound by the policies
+(PostgreSQL's rule without ``FORCE``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import NamedTuple
 from memory_core.errors import ConflictError, NotFoundError, UsageError
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.owners import current_person, store_owner
+from memory_core.store.postings import SHARED_PART
 
 NAME_RULE = "a lower-case name of letters, digits and _ (1-63 characters, starting with a letter)"
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
@@ -37,7 +39,10 @@ POLICIES = {
     "memevo_events_read": "ON events FOR SELECT USING (scope = 'shared' OR owner = current_user)",
     "memevo_events_insert": "ON events FOR INSERT WITH CHECK (owner = current_user)",
 }
-ROW_SECURITY_TABLES = ("sources", "memories", "events")
+INDEX_TABLES = ("postings", "index_docs", "bodies", "body_postings")
+_INDEX_RULE = f"USING (part IN ('{SHARED_PART}', current_user)) WITH CHECK (part IN ('{SHARED_PART}', current_user))"
+POLICIES.update({f"memevo_index_{table}": f"ON {table} FOR ALL {_INDEX_RULE}" for table in INDEX_TABLES})
+ROW_SECURITY_TABLES = ("sources", "memories", "events", *INDEX_TABLES)
 
 
 class NewMember(NamedTuple):
@@ -98,6 +103,14 @@ def _updatable_columns(conn: DbConn, table: str) -> list[str]:
     return [str(row[0]) for row in rows]
 
 
+def row_security_on(conn: DbConn) -> bool:
+    """Whether the policies were turned on (the store has or had members)."""
+    row = conn.execute(
+        "SELECT relrowsecurity FROM pg_class WHERE oid = to_regclass(current_schema() || '.memories')"
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def enable_row_security(conn: DbConn) -> None:
     """Turn on the policies of :data:`POLICIES` (once; call in the administrator's transaction)."""
     present = {
@@ -152,3 +165,47 @@ def remove_member(conn: DbConn, name: str) -> None:
     conn.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} REVOKE ALL ON TABLES FROM {name}")
     conn.execute(f"ALTER DEFAULT PRIVILEGES IN SCHEMA {schema} REVOKE ALL ON SEQUENCES FROM {name}")
     conn.execute(f"DROP ROLE {name}")
+
+
+class Erased(NamedTuple):
+    """What erasing a former member's personal rows removed."""
+
+    claims: int
+    sources: int
+    events: int
+
+
+def erase_member_rows(conn: DbConn, name: str) -> Erased:
+    """Delete ``name``'s personal claims (with their index rows), every source of theirs and
+    their personal history (inside the administrator's transaction). Their shared claims,
+    and history events about shared claims, stay: the team's knowledge, still theirs."""
+    require_member_name(name)
+    admin = require_administrator(conn)
+    if name == admin:
+        raise UsageError(f"{name} is the administrator; `memevo team remove --erase` erases a member's rows")
+    # Imported here: only erasing deletes claims through the index's bookkeeping.
+    from memory_core.store.memories import delete_memory
+
+    claims = [
+        str(row[0])
+        for row in conn.execute("SELECT id FROM memories WHERE owner = ? AND scope <> 'shared'", (name,)).fetchall()
+    ]
+    for memory_id in claims:
+        delete_memory(conn, memory_id)
+    conn.execute(
+        "DELETE FROM feedback_receipts WHERE source_id IN (SELECT id FROM sources WHERE owner = ?)"
+        " OR memory_id IN (SELECT id FROM memories WHERE owner = ? AND scope <> 'shared')",
+        (name, name),
+    )
+    sources = conn.execute("DELETE FROM sources WHERE owner = ?", (name,)).rowcount
+    events = conn.execute("DELETE FROM events WHERE owner = ? AND scope <> 'shared'", (name,)).rowcount
+    return Erased(len(claims), int(sources), int(events))
+
+
+def has_personal_rows(conn: DbConn, name: str) -> bool:
+    """Whether a personal claim, a source or a personal history event is ``name``'s."""
+    personal = " AND scope <> 'shared'"
+    return any(
+        conn.execute(f"SELECT 1 FROM {table} WHERE owner = ?{rule} LIMIT 1", (name,)).fetchone() is not None
+        for table, rule in (("memories", personal), ("sources", ""), ("events", personal))
+    )

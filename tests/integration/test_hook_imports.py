@@ -178,6 +178,7 @@ RECALL = (
         "memory_core.reports.review_gate",
         # whose claims this person may see (a team store; nothing to filter on SQLite)
         "memory_core.store.owners",
+        "memory_core.store.index_parts",  # the parts of the index they read (the same rule)
     }
 )
 NUDGE = {

@@ -252,6 +252,18 @@ def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Pat
     assert snapshot(db) == before
 
 
+def table_rows(conn: sqlite3.Connection, table: str, *, recency: bool = True) -> list[tuple]:
+    """A table's rows, sorted; the index tables in the columns every version since 2 has
+    (version 8 made them anew, the part among the key columns)."""
+    from memory_core.store.postings import DOC_COLUMNS
+
+    columns = {
+        "postings": "feature, memory_id, field, tf" + (", recency" if recency else ""),
+        "index_docs": DOC_COLUMNS,
+    }
+    return sorted(conn.execute(f"SELECT {columns.get(table, '*')} FROM {table}").fetchall())
+
+
 def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
     """A real version-2 file: every row is kept, each posting gets its claim's updated_at."""
     from memory_core.store.memories import iter_memory_rows, memory_from_row, put_memory
@@ -270,18 +282,18 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
     conn.execute("UPDATE metadata SET value='2' WHERE key='schema_version'")
     conn.commit()
     tables = ("memories", "sources", "events", "index_docs", "postings", "metadata")
-    before = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+    before = {t: table_rows(conn, t, recency=False) for t in tables}
     conn.close()
     with Store.open(home) as store:
         assert store.schema_version() == SCHEMA_VERSION
         assert store.backup_path is not None and store.backup_path.name.startswith("memory-v2-")
         c = store.conn
-        after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+        after = {t: table_rows(c, t) for t in tables}
         assert after["metadata"] == [("schema_version", str(SCHEMA_VERSION))]
         for table in ("memories", "sources", "events"):
             assert without_v5(table, after[table]) == before[table]
-        # index_docs keeps its rows, each with its body and grade appended (version 4).
-        assert [row[:-2] for row in after["index_docs"]] == before["index_docs"]
+        # index_docs keeps its rows (body, grade and part are read by other tests).
+        assert after["index_docs"] == before["index_docs"]
         # The same postings, each with recency appended: updated_at of its claim, 0 on headers.
         updated = dict(c.execute("SELECT memory_id, updated_at FROM index_docs"))
         assert len(updated) == 3
@@ -296,7 +308,7 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
         # What the migration filled in is what writing every claim again gives.
         with store.transaction() as w:
             rebuild_index(w, [memory_from_row(row) for row in list(iter_memory_rows(w))])
-        assert sorted(c.execute("SELECT * FROM postings").fetchall()) == after["postings"]
+        assert table_rows(c, "postings") == after["postings"]
 
 
 def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -> None:
@@ -318,7 +330,7 @@ def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -
     back_to_version_3(conn)
     conn.commit()
     tables = ("memories", "sources", "events", "index_docs", "postings", "metadata")
-    before = {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+    before = {t: table_rows(conn, t) for t in tables}
     conn.close()
 
     def bodies(c: sqlite3.Connection) -> tuple[list[tuple], list[tuple], list[tuple]]:
@@ -332,11 +344,11 @@ def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -
         assert store.schema_version() == SCHEMA_VERSION
         assert store.backup_path is not None and store.backup_path.name.startswith("memory-v3-")
         c = store.conn
-        after = {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+        after = {t: table_rows(c, t) for t in tables}
         assert after["metadata"] == [("schema_version", str(SCHEMA_VERSION))]
         for table in ("memories", "sources", "events", "postings"):
             assert without_v5(table, after[table]) == before[table]
-        assert [row[:-2] for row in after["index_docs"]] == before["index_docs"]
+        assert after["index_docs"] == before["index_docs"]
         # Four claims of one body (three origins, two contents), two of their own.
         assert sorted(claims for _, _, claims, _ in bodies(c)[0]) == [1, 1, 4]
         assert c.execute("SELECT tf FROM body_postings WHERE feature='' AND body=0").fetchone() == (3,)
