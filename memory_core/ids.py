@@ -64,6 +64,13 @@ def memory_id(origin: str, kind: str, content: str) -> str:
     return _digest(["memory", origin, kind, normalize_content(content)])[:24]
 
 
+def owned_memory_id(origin: str, kind: str, content: str, owner: str) -> str:
+    """A claim id derived from its origin, kind, normalized content and owner: a team
+    member's personal claim (memory_core.store.claim_ids), so two members' identical
+    personal claims are two rows."""
+    return _digest(["memory", origin, kind, normalize_content(content), owner])[:24]
+
+
 def source_id(dedupe_key: str) -> str:
     """A source id derived from its idempotency key, so capturing twice makes one source."""
     return _digest(["source", dedupe_key])[:24]

@@ -350,11 +350,14 @@ def new_memory(
     model_id: str | None = None,
     search_terms: Sequence[str] = (),
     replaces: str | None = None,
+    claim_id: str | None = None,
 ) -> Memory:
-    """A new active claim with host-assigned provenance (its id derives from origin, kind and content)."""
+    """A new active claim with host-assigned provenance. Its id derives from origin, kind and
+    content unless the store's rule for its writer gave ``claim_id``
+    (memory_core.store.claim_ids: a team member's personal claim names its owner)."""
     text = normalize_content(content)
     return Memory(
-        id=memory_id(origin, kind, text),
+        id=claim_id or memory_id(origin, kind, text),
         origin=origin,
         kind=kind,  # type: ignore[arg-type]
         content=text,

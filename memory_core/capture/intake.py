@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_core.ids import sha256_hex
+from memory_core.ids import normalize_content, sha256_hex
 from memory_core.ids import source_id as make_source_id
 from memory_core.project import Project, resolve_project
 from memory_core.sanitize import sanitize_text
@@ -170,13 +170,18 @@ def _add_local_claims(conn: DbConn, sid: str, origin: str, lines: list[tuple[str
     # Only summaries with labelled lines need the record models.
     from memory_core.records import Evidence, new_memory
     from memory_core.store.changes import ChangeSet
+    from memory_core.store.claim_ids import claim_id, id_owner
     from memory_core.store.memories import get_memory
     from memory_core.store.suppression import is_blocked
 
     evidence = Evidence(basis="summary", method="local", source_id=sid, at=now)
     changes = ChangeSet(conn, "capture")
+    owner = id_owner(conn)
     for kind, content in lines:
-        claim = new_memory(origin=origin, kind=kind, content=content, source_id=sid, evidence=evidence, now=now)
+        cid = claim_id(owner, origin, kind, normalize_content(content))
+        claim = new_memory(
+            origin=origin, kind=kind, content=content, source_id=sid, evidence=evidence, now=now, claim_id=cid
+        )
         # Content the user forgot stays forgotten; a claim already stored is left as it is.
         if claim.id in changes.after or is_blocked(conn, claim.origin, claim.content_hash):
             continue

@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from memory_core import evidence as policy
 from memory_core.consolidation.contract import ModelBatch, Proposal
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
-from memory_core.ids import memory_id, normalize_content
+from memory_core.ids import normalize_content
 from memory_core.jobs.lifecycle import Lease, complete_job, holds_lease
 from memory_core.records import Evidence, Memory, Reason, Source, new_memory, reason_code
 from memory_core.store.changes import ChangeSet
+from memory_core.store.claim_ids import claim_id, id_owner
 from memory_core.store.dbapi import DbConn
 from memory_core.store.generations import current_generation
 from memory_core.store.memories import get_memory
@@ -71,11 +72,12 @@ def _check_guards(
     batch: ModelBatch,
     candidate_ids: set[str],
     new_evidence: Evidence,
+    owner: str | None,
 ) -> dict[str, tuple[Memory, policy.Decision]]:
     """Targets and their decisions by id, or :class:`WriteRejected` for a batch the store
     must not apply."""
     targets: dict[str, tuple[Memory, policy.Decision]] = {}
-    new_ids = Counter(build_id(source, c) for c in batch.claims)
+    new_ids = Counter(build_id(source, c, owner) for c in batch.claims)
     for proposed in batch.claims:
         if source.source_type == "progress":
             if proposed.kind != "project_state" or proposed.replaces is None:
@@ -93,7 +95,7 @@ def _check_guards(
             raise GuardRejected(Reason.OTHER_ORIGIN_TARGET, "replacement target belongs to another origin")
         # A proposal that restates its own target (same origin, kind and content, so the same
         # id) reaffirms it; another proposal producing the target makes a cycle.
-        restates = build_id(source, proposed) == target_id
+        restates = build_id(source, proposed, owner) == target_id
         if new_ids[target_id] > int(restates):
             raise GuardRejected(Reason.REPLACEMENT_CYCLE, "replacement cycle within the batch")
         decision = policy.replacement_decision(
@@ -113,9 +115,10 @@ def _check_guards(
     return targets
 
 
-def build_id(source: Source, proposed: Proposal) -> str:
-    """The id a proposal would get in the source's origin."""
-    return memory_id(source.origin, proposed.kind, normalize_content(proposed.content))
+def build_id(source: Source, proposed: Proposal, owner: str | None) -> str:
+    """The id a proposal would get in the source's origin, written by the worker's person
+    (``owner`` from :func:`memory_core.store.claim_ids.id_owner`)."""
+    return claim_id(owner, source.origin, proposed.kind, normalize_content(proposed.content))
 
 
 def apply_batch(
@@ -133,7 +136,9 @@ def apply_batch(
     if current_generation(conn, source.origin) != lease.generation:
         raise StaleOutput("memories of this origin changed while the model was working")
     new_evidence = policy.evidence_for(source.source_type, "model", source.id, source.created_at)
-    targets = _check_guards(conn, source, batch, {m.id for m in candidates}, new_evidence)
+    # The worker runs as its person's login: a member's personal claims name them in their ids.
+    owner = id_owner(conn)
+    targets = _check_guards(conn, source, batch, {m.id for m in candidates}, new_evidence, owner)
     report = ApplyReport()
     changes = ChangeSet(conn, "applying a model batch")
 
@@ -141,12 +146,14 @@ def apply_batch(
     for proposed in batch.claims:
         if proposed.replaces is not None:
             target, decision = targets[proposed.replaces]
+            variant = _new_claim(source, proposed, new_evidence, model_id, now, owner, replaces=target.id)
             _apply_replacement(
-                conn, source, proposed, target, decision, new_evidence, model_id, now, changes, report, withheld_ids
+                conn, source, variant, target, decision, new_evidence, now, changes, report, withheld_ids
             )
     for proposed in batch.claims:
         if proposed.replaces is None:
-            _apply_addition(conn, source, proposed, new_evidence, model_id, now, changes, report, withheld_ids)
+            variant = _new_claim(source, proposed, new_evidence, model_id, now, owner)
+            _apply_addition(conn, source, variant, new_evidence, now, changes, report, withheld_ids)
     _quarantine_local_variants(conn, source, withheld_ids, now, changes, report)
     _confirm_standing(conn, source, candidates, targets, now, changes, report)
 
@@ -174,9 +181,16 @@ def apply_batch(
 
 
 def _new_claim(
-    source: Source, proposed: Proposal, evidence: Evidence, model_id: str, now: float, replaces: str | None = None
+    source: Source,
+    proposed: Proposal,
+    evidence: Evidence,
+    model_id: str,
+    now: float,
+    owner: str | None,
+    replaces: str | None = None,
 ) -> Memory:
     return new_memory(
+        claim_id=build_id(source, proposed, owner),
         origin=source.origin,
         kind=proposed.kind,
         content=proposed.content,
@@ -192,17 +206,15 @@ def _new_claim(
 def _apply_replacement(
     conn: DbConn,
     source: Source,
-    proposed: Proposal,
+    variant: Memory,
     target: Memory,
     decision: policy.Decision,
     evidence: Evidence,
-    model_id: str,
     now: float,
     changes: ChangeSet,
     report: ApplyReport,
     withheld_ids: set[str],
 ) -> None:
-    variant = _new_claim(source, proposed, evidence, model_id, now, replaces=target.id)
     if variant.id == target.id:
         # The model restated the target: unchanged content, possibly new evidence.
         _reaffirm(conn, source, target, variant, evidence, now, changes, report)
@@ -308,15 +320,13 @@ def _merged_terms(old: list[str], new: list[str]) -> list[str]:
 def _apply_addition(
     conn: DbConn,
     source: Source,
-    proposed: Proposal,
+    variant: Memory,
     evidence: Evidence,
-    model_id: str,
     now: float,
     changes: ChangeSet,
     report: ApplyReport,
     withheld_ids: set[str],
 ) -> None:
-    variant = _new_claim(source, proposed, evidence, model_id, now)
     if variant.id in withheld_ids:
         return  # a duplicate of a withheld replacement cannot slip in as an addition
     if is_blocked(conn, variant.origin, variant.content_hash):

@@ -21,10 +21,12 @@ from memory_core.evidence import manual_evidence
 from memory_core.records import Feedback, Memory
 from memory_core.sanitize import sanitize_text
 from memory_core.store.changes import ChangeSet
+from memory_core.store.claim_ids import claim_id_on
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import require_transaction
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import get_memory, memory_from_row, require_memory
+from memory_core.store.owners import visible_clause
 from memory_core.store.suppression import block, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000
@@ -57,10 +59,13 @@ def _require_live(conn: DbConn, memory_id: str, what: str) -> Memory:
 
 
 def live_duplicates(conn: DbConn, memory: Memory) -> list[Memory]:
-    """Active or conflicted records of the same origin with exactly the same content."""
+    """Active or conflicted records of the same origin with exactly the same content that
+    the current person may see: another member's identical personal claim is theirs, even
+    for the administrator, whose login row-level security does not bind."""
+    mine, params = visible_clause(conn)
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE origin=? AND content_hash=? AND id<>? ORDER BY id",
-        (memory.origin, memory.content_hash, memory.id),
+        f"SELECT {MEMORY_COLUMNS} FROM memories WHERE origin=? AND content_hash=? AND id<>?{mine} ORDER BY id",
+        (memory.origin, memory.content_hash, memory.id, *params),
     ).fetchall()
     return [m for m in (memory_from_row(r) for r in rows) if m.status in _LIVE]
 
@@ -115,7 +120,8 @@ def _clean_correction(text: str) -> str:
 def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult:
     """Replace a claim's content with a person's literal correction.
 
-    The new record (id from origin, kind and new content) carries manual-correction
+    The new record (id from origin, kind and new content, and the corrector when it is a
+    member's personal claim: memory_core.store.claim_ids) carries manual-correction
     evidence, no aliases and no feedback: old assessments described other content. The old
     record and its live same-content twins become ``superseded`` and the old content is
     blocked in the origin. A record already stored under the new id (say, a tombstone of
@@ -124,7 +130,7 @@ def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult
     require_transaction(conn, "manual actions")
     target = _require_live(conn, memory_id, "corrected (see `memevo show` for what replaced it)")
     content = _clean_correction(text)
-    new_id = ids.memory_id(target.origin, target.kind, content)
+    new_id = claim_id_on(conn, target.origin, target.kind, content)
     if new_id == target.id:
         raise UsageError(f"memory {memory_id} already says that; use `memevo resolve` or `memevo pin` instead")
     action_id = ids.random_id()

@@ -17,6 +17,10 @@ anything is written. Imports never overwrite: a record whose id is already store
 as it is, which also makes importing the same file twice add nothing. Claims keep unknown
 evidence. Events of an export are history of another database and are not replayed; the
 import writes one event of its own listing the records it added, so it can be undone.
+
+A team member's import gives each personal claim the id that member would give it
+(memory_core.store.claim_ids), and links between the file's claims (``replaces``,
+``replaced_by``) follow, so two members importing the same file get a claim each.
 """
 
 from __future__ import annotations
@@ -33,11 +37,12 @@ from memory_core.errors import ImportFormatError, short_error
 from memory_core.records import KINDS, Memory
 from memory_core.sanitize import sanitize_text
 from memory_core.store.changes import ChangeSet
+from memory_core.store.claim_ids import claim_id, id_owner
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import read_snapshot_begin
 from memory_core.store.events import event_from_row, iter_event_rows
 from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
-from memory_core.store.owners import hidden_claim_ids
+from memory_core.store.owners import PERSONAL, claim_scope, hidden_claim_ids
 from memory_core.store.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"
@@ -222,6 +227,28 @@ def parse_lines(lines: Iterable[str], now: float) -> tuple[list[Memory], list[_B
     return memories, blocks, events
 
 
+def _with_claim_ids(memories: list[Memory], owner: str | None) -> list[Memory]:
+    """``memories`` under the ids their importer gives them: unchanged for the store's owner
+    (``owner`` None), a member's own for the personal claims a member imports."""
+    if owner is None:
+        return memories
+    new_ids = {
+        m.id: claim_id(owner, m.origin, m.kind, m.content)
+        for m in memories
+        if claim_scope(m.kind, m.origin, m.content) == PERSONAL
+    }
+
+    def linked(target: str | None) -> str | None:
+        return new_ids.get(target, target) if target is not None else None
+
+    return [
+        m.model_copy(
+            update={"id": new_ids.get(m.id, m.id), "replaces": linked(m.replaces), "replaced_by": linked(m.replaced_by)}
+        )
+        for m in memories
+    ]
+
+
 def import_file(conn: DbConn, lines: Iterable[str], now: float) -> ImportReport:
     """Validate ``lines`` completely, then add what is new (inside the caller's transaction).
 
@@ -230,6 +257,7 @@ def import_file(conn: DbConn, lines: Iterable[str], now: float) -> ImportReport:
     """
     changes = ChangeSet(conn, "import")
     memories, blocks, events = parse_lines(lines, now)
+    memories = _with_claim_ids(memories, id_owner(conn))
     report = ImportReport(events_skipped=events)
     added: list[Memory] = []
     seen: set[str] = set()
