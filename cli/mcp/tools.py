@@ -4,6 +4,13 @@ Each answers from the memory store opened read-only (:meth:`Store.open_existing_
 so no tool can write a claim, an event or the query into it: a lookup is neither evidence
 nor usefulness feedback. A tool failure is a :class:`ToolFailure` whose message says what to
 do; the server turns it into a result with ``isError: true``.
+
+On a team store (docs/team.md) every tool answers from what the person may see: their own
+claims and the team's shared ones. Recall loads only those claims; ``memory_get`` answers
+another member's personal claim as no claim and leaves out history events touching one;
+``memory_explain`` leaves such claims out of its candidates and answers their id as
+``not_found`` (the recall index still holds every claim's words, so its candidates are
+filtered here).
 """
 
 from __future__ import annotations
@@ -150,25 +157,71 @@ def recall_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
 def get_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
     """``memory_get {id}``: one claim in full, as ``memevo show`` prints it."""
     from cli.commands.inspect_cmd import _render_show as render_show
-    from memory_core.reports.inspection import describe_memory
+    from memory_core.reports.inspection import describe_memory, events_touching
     from memory_core.store.memories import get_memory
+    from memory_core.store.owners import hidden_claim_ids, may_see_claim
 
     memory_id = _claim_id("memory_get", _arguments("memory_get", arguments, ("id",)).get("id"))
     store = _open(home)
     if store is None:
         raise ToolFailure(f"no claim with id {memory_id}: memevo holds no memories yet")
     with store:
-        memory = get_memory(store.conn, memory_id)
+        # Another member's personal claim is as absent as no claim.
+        memory = get_memory(store.conn, memory_id) if may_see_claim(store.conn, memory_id) else None
         if memory is None:
             raise ToolFailure(f"no claim with id {memory_id}; use an id memory_recall returned")
         data = describe_memory(store.conn, memory, now)
-    return ToolAnswer(render_show(data), (memory_id,))
+        hidden = hidden_claim_ids(store.conn)
+        if hidden:  # and their history as no history, as `memevo history` leaves it out
+            seen = {e.id for e in events_touching(store.conn, memory_id) if not _touches(e, hidden)}
+            data["events"] = [event for event in data["events"] if event["id"] in seen]
+    return ToolAnswer(_with_owners(render_show({**data, "events": []}), data), (memory_id,))
+
+
+def _with_owners(text: str, data: dict[str, Any]) -> str:
+    """``memevo show``'s text with whose another member's claim is and who made each of
+    their changes (what ``show --json`` says as ``owner`` and ``by``), then the events."""
+    from memory_core.clock import iso
+
+    lines = text.split("\n")
+    if "owner" in data:
+        at = next((i + 1 for i, line in enumerate(lines) if line.startswith("origin:")), len(lines))
+        lines.insert(at, f"owner:        {data['owner']} (shared with the team)")
+    for event in data["events"]:
+        by = f" ({event['by']})" if "by" in event else ""
+        lines.append(f"event {event['id']}:{'':<6}{event['operation']} by {event['actor']}{by} at {iso(event['at'])}")
+    return "\n".join(lines)
+
+
+def _touches(event: Any, claim_ids: frozenset[str]) -> bool:
+    return any(m.id in claim_ids for m in event.before + event.after)
+
+
+def _without_hidden(data: dict[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
+    """Explain diagnostics without another member's personal claims: none among the
+    candidates, and the id asked about answered as no claim."""
+    from memory_core.recall.diagnostics import REASON_TEXT
+
+    if not hidden:
+        return data
+    data = {**data, "candidates": [c for c in data.get("candidates", []) if c.get("id") not in hidden]}
+    claim = data.get("claim")
+    if claim and claim.get("id") in hidden:
+        data["claim"] = {
+            "id": claim["id"],
+            "selected": False,
+            "reason": "not_found",
+            "stage": "index",
+            "detail": REASON_TEXT["not_found"],
+        }
+    return data
 
 
 def explain_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
     """``memory_explain {query, id?}``: why ``query`` selects what it selects (``memevo explain``)."""
     from cli.commands.recall_cmd import _render_diagnostics as render_diagnostics
     from memory_core.recall.service import preview
+    from memory_core.store.owners import hidden_claim_ids
 
     given = _arguments("memory_explain", arguments, ("query", "id"))
     query = _query("memory_explain", given)
@@ -178,7 +231,7 @@ def explain_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
         data = preview(None, query, now=now, claim=claim)
     else:
         with store:
-            data = preview(store.conn, query, now=now, claim=claim)
+            data = _without_hidden(preview(store.conn, query, now=now, claim=claim), hidden_claim_ids(store.conn))
     chosen = tuple(c["id"] for c in data.get("candidates", []) if c.get("excluded") is None)
     return ToolAnswer(render_diagnostics(data), chosen)
 

@@ -15,6 +15,7 @@ from memory_core.controls.feedback import give_feedback
 from memory_core.controls.review import approve, approve_all
 from memory_core.controls.undo import undo
 from memory_core.errors import NotFoundError, UsageError
+from memory_core.store.owners import owns_source
 
 Form = dict[str, str]
 MANUAL: dict[str, Callable[..., manual.ManualResult]] = {
@@ -88,6 +89,9 @@ def evolve_action(ctx: PageContext, form: Form) -> str:
     if not cfg.model_configured:
         raise ConfigError(f"no model configured, so no attempt can run: {cfg.model_setup_hint()}; nothing was queued")
     with ctx.store() as store:
+        # Another member's source is as absent as no source: only their own worker runs it.
+        if not owns_source(store.conn, source_id):
+            raise NotFoundError(f"no source with id {source_id}; see the Queue page")
         chosen = pick_forced_source(store.conn, source_id)
     if chosen is None:
         raise UsageError("that source is not pending or paused; nothing to evolve")

@@ -1,4 +1,9 @@
-"""The pages of what runs: Queue (as `memevo status` reports it), Learning, Injections."""
+"""The pages of what runs: Queue (as `memevo status` reports it), Learning, Injections.
+
+On a team store (docs/team.md) the Queue is the person's own: their sources, which only
+their own worker consolidates (memory_core/reports/status.py). Learning and Injections read
+the logs of this state directory, which hold only this person's turns.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from cli.ui.html import action_form, e, hidden, link, when
 from memory_core.capture.learning_log import REASONS, read_entries
 from memory_core.reports.injection_log import read_injections
 from memory_core.reports.status import build_status
+from memory_core.store.owners import source_owner_clause
 
 Page = tuple[str, str]
 PAUSED_SHOWN = 20
@@ -20,10 +26,11 @@ def _rows(pairs: list[tuple[str, object]]) -> str:
 def queue_page(ctx: PageContext) -> Page:
     with ctx.store() as store:
         report = build_status(store, ctx.settings, ctx.now)
+        mine, owners = source_owner_clause(store.conn)
         paused = store.conn.execute(
             "SELECT id, consecutive_failures, last_error_code, last_error_reason, last_failure_at FROM sources "
-            "WHERE state = 'paused' ORDER BY last_failure_at DESC LIMIT ?",
-            (PAUSED_SHOWN,),
+            f"WHERE state = 'paused'{mine} ORDER BY last_failure_at DESC LIMIT ?",
+            (*owners, PAUSED_SHOWN),
         ).fetchall()
     jobs, worker, budget = report["jobs"], report["worker"], report["budget"]
     body = [

@@ -1,4 +1,9 @@
-"""Charts drawn on the server as SVG (no script, no other host): learning, injections, queue."""
+"""Charts drawn on the server as SVG (no script, no other host): learning, injections, queue.
+
+On a team store (docs/team.md) the charts count what the person may see: learning in their
+own and the shared claims (what Review lists, memory_core/controls/review.py) and their own
+sources in the queue.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,13 @@ from collections.abc import Sequence
 from cli.ui.assets import PALETTE
 from cli.ui.context import PageContext
 from cli.ui.html import e
-from memory_core.controls.review import LEARNING_ACTORS, event_items
+from memory_core.controls.review import LEARNING_ACTORS, event_items, visible_items
 from memory_core.records import KINDS
 from memory_core.reports.injection_log import read_injections
 from memory_core.store.columns import EVENT_COLUMNS
 from memory_core.store.dbapi import DbConn
 from memory_core.store.events import event_from_row
+from memory_core.store.owners import hidden_claim_ids, source_owner_clause
 
 DAYS = 30
 DAY = 86_400.0
@@ -90,8 +96,9 @@ def _day(at: float) -> str:
 
 
 def learned_per_day(conn: DbConn, starts: Sequence[float]) -> Series:
-    """New and replacing claims learning wrote per day, by kind."""
+    """New and replacing claims learning wrote per day, by kind (of those the current person may see)."""
     series: Series = {kind: [0] * len(starts) for kind in KINDS}
+    hidden = hidden_claim_ids(conn)
     marks = ",".join("?" * len(LEARNING_ACTORS))
     rows = conn.execute(
         f"SELECT {EVENT_COLUMNS} FROM events WHERE at >= ? AND actor IN ({marks}) ORDER BY id DESC LIMIT ?",
@@ -102,7 +109,7 @@ def learned_per_day(conn: DbConn, starts: Sequence[float]) -> Series:
         index = _bucket(event.at, starts)
         if index is None:
             continue
-        for item in event_items(event):
+        for item in visible_items(event_items(event), hidden):
             if item["change"] in ("new", "replaced"):
                 series.setdefault(item["claim"]["kind"], [0] * len(starts))[index] += 1
     return series
@@ -119,17 +126,20 @@ def injections_per_day(ctx: PageContext, starts: Sequence[float]) -> Series:
 
 def queue_per_day(conn: DbConn, starts: Sequence[float]) -> Series:
     """Sources waiting at the end of each day (captured, not yet done or retired), and
-    sources whose latest failure fell on that day (earlier failures are not kept)."""
+    sources whose latest failure fell on that day (earlier failures are not kept); the
+    current person's sources only."""
     depth, failures = [], []
+    mine, owners = source_owner_clause(conn)
     for start in starts:
         end = start + DAY
         (waiting,) = conn.execute(
             "SELECT COUNT(*) FROM sources WHERE created_at < ? AND "
-            "((completed_at IS NULL AND state NOT IN ('done', 'retired')) OR completed_at >= ?)",
-            (end, end),
+            f"((completed_at IS NULL AND state NOT IN ('done', 'retired')) OR completed_at >= ?){mine}",
+            (end, end, *owners),
         ).fetchone()
         (failed,) = conn.execute(
-            "SELECT COUNT(*) FROM sources WHERE last_failure_at >= ? AND last_failure_at < ?", (start, end)
+            f"SELECT COUNT(*) FROM sources WHERE last_failure_at >= ? AND last_failure_at < ?{mine}",
+            (start, end, *owners),
         ).fetchone()
         depth.append(int(waiting))
         failures.append(int(failed))

@@ -1,5 +1,11 @@
 """One memory: what it says, where it came from, how it ages, its feedback and its history,
-with the controls a person has over it (the CLI's own, through cli/ui/actions.py)."""
+with the controls a person has over it (the CLI's own, through cli/ui/actions.py).
+
+On a team store (docs/team.md) the page is `memevo show`'s: another member's personal claim
+is answered as no claim at all, and its history as no history (events touching it are left
+out, as `memevo history` leaves them out); another member's shared claim says whose it is,
+and each change another member made says who made it. The page shows no source's text.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from memory_core.recall.aging import SECONDS_PER_DAY, policy_for
 from memory_core.records import Event, Memory
 from memory_core.reports.inspection import describe_memory, events_touching
 from memory_core.store.memories import get_memory
+from memory_core.store.owners import hidden_claim_ids, may_see_claim, others_owners
 
 Page = tuple[str, str]
 RECEIPTS_SHOWN = 20
@@ -78,12 +85,20 @@ def memory_page(ctx: PageContext, memory_id: str) -> Page:
     if not is_memory_id(memory_id):
         raise NotFoundError(f"{memory_id!r} is not a memory id (24 lowercase hex characters)")
     with ctx.store() as store:
-        memory = get_memory(store.conn, memory_id)
+        # Another member's personal claim is as absent as no claim (the administrator's login
+        # reads every row, so the rule is applied here, not left to row-level security).
+        memory = get_memory(store.conn, memory_id) if may_see_claim(store.conn, memory_id) else None
         if memory is None:
             raise NotFoundError(f"no memory with id {memory_id}; search for it on the Memories page")
         data = describe_memory(store.conn, memory, ctx.now)
         receipts = _receipts(store.conn, memory_id)
-        events = events_touching(store.conn, memory_id, limit=EVENTS_SHOWN)
+        unseen = hidden_claim_ids(store.conn)
+        events = [
+            event
+            for event in events_touching(store.conn, memory_id, limit=EVENTS_SHOWN)
+            if not any(m.id in unseen for m in event.before + event.after)
+        ]
+        by = others_owners(store.conn, "events", [event.id for event in events])
     back = f"/memory/{memory_id}"
     quality, prov, evidence = data["quality"], data["provenance"], data["evidence"]
     if quality["dormant"]:
@@ -98,6 +113,7 @@ def memory_page(ctx: PageContext, memory_id: str) -> Page:
         )
     facts = [
         ("Kind", e(memory.kind)),
+        *([("Owner", f"{e(data['owner'])} (shared with the team)")] if "owner" in data else []),
         (
             "Status",
             f'<span class="tag {e(memory.status)}">{e(memory.status)}</span>'
@@ -195,7 +211,8 @@ def memory_page(ctx: PageContext, memory_id: str) -> Page:
         undo = action_form("/undo", f"Undo event {event.id}", ctx.csrf, back=back, fields=hidden("event", event.id))
         history.append(
             f'<section class="card" aria-label="event {e(event.id)}"><p><strong>{e(event.operation)}</strong> '
-            f'by {e(event.actor)} at {when(event.at)} <span class="muted">(event {e(event.id)}'
+            f"by {e(event.actor)}{', ' + e(by[str(event.id)]) if str(event.id) in by else ''} at {when(event.at)} "
+            f'<span class="muted">(event {e(event.id)}'
             f"{', ' + e(event.reason) if event.reason else ''})</span></p>"
             f"{_change_rows(memory_id, event)}<div class='row-actions'>{undo}</div></section>"
         )

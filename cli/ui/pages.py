@@ -1,4 +1,11 @@
-"""The list pages: Memories (search and filters), Review, Queue, Learning, Injections."""
+"""The list pages: Memories (search and filters), Review, Queue, Learning, Injections.
+
+On a team store (docs/team.md) every list holds the claims the person may see, as `memevo
+list` does: their own and the team's shared ones, never another member's personal claims
+(the administrator's login is not bound by row-level security, so the filter is in these
+queries, memory_core.store.owners.visible_clause). Another member's shared claim says whose
+it is.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +20,7 @@ from memory_core.reports.inspection import quality_of
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import memory_from_row
+from memory_core.store.owners import others_owners, visible_clause
 
 PAGE_SIZE = 50
 SCAN_LIMIT = 2_000  # rows read for the filters computed per claim (evidence, aging)
@@ -30,7 +38,10 @@ def _select(name: str, label: str, options: tuple[str, ...], chosen: str) -> str
 
 
 def _origins(conn: DbConn) -> tuple[str, ...]:
-    rows = conn.execute("SELECT DISTINCT origin FROM memories ORDER BY origin LIMIT 200").fetchall()
+    mine, params = visible_clause(conn)  # another member's personal claims name their own directories
+    rows = conn.execute(
+        f"SELECT DISTINCT origin FROM memories WHERE 1=1{mine} ORDER BY origin LIMIT 200", params
+    ).fetchall()
     return tuple(str(r[0]) for r in rows)
 
 
@@ -75,22 +86,24 @@ def find_memories(conn: DbConn, ctx: PageContext) -> tuple[list[Memory], bool]:
             return [], False
         clauses.append(f"id IN ({','.join('?' * len(ids))})")
         params.extend(ids)
-    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else "WHERE 1=1"
+    mine, visible = visible_clause(conn)  # never another member's personal claims
     rows = conn.execute(
-        f"SELECT {MEMORY_COLUMNS} FROM memories {where} ORDER BY updated_at DESC, id DESC LIMIT ?",
-        (*params, SCAN_LIMIT),
+        f"SELECT {MEMORY_COLUMNS} FROM memories {where}{mine} ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (*params, *visible, SCAN_LIMIT),
     ).fetchall()
     found = [m for m in (memory_from_row(r) for r in rows) if _matches(m, ctx, aging, basis)]
     return found, len(rows) == SCAN_LIMIT
 
 
 def memories_page(ctx: PageContext) -> Page:
+    asked = ctx.param("page", "1")
+    number = max(1, int(asked)) if asked.isascii() and asked.isdigit() else 1
     with ctx.store() as store:
         origins = _origins(store.conn)
         found, cut = find_memories(store.conn, ctx)
-    asked = ctx.param("page", "1")
-    number = max(1, int(asked)) if asked.isascii() and asked.isdigit() else 1
-    shown = found[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+        shown = found[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
+        owners = others_owners(store.conn, "memories", [m.id for m in shown])
     form = (
         '<form class="filters" method="get" action="/" role="search">'
         f'<label for="q">Search<input type="search" id="q" name="q" value="{e(ctx.param("q"))}" '
@@ -107,7 +120,7 @@ def memories_page(ctx: PageContext) -> Page:
     else:
         rows = "".join(
             "<tr>"
-            f"<td>{link('/memory/' + m.id, _excerpt(m.content, 140))}</td>"
+            f"<td>{link('/memory/' + m.id, _excerpt(m.content, 140))}{owner_tag(owners.get(m.id))}</td>"
             f"<td>{e(m.kind)}</td>"
             f'<td><span class="tag {e(m.status)}">{e(m.status)}</span>'
             f"{' <span class=tag>pinned</span>' if m.pinned else ''}"
@@ -131,6 +144,11 @@ def memories_page(ctx: PageContext) -> Page:
     if len(found) > number * PAGE_SIZE:
         pager = "<p>" + link("/", "Next page", **{**ctx.query, "page": number + 1}) + "</p>"
     return "Memories", form + table + pager
+
+
+def owner_tag(owner: str | None) -> str:
+    """Whose another member's shared claim is (nothing for one's own)."""
+    return "" if owner is None else f' <span class="tag owner">shared by {e(owner)}</span>'
 
 
 def _excerpt(text: str, limit: int) -> str:
@@ -173,9 +191,11 @@ def review_page(ctx: PageContext) -> Page:
             )
         blocks.append(
             f'<section class="card" aria-label="{e(item["change"])} {e(claim["id"])}">'
-            f'<p><span class="tag">{e(item["change"])}</span> {link("/memory/" + claim["id"], claim["id"])} '
+            f'<p><span class="tag">{e(item["change"])}</span> {link("/memory/" + claim["id"], claim["id"])}'
+            f"{owner_tag(claim.get('owner'))} "
             f'<span class="muted">{e(claim["kind"])}, {e(claim["evidence"] or "unknown")}, learned {when(item["at"])} '
-            f'by {e(item["actor"])}; now <span class="tag {e(now_status)}">{e(now_status)}</span></span></p>'
+            f"by {e(item['actor'])}{', ' + e(item['by']) if item.get('by') else ''}; "
+            f'now <span class="tag {e(now_status)}">{e(now_status)}</span></span></p>'
             f'{diff}<div class="row-actions">{buttons}</div></section>'
         )
     older = report["events_pending"] - report["events_shown"]

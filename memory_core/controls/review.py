@@ -16,6 +16,13 @@ Approving changes no claim (the claim, its evidence and its history stay as lear
 them): it records that a person has seen the change, which takes it out of the inbox and,
 with ``review_before_recall`` on, lets recall offer it (memory_core/reports/review_gate.py).
 Correcting or forgetting an item are the ordinary manual controls, with their events and undo.
+
+On a team store (docs/team.md) a person reviews what learning changed in the claims they
+may see: their own and the team's shared ones, whoever's worker learned them. Another
+member's personal claims are no items (and cannot be approved: they are answered as if
+they did not exist); a replacement whose old claim is such a claim shows as ``new``. An
+item of another member's claim says whose it is (``owner``), and one learned by another
+member's worker says by whom (``by``).
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from memory_core.store.columns import EVENT_COLUMNS
 from memory_core.store.connection import in_chunks, require_transaction
 from memory_core.store.dbapi import DbConn
 from memory_core.store.events import event_from_row
+from memory_core.store.owners import hidden_claim_ids, others_owners
 from memory_core.store.review_marks import (
     MAX_APPROVED,
     ReviewMarks,
@@ -94,6 +102,33 @@ def event_items(event: Event) -> list[dict[str, Any]]:
     return items
 
 
+def visible_items(items: list[dict[str, Any]], hidden: frozenset[str]) -> list[dict[str, Any]]:
+    """``items`` without those of claims in ``hidden`` (another member's personal claims,
+    memory_core.store.owners.hidden_claim_ids); a replacement of a hidden claim becomes
+    ``new``, so the old claim's content is not shown."""
+    if not hidden:
+        return items
+    kept = []
+    for item in items:
+        if item["claim"]["id"] in hidden:
+            continue
+        if item["old"] is not None and item["old"]["id"] in hidden:
+            item = {**item, "change": "new", "old": None}
+        kept.append(item)
+    return kept
+
+
+def _label_owners(conn: DbConn, items: list[dict[str, Any]]) -> None:
+    """Name whose another member's claim is and whose worker learned it (a team store)."""
+    owners = others_owners(conn, "memories", sorted({item["claim"]["id"] for item in items}))
+    by = others_owners(conn, "events", sorted({item["event_id"] for item in items}))
+    for item in items:
+        if item["claim"]["id"] in owners:
+            item["claim"]["owner"] = owners[item["claim"]["id"]]
+        if str(item["event_id"]) in by:
+            item["by"] = by[str(item["event_id"])]
+
+
 def _current_status(conn: DbConn, ids: list[str]) -> dict[str, str]:
     found: dict[str, str] = {}
     for marks, chunk in in_chunks(sorted(set(ids))):
@@ -117,7 +152,14 @@ def review_report(conn: DbConn, marks: ReviewMarks | None = None) -> dict[str, A
     (total_events,) = conn.execute(
         f"SELECT COUNT(*) FROM events WHERE id > ? AND actor IN ({actors})", (marks.through, *LEARNING_ACTORS)
     ).fetchone()
-    items = [item for row in rows for item in event_items(event_from_row(row)) if item["key"] not in marks.approved]
+    hidden = hidden_claim_ids(conn)
+    items = [
+        item
+        for row in rows
+        for item in visible_items(event_items(event_from_row(row)), hidden)
+        if item["key"] not in marks.approved
+    ]
+    _label_owners(conn, items)
     status = _current_status(conn, [item["claim"]["id"] for item in items])
     for item in items:
         item["status_now"] = status.get(item["claim"]["id"], "missing")

@@ -1,4 +1,15 @@
-"""What `memevo status` reports: a plain dict, rendered by the CLI."""
+"""What `memevo status` reports: a plain dict, rendered by the CLI.
+
+On a team store (docs/team.md) the counts are the person's own view of the memory, the one
+`memevo list` pages through: claims by kind and status, and the projects with active
+claims, count their own claims and the team's shared ones, never another member's personal
+claims. The queue's counts (jobs by state, processed jobs, failing jobs) count only their
+own sources: a source's text is never shared, and only their own worker consolidates their
+sources, so another member's backlog is nothing they can see or act on. The integrity
+check stays the store's (the rows the login can read, every row for the administrator, who
+repairs the store), and lists a corrupt row by table and id only. On SQLite and a
+one-person store every row is the one person's, and nothing changes.
+"""
 
 from __future__ import annotations
 
@@ -13,25 +24,32 @@ from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
 from memory_core.store import migrations
 from memory_core.store.database import Store
+from memory_core.store.dbapi import DbConn
 from memory_core.store.dialect import json_int
 from memory_core.store.integrity import check_integrity
+from memory_core.store.owners import source_owner_clause, visible_clause
 
 
 def memory_counts(store: Store) -> dict[str, Any]:
+    """Claims by kind and by status: those the current person may see (see the module docstring)."""
     conn = store.conn
     by_kind = dict.fromkeys(KINDS, 0)
     by_status = dict.fromkeys(MEMORY_STATUSES, 0)
-    for kind, status, n in conn.execute("SELECT kind, status, COUNT(*) FROM memories GROUP BY kind, status"):
+    mine, params = visible_clause(conn)
+    for kind, status, n in conn.execute(
+        f"SELECT kind, status, COUNT(*) FROM memories WHERE 1=1{mine} GROUP BY kind, status", params
+    ):
         by_kind[kind] = by_kind.get(kind, 0) + n
         by_status[status] = by_status.get(status, 0) + n
     return {"total": sum(by_kind.values()), "by_kind": by_kind, "by_status": by_status}
 
 
 def job_counts(store: Store) -> dict[str, int]:
-    """Jobs by state; ``retrying`` is a pending job that has failed before."""
+    """The current person's jobs by state; ``retrying`` is a pending job that has failed before."""
     counts = {"pending": 0, "leased": 0, "retrying": 0, "paused": 0, "done": 0, "retired": 0}
+    mine, owners = source_owner_clause(store.conn)
     for state, failing, n in store.conn.execute(
-        "SELECT state, consecutive_failures > 0, COUNT(*) FROM sources GROUP BY 1, 2"
+        f"SELECT state, consecutive_failures > 0, COUNT(*) FROM sources WHERE 1=1{mine} GROUP BY 1, 2", owners
     ):
         key = "retrying" if state == "pending" and failing else str(state)
         counts[key] = counts.get(key, 0) + n
@@ -44,27 +62,41 @@ _CHANGE_DETAILS = ("added", "superseded", "conflicted", "refreshed", "aliased", 
 
 
 def processed_counts(store: Store) -> dict[str, int]:
-    """Done jobs split by whether their model pass changed memory (an event with a change)."""
+    """The current person's done jobs split by whether their model pass changed memory (an
+    event with a change)."""
     conn = store.conn
     changed = " + ".join(f"coalesce({json_int(conn, 'e.body', 'details', name)}, 0)" for name in _CHANGE_DETAILS)
+    mine, owners = _own_sources(conn, "s")
     total, with_changes = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(CASE WHEN EXISTS (SELECT 1 FROM events e WHERE e.source_id = s.id "
         f"AND e.operation = 'consolidate' AND ({changed}) > 0) THEN 1 ELSE 0 END), 0) "
-        "FROM sources s WHERE s.state = 'done'"
+        f"FROM sources s WHERE s.state = 'done'{mine}",
+        owners,
     ).fetchone()
     return {"with_changes": int(with_changes), "without_changes": int(total) - int(with_changes)}
+
+
+def _own_sources(conn: DbConn, table: str) -> tuple[str, tuple[str, ...]]:
+    """:func:`memory_core.store.owners.source_owner_clause` with the column qualified (a
+    query that also reads ``events``, which has an ``owner`` too)."""
+    mine, owners = source_owner_clause(conn)
+    if not mine:
+        return "", ()
+    return f" AND {table}.owner IN ({','.join('?' * len(owners))})", owners
 
 
 FAILED_JOBS_SHOWN = 5
 
 
 def failed_jobs(store: Store) -> list[dict[str, Any]]:
-    """Up to five sources with failures: id, count, last error code and reason, next due time."""
+    """Up to five of the current person's sources with failures: id, count, last error code
+    and reason, next due time."""
+    mine, owners = source_owner_clause(store.conn)
     rows = store.conn.execute(
         "SELECT id, state, consecutive_failures, last_error_code, next_due_at, last_failure_at, "
-        "last_error_reason FROM sources WHERE consecutive_failures > 0 AND state IN ('pending', 'paused', 'leased') "
-        "ORDER BY consecutive_failures DESC, next_due_at LIMIT ?",
-        (FAILED_JOBS_SHOWN,),
+        "last_error_reason FROM sources WHERE consecutive_failures > 0 AND state IN ('pending', 'paused', 'leased')"
+        f"{mine} ORDER BY consecutive_failures DESC, next_due_at LIMIT ?",
+        (*owners, FAILED_JOBS_SHOWN),
     ).fetchall()
     return [
         {
@@ -158,8 +190,12 @@ def build_status(store: Store, settings: Settings, now: float) -> dict[str, Any]
 def scope_section(store: Store) -> dict[str, Any]:
     """Where captures are filed and what recall reads: a capture is filed under its project,
     the real path of the agent's working directory (``captures_filed_by``), while recall
-    searches the claims of every project at once (``recall_searches``)."""
-    (projects,) = store.conn.execute("SELECT COUNT(DISTINCT origin) FROM memories WHERE status = 'active'").fetchone()
+    searches the claims of every project at once (``recall_searches``). Projects are counted
+    among the claims the current person may see."""
+    mine, params = visible_clause(store.conn)
+    (projects,) = store.conn.execute(
+        f"SELECT COUNT(DISTINCT origin) FROM memories WHERE status = 'active'{mine}", params
+    ).fetchone()
     return {
         "captures_filed_by": "working_directory",
         "recall_searches": "all_projects",

@@ -3,7 +3,10 @@
 Two values: ``review_through``, the id of the last event the person reviewed whole (every
 automatic change up to it counts as seen), and ``review_approved``, the items approved one
 by one after it (``"<event id>:<memory id>"`` keys, pruned when the watermark passes them).
-Standard library only: the per-turn recall filter reads them.
+On a team store each member has marks of their own (keys ending in ``@<login>``): one
+member's review is no one else's. The store's owner (a one-person store's only person, a
+team's administrator) keeps the keys without a suffix. Standard library only: the per-turn
+recall filter reads them.
 """
 
 from __future__ import annotations
@@ -36,38 +39,50 @@ def _event_of(key: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
+def _keys(conn: DbConn) -> tuple[str, str, str]:
+    """The metadata keys of the current person's marks (see the module docstring)."""
+    from memory_core.store.owners import own_owners
+
+    owners = own_owners(conn)
+    suffix = "" if "" in owners else f"@{owners[0]}"
+    return THROUGH_KEY + suffix, APPROVED_KEY + suffix, REVIEWED_AT_KEY + suffix
+
+
 def read_review_marks(conn: DbConn) -> ReviewMarks:
-    """The stored marks; missing or malformed values read as "nothing reviewed yet"."""
+    """The current person's stored marks; missing or malformed values read as "nothing
+    reviewed yet"."""
+    through_key, approved_key, reviewed_at_key = _keys(conn)
     values = dict(
         conn.execute(
-            "SELECT key, value FROM metadata WHERE key IN (?, ?, ?)", (THROUGH_KEY, APPROVED_KEY, REVIEWED_AT_KEY)
+            "SELECT key, value FROM metadata WHERE key IN (?, ?, ?)", (through_key, approved_key, reviewed_at_key)
         ).fetchall()
     )
-    through_text = str(values.get(THROUGH_KEY) or "0")
+    through_text = str(values.get(through_key) or "0")
     through = int(through_text) if through_text.isdigit() else 0
     try:
-        keys = json.loads(values.get(APPROVED_KEY) or "[]")
+        keys = json.loads(values.get(approved_key) or "[]")
     except ValueError:
         keys = []
     approved = frozenset(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else frozenset()
     try:
-        reviewed_at: float | None = float(values[REVIEWED_AT_KEY]) if REVIEWED_AT_KEY in values else None
+        reviewed_at: float | None = float(values[reviewed_at_key]) if reviewed_at_key in values else None
     except ValueError:
         reviewed_at = None
     return ReviewMarks(through, approved, reviewed_at)
 
 
 def write_review_marks(conn: DbConn, marks: ReviewMarks) -> ReviewMarks:
-    """Store ``marks`` (inside the caller's write transaction), dropping approvals the
-    watermark already covers; returns what was stored."""
+    """Store the current person's ``marks`` (inside the caller's write transaction), dropping
+    approvals the watermark already covers; returns what was stored."""
+    through_key, approved_key, reviewed_at_key = _keys(conn)
     kept = frozenset(k for k in marks.approved if _event_of(k) > marks.through)
     stored = ReviewMarks(marks.through, kept, marks.reviewed_at)
     values = {
-        THROUGH_KEY: str(stored.through),
-        APPROVED_KEY: json.dumps(sorted(kept)),
+        through_key: str(stored.through),
+        approved_key: json.dumps(sorted(kept)),
     }
     if stored.reviewed_at is not None:
-        values[REVIEWED_AT_KEY] = repr(float(stored.reviewed_at))
+        values[reviewed_at_key] = repr(float(stored.reviewed_at))
     for key, value in values.items():
         conn.execute(
             "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
