@@ -212,3 +212,24 @@ def test_a_members_summary_lines_are_their_own_claims(store: Store, members: dic
             )
     assert {owner for owner, _, _ in rows(store, PREFERENCE).values()} == set(members)
     assert set(rows(store, FACT)) == {memory_id(SHOP, "fact", FACT)}
+
+
+@pytest.mark.postgres_only  # members are PostgreSQL logins
+def test_a_members_import_of_an_export_keeps_its_links(store: Store, members: dict[str, Store]) -> None:
+    from memory_core.controls.transfer import import_file
+
+    old = make_memory("Answer in English", origin=SHOP, kind="preference")
+    new = make_memory(PREFERENCE, origin=SHOP, kind="preference", replaces=old.id)
+    old = old.model_copy(update={"status": "superseded", "replaced_by": new.id})
+    lines = [json.dumps({"type": "memory", "record": m.model_dump(mode="json")}) for m in (old, new)]
+    (name, bob), (_, carol) = members.items()
+    with carol.transaction() as conn:
+        import_file(conn, lines, clock.now())
+    with bob.transaction() as conn:
+        bob_ids = import_file(conn, lines, clock.now()).added_ids
+    assert len(bob_ids) == 2 and not {old.id, new.id} & set(bob_ids)
+    bodies = [json.loads(r[0]) for r in bob.conn.execute("SELECT body FROM memories WHERE owner = ?", (name,))]
+    by_content = {b["content"]: b for b in bodies}
+    assert by_content["Answer in English"]["replaced_by"] == by_content[PREFERENCE]["id"]
+    assert by_content[PREFERENCE]["replaces"] == by_content["Answer in English"]["id"]
+    assert len(rows(store, PREFERENCE)) == 2
