@@ -23,7 +23,9 @@ from memory_core.config import load_settings
 from memory_core.controls.manual import pin
 from memory_core.controls.review import approve, approve_all, review_report
 from memory_core.errors import NotFoundError
+from memory_core.recall.service import recall
 from memory_core.records import Memory
+from memory_core.reports.review_gate import hold_unreviewed
 from memory_core.reports.status import build_status
 from memory_core.store.backend import POSTGRESQL, Backend
 from memory_core.store.database import Store
@@ -268,6 +270,12 @@ def test_review_lists_own_and_shared_learning_each_person_for_themselves(team: T
         approve_all(conn, None, now)
     assert review_report(team.bob.conn)["items"] == []
     assert {i["claim"]["id"] for i in review_report(store.conn)["items"]} == set(items)
+    # and review_before_recall still holds back for Alice what she has not seen.
+    query = "staging deploy node 20 runners"
+    held = hold_unreviewed(store.conn, recall(store.conn, query, now=now)).diagnostics
+    assert held.get("held_for_review") == [c["learned"].id]
+    bobs_recall = hold_unreviewed(team.bob.conn, recall(team.bob.conn, query, now=now))
+    assert c["learned"].id in [claim.memory_id for claim in bobs_recall.claims]
 
 
 @pytest.mark.postgres_only  # members are PostgreSQL logins
