@@ -3,7 +3,9 @@
 Off by default (setting ``review_before_recall``). When on, a claim that recall selected is
 held back while it is *pending review*: its current content was inferred by a model
 (evidence method ``model``) in a consolidation event after the review watermark, and that
-item was not approved (memory_core/controls/review.py). Held-back claims are dropped from
+item was not approved (memory_core/controls/review.py). On a team store the watermark and
+approvals are the current person's own (memory_core.store.review_marks): a claim another
+member approved is still held back for someone who has not seen it. Held-back claims are dropped from
 the result and the digest is drawn again from the rest; recall does not reach further down
 its ranking to fill their places, so a held-back claim leaves a gap instead of letting a
 weaker claim in. The trade-off (docs/ui.md): nothing a model inferred reaches an agent
