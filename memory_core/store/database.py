@@ -141,10 +141,10 @@ class Store:
         with self.transaction() as conn:
             if not stale():  # another process rebuilt it meanwhile
                 return False
-            from memory_core.store.memories import iter_memory_rows, memory_from_row
+            from memory_core.store.memories import iter_indexable_memories
             from memory_core.store.postings import rebuild_index
 
-            rebuild_index(conn, [memory_from_row(row) for row in list(iter_memory_rows(conn))])
+            rebuild_index(conn, iter_indexable_memories(conn))
         return True
 
     def _may_rebuild_index(self) -> bool:

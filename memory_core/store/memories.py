@@ -80,3 +80,31 @@ def delete_memory(conn: DbConn, memory_id: str) -> None:
 def iter_memory_rows(conn: DbConn) -> Iterator[tuple]:
     """Every raw row, oldest update first (for integrity checks and export)."""
     yield from conn.execute(f"SELECT {MEMORY_COLUMNS} FROM memories ORDER BY updated_at, id")
+
+
+# Claims read per statement by :func:`iter_indexable_memories`.
+REBUILD_BATCH = 500
+
+
+def iter_indexable_memories(conn: DbConn) -> Iterator[Memory]:
+    """Every claim that validates, oldest update first, read a batch at a time, so a
+    rebuild of the index holds one batch, not the whole store, while it writes on the same
+    connection. A row that does not validate is never recallable and is skipped
+    (`memevo doctor` names it)."""
+    ids = [str(row[0]) for row in conn.execute("SELECT id FROM memories ORDER BY updated_at, id").fetchall()]
+    for start in range(0, len(ids), REBUILD_BATCH):
+        chunk = ids[start : start + REBUILD_BATCH]
+        rows = {
+            str(row[0]): row
+            for row in conn.execute(
+                f"SELECT {MEMORY_COLUMNS} FROM memories WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall()
+        }
+        for memory_id in chunk:
+            row = rows.get(memory_id)
+            if row is None:
+                continue
+            try:
+                yield memory_from_row(row)
+            except CorruptRecordError:
+                continue

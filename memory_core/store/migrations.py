@@ -321,18 +321,11 @@ CREATE INDEX body_postings_body ON body_postings (body)
 def _migrate_8(conn: DbConn) -> None:
     _run_script(conn, MIGRATION_8)
     # Imported here: every store open reads this module, and only this step rebuilds.
-    from memory_core.errors import CorruptRecordError
-    from memory_core.store.memories import iter_memory_rows, memory_from_row
+    from memory_core.store.memories import iter_indexable_memories
     from memory_core.store.postings import rebuild_index
 
-    memories = []
-    for row in list(iter_memory_rows(conn)):
-        try:
-            memories.append(memory_from_row(row))
-        except CorruptRecordError:
-            continue  # never recallable; `memevo doctor` names it
-    if memories:  # an empty store's index stays empty, as a new store's is
-        rebuild_index(conn, memories)
+    if conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
+        rebuild_index(conn, iter_indexable_memories(conn))  # an empty store's index stays empty
     if is_postgres(conn):
         from memory_core.store.team import enable_row_security, row_security_on
 

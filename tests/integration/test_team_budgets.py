@@ -162,3 +162,26 @@ def test_grants_on_usage_from_before_version_7_still_let_a_login_count(pg_url: s
             conn.execute(f"DROP ROLE {name}")
         finally:
             conn.close()
+
+
+def test_a_members_raw_sql_reads_and_writes_only_their_own_usage(
+    store: Store, members: dict[str, str], home: Path
+) -> None:
+    import psycopg
+
+    now = clock.now()
+    bob, carol = members
+    with open_as(home, bob, members[bob]) as as_bob, as_bob.transaction() as conn:
+        count_call(conn, now)
+    with psycopg.connect(members[carol], autocommit=True) as raw:
+        assert raw.execute("SELECT owner FROM model_usage").fetchall() == []
+        with pytest.raises(psycopg.Error, match="row-level security"):
+            raw.execute(
+                "INSERT INTO model_usage (owner, day, calls, prompt_tokens, completion_tokens) "
+                "VALUES (%s, '2026-01-01', 1, 0, 0)",
+                (bob,),
+            )
+        with pytest.raises(psycopg.Error, match="permission denied"):
+            raw.execute("UPDATE model_usage SET owner = %s", (bob,))
+    owners = {row[0] for row in store.conn.execute("SELECT owner FROM model_usage")}
+    assert owners == {bob}
