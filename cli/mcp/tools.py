@@ -148,6 +148,11 @@ def recall_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
         return ToolAnswer("memevo holds no memories yet: nothing to recall.")
     with store:
         result = recall(store.conn, query, now=now)
+        if result.claims:  # what automatic recall holds back for review, the tool holds back too
+            from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
+
+            if gate_enabled(home):
+                result = hold_unreviewed(store.conn, result)
     ids = tuple(claim.memory_id for claim in result.claims)
     if not result.digest:
         return ToolAnswer("No memory matches this query. Name the topic in other words, or go on without memory.")

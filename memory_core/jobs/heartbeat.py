@@ -1,6 +1,10 @@
 """The workers' heartbeats: the last time any worker process touched the job table, and the
 last time each one did (keyed ``host:pid``), so status can say how many workers run on how
 many hosts, whichever machines they are on.
+
+On a team store each person's workers beat under keys of that person's
+(memory_core.store.owners.person_key): a member's workers consolidate only that member's
+sources, so status tells each person whether their own workers run.
 """
 
 from __future__ import annotations
@@ -9,9 +13,10 @@ from typing import NamedTuple
 
 from memory_core.clock import is_timestamp
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import person_key
 
 HEARTBEAT_KEY = "worker_heartbeat"
-WORKER_PREFIX = "worker_heartbeat:"  # + "host:pid"
+# Each worker also beats under HEARTBEAT_KEY + ":host:pid" (per person: person_key).
 # A worker that has not beaten for this long is not counted as running (the per-worker
 # heartbeat is written at least every minute: workers.liveness).
 LIVE_SECONDS = 180.0
@@ -33,9 +38,10 @@ class WorkerCount(NamedTuple):
 def write_heartbeat(conn: DbConn, now: float, worker: str | None = None) -> None:
     """Record that a worker is alive (call inside a write transaction); with ``worker``
     (``host:pid``) also that this one is."""
-    _set(conn, HEARTBEAT_KEY, repr(now))
+    key = person_key(conn, HEARTBEAT_KEY)
+    _set(conn, key, repr(now))
     if worker:
-        _set(conn, WORKER_PREFIX + worker, repr(now))
+        _set(conn, f"{key}:{worker}", repr(now))
 
 
 def _set(conn: DbConn, key: str, value: str) -> None:
@@ -56,20 +62,22 @@ def _time(raw: object) -> float | None:
 
 def read_heartbeat(conn: DbConn) -> float | None:
     """The last heartbeat, or ``None`` if there is none or it is not a usable time."""
-    row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
+    row = conn.execute("SELECT value FROM metadata WHERE key=?", (person_key(conn, HEARTBEAT_KEY),)).fetchone()
     return None if row is None else _time(row[0])
 
 
 def worker_beats(conn: DbConn) -> list[WorkerBeat]:
-    """Every per-worker heartbeat (usable times only), newest first."""
+    """Every per-worker heartbeat of the current person's workers (usable times only),
+    newest first."""
+    prefix = person_key(conn, HEARTBEAT_KEY) + ":"
     rows = conn.execute(
         "SELECT key, value FROM metadata WHERE key >= ? AND key < ?",
-        (WORKER_PREFIX, WORKER_PREFIX + "\U0010ffff"),
+        (prefix, prefix + "\U0010ffff"),
     ).fetchall()
     beats = []
     for key, value in rows:
         at = _time(value)
-        worker = str(key)[len(WORKER_PREFIX) :]
+        worker = str(key)[len(prefix) :]
         if at is not None and worker:
             beats.append(WorkerBeat(worker, worker.rsplit(":", 1)[0], at))
     return sorted(beats, key=lambda beat: (-beat.at, beat.worker))
@@ -95,7 +103,8 @@ def forget_silent_workers(conn: DbConn, now: float, after: float = FORGET_SECOND
     """Remove the per-worker keys of workers silent for ``after`` seconds (inside a write
     transaction); how many were removed."""
     stale = [beat.worker for beat in worker_beats(conn) if now - beat.at > after]
+    beat, model = person_key(conn, HEARTBEAT_KEY), person_key(conn, "worker_model")  # model_state.WORKER_MODEL_KEY
     for worker in stale:
-        conn.execute("DELETE FROM metadata WHERE key=?", (WORKER_PREFIX + worker,))
-        conn.execute("DELETE FROM metadata WHERE key=?", ("worker_model:" + worker,))
+        conn.execute("DELETE FROM metadata WHERE key=?", (f"{beat}:{worker}",))
+        conn.execute("DELETE FROM metadata WHERE key=?", (f"{model}:{worker}",))
     return len(stale)

@@ -13,9 +13,9 @@ import hashlib
 
 from memory_core.jobs.heartbeat import live_workers, worker_beats
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import person_key
 
 WORKER_MODEL_KEY = "worker_model"
-WORKER_MODEL_PREFIX = WORKER_MODEL_KEY + ":"  # + "host:pid", beside that worker's heartbeat
 MODEL_CONFIGURED, MODEL_MISSING = "configured", "missing"
 ANNOUNCED_KEY = "worker_no_model_announced_at"
 JSON_MODE_PREFIX = "model_json_mode:"
@@ -40,9 +40,10 @@ def write_worker_model(conn: DbConn, configured: bool, worker: str | None = None
     """Record whether the worker has a model (inside a write transaction, with the heartbeat);
     with ``worker`` (``host:pid``) also for that worker."""
     value = MODEL_CONFIGURED if configured else MODEL_MISSING
-    _set(conn, WORKER_MODEL_KEY, value)
+    key = person_key(conn, WORKER_MODEL_KEY)  # each person's workers their own (heartbeat)
+    _set(conn, key, value)
     if worker:
-        _set(conn, WORKER_MODEL_PREFIX + worker, value)
+        _set(conn, f"{key}:{worker}", value)
 
 
 def read_worker_model(conn: DbConn) -> bool | None:
@@ -50,28 +51,30 @@ def read_worker_model(conn: DbConn) -> bool | None:
     ``None`` if no worker has reported. Running: a heartbeat within a few minutes of the
     newest, so one machine without a model does not hide the others' (and a worker that
     reported before per-worker keys existed still counts through the shared key)."""
+    key = person_key(conn, WORKER_MODEL_KEY)
     beats = worker_beats(conn)
     if beats:
         live = live_workers(beats, beats[0].at)
-        values = [_get(conn, WORKER_MODEL_PREFIX + beat.worker) for beat in live]
+        values = [_get(conn, f"{key}:{beat.worker}") for beat in live]
         known = [value for value in values if value in (MODEL_CONFIGURED, MODEL_MISSING)]
         if known:
             return MODEL_CONFIGURED in known
-    value = _get(conn, WORKER_MODEL_KEY)
+    value = _get(conn, key)
     return {MODEL_CONFIGURED: True, MODEL_MISSING: False}.get(value) if value is not None else None
 
 
 def claim_missing_model_announcement(conn: DbConn, now: float) -> bool:
     """True for the one worker process that should say "no model" now (inside a write
     transaction): the first to start, unless another said it in the last 30 seconds."""
-    raw = _get(conn, ANNOUNCED_KEY)
+    announced = person_key(conn, ANNOUNCED_KEY)
+    raw = _get(conn, announced)
     try:
         last = float(raw) if raw is not None else None
     except ValueError:
         last = None
     if last is not None and 0 <= now - last < ANNOUNCE_QUIET_SECONDS:
         return False
-    _set(conn, ANNOUNCED_KEY, repr(now))
+    _set(conn, announced, repr(now))
     return True
 
 

@@ -80,17 +80,20 @@ def memory_summary(memory: Memory, owner: str | None = None) -> dict[str, Any]:
 
 
 def events_touching(conn: DbConn, memory_id: str, limit: int = SHOWN_EVENTS) -> list[Event]:
-    """The newest events whose before or after records include ``memory_id``."""
+    """The newest events whose before or after records include ``memory_id``, without
+    those that also touch another member's personal claims (as :func:`history_page`)."""
     # Ids are 24 hex characters, so a substring match on the body cannot be fooled by
     # wildcards; each hit is confirmed on the parsed event.
     rows = conn.execute(
         f"SELECT {EVENT_COLUMNS} FROM events WHERE {position(conn, 'body')} > 0 ORDER BY id DESC",
         (memory_id,),
     )
+    hidden = hidden_claim_ids(conn)
     found: list[Event] = []
     for row in rows:
         event = event_from_row(row)
-        if any(m.id == memory_id for m in event.before + event.after):
+        ids = [m.id for m in event.before + event.after]
+        if memory_id in ids and not any(i in hidden for i in ids):
             found.append(event)
             if len(found) >= limit:
                 break

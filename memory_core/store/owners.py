@@ -216,3 +216,11 @@ def backfill_event_scopes(conn: DbConn) -> int:
     for event_id in shared:
         conn.execute("UPDATE events SET scope = ? WHERE id = ?", (SHARED, event_id))
     return len(shared)
+
+
+def person_key(conn: DbConn, key: str) -> str:
+    """The metadata key of a value each person keeps for themselves (review marks, their
+    workers' heartbeats): ``key`` for the store's owner (and on SQLite, a one-person store),
+    ``key@login`` for a member, so one member's value is no one else's."""
+    owners = own_owners(conn)
+    return key if "" in owners else f"{key}@{owners[0]}"

@@ -41,11 +41,9 @@ def _event_of(key: str) -> int:
 
 def _keys(conn: DbConn) -> tuple[str, str, str]:
     """The metadata keys of the current person's marks (see the module docstring)."""
-    from memory_core.store.owners import own_owners
+    from memory_core.store.owners import person_key
 
-    owners = own_owners(conn)
-    suffix = "" if "" in owners else f"@{owners[0]}"
-    return THROUGH_KEY + suffix, APPROVED_KEY + suffix, REVIEWED_AT_KEY + suffix
+    return person_key(conn, THROUGH_KEY), person_key(conn, APPROVED_KEY), person_key(conn, REVIEWED_AT_KEY)
 
 
 def read_review_marks(conn: DbConn) -> ReviewMarks:

@@ -185,3 +185,29 @@ def test_a_members_raw_sql_reads_and_writes_only_their_own_usage(
             raw.execute("UPDATE model_usage SET owner = %s", (bob,))
     owners = {row[0] for row in store.conn.execute("SELECT owner FROM model_usage")}
     assert owners == {bob}
+
+
+def test_each_person_sees_whether_their_own_workers_run(store: Store, members: dict[str, str], home: Path) -> None:
+    """A member's workers consolidate only that member's sources: status tells each person
+    about their own workers (heartbeat, count, model), never about another's."""
+    from memory_core.jobs.heartbeat import read_heartbeat, read_worker_count, write_heartbeat
+    from memory_core.jobs.model_state import read_worker_model, write_worker_model
+
+    now = clock.now()
+    bob, carol = members
+    with open_as(home, bob, members[bob]) as as_bob:
+        with as_bob.transaction() as conn:
+            write_heartbeat(conn, now - 5, "bob-laptop:11")
+            write_worker_model(conn, False, "bob-laptop:11")
+        assert read_heartbeat(as_bob.conn) == now - 5
+        assert tuple(read_worker_count(as_bob.conn, now)) == (1, 1)
+        assert read_worker_model(as_bob.conn) is False
+    with store.transaction() as conn:
+        write_heartbeat(conn, now, "alice-box:21")
+        write_worker_model(conn, True, "alice-box:21")
+    assert tuple(read_worker_count(store.conn, now)) == (1, 1) and read_worker_model(store.conn) is True
+    with open_as(home, carol, members[carol]) as as_carol:
+        assert read_heartbeat(as_carol.conn) is None
+        assert tuple(read_worker_count(as_carol.conn, now)) == (0, 0) and read_worker_model(as_carol.conn) is None
+    with open_as(home, bob, members[bob]) as as_bob:
+        assert read_heartbeat(as_bob.conn) == now - 5 and read_worker_model(as_bob.conn) is False

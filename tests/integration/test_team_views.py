@@ -291,3 +291,22 @@ def test_status_counts_what_each_person_may_see(team: Team, store: Store) -> Non
     for report, own in ((alice, "alice"), (bob, "bob")):
         assert report["jobs"]["paused"] == 1
         assert [job["source_id"] for job in report["failed_jobs"]] == [team.sources[own]]
+
+
+@pytest.mark.postgres_only
+def test_show_lists_no_event_that_touched_another_members_personal_claim(team: Team, store: Store) -> None:
+    """Bob's learning event holds his shared decision and his personal preference: Bob's
+    `show` of the decision lists it, the administrator's lists none of it (as `history`)."""
+    from memory_core.reports.inspection import describe_memory, history_page
+    from memory_core.store.memories import require_memory
+
+    decision = team.claims["bob_decision"].id
+    hidden = team.claims["bob_pref"].id
+
+    def listed(s: Store) -> list[int]:
+        return [e["id"] for e in describe_memory(s.conn, require_memory(s.conn, decision), clock.now())["events"]]
+
+    mixed = [e.id for e in history_page(team.bob.conn) if hidden in [m.id for m in e.before + e.after]]
+    assert mixed and set(mixed) <= set(listed(team.bob))
+    assert not set(mixed) & set(listed(store))
+    assert not set(mixed) & {e.id for e in history_page(store.conn)}

@@ -165,3 +165,20 @@ def test_a_quarantined_variant_is_an_item_and_a_confirmation_is_not(store: Store
         after=[kept.model_copy(update={"status": "conflicted"})],
     )
     assert [i["change"] for i in event_items(doubted)] == ["quarantined"]
+
+
+def test_the_mcp_recall_tool_holds_unreviewed_claims_when_the_setting_is_on(
+    store: Store, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cli.mcp.tools import recall_tool
+
+    now = clock.now()
+    _, new_id, _ = _seeded(store, now)
+    question = {"query": "staging deploy node"}
+    assert new_id in recall_tool(question, home, now).claim_ids
+    monkeypatch.setenv("MEMEVO_REVIEW_BEFORE_RECALL", "1")
+    held = recall_tool(question, home, now)
+    assert new_id not in held.claim_ids and "node 20" not in held.text
+    with store.transaction() as conn:
+        approve_all(conn, None, now)
+    assert new_id in recall_tool(question, home, now).claim_ids
