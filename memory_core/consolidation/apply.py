@@ -24,7 +24,7 @@ from memory_core.store.dbapi import DbConn
 from memory_core.store.generations import current_generation
 from memory_core.store.memories import get_memory
 from memory_core.store.origin_aliases import same_project
-from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
+from memory_core.store.suppression import block_claim, is_blocked, retire_repeating_sources
 
 
 class GuardRejected(WriteRejected):
@@ -242,7 +242,7 @@ def _apply_replacement(
     retired = target.model_copy(update={"status": "superseded", "replaced_by": new_id, "updated_at": now})
     changes.write(target, retired)
     report.superseded.append(target.id)
-    block(conn, target.origin, target.content_hash, now, "superseded")
+    block_claim(conn, target, now, "superseded")
     report.retired_sources.extend(
         retire_repeating_sources(conn, target.origin, [target.content], now, except_source_id=source.id)
     )

@@ -27,7 +27,7 @@ from memory_core.store.connection import require_transaction
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import get_memory, memory_from_row, require_memory
 from memory_core.store.owners import visible_clause
-from memory_core.store.suppression import block, retire_repeating_sources
+from memory_core.store.suppression import block_claim, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000
 # Statuses a duplicate can have and still be live enough to follow its twin.
@@ -101,7 +101,7 @@ def forget(conn: DbConn, memory_id: str, now: float) -> ManualResult:
         return ManualResult(event_id=None)
     before = [target, *live_duplicates(conn, target)]
     after = [m.model_copy(update={"status": "forgotten"}) for m in before]
-    block(conn, target.origin, target.content_hash, now, "forgotten")
+    block_claim(conn, target, now, "forgotten")
     retired = retire_repeating_sources(conn, target.origin, [target.content], now)
     action_id = ids.random_id()
     event_id = commit_manual_change(conn, "forget", before, after, now, action_id, {"retired_sources": retired})
@@ -158,7 +158,7 @@ def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult
     before = replaced + ([occupant] if occupant is not None else [])
     after = [m.model_copy(update={"status": "superseded", "replaced_by": new_id}) for m in replaced]
     after.append(corrected)
-    block(conn, target.origin, target.content_hash, now, "corrected")
+    block_claim(conn, target, now, "corrected")
     retired = retire_repeating_sources(conn, target.origin, [target.content], now)
     event_id = commit_manual_change(
         conn, "correct", before, after, now, action_id, {"retired_sources": retired, "corrected_to": new_id}

@@ -42,7 +42,7 @@ from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import read_snapshot_begin
 from memory_core.store.events import event_from_row, iter_event_rows
 from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
-from memory_core.store.owners import PERSONAL, claim_scope, hidden_claim_ids
+from memory_core.store.owners import PERSONAL, SHARED, claim_scope, hidden_claim_ids
 from memory_core.store.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"
@@ -273,8 +273,12 @@ def import_file(conn: DbConn, lines: Iterable[str], now: float) -> ImportReport:
         added.append(memory)
     for memory in added:
         changes.write(None, memory)
+    # A block is shared when the file holds a shared claim of that content (the export's
+    # block lines name no scope); else it is the importer's own.
+    shared = {(m.origin, m.content_hash) for m in memories if claim_scope(m.kind, m.origin, m.content) == SHARED}
     for item in blocks:
-        report.blocks_added += block(conn, item.origin, item.content_hash, item.created_at, item.reason)
+        scope = SHARED if (item.origin, item.content_hash) in shared else PERSONAL
+        report.blocks_added += block(conn, item.origin, item.content_hash, item.created_at, item.reason, scope)
     report.added = len(added)
     report.added_ids = [m.id for m in added]
     report.event_id = changes.commit(

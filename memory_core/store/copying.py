@@ -28,7 +28,7 @@ STORE_TABLES: dict[str, str] = {
     "memories": "id",
     "sources": "id",
     "events": "id",
-    "blocked_hashes": "origin, content_hash",
+    "blocked_hashes": "origin, content_hash, owner",
     "feedback_receipts": "source_id, memory_id",
     "postings": "feature, memory_id, field, part",
     "index_docs": "memory_id",

@@ -20,7 +20,7 @@ from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_tr
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -333,6 +333,63 @@ def _migrate_8(conn: DbConn) -> None:
             enable_row_security(conn)
 
 
+# Version 9: a block of forgotten or superseded content has an owner and a scope
+# (memory_core.store.suppression): a personal claim's block holds for its owner only, a
+# shared claim's for everyone. An existing block takes the scope of a claim of that origin
+# and content (shared if any such claim is shared) and, on PostgreSQL, the owner of such a
+# claim (else the migrating login's); on SQLite the owner stays ``''``. The owner joins
+# the key, so two people block the same content each for themselves.
+MIGRATION_9_SQLITE = """
+CREATE TABLE blocked_hashes_v9 (
+    origin TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    owner TEXT NOT NULL DEFAULT '',
+    created_at REAL NOT NULL,
+    reason TEXT NOT NULL,
+    scope TEXT NOT NULL DEFAULT 'personal',
+    PRIMARY KEY (origin, content_hash, owner)
+) WITHOUT ROWID;
+INSERT INTO blocked_hashes_v9 (origin, content_hash, owner, created_at, reason, scope)
+    SELECT b.origin, b.content_hash, '', b.created_at, b.reason,
+        CASE WHEN EXISTS (
+            SELECT 1 FROM memories m WHERE m.origin = b.origin AND m.content_hash = b.content_hash
+            AND m.scope = 'shared'
+        ) THEN 'shared' ELSE 'personal' END
+    FROM blocked_hashes b;
+DROP TABLE blocked_hashes;
+ALTER TABLE blocked_hashes_v9 RENAME TO blocked_hashes
+"""
+MIGRATION_9_POSTGRES = """
+ALTER TABLE blocked_hashes ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+ALTER TABLE blocked_hashes ADD COLUMN scope TEXT NOT NULL DEFAULT 'personal';
+ALTER TABLE blocked_hashes ALTER COLUMN owner SET DEFAULT current_user;
+UPDATE blocked_hashes SET scope = 'shared' WHERE EXISTS (
+    SELECT 1 FROM memories m WHERE m.origin = blocked_hashes.origin
+    AND m.content_hash = blocked_hashes.content_hash AND m.scope = 'shared'
+);
+UPDATE blocked_hashes SET owner = COALESCE((
+    SELECT MIN(m.owner) FROM memories m WHERE m.origin = blocked_hashes.origin
+    AND m.content_hash = blocked_hashes.content_hash
+), current_user)
+"""
+
+
+def _migrate_9(conn: DbConn) -> None:
+    if not is_postgres(conn):
+        _run_script(conn, MIGRATION_9_SQLITE)
+        return
+    _run_script(conn, MIGRATION_9_POSTGRES)
+    (key,) = conn.execute(
+        "SELECT conname FROM pg_constraint WHERE conrelid = 'blocked_hashes'::regclass AND contype = 'p'"
+    ).fetchone()
+    conn.execute(f'ALTER TABLE blocked_hashes DROP CONSTRAINT "{key}"')
+    conn.execute("ALTER TABLE blocked_hashes ADD PRIMARY KEY (origin, content_hash, owner)")
+    from memory_core.store.team import enable_row_security, row_security_on
+
+    if row_security_on(conn):
+        enable_row_security(conn)
+
+
 def _run_script(conn: DbConn, script: str) -> None:
     # executescript() would COMMIT first; run statement by statement inside our transaction,
     # each as the connection's engine needs it (memory_core.store.dialect.ddl).
@@ -356,6 +413,7 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     6: _migrate_6,
     7: _migrate_7,
     8: _migrate_8,
+    9: _migrate_9,
 }
 
 

@@ -3,16 +3,22 @@
 A block is an origin-qualified content hash. The same text in another origin can mean a
 different fact, so blocks never cross origins. Nothing clears a block: undo restores
 records, not the right of automatic learning to re-add their content.
+
+On a team store a block has the scope of the claim it came from (schema 9): a shared
+claim's block holds for everyone, a personal claim's only for its owner (the person whose
+login wrote it), so one member forgetting their preference never stops another member's
+identical preference from being learned, and no one reads another's personal blocks.
 """
 
 from __future__ import annotations
 
 from memory_core.errors import CorruptRecordError
 from memory_core.ids import normalize_content
-from memory_core.records import JobState
+from memory_core.records import JobState, Memory
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
 from memory_core.store.origin_aliases import project_origins
+from memory_core.store.owners import PERSONAL, claim_scope, source_owner_clause, visible_clause
 from memory_core.store.sources import source_from_row
 
 # Queued sources that have not started (or that paused after failing) can still be
@@ -20,39 +26,52 @@ from memory_core.store.sources import source_from_row
 RETIRABLE_STATES = (JobState.PENDING.value, JobState.PAUSED.value)
 
 
-def block(conn: DbConn, origin: str, content_hash: str, at: float, reason: str) -> bool:
-    """Block ``content_hash`` in ``origin``; returns False if it was already blocked.
+def block(conn: DbConn, origin: str, content_hash: str, at: float, reason: str, scope: str = PERSONAL) -> bool:
+    """Block ``content_hash`` in ``origin`` with ``scope`` (the writer's own block); returns
+    False if the writer had already blocked it.
 
     The first block keeps its time and reason, so history shows when suppression began.
+    The owner is the database's, as for claims (memory_core.store.owners).
     """
     cursor = conn.execute(
-        "INSERT INTO blocked_hashes (origin, content_hash, created_at, reason) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT(origin, content_hash) DO NOTHING",
-        (origin, content_hash, at, reason),
+        "INSERT INTO blocked_hashes (origin, content_hash, created_at, reason, scope) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT DO NOTHING",
+        (origin, content_hash, at, reason, scope),
     )
     return cursor.rowcount == 1
+
+
+def block_claim(conn: DbConn, memory: Memory, at: float, reason: str) -> bool:
+    """Block a claim's content in its origin, with the claim's scope."""
+    scope = claim_scope(memory.kind, memory.origin, memory.content)
+    return block(conn, memory.origin, memory.content_hash, at, reason, scope)
 
 
 def is_blocked(conn: DbConn, origin: str, content_hash: str) -> bool:
     """True if ``content_hash`` may not be added again in ``origin``'s project (content
     forgotten under an old path origin stays forgotten in the project it now belongs to,
-    memory_core.store.origin_aliases)."""
+    memory_core.store.origin_aliases) by the current person: a shared block, or their own."""
     origins = project_origins(conn, origin)
+    mine, params = visible_clause(conn)
     row = conn.execute(
-        f"SELECT 1 FROM blocked_hashes WHERE origin IN ({','.join('?' * len(origins))}) AND content_hash=?",
-        (*origins, content_hash),
+        f"SELECT 1 FROM blocked_hashes WHERE origin IN ({','.join('?' * len(origins))}) AND content_hash=?{mine}",
+        (*origins, content_hash, *params),
     ).fetchone()
     return row is not None
 
 
 def blocked_rows(conn: DbConn) -> list[tuple[str, str, float, str]]:
-    """Every block as ``(origin, content_hash, created_at, reason)``, in a stable order."""
-    return [
-        (str(o), str(h), float(t), str(r))
-        for o, h, t, r in conn.execute(
-            "SELECT origin, content_hash, created_at, reason FROM blocked_hashes ORDER BY origin, content_hash"
-        )
-    ]
+    """Every block the current person may see as ``(origin, content_hash, created_at,
+    reason)``, in a stable order (one row per content, the first block's time and reason)."""
+    mine, params = visible_clause(conn)
+    rows: dict[tuple[str, str], tuple[str, str, float, str]] = {}
+    for o, h, t, r in conn.execute(
+        f"SELECT origin, content_hash, created_at, reason FROM blocked_hashes WHERE 1 = 1{mine} "
+        "ORDER BY origin, content_hash, created_at",
+        params,
+    ):
+        rows.setdefault((str(o), str(h)), (str(o), str(h), float(t), str(r)))
+    return list(rows.values())
 
 
 def retire_repeating_sources(
@@ -62,7 +81,9 @@ def retire_repeating_sources(
     at: float,
     except_source_id: str | None = None,
 ) -> list[str]:
-    """Retire queued sources of ``origin`` whose text repeats any of ``contents``.
+    """Retire the current person's queued sources of ``origin`` whose text repeats any of
+    ``contents`` (another member's sources are theirs: a shared block keeps what they
+    propose out anyway).
 
     A source that still contains suppressed text would hand it to the model (or to local
     extraction) again, so its whole pending pass is skipped. Texts are compared in
@@ -75,9 +96,11 @@ def retire_repeating_sources(
     if not needles:
         return []
     placeholders = ", ".join("?" * len(RETIRABLE_STATES))
+    own, owners = source_owner_clause(conn)  # one person's forget never stops another's work
     rows = conn.execute(
-        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE origin=? AND state IN ({placeholders}) ORDER BY created_at, id",
-        (origin, *RETIRABLE_STATES),
+        f"SELECT {SOURCE_COLUMNS} FROM sources WHERE origin=? AND state IN ({placeholders}){own} "
+        "ORDER BY created_at, id",
+        (origin, *RETIRABLE_STATES, *owners),
     ).fetchall()
     retired: list[str] = []
     for row in rows:

@@ -26,7 +26,7 @@ NAME_RULE = "a lower-case name of letters, digits and _ (1-63 characters, starti
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
 # Names PostgreSQL or memevo keep for themselves.
 RESERVED = frozenset({"public", "postgres", "current_user", "session_user", "current_role", "none", "all"})
-OWNED_TABLES = ("memories", "sources", "events", "model_usage")
+OWNED_TABLES = ("memories", "sources", "events", "model_usage", "blocked_hashes")
 POLICIES = {
     "memevo_own_sources": "ON sources FOR ALL USING (owner = current_user) WITH CHECK (owner = current_user)",
     "memevo_claims_read": "ON memories FOR SELECT USING (scope = 'shared' OR owner = current_user)",
@@ -38,13 +38,16 @@ POLICIES = {
     "memevo_claims_delete": "ON memories FOR DELETE USING (scope = 'shared' OR owner = current_user)",
     "memevo_events_read": "ON events FOR SELECT USING (scope = 'shared' OR owner = current_user)",
     "memevo_events_insert": "ON events FOR INSERT WITH CHECK (owner = current_user)",
+    # Blocks of forgotten content (memory_core.store.suppression): shared ones and one's own.
+    "memevo_blocks_read": "ON blocked_hashes FOR SELECT USING (scope = 'shared' OR owner = current_user)",
+    "memevo_blocks_insert": "ON blocked_hashes FOR INSERT WITH CHECK (owner = current_user)",
     # Each person's model spending (memory_core.jobs.budget): their own budget only.
     "memevo_own_usage": "ON model_usage FOR ALL USING (owner = current_user) WITH CHECK (owner = current_user)",
 }
 INDEX_TABLES = ("postings", "index_docs", "bodies", "body_postings")
 _INDEX_RULE = f"USING (part IN ('{SHARED_PART}', current_user)) WITH CHECK (part IN ('{SHARED_PART}', current_user))"
 POLICIES.update({f"memevo_index_{table}": f"ON {table} FOR ALL {_INDEX_RULE}" for table in INDEX_TABLES})
-ROW_SECURITY_TABLES = ("sources", "memories", "events", "model_usage", *INDEX_TABLES)
+ROW_SECURITY_TABLES = ("sources", "memories", "events", "model_usage", "blocked_hashes", *INDEX_TABLES)
 
 
 class NewMember(NamedTuple):
@@ -200,6 +203,7 @@ def erase_member_rows(conn: DbConn, name: str) -> Erased:
         (name, name),
     )
     sources = conn.execute("DELETE FROM sources WHERE owner = ?", (name,)).rowcount
+    conn.execute("DELETE FROM blocked_hashes WHERE owner = ? AND scope <> 'shared'", (name,))
     events = conn.execute("DELETE FROM events WHERE owner = ? AND scope <> 'shared'", (name,)).rowcount
     return Erased(len(claims), int(sources), int(events))
 

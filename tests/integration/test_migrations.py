@@ -91,8 +91,24 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def back_to_version_8(conn: sqlite3.Connection) -> None:
+    """Undo what version 9 added: blocks without owner or scope, keyed by origin and content
+    (the index tables keep their parts: version 8 makes them anew whatever they hold)."""
+    for statement in (
+        "CREATE TABLE blocked_hashes_v8 (origin TEXT NOT NULL, content_hash TEXT NOT NULL, "
+        "created_at REAL NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (origin, content_hash)) WITHOUT ROWID",
+        "INSERT INTO blocked_hashes_v8 SELECT origin, content_hash, MIN(created_at), MIN(reason) "
+        "FROM blocked_hashes GROUP BY origin, content_hash",
+        "DROP TABLE blocked_hashes",
+        "ALTER TABLE blocked_hashes_v8 RENAME TO blocked_hashes",
+        "UPDATE metadata SET value='8' WHERE key='schema_version'",
+    ):
+        conn.execute(statement)
+
+
 def back_to_version_6(conn: sqlite3.Connection) -> None:
-    """Undo what version 7 added: model usage keyed by day alone, every owner's summed."""
+    """Undo what versions 7 to 9 added: model usage keyed by day alone, every owner's summed."""
+    back_to_version_8(conn)
     for statement in (
         "CREATE TABLE model_usage_v6 (day TEXT PRIMARY KEY, calls INTEGER NOT NULL, "
         "prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)",
@@ -419,3 +435,40 @@ def test_version_6_usage_is_keyed_by_owner_and_day_keeping_its_numbers(home: Pat
         assert sorted(copy.execute("SELECT * FROM model_usage").fetchall()) == before
     finally:
         copy.close()
+
+
+def test_version_8_blocks_take_the_scope_of_their_claims(home: Path) -> None:
+    """A real version-8 file: every block is kept, with the one owner (``''``) and the scope
+    of the claim it came from; forgotten content stays forgotten."""
+    from memory_core.controls.manual import forget
+    from memory_core.store.memories import put_memory
+    from memory_core.store.suppression import blocked_rows, is_blocked
+
+    shared = make_memory("The deploy runs on Fridays", origin="github.com/acme/shop")
+    personal = make_memory("Answer in French", origin="github.com/acme/shop", kind="preference")
+    with Store.open(home) as store, store.transaction() as conn:
+        put_memory(conn, shared)
+        put_memory(conn, personal)
+        forget(conn, shared.id, 1_700_000_100.0)
+        forget(conn, personal.id, 1_700_000_200.0)
+    db = home / "memory.db"
+    conn = sqlite3.connect(db)
+    back_to_version_8(conn)
+    conn.commit()
+    before = sorted(conn.execute("SELECT * FROM blocked_hashes").fetchall())
+    conn.close()
+    assert len(before) == 2
+    with Store.open(home) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v8-")
+        c = store.conn
+        after = sorted(c.execute("SELECT origin, content_hash, created_at, reason, owner, scope FROM blocked_hashes"))
+        scopes = {shared.content_hash: "shared", personal.content_hash: "personal"}
+        assert after == sorted((*row, "", scopes[row[1]]) for row in before)
+        keyed = sorted((row[5], row[1]) for row in c.execute("PRAGMA table_info(blocked_hashes)") if row[5])
+        assert [name for _, name in keyed] == ["origin", "content_hash", "owner"]
+        assert is_blocked(c, shared.origin, shared.content_hash) and is_blocked(
+            c, personal.origin, personal.content_hash
+        )
+        assert blocked_rows(c) == sorted(before)
+        assert c.execute("PRAGMA quick_check").fetchall() == [("ok",)]

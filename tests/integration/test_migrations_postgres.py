@@ -208,3 +208,55 @@ def test_version_6_usage_becomes_the_migrating_logins_keeping_its_numbers(pg_url
         ]
     finally:
         copy.close()
+
+
+def test_version_7_index_gets_parts_and_blocks_get_owners_and_scopes(pg_url: str, home: Path) -> None:
+    """A version-7 store with claims and blocks: version 8 rebuilds the index with each
+    claim's rows in its part (shared ``*``, a personal claim its owner's), version 9 gives
+    each block the scope of its claim and that claim's owner."""
+    from memory_core.recall.service import recall
+    from memory_core.store.columns import MEMORY_COLUMNS
+
+    shared = make_memory("The deploy runs on Fridays", origin="github.com/acme/shop")
+    personal = make_memory("Answer in French about deploys", origin="github.com/acme/shop", kind="preference")
+    conn = connect()
+    try:
+        migrations.build_schema(conn, 7)
+        (login,) = conn.execute("SELECT current_user").fetchone()
+        with conn.write_transaction():
+            for memory, scope in ((shared, "shared"), (personal, "personal")):
+                conn.execute(
+                    f"INSERT INTO memories ({MEMORY_COLUMNS}, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        memory.id,
+                        memory.origin,
+                        memory.kind,
+                        memory.status,
+                        memory.content_hash,
+                        memory.updated_at,
+                        memory.model_dump_json(),
+                        scope,
+                    ),
+                )
+            conn.executemany(
+                "INSERT INTO blocked_hashes (origin, content_hash, created_at, reason) VALUES (?, ?, 1.0, 'forgotten')",
+                [(shared.origin, shared.content_hash), (personal.origin, personal.content_hash), ("/w", "h")],
+            )
+    finally:
+        conn.close()
+    with Store.open(home) as store:
+        assert store.schema_version() == migrations.SCHEMA_VERSION
+        c = store.conn
+        parts = dict(c.execute("SELECT memory_id, part FROM index_docs").fetchall())
+        assert parts == {shared.id: "*", personal.id: login}
+        assert {row[0] for row in c.execute("SELECT DISTINCT part FROM postings")} == {"*", login}
+        blocks = sorted(c.execute("SELECT origin, content_hash, owner, scope FROM blocked_hashes").fetchall())
+        assert blocks == sorted(
+            [
+                (shared.origin, shared.content_hash, login, "shared"),
+                (personal.origin, personal.content_hash, login, "personal"),
+                ("/w", "h", login, "personal"),
+            ]
+        )
+        found = recall(c, "when does the deploy run?", now=shared.updated_at)
+        assert shared.id in [claim.memory_id for claim in found.claims]

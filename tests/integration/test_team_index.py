@@ -224,3 +224,54 @@ def test_remove_with_erase_deletes_personal_rows_and_keeps_shared_ones(
     # A member removed earlier can still be erased; then there is nothing left to erase.
     again = cli_run("team", "remove", name, "--erase")
     assert again.exit_code != 0 and "not a member" in again.output
+
+
+def test_a_members_forget_blocks_their_personal_content_for_them_alone(
+    store: Store, member: tuple[str, str, Store]
+) -> None:
+    """Blocks take their claim's scope: Bob forgetting his preference keeps it out of his
+    own learning only; forgetting a shared fact keeps it out of everyone's. No one reads
+    another's personal blocks, the administrator's export included."""
+    import psycopg
+
+    from memory_core.controls.manual import forget
+    from memory_core.controls.transfer import export_lines
+    from memory_core.ids import content_hash
+    from memory_core.store.suppression import is_blocked
+
+    name, _, bob = member
+    text = "Answer in short bullet lists"
+    bobs = make_memory(text, origin=PROJECT, kind="preference", at=AT)
+    fact = make_memory("The nightly job runs at 02:00 UTC", origin=PROJECT, at=AT)
+    seed(bob, bobs, fact)
+    with bob.transaction() as conn:
+        forget(conn, bobs.id, AT + 1)
+        forget(conn, fact.id, AT + 1)
+    pref_hash = content_hash(text)
+    assert is_blocked(bob.conn, PROJECT, pref_hash)
+    assert not is_blocked(store.conn, PROJECT, pref_hash)  # Alice may still learn hers
+    assert is_blocked(store.conn, PROJECT, fact.content_hash)  # the team's fact stays forgotten
+    exported = "\n".join(export_lines(store.conn))
+    assert fact.content_hash in exported and pref_hash not in exported
+    with psycopg.connect(store.backend.url, autocommit=True) as raw:  # the table holds both
+        assert raw.execute("SELECT COUNT(*) FROM blocked_hashes").fetchone() == (2,)
+    # Another member's raw SQL sees the shared block only.
+    from cli.commands.team_cmd import member_url
+    from memory_core.store.team import add_member, remove_member
+
+    other, password = "carol_" + os.urandom(4).hex(), "p" + os.urandom(12).hex()
+    with store.transaction() as conn:
+        add_member(conn, other, password)
+    try:
+        carol_url = member_url(store.backend.url, other, password)
+        with psycopg.connect(carol_url, autocommit=True) as raw:
+            assert raw.execute("SELECT content_hash FROM blocked_hashes").fetchall() == [(fact.content_hash,)]
+            with pytest.raises(psycopg.Error, match="row-level security"):
+                raw.execute(
+                    "INSERT INTO blocked_hashes (origin, content_hash, owner, created_at, reason, scope) "
+                    "VALUES ('x', 'y', %s, 0, 'forgotten', 'personal')",
+                    (name,),
+                )
+    finally:
+        with store.transaction() as conn:
+            remove_member(conn, other)
