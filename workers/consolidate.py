@@ -30,6 +30,7 @@ from memory_core.jobs.lifecycle import (
     fail_job,
     lease_job,
     must_wait,
+    own_source,
     release_job,
     waiting_until,
 )
@@ -37,7 +38,6 @@ from memory_core.jobs.model_state import remember_json_mode, remembered_json_mod
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
 from memory_core.store.origin_aliases import project_origins
-from memory_core.store.sources import get_source
 from workers import liveness, model_client
 from workers.logs import worker_logger
 
@@ -119,7 +119,7 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
             log.info("progress source %s has no state left to update; done without a model call", lease.source.id)
             return AttemptOutcome(AttemptStatus.DONE, lease.source.id, changes=dict(_NO_CHANGES))
         if lease is None:
-            source = get_source(store.conn, source_id) if source_id else None
+            source = own_source(store.conn, source_id) if source_id else None
             if source is not None and must_wait(store.conn, source):
                 until = waiting_until(store.conn, source, clock.now())
                 return AttemptOutcome(AttemptStatus.WAITING, source_id, next_due_at=until)

@@ -20,6 +20,10 @@ clone of the same project) cannot qualify through its name or a topic. States th
 still pending ("not pushed yet", "待完成") come first, then the strength of the match, then
 the most recently updated.
 
+Only states the current person may see are nominated (their own and the team's shared
+ones, memory_core.store.owners.visible_clause): another member's personal state is never
+offered to this person's model.
+
 Standard library only: nomination runs in the per-turn hook.
 """
 
@@ -34,6 +38,7 @@ from collections.abc import Sequence
 from memory_core.capture.progress import Resource
 from memory_core.store.dbapi import DbConn
 from memory_core.store.origin_aliases import project_origins
+from memory_core.store.owners import visible_clause
 
 MAX_TARGETS = 8
 POOL_LIMIT = 2_000  # newest project states of the origin considered
@@ -169,10 +174,11 @@ def nominate(
     found: list[Nomination] = []
     origins = project_origins(conn, origin)
     marks = ",".join("?" * len(origins))
+    visible, owners = visible_clause(conn)
     rows = conn.execute(
         f"SELECT id, updated_at, body FROM memories WHERE origin IN ({marks}) AND kind='project_state' "
-        "AND status='active' ORDER BY updated_at DESC, id DESC LIMIT ?",
-        (*origins, POOL_LIMIT),
+        f"AND status='active'{visible} ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (*origins, *owners, POOL_LIMIT),
     )
     for memory_id, updated_at, body in rows:
         try:

@@ -7,6 +7,10 @@ dormant claims included, then keeps the 32 most recently updated. A ``progress``
 instead gets the project states nominated when it was captured
 (:mod:`memory_core.capture.progress_targets`), each followed along its replacement chain to
 the state holding its place now, those active, unpinned and of its project.
+
+Only claims the current person may see are offered (their own and the team's shared ones,
+memory_core.store.owners.visible_clause): a worker's model never reads another member's
+personal claims, nor confirms or replaces them.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from memory_core.store.connection import in_chunks
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import memory_from_row
 from memory_core.store.origin_aliases import project_origins
+from memory_core.store.owners import visible_clause
 from memory_core.store.replacements import current_claim
 from memory_core.text.tokenize import features
 
@@ -41,14 +46,15 @@ def mentioned_claims(conn: DbConn, source: Source, limit: int = CANDIDATE_LIMIT)
     wanted = sorted(f for f in features(source.text) if _informative(f))
     origins = project_origins(conn, source.origin)
     origin_marks = ",".join("?" * len(origins))
+    visible, owners = visible_clause(conn, "m")
     shared: dict[str, int] = {}
     for marks, chunk in in_chunks(wanted):
         for memory_id, n in conn.execute(
             f"SELECT p.memory_id, COUNT(DISTINCT p.feature) FROM postings p "
             f"JOIN memories m ON m.id = p.memory_id "
-            f"WHERE m.origin IN ({origin_marks}) AND m.status = 'active' AND p.feature IN ({marks}) "
+            f"WHERE m.origin IN ({origin_marks}) AND m.status = 'active' AND p.feature IN ({marks}){visible} "
             f"GROUP BY p.memory_id",
-            (*origins, *chunk),
+            (*origins, *chunk, *owners),
         ):
             shared[memory_id] = shared.get(memory_id, 0) + int(n)
     if not shared:
@@ -96,9 +102,26 @@ def nominated_claims(conn: DbConn, source: Source) -> list[Memory]:
             continue
         claims.append(current)
     origins = project_origins(conn, source.origin)
-    return [
+    eligible = [
         m for m in claims if m.status == "active" and not m.pinned and m.kind == "project_state" and m.origin in origins
     ]
+    visible = _visible_ids(conn, [m.id for m in eligible])
+    return [m for m in eligible if m.id in visible]
+
+
+def _visible_ids(conn: DbConn, ids: list[str]) -> set[str]:
+    """Those of ``ids`` the current person may see: a replacement chain may lead from a
+    nominated state to another member's personal claim."""
+    mine, owners = visible_clause(conn)
+    if not mine:
+        return set(ids)
+    found: set[str] = set()
+    for marks, chunk in in_chunks(ids):
+        found.update(
+            str(row[0])
+            for row in conn.execute(f"SELECT id FROM memories WHERE id IN ({marks}){mine}", (*chunk, *owners))
+        )
+    return found
 
 
 def _evidence_at(memory: Memory) -> float:

@@ -3,6 +3,11 @@
 The lease owner and attempt number travel with a :class:`Lease`; completing or failing
 with a lease that no longer matches the row changes nothing, so a late answer from an
 expired lease can never overwrite the work of the job's next owner.
+
+Every query that picks sources reads only the current person's (``source_owner_clause``): on a
+team store each person's worker consolidates only that person's sources, with that person's
+model, and the administrator's login, which row-level security does not bind, must not pick
+a member's.
 """
 
 from __future__ import annotations
@@ -67,10 +72,11 @@ def waits_for_statement(conn: DbConn, source: Source) -> bool:
     if cut < 0:
         return False
     prefix = source.dedupe_key[: cut + 1] + "user_statement|"
+    mine, owners = source_owner_clause(conn)
     row = conn.execute(
         "SELECT 1 FROM sources WHERE dedupe_key >= ? AND dedupe_key < ? AND source_type='user_statement' "
-        "AND origin=? AND created_at=? AND state IN ('pending', 'leased') AND consecutive_failures<? LIMIT 1",
-        (prefix, prefix + "\U0010ffff", source.origin, source.created_at, policy.FAILURE_CAP),
+        f"AND origin=? AND created_at=? AND state IN ('pending', 'leased') AND consecutive_failures<?{mine} LIMIT 1",
+        (prefix, prefix + "\U0010ffff", source.origin, source.created_at, policy.FAILURE_CAP, *owners),
     ).fetchone()
     return row is not None
 
@@ -90,6 +96,15 @@ def waiting_until(conn: DbConn, source: Source, now: float) -> float | None:
     if blocker is None or blocker.state != JobState.PENDING or blocker.next_due_at <= now:
         return None
     return blocker.next_due_at
+
+
+def own_source(conn: DbConn, source_id: str) -> Source | None:
+    """The source ``source_id`` when it is the current person's, else ``None``: on a team
+    store the administrator's login is not bound by row-level security, and a member's
+    source must never reach the administrator's worker or model (docs/team.md)."""
+    mine, owners = source_owner_clause(conn)
+    row = conn.execute(f"SELECT {SOURCE_COLUMNS} FROM sources WHERE id=?{mine}", (source_id, *owners)).fetchone()
+    return None if row is None else source_from_row(row)
 
 
 def _next_due_source(conn: DbConn, now: float) -> Source | None:
@@ -133,7 +148,7 @@ def lease_job(
     if source_id is None:
         found = _next_due_source(conn, now)
     else:
-        found = get_source(conn, source_id)
+        found = own_source(conn, source_id)
     if found is None:
         return None
     source = found
@@ -265,11 +280,14 @@ def release_job(conn: DbConn, lease: Lease) -> bool:
 
 
 def recover_expired_leases(conn: DbConn, now: float) -> list[FailureOutcome]:
-    """Expired leases (a crashed or killed worker) become ``interrupted`` failures."""
+    """Expired leases (a crashed or killed worker) become ``interrupted`` failures: the
+    current person's only, whose retries go to their own queue (each person's workers
+    recover their own sources)."""
+    mine, owners = source_owner_clause(conn)
     rows = conn.execute(
         "SELECT id, consecutive_failures, lease_owner, attempt FROM sources "
-        "WHERE state='leased' AND lease_expires_at<=?",
-        (now,),
+        f"WHERE state='leased' AND lease_expires_at<=?{mine}",
+        (now, *owners),
     ).fetchall()
     outcomes = []
     for source_id, failures, owner, attempt in rows:
@@ -289,23 +307,25 @@ def recover_expired_leases(conn: DbConn, now: float) -> list[FailureOutcome]:
 
 
 def due_source_ids(conn: DbConn, now: float, limit: int = 50) -> list[str]:
-    """Sources that may be attempted now, in the order they should be."""
+    """The current person's sources that may be attempted now, in the order they should be."""
+    mine, owners = source_owner_clause(conn)
     return [
         row[0]
         for row in conn.execute(
             "SELECT id FROM sources WHERE state='pending' AND next_due_at<=? "
-            f"AND consecutive_failures<? ORDER BY {DUE_ORDER} LIMIT ?",
-            (now, policy.FAILURE_CAP, limit),
+            f"AND consecutive_failures<?{mine} ORDER BY {DUE_ORDER} LIMIT ?",
+            (now, policy.FAILURE_CAP, *owners, limit),
         )
     ]
 
 
 def pick_forced_source(conn: DbConn, source_id: str | None) -> str | None:
-    """The source a forced evolve should run: the given one (also while an attempt on it is
-    running, which the caller then waits for), else the one whose forced attempt is already
-    queued or running, else the newest eligible."""
+    """The source a forced evolve should run, among the current person's own: the given one
+    (also while an attempt on it is running, which the caller then waits for), else the one
+    whose forced attempt is already queued or running, else the newest eligible. Another
+    person's source is as absent as no source: only their own worker runs it."""
     if source_id is not None:
-        source = get_source(conn, source_id)
+        source = own_source(conn, source_id)
         if source is None:
             raise NotFoundError(f"no source with id {source_id}; see `memevo status`")
         if source.state in (JobState.DONE, JobState.RETIRED):
@@ -314,14 +334,17 @@ def pick_forced_source(conn: DbConn, source_id: str | None) -> str | None:
                 "are never run again (capture new evidence instead)"
             )
         return source.id
+    mine, owners = source_owner_clause(conn)
     row = (
         conn.execute(
-            "SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused', 'leased') "
-            "ORDER BY forced_at DESC, id DESC LIMIT 1"
+            f"SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused', 'leased'){mine} "
+            "ORDER BY forced_at DESC, id DESC LIMIT 1",
+            owners,
         ).fetchone()
         or conn.execute(
-            "SELECT id FROM sources WHERE state IN ('pending', 'paused') "
-            "ORDER BY created_at DESC, source_type = 'progress', id DESC LIMIT 1"
+            f"SELECT id FROM sources WHERE state IN ('pending', 'paused'){mine} "
+            "ORDER BY created_at DESC, source_type = 'progress', id DESC LIMIT 1",
+            owners,
         ).fetchone()
     )
     return None if row is None else str(row[0])
@@ -329,10 +352,12 @@ def pick_forced_source(conn: DbConn, source_id: str | None) -> str | None:
 
 def request_forced(conn: DbConn, source_id: str, now: float) -> bool:
     """Record that a forced attempt is wanted (call inside a write transaction). False when
-    one is already queued or running for this source: the caller reuses it and queues nothing."""
+    one is already queued or running for this source (or it is not the current person's):
+    the caller reuses it and queues nothing."""
+    mine, owners = source_owner_clause(conn)
     cursor = conn.execute(
-        "UPDATE sources SET forced_at=? WHERE id=? AND state IN ('pending', 'paused') AND forced_at IS NULL",
-        (now, source_id),
+        f"UPDATE sources SET forced_at=? WHERE id=? AND state IN ('pending', 'paused') AND forced_at IS NULL{mine}",
+        (now, source_id, *owners),
     )
     return cursor.rowcount == 1
 
@@ -343,14 +368,15 @@ def clear_forced(conn: DbConn, source_id: str) -> None:
 
 
 def forced_source_ids(conn: DbConn, limit: int = 50) -> list[str]:
-    """Sources whose forced attempt is queued but not running (recovery re-nudges them, so a
-    lost nudge cannot leave a request outstanding for ever)."""
+    """The current person's sources whose forced attempt is queued but not running (recovery
+    re-nudges them, so a lost nudge cannot leave a request outstanding for ever)."""
+    mine, owners = source_owner_clause(conn)
     return [
         row[0]
         for row in conn.execute(
-            "SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused') "
+            f"SELECT id FROM sources WHERE forced_at IS NOT NULL AND state IN ('pending', 'paused'){mine} "
             "ORDER BY forced_at, id LIMIT ?",
-            (limit,),
+            (*owners, limit),
         )
     ]
 

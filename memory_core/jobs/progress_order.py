@@ -18,6 +18,7 @@ from memory_core.jobs import policy
 from memory_core.records import Source
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import source_owner_clause
 from memory_core.store.replacements import current_ids
 from memory_core.store.sources import source_from_row
 
@@ -27,14 +28,17 @@ MAX_EARLIER = 64
 
 
 def earlier_progress_of_same_state(conn: DbConn, source: Source) -> Source | None:
-    """The oldest progress source captured before ``source`` (same origin) that concerns one
-    of its states and is not applied yet, or ``None``."""
+    """The oldest progress source of the current person captured before ``source`` (same
+    origin) that concerns one of its states and is not applied yet, or ``None``."""
     if source.source_type != "progress" or not source.target_ids:
         return None
+    # The current person's sources only: another person's are run by their own workers, and
+    # their personal states are not this person's to wait for.
+    mine, owners = source_owner_clause(conn)
     rows = conn.execute(
         f"SELECT {SOURCE_COLUMNS} FROM sources WHERE origin=? AND source_type='progress' "
         "AND state IN ('pending', 'leased') AND consecutive_failures<? AND id<>? "
-        "AND (created_at<? OR (created_at=? AND id<?)) ORDER BY created_at, id LIMIT ?",
+        f"AND (created_at<? OR (created_at=? AND id<?)){mine} ORDER BY created_at, id LIMIT ?",
         (
             source.origin,
             policy.FAILURE_CAP,
@@ -42,14 +46,15 @@ def earlier_progress_of_same_state(conn: DbConn, source: Source) -> Source | Non
             source.created_at,
             source.created_at,
             source.id,
+            *owners,
             MAX_EARLIER,
         ),
     ).fetchall()
     if not rows:
         return None
-    mine = current_ids(conn, source.target_ids)
+    states = current_ids(conn, source.target_ids)
     for row in rows:
         earlier = source_from_row(row)
-        if mine & current_ids(conn, earlier.target_ids):
+        if states & current_ids(conn, earlier.target_ids):
             return earlier
     return None

@@ -4,11 +4,16 @@ Every consumer, on every machine, may keep huey's periodic tasks on: each one's 
 queues ``recover`` once a minute, and the first worker to run it claims the minute inside its
 write transaction (a ``metadata`` key); the others find it claimed and only beat their
 heartbeat. Expired leases are then recorded once, and due work is re-nudged once.
+
+On a team store each person's workers recover only that person's sources, so each person
+claims their own minute (:func:`~memory_core.store.owners.person_key`): one member's recovery
+never stands in for another's.
 """
 
 from __future__ import annotations
 
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import person_key
 
 RECOVERY_KEY = "worker_recovery_minute"
 MINUTE = 60.0
@@ -26,9 +31,10 @@ def minute_is_new(claimed: int | None, now: float) -> bool:
 
 
 def claim_recovery_minute(conn: DbConn, now: float) -> bool:
-    """Claim the current minute's recovery (inside a write transaction); False when another
-    worker already ran it this minute."""
-    row = conn.execute("SELECT value FROM metadata WHERE key=?", (RECOVERY_KEY,)).fetchone()
+    """Claim the current minute's recovery of the current person's sources (inside a write
+    transaction); False when another of their workers already ran it this minute."""
+    key = person_key(conn, RECOVERY_KEY)
+    row = conn.execute("SELECT value FROM metadata WHERE key=?", (key,)).fetchone()
     try:
         claimed = None if row is None else int(str(row[0]))
     except ValueError:
@@ -37,6 +43,6 @@ def claim_recovery_minute(conn: DbConn, now: float) -> bool:
         return False
     conn.execute(
         "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-        (RECOVERY_KEY, str(minute_of(now))),
+        (key, str(minute_of(now))),
     )
     return True

@@ -73,11 +73,6 @@ def _raw(url: str, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ..
         return list(cursor.fetchall()) if cursor.description else []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="consolidation.targets.mentioned_claims reads memories without visible_clause: "
-    "the administrator's worker offers a member's personal claims to its model (and confirms them)",
-)
 def test_the_administrators_worker_offers_its_model_no_personal_claim_of_a_member(
     store: Store, member: tuple[str, str, Store]
 ) -> None:
@@ -99,11 +94,6 @@ def test_the_administrators_worker_offers_its_model_no_personal_claim_of_a_membe
     assert bobs.id not in offered
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="capture.progress_targets.nominate reads memories without visible_clause: the "
-    "administrator's turn nominates a member's personal project state for its model to update",
-)
 def test_the_administrators_progress_capture_nominates_no_personal_state_of_a_member(
     store: Store, member: tuple[str, str, Store]
 ) -> None:
@@ -115,11 +105,6 @@ def test_the_administrators_progress_capture_nominates_no_personal_state_of_a_me
     assert bobs.id not in nominated
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="metadata has no row-level security: a member's login rewrites the administrator's "
-    "review marks (review_through), releasing claims the administrator never reviewed",
-)
 def test_a_member_cannot_change_another_persons_review_marks_with_raw_sql(
     store: Store, member: tuple[str, str, Store]
 ) -> None:
@@ -136,11 +121,6 @@ def test_a_member_cannot_change_another_persons_review_marks_with_raw_sql(
     assert read_review_marks(store.conn) == before
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="metadata (origin_alias:PATH) and origin_generations have no row-level security: a "
-    "member's raw SQL reads the directories of another person's personal claims",
-)
 def test_a_members_raw_sql_reads_no_directory_of_another_persons_personal_claims(
     store: Store, member: tuple[str, str, Store]
 ) -> None:
@@ -156,11 +136,6 @@ def test_a_members_raw_sql_reads_no_directory_of_another_persons_personal_claims
     assert not [text for text in seen if "zanzibar-bank" in text]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="feedback_receipts has no row-level security: a member reads the ids (and verdicts) of "
-    "another person's personal claims, and an id is a hash of origin, kind and content a guess can match",
-)
 def test_a_members_raw_sql_reads_no_feedback_on_another_persons_personal_claim(
     store: Store, member: tuple[str, str, Store]
 ) -> None:
@@ -206,12 +181,6 @@ def _bobs_paused_or_due_source(bob: Store, text: str, now: float) -> str:
         return capture_source(conn, source_type="user_statement", origin=SHOP, text=text, now=now).source_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jobs.lifecycle.lease_job reads the source by id without source_owner_clause, and every "
-    "worker consumes the one shared queue: the administrator's worker leases a member's nudged source "
-    "(its text goes to the administrator's model, its claims become the administrator's)",
-)
 def test_the_administrators_worker_leases_no_source_of_a_member(store: Store, member: tuple[str, str, Store]) -> None:
     from memory_core import clock
     from memory_core.jobs.lifecycle import lease_job
@@ -224,11 +193,6 @@ def test_the_administrators_worker_leases_no_source_of_a_member(store: Store, me
     assert lease is None
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jobs.lifecycle.pick_forced_source has no owner check: the administrator's `memevo evolve` "
-    "(with no id, or a member's source id) forces a member's source",
-)
 def test_the_administrators_evolve_picks_no_source_of_a_member(store: Store, member: tuple[str, str, Store]) -> None:
     from memory_core import clock
     from memory_core.jobs.lifecycle import pick_forced_source
@@ -244,11 +208,6 @@ def test_the_administrators_evolve_picks_no_source_of_a_member(store: Store, mem
     assert pick_forced_source(store.conn, None) == own  # hers: Bob's newer source is not hers to run
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="jobs.recovery_claim keeps one store-wide minute (worker_recovery_minute): a member's worker "
-    "claims the minute, recovers only the sources its login sees, and the others' recovery is skipped",
-)
 def test_a_members_recovery_run_leaves_the_others_recovery_to_run(store: Store, member: tuple[str, str, Store]) -> None:
     from memory_core import clock
     from memory_core.jobs.recovery_claim import claim_recovery_minute
@@ -261,11 +220,6 @@ def test_a_members_recovery_run_leaves_the_others_recovery_to_run(store: Store, 
         assert claim_recovery_minute(conn, now)  # her sources: Bob's worker cannot see them
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="metadata has no row-level security: a member's login rewrites schema_version and every "
-    "other person's memevo refuses to open the store",
-)
 def test_a_member_cannot_change_the_schema_marker_with_raw_sql(store: Store, member: tuple[str, str, Store]) -> None:
     from memory_core.store.migrations import SCHEMA_VERSION
 
