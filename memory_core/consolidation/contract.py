@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from memory_core.errors import InvalidModelOutput
 from memory_core.ids import is_memory_id
 from memory_core.records import CONTRACT_FIELDS, HOST_FIELDS, KINDS, Kind, Reason, reason_code
+from memory_core.redaction import redact_secrets
 
 OUTPUT_MAX_BYTES = 64_000
 CLAIMS_MAX = 16
@@ -114,8 +115,9 @@ class Proposal(BaseModel):
                     Reason.SEARCH_TERM_LENGTH,
                     f"each term needs {SEARCH_TERM_MIN_CHARS}-{SEARCH_TERM_MAX_CHARS} characters",
                 )
-            # Repeats carry nothing; dropping them is not a defect in the answer.
-            if term.casefold() not in seen:
+            # Repeats carry nothing; dropping them is not a defect in the answer. Nor is
+            # dropping a term that holds a secret: it would be indexed and shown.
+            if term.casefold() not in seen and redact_secrets(term) == term:
                 seen.add(term.casefold())
                 cleaned.append(term)
         if search_terms_bytes(cleaned) > SEARCH_TERMS_MAX_BYTES:

@@ -26,7 +26,7 @@ from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.connection import require_transaction
 from memory_core.store.dbapi import DbConn
 from memory_core.store.memories import get_memory, memory_from_row, require_memory
-from memory_core.store.owners import visible_clause
+from memory_core.store.owners import SHARED, claim_scope, visible_clause
 from memory_core.store.suppression import block_claim, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000
@@ -117,6 +117,24 @@ def _clean_correction(text: str) -> str:
     return cleaned
 
 
+def _refuse_taking_shared_claim_private(conn: DbConn, target: Memory, content: str) -> None:
+    """On a team store, a correction may not turn the team's shared claim into a personal
+    one (text in the first person, or holding a secret): the team would lose the claim with
+    no history of it it may read (docs/team.md). One-person stores correct as always."""
+    scope = claim_scope(target.kind, target.origin, target.content, target.search_terms)
+    if scope != SHARED or claim_scope(target.kind, target.origin, content) == SHARED:
+        return
+    from memory_core.store.dbapi import is_postgres
+    from memory_core.store.policies import row_security_on
+
+    if is_postgres(conn) and row_security_on(conn):
+        raise UsageError(
+            f"memory {target.id} is shared with the team, and this correction would make it personal "
+            "(it speaks of you or holds a secret): correct it with text the team can share, or tell "
+            "your agent your own preference and memevo learns it as yours"
+        )
+
+
 def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult:
     """Replace a claim's content with a person's literal correction.
 
@@ -130,6 +148,7 @@ def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult
     require_transaction(conn, "manual actions")
     target = _require_live(conn, memory_id, "corrected (see `memevo show` for what replaced it)")
     content = _clean_correction(text)
+    _refuse_taking_shared_claim_private(conn, target, content)
     new_id = claim_id_on(conn, target.origin, target.kind, content)
     if new_id == target.id:
         raise UsageError(f"memory {memory_id} already says that; use `memevo resolve` or `memevo pin` instead")

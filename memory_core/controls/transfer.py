@@ -275,7 +275,11 @@ def import_file(conn: DbConn, lines: Iterable[str], now: float) -> ImportReport:
         changes.write(None, memory)
     # A block is shared when the file holds a shared claim of that content (the export's
     # block lines name no scope); else it is the importer's own.
-    shared = {(m.origin, m.content_hash) for m in memories if claim_scope(m.kind, m.origin, m.content) == SHARED}
+    shared = {
+        (m.origin, m.content_hash)
+        for m in memories
+        if claim_scope(m.kind, m.origin, m.content, m.search_terms) == SHARED
+    }
     for item in blocks:
         scope = SHARED if (item.origin, item.content_hash) in shared else PERSONAL
         report.blocks_added += block(conn, item.origin, item.content_hash, item.created_at, item.reason, scope)

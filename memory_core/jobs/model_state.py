@@ -85,7 +85,7 @@ def _json_mode_key(model_url: str, model: str) -> str:
 
 def remembered_json_mode(conn: DbConn, model_url: str, model: str) -> str | None:
     """The JSON mode this server and model were found to accept, if one was remembered."""
-    value = _get(conn, _json_mode_key(model_url, model))
+    value = _get(conn, person_key(conn, _json_mode_key(model_url, model)))
     return value if value in JSON_MODES else None
 
 
@@ -93,4 +93,4 @@ def remember_json_mode(conn: DbConn, model_url: str, model: str, mode: str) -> N
     """Remember the JSON mode that worked after a server refused a stronger one."""
     if mode not in JSON_MODES:
         raise ValueError(f"unknown JSON mode {mode!r}")
-    _set(conn, _json_mode_key(model_url, model), mode)
+    _set(conn, person_key(conn, _json_mode_key(model_url, model)), mode)  # each person's workers

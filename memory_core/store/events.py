@@ -35,7 +35,7 @@ def record_event(
         "details": details or {},
     }
     # Shared with the team only when every claim it holds is (memory_core.store.owners).
-    scope = event_scope((m.kind, m.origin, m.content) for m in [*before, *after])
+    scope = event_scope((m.kind, m.origin, m.content, m.search_terms) for m in [*before, *after])
     row = conn.execute(
         "INSERT INTO events (at, actor, operation, reason, source_id, body, scope) "
         "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",

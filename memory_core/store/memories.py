@@ -64,7 +64,7 @@ def put_memory(conn: DbConn, memory: Memory) -> None:
             memory.content_hash,
             memory.updated_at,
             memory.model_dump_json(),
-            claim_scope(memory.kind, memory.origin, memory.content),
+            claim_scope(memory.kind, memory.origin, memory.content, memory.search_terms),
         ),
     ).fetchone()
     # The index rows go where the claim's readers are (memory_core.store.postings, parts).

@@ -20,7 +20,7 @@ from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_tr
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import JSON_FUNCTION, ddl, user_tables
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 VERSION_KEY = "schema_version"
 
 # The pre-release layout ("version 0"): the tables whose rows every later version keeps
@@ -327,7 +327,7 @@ def _migrate_8(conn: DbConn) -> None:
     if conn.execute("SELECT 1 FROM memories LIMIT 1").fetchone() is not None:
         rebuild_index(conn, iter_indexable_memories(conn))  # an empty store's index stays empty
     if is_postgres(conn):
-        from memory_core.store.team import enable_row_security, row_security_on
+        from memory_core.store.policies import enable_row_security, row_security_on
 
         if row_security_on(conn):
             enable_row_security(conn)
@@ -384,10 +384,21 @@ def _migrate_9(conn: DbConn) -> None:
     ).fetchone()
     conn.execute(f'ALTER TABLE blocked_hashes DROP CONSTRAINT "{key}"')
     conn.execute("ALTER TABLE blocked_hashes ADD PRIMARY KEY (origin, content_hash, owner)")
-    from memory_core.store.team import enable_row_security, row_security_on
+    from memory_core.store.policies import enable_row_security, row_security_on
 
     if row_security_on(conn):
         enable_row_security(conn)
+
+
+# Version 10: on a store with members, the policies made anew with the rules that cover the
+# rest of the store (memory_core.store.policies: metadata, origin generations, feedback
+# receipts, the index's version row). No table or row changes.
+def _migrate_10(conn: DbConn) -> None:
+    if is_postgres(conn):
+        from memory_core.store.policies import enable_row_security, row_security_on
+
+        if row_security_on(conn):
+            enable_row_security(conn)
 
 
 def _run_script(conn: DbConn, script: str) -> None:
@@ -414,6 +425,7 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     7: _migrate_7,
     8: _migrate_8,
     9: _migrate_9,
+    10: _migrate_10,
 }
 
 

@@ -19,7 +19,7 @@ Standard library only: the per-turn hook reads claims through :func:`visible_cla
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from memory_core.lazy_pattern import lazy
 from memory_core.store.dbapi import DbConn, is_postgres
@@ -58,17 +58,18 @@ def contains_secret(content: str) -> bool:
     return redact_secrets(content) != content
 
 
-def claim_scope(kind: str, origin: str, content: str) -> str:
-    """``shared`` or ``personal`` (see the module docstring)."""
+def claim_scope(kind: str, origin: str, content: str, search_terms: Sequence[str] = ()) -> str:
+    """``shared`` or ``personal`` (see the module docstring); the secret check reads the
+    claim's search terms too (indexed and shown with it)."""
     if kind not in SHARED_KINDS or not is_repository_origin(origin) or speaks_of_oneself(content):
         return PERSONAL
-    return PERSONAL if contains_secret(content) else SHARED
+    return PERSONAL if contains_secret("\n".join([content, *search_terms])) else SHARED
 
 
-def event_scope(claims: Iterable[tuple[str, str, str]]) -> str:
-    """A history event's scope from its claims' ``(kind, origin, content)``: shared only when
-    it holds claims and every one of them is shared."""
-    scopes = [claim_scope(kind, origin, content) for kind, origin, content in claims]
+def event_scope(claims: Iterable[tuple[str, str, str, Sequence[str]]]) -> str:
+    """A history event's scope from its claims' ``(kind, origin, content, search terms)``:
+    shared only when it holds claims and every one of them is shared."""
+    scopes = [claim_scope(kind, origin, content, terms) for kind, origin, content, terms in claims]
     return SHARED if scopes and all(s == SHARED for s in scopes) else PERSONAL
 
 
@@ -208,7 +209,10 @@ def backfill_event_scopes(conn: DbConn) -> int:
         try:
             data = json.loads(body)
             records = [*data.get("before", []), *data.get("after", [])]
-            claims = [(str(r["kind"]), str(r["origin"]), str(r["content"])) for r in records]
+            claims = [
+                (str(r["kind"]), str(r["origin"]), str(r["content"]), [str(t) for t in r.get("search_terms") or []])
+                for r in records
+            ]
         except (ValueError, AttributeError, KeyError, TypeError):
             continue
         if event_scope(claims) == SHARED:

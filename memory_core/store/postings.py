@@ -233,6 +233,10 @@ def update_postings(conn: DbConn, memory: Memory, part: str) -> None:
 
 
 def _write_version(conn: DbConn) -> None:
+    # Only when absent: on a team store a member's login may not write this row
+    # (memory_core.store.policies); the administrator made it when the team began.
+    if conn.execute("SELECT 1 FROM postings WHERE feature='' AND memory_id='' AND field='version'").fetchone():
+        return
     conn.execute(
         "INSERT INTO postings (feature, memory_id, field, tf, part) VALUES ('', '', 'version', ?, ?) "
         "ON CONFLICT DO NOTHING",

@@ -43,7 +43,7 @@ def block(conn: DbConn, origin: str, content_hash: str, at: float, reason: str, 
 
 def block_claim(conn: DbConn, memory: Memory, at: float, reason: str) -> bool:
     """Block a claim's content in its origin, with the claim's scope."""
-    scope = claim_scope(memory.kind, memory.origin, memory.content)
+    scope = claim_scope(memory.kind, memory.origin, memory.content, memory.search_terms)
     return block(conn, memory.origin, memory.content_hash, at, reason, scope)
 
 

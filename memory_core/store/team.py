@@ -3,12 +3,8 @@ member's login from reading another member's sources or personal claims, even wi
 
 Only the administrator (the login that owns memevo's tables and may create roles) adds or
 removes members. Adding one is a single transaction: the login with a generated password,
-its grants (rows only, no DDL; ``owner`` cannot be updated), and, the first time, the
-policies: ``sources`` readable and writable by their owner only; ``memories`` readable,
-changeable and deletable when shared or one's own, and insertable as one's own only;
-``events`` (history) readable when shared or one's own, appended as one's own; the four
-tables of the recall index readable and writable in the shared part and one's own
-(memory_core.store.postings, parts). The table owner is not bound by the policies
+its grants (rows only, no DDL; ``owner`` cannot be updated), and the policies, made anew
+(memory_core.store.policies). The table owner is not bound by the policies
 (PostgreSQL's rule without ``FORCE``).
 """
 
@@ -20,34 +16,13 @@ from typing import NamedTuple
 from memory_core.errors import ConflictError, NotFoundError, UsageError
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.owners import current_person, store_owner
-from memory_core.store.postings import SHARED_PART
+from memory_core.store.policies import enable_row_security
 
 NAME_RULE = "a lower-case name of letters, digits and _ (1-63 characters, starting with a letter)"
 _NAME = re.compile(r"[a-z][a-z0-9_]{0,62}")
 # Names PostgreSQL or memevo keep for themselves.
 RESERVED = frozenset({"public", "postgres", "current_user", "session_user", "current_role", "none", "all"})
 OWNED_TABLES = ("memories", "sources", "events", "model_usage", "blocked_hashes")
-POLICIES = {
-    "memevo_own_sources": "ON sources FOR ALL USING (owner = current_user) WITH CHECK (owner = current_user)",
-    "memevo_claims_read": "ON memories FOR SELECT USING (scope = 'shared' OR owner = current_user)",
-    "memevo_claims_insert": "ON memories FOR INSERT WITH CHECK (owner = current_user)",
-    "memevo_claims_update": (
-        "ON memories FOR UPDATE USING (scope = 'shared' OR owner = current_user) "
-        "WITH CHECK (scope = 'shared' OR owner = current_user)"
-    ),
-    "memevo_claims_delete": "ON memories FOR DELETE USING (scope = 'shared' OR owner = current_user)",
-    "memevo_events_read": "ON events FOR SELECT USING (scope = 'shared' OR owner = current_user)",
-    "memevo_events_insert": "ON events FOR INSERT WITH CHECK (owner = current_user)",
-    # Blocks of forgotten content (memory_core.store.suppression): shared ones and one's own.
-    "memevo_blocks_read": "ON blocked_hashes FOR SELECT USING (scope = 'shared' OR owner = current_user)",
-    "memevo_blocks_insert": "ON blocked_hashes FOR INSERT WITH CHECK (owner = current_user)",
-    # Each person's model spending (memory_core.jobs.budget): their own budget only.
-    "memevo_own_usage": "ON model_usage FOR ALL USING (owner = current_user) WITH CHECK (owner = current_user)",
-}
-INDEX_TABLES = ("postings", "index_docs", "bodies", "body_postings")
-_INDEX_RULE = f"USING (part IN ('{SHARED_PART}', current_user)) WITH CHECK (part IN ('{SHARED_PART}', current_user))"
-POLICIES.update({f"memevo_index_{table}": f"ON {table} FOR ALL {_INDEX_RULE}" for table in INDEX_TABLES})
-ROW_SECURITY_TABLES = ("sources", "memories", "events", "model_usage", "blocked_hashes", *INDEX_TABLES)
 
 
 class NewMember(NamedTuple):
@@ -106,26 +81,6 @@ def _updatable_columns(conn: DbConn, table: str) -> list[str]:
         (table,),
     ).fetchall()
     return [str(row[0]) for row in rows]
-
-
-def row_security_on(conn: DbConn) -> bool:
-    """Whether the policies were turned on (the store has or had members)."""
-    row = conn.execute(
-        "SELECT relrowsecurity FROM pg_class WHERE oid = to_regclass(current_schema() || '.memories')"
-    ).fetchone()
-    return bool(row and row[0])
-
-
-def enable_row_security(conn: DbConn) -> None:
-    """Turn on the policies of :data:`POLICIES` (once; call in the administrator's transaction)."""
-    present = {
-        str(r[0]) for r in conn.execute("SELECT policyname FROM pg_policies WHERE schemaname = current_schema()")
-    }
-    for table in ROW_SECURITY_TABLES:
-        conn.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
-    for name, rule in POLICIES.items():
-        if name not in present:
-            conn.execute(f"CREATE POLICY {name} {rule}")
 
 
 def add_member(conn: DbConn, name: str, password: str) -> NewMember:

@@ -139,16 +139,22 @@ def test_corrections_into_the_same_personal_text_are_each_correctors_own(
     from memory_core.controls.manual import correct
 
     at = clock.now()
-    shared = [make_memory(f"The shop deploys from branch {n}", origin=SHOP, at=at) for n in ("a", "b", "c")]
-    seed(store, *shared)
-    mine = "I deploy the shop on Fridays"
+    shared = make_memory("The shop deploys from branch c", origin=SHOP, at=at)
+    seed(store, shared)
+    mine = "Deploy the shop on Fridays"
     (bob_name, bob), (carol_name, carol) = members.items()
+    own = {
+        bob: make_memory("Deploy the shop on Thursdays", origin=SHOP, kind="preference", at=at),
+        carol: make_memory("Deploy the shop on Mondays", origin=SHOP, kind="preference", at=at),
+    }
+    for person, claim in own.items():
+        seed(person, claim)
     with bob.transaction() as conn:
-        by_bob = correct(conn, shared[0].id, mine, at)
+        by_bob = correct(conn, own[bob].id, mine, at)
     with carol.transaction() as conn:
-        by_carol = correct(conn, shared[1].id, mine, at)
+        by_carol = correct(conn, own[carol].id, mine, at)
     with carol.transaction() as conn:
-        into_shared = correct(conn, shared[2].id, "The shop deploys from branch main", at)
+        into_shared = correct(conn, shared.id, "The shop deploys from branch main", at)
     corrected = rows(store, mine)
     assert sorted(corrected.values()) == sorted([(bob_name, "personal", "active"), (carol_name, "personal", "active")])
     assert visible(bob) & set(corrected) == {by_bob.after[-1].id}

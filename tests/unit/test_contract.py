@@ -64,6 +64,12 @@ def test_search_terms_are_sanitized_and_deduplicated() -> None:
     assert batch.claims[0].search_terms == ["data base", "ab"]
 
 
+def test_a_search_term_holding_a_secret_is_dropped() -> None:
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    batch = parse_model_output(answer(claim(searchTerms=["release tags", token, f"token {token}"])))
+    assert batch.claims[0].search_terms == ["release tags"]
+
+
 def test_null_optional_fields_mean_absent() -> None:
     batch = parse_model_output(answer(claim(replaces=None, searchTerms=None)))
     assert batch.claims[0].replaces is None and batch.claims[0].search_terms == []
