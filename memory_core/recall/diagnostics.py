@@ -16,6 +16,7 @@ from typing import Any
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
 from memory_core.store.dbapi import DbConn
+from memory_core.store.owners import visible_clause
 
 MAX_DIAGNOSTIC_BYTES = 8000
 MAX_PLAN_FEATURES = 32
@@ -164,7 +165,9 @@ def claim_verdict(
     verdict: dict[str, Any] = {"id": memory_id, "selected": False}
     found = next((c for c in candidates if c.doc.memory_id == memory_id), None)
     if found is None:
-        row = conn.execute("SELECT status FROM memories WHERE id=?", (memory_id,)).fetchone()
+        # Another member's personal claim is as absent as no claim (memory_core.store.owners).
+        mine, params = visible_clause(conn)
+        row = conn.execute(f"SELECT status FROM memories WHERE id=?{mine}", (memory_id, *params)).fetchone()
         verdict["reason"] = "not_found" if row is None else "not_recallable"
         if row is not None:
             verdict["status"] = row[0]

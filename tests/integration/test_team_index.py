@@ -275,3 +275,16 @@ def test_a_members_forget_blocks_their_personal_content_for_them_alone(
     finally:
         with store.transaction() as conn:
             remove_member(conn, other)
+
+
+def test_explain_answers_another_members_personal_claim_as_not_found(
+    store: Store, member: tuple[str, str, Store]
+) -> None:
+    from memory_core.recall.service import explain_claim
+
+    _, _, bob = member
+    theirs = make_memory("Bob wants the widget answers in haiku", origin=PROJECT, kind="preference", at=AT)
+    seed(bob, theirs)
+    verdict = explain_claim(store.conn, "widget answers in haiku", theirs.id, now=AT)
+    assert verdict["reason"] == "not_found" and "status" not in verdict
+    assert explain_claim(bob.conn, "widget answers in haiku", theirs.id, now=AT)["reason"] != "not_found"
