@@ -36,9 +36,8 @@ import re
 from collections.abc import Sequence
 
 from memory_core.capture.progress import Resource
-from memory_core.store.dbapi import DbConn
+from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.origin_aliases import project_origins
-from memory_core.store.owners import visible_clause
 
 MAX_TARGETS = 8
 POOL_LIMIT = 2_000  # newest project states of the origin considered
@@ -174,7 +173,7 @@ def nominate(
     found: list[Nomination] = []
     origins = project_origins(conn, origin)
     marks = ",".join("?" * len(origins))
-    visible, owners = visible_clause(conn)
+    visible, owners = _visible(conn)
     rows = conn.execute(
         f"SELECT id, updated_at, body FROM memories WHERE origin IN ({marks}) AND kind='project_state' "
         f"AND status='active'{visible} ORDER BY updated_at DESC, id DESC LIMIT ?",
@@ -200,3 +199,13 @@ def nominate(
             found.append(Nomination(str(memory_id), is_pending(content), strength, float(updated_at)))
     found.sort(key=lambda n: (n.pending, n.strength, n.updated_at, n.memory_id), reverse=True)
     return found[:limit]
+
+
+def _visible(conn: DbConn) -> tuple[str, tuple[str, ...]]:
+    """:func:`memory_core.store.owners.visible_clause`, imported only on PostgreSQL: on
+    SQLite every claim is the one person's, and the turn-end hook loads nothing more."""
+    if not is_postgres(conn):
+        return "", ()
+    from memory_core.store.owners import visible_clause
+
+    return visible_clause(conn)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory_core.store.dbapi import DbConn
+from memory_core.store.dbapi import DbConn, is_postgres
 
 PREFIX = "origin_alias:"
 MAX_GROUP = 200  # aliases read for one project
@@ -25,6 +25,8 @@ MAX_GROUP = 200  # aliases read for one project
 
 def _prefix(conn: DbConn) -> str:
     """The current person's alias key prefix (``origin_alias:`` for the store's owner)."""
+    if not is_postgres(conn):  # one person: no import for the capture hook
+        return PREFIX
     from memory_core.store.owners import person_key
 
     return person_key(conn, PREFIX[:-1]) + ":"
@@ -33,11 +35,14 @@ def _prefix(conn: DbConn) -> str:
 def adopt_path_origins(conn: DbConn, project: str, paths: Sequence[str]) -> list[str]:
     """Record each of ``paths`` that is a claim origin (other than ``project``) as an alias of
     ``project``; the paths newly recorded or moved. One indexed lookup per path."""
-    from memory_core.store.owners import visible_clause
-
     adopted: list[str] = []
     prefix = _prefix(conn)
-    mine, params = visible_clause(conn)
+    mine: str = ""
+    params: tuple[str, ...] = ()
+    if is_postgres(conn):  # only claims this person may see make an alias of theirs
+        from memory_core.store.owners import visible_clause
+
+        mine, params = visible_clause(conn)
     for path in paths:
         if path == project:
             continue
