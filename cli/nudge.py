@@ -5,7 +5,8 @@ would write, without importing huey (hooks enqueue on most turns, and huey with 
 module costs a hook process about 50 ms). On a PostgreSQL store the callers are warm
 processes (``memevo serve``, the CLI): the nudge goes through huey's own storage
 (``PostgresHuey`` or ``RedisHuey``), or, with :func:`nudge_consolidate_in`, into the very
-transaction that stored the source.
+transaction that stored the source. Each person's nudges go to their own queue
+(:func:`workers.queue_names.queue_name`), which only their own workers consume.
 
 A nudge that cannot be enqueued is not an error for the caller: the source is already
 committed in the store and the worker's periodic recovery will find it.
@@ -70,8 +71,11 @@ def nudge_consolidate_in(conn: Any, source_id: str, *, forced: bool = False) -> 
         if queue.kind != POSTGRESQL or queue.url != getattr(conn, "url", None):
             return False
         from workers.nudge_queue import enqueue_in_transaction
+        from workers.queue_names import queue_name
 
-        return enqueue_in_transaction(conn, "consolidate", (source_id,), {"forced": forced})
+        return enqueue_in_transaction(
+            conn, "consolidate", (source_id,), {"forced": forced}, queue=queue_name(state_home())
+        )
     except Exception:
         return False
 

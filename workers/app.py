@@ -5,6 +5,10 @@
   ``memevo_huey_*`` so they never meet memevo's own;
 - ``MEMEVO_QUEUE_URL=redis://…``: ``RedisHuey`` on that Redis.
 
+Each person has a queue of their own, named by :func:`workers.queue_names.queue_name`
+(``memevo`` on a SQLite store, ``memevo@LOGIN`` on a PostgreSQL one): a person's workers
+consolidate only that person's sources, so they consume only that person's nudges.
+
 Following huey's own layout advice, the instance (here), the tasks (:mod:`workers.tasks`)
 and the consumer's entry module (:mod:`workers.main`, what ``huey_consumer`` loads) are
 separate modules, so no import cycle is possible. Importing this module writes nothing and
@@ -25,8 +29,9 @@ from huey.storage import PostgresStorage, SqliteStorage
 from memory_core.paths import state_home
 from memory_core.store.backend import POSTGRESQL, REDIS, resolve, resolve_queue
 from memory_core.store.connection import ensure_private_dir, touch_private
+from workers.queue_names import QUEUE_NAME as QUEUE_NAME  # a SQLite store's queue
+from workers.queue_names import queue_name
 
-QUEUE_NAME = "memevo"
 # PostgresHuey's tables: memevo_huey_task, _schedule, _kv, _counter (beside memevo's tables).
 TABLE_PREFIX = "memevo_huey"
 # pg_advisory_xact_lock key held while huey's tables are created, so consumers starting
@@ -101,13 +106,14 @@ class LazyPostgresStorage(PostgresStorage):
 
 
 def make_huey(home: Path) -> Huey:
-    """The Huey instance for the queue of state dir ``home``."""
+    """The Huey instance for the queue of state dir ``home`` (its person's queue)."""
     queue = resolve_queue(home)
+    name = queue_name(home)
     if queue.kind == POSTGRESQL:
         same_database = queue.url == resolve(home).url
         # Results are never read: nudges are fire-and-forget.
         return PostgresHuey(
-            QUEUE_NAME,
+            name,
             dsn=queue.url,
             table_prefix=TABLE_PREFIX,
             storage_class=LazyPostgresStorage,
@@ -115,9 +121,10 @@ def make_huey(home: Path) -> Huey:
             results=False,
         )
     if queue.kind == REDIS:
-        return RedisHuey(QUEUE_NAME, url=queue.url, results=False)
+        # The name as it is: huey would strip the "@" and let two logins share a queue.
+        return RedisHuey(name, url=queue.url, results=False, clean_name=False)
     return SqliteHuey(
-        QUEUE_NAME,
+        name,
         filename=str(home / "queue.db"),
         storage_class=StateDirStorage,
         results=False,

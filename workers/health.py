@@ -25,12 +25,12 @@ from memory_core.reports.health import DATABASE_ERRORS, ERROR, OK, make_check
 from memory_core.reports.postgres_problems import postgres_fix, postgres_problem
 from memory_core.store.backend import POSTGRESQL, SQLITE, redact, resolve_queue
 from workers.model_client import ModelCallError, complete
+from workers.queue_names import QUEUE_NAME, queue_name
 
-QUEUE_NAME = "memevo"  # the huey name in workers.app
 # PostgresHuey's task table (workers.app.TABLE_PREFIX + "_task"; a test keeps them equal).
 # workers.app is not imported here: it builds the queue of the environment on import.
 PG_TASK_TABLE = "memevo_huey_task"
-REDIS_QUEUE_KEY = f"huey.redis.{QUEUE_NAME}"  # huey's RedisStorage list of pending messages
+REDIS_QUEUE_PREFIX = "huey.redis."  # + the queue's name: huey's RedisStorage list of pending messages
 REDIS_SECONDS = 2.0
 QUEUE_LOCK_SECONDS = 2.0
 MODEL_CHECK_SECONDS = 10.0
@@ -102,20 +102,23 @@ def queue_check(queue_path: Path, timeout: float = QUEUE_LOCK_SECONDS) -> dict[s
 
 
 def queue_health(home: Path) -> dict[str, Any]:
-    """The queue of state dir ``home``, whichever it is: queue.db, PostgresHuey or a Redis."""
+    """The queue of state dir ``home``, whichever it is: queue.db, PostgresHuey or a Redis;
+    the pending count is its person's queue's (:func:`~workers.queue_names.queue_name`)."""
     try:
         queue = resolve_queue(home)
     except ConfigError as exc:
         return make_check("queue", ERROR, f"the queue setting is refused: {exc}", "memevo config  # after fixing it")
     if queue.kind == SQLITE:
         return queue_check(home / "queue.db")
+    name = queue_name(home)
     if queue.kind == POSTGRESQL:
-        return postgres_queue_check(queue.url)
-    return redis_queue_check(queue.url)
+        return postgres_queue_check(queue.url, name)
+    return redis_queue_check(queue.url, name=name)
 
 
-def postgres_queue_check(url: str) -> dict[str, Any]:
-    """PostgresHuey's tables in the database: reachable, and writable by this login."""
+def postgres_queue_check(url: str, name: str = QUEUE_NAME) -> dict[str, Any]:
+    """PostgresHuey's tables in the database: reachable, and writable by this login; the
+    messages waiting on queue ``name``."""
     from memory_core.store import pg
 
     where = redact(url)
@@ -155,9 +158,7 @@ def postgres_queue_check(url: str) -> dict[str, Any]:
                 "memevo_huey_counter TO <the memevo user>'  # as the tables' owner",
                 **details,
             )
-        pending = int(
-            conn.execute(f"SELECT COUNT(*) FROM {PG_TASK_TABLE} WHERE queue = ?", (QUEUE_NAME,)).fetchone()[0]
-        )
+        pending = int(conn.execute(f"SELECT COUNT(*) FROM {PG_TASK_TABLE} WHERE queue = ?", (name,)).fetchone()[0])
     except DATABASE_ERRORS as exc:
         return make_check("queue", ERROR, f"PostgresHuey in {where} cannot be read: {exc}", None, **details)
     finally:
@@ -188,9 +189,10 @@ def _redis_command(stream: Any, *words: str) -> Any:
     raise ConnectionError(f"not a Redis reply: {line[:60]!r}")
 
 
-def redis_queue_check(url: str, timeout: float = REDIS_SECONDS) -> dict[str, Any]:
+def redis_queue_check(url: str, timeout: float = REDIS_SECONDS, *, name: str = QUEUE_NAME) -> dict[str, Any]:
     """A Redis queue: reachable, the login accepted (``AUTH`` when the URL has a password),
-    ``PING`` answered; the pending count is huey's list length. Plain socket, no driver."""
+    ``PING`` answered; the pending count is the length of huey's list of queue ``name``.
+    Plain socket, no driver."""
     where = redact(url)
     parts = urlsplit(url)
     host = parts.hostname or "127.0.0.1"
@@ -224,7 +226,7 @@ def redis_queue_check(url: str, timeout: float = REDIS_SECONDS) -> dict[str, Any
             if database != "0":
                 _redis_command(stream, "SELECT", database)
             _redis_command(stream, "PING")
-            pending = int(_redis_command(stream, "LLEN", REDIS_QUEUE_KEY))
+            pending = int(_redis_command(stream, "LLEN", REDIS_QUEUE_PREFIX + name))
         finally:
             stream.close()
     except RedisReplyError as exc:

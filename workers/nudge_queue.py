@@ -16,6 +16,10 @@ written by huey's own storage (:func:`enqueue_with_huey`: ``INSERT`` + ``pg_noti
 ``PostgresHuey``, ``LPUSH`` on ``RedisHuey``), or, better, by :func:`enqueue_in_transaction`
 in the very transaction that stores the source, so the nudge exists exactly when the source
 does and the consumer is woken (``NOTIFY`` is delivered on commit) only once it can see it.
+
+Each person has a queue of their own (:func:`workers.queue_names.queue_name`): on a
+PostgreSQL store a worker consolidates only its own login's sources, so a nudge for Bob's
+source must reach Bob's workers, never Alice's.
 """
 
 from __future__ import annotations
@@ -32,10 +36,9 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs
 if TYPE_CHECKING:
     from typing import Any
 
-QUEUE_NAME = "memevo"  # the name of the Huey in workers.app
+QUEUE_NAME = "memevo"  # a SQLite store's queue: workers.queue_names.QUEUE_NAME
 PG_TABLE_PREFIX = "memevo_huey"  # workers.app's PostgresHuey tables: memevo_huey_task, …
 PG_TASK_TABLE = PG_TABLE_PREFIX + "_task"
-PG_CHANNEL = f"{PG_TABLE_PREFIX}.q.{QUEUE_NAME}"  # what PostgresStorage LISTENs on
 QUEUE_FILE = "queue.db"
 TIMEOUT = 10.0  # workers.app's busy timeout
 TASK_NAMES = {"consolidate": "workers.tasks.consolidate", "recover": "workers.tasks.recover"}
@@ -141,18 +144,20 @@ def enqueue(
 
 
 def enqueue_in_transaction(
-    conn: Any, task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    conn: Any, task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None, *, queue: str
 ) -> bool:
-    """Write one message for ``task`` into ``PostgresHuey``'s table through ``conn``, a
-    PostgreSQL store connection inside its write transaction; the consumer is notified when
-    that transaction commits. False (and the transaction unharmed, under a savepoint) when the
-    queue tables do not exist yet: no consumer has started, and its start-up recovery finds
-    the source anyway."""
+    """Write one message for ``task`` into ``PostgresHuey``'s table, on queue ``queue``
+    (:func:`workers.queue_names.queue_name`), through ``conn``, a PostgreSQL store connection inside its write
+    transaction; the consumer is notified when that transaction commits. False (and the
+    transaction unharmed, under a savepoint) when the queue tables do not exist yet: no
+    consumer has started, and its start-up recovery finds the source anyway."""
+    from workers.queue_names import pg_channel
+
     data = message_bytes(task, args, kwargs)
     conn.execute("SAVEPOINT memevo_nudge")
     try:
-        conn.execute(f"INSERT INTO {PG_TASK_TABLE} (queue, data, priority) VALUES (?, ?, ?)", (QUEUE_NAME, data, 0))
-        conn.execute("SELECT pg_notify(?, '')", (PG_CHANNEL,))
+        conn.execute(f"INSERT INTO {PG_TASK_TABLE} (queue, data, priority) VALUES (?, ?, ?)", (queue, data, 0))
+        conn.execute("SELECT pg_notify(?, '')", (pg_channel(queue, PG_TABLE_PREFIX),))
     except Exception:
         conn.execute("ROLLBACK TO SAVEPOINT memevo_nudge")
         conn.execute("RELEASE SAVEPOINT memevo_nudge")
@@ -161,7 +166,7 @@ def enqueue_in_transaction(
     return True
 
 
-_HUEYS: dict[tuple[str, str, str], Any] = {}
+_HUEYS: dict[tuple[str, str, str, str], Any] = {}  # (state dir, queue URL, store URL, queue name)
 
 
 def enqueue_with_huey(
@@ -174,9 +179,10 @@ def enqueue_with_huey(
     imported with: a long-lived process may serve a state dir whose queue changed since."""
     from memory_core.store.backend import resolve, resolve_queue
     from workers.app import make_huey
+    from workers.queue_names import queue_name
 
     home = home or state_home()
-    key = (str(home), resolve_queue(home).url, resolve(home).url)
+    key = (str(home), resolve_queue(home).url, resolve(home).url, queue_name(home))
     huey = _HUEYS.get(key)
     if huey is None:
         for stale in _HUEYS.values():  # one queue at a time: its connection is not kept

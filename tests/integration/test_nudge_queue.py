@@ -14,6 +14,7 @@ import pytest
 from tests.support.processes import python_process
 from tests.support.redis_server import redis_url  # noqa: F401  (fixture)
 from workers import nudge_queue
+from workers.queue_names import url_login
 
 # In a fresh process, so workers.app resolves this test's MEMEVO_HOME.
 _COMPARE = """
@@ -93,6 +94,7 @@ from cli.nudge import nudge_consolidate, nudge_consolidate_in, nudge_recover
 from memory_core.paths import state_home
 from memory_core.store.database import Store
 from workers import nudge_queue
+from workers.queue_names import pg_channel
 
 out = {}
 with Store.open(state_home()) as store:
@@ -112,7 +114,9 @@ with Store.open(state_home()) as store:
 from workers.main import huey  # what the consumer loads (the tasks registered)
 out["kind"] = type(huey).__name__
 out["table"] = getattr(huey.storage, "table_task", None)
-out["channel_equal"] = getattr(huey.storage, "channel", nudge_queue.PG_CHANNEL) == nudge_queue.PG_CHANNEL
+out["name"] = huey.name
+channel = pg_channel(huey.name, nudge_queue.PG_TABLE_PREFIX)  # what the hook's in-transaction nudge notifies
+out["channel_equal"] = getattr(huey.storage, "channel", channel) == channel
 out["pending"] = [[type(t).__module__, t.name, list(t.args), t.kwargs] for t in huey.pending()]
 task = huey.dequeue()
 out["dequeued"] = [type(task).__name__, list(task.args)]
@@ -128,6 +132,7 @@ def test_postgres_nudges_are_read_by_postgreshuey(pg_url: str, home: Path) -> No
     assert out["before_tables"] is False and out["probe_kept"] == "kept"
     assert out["huey_nudges"] == [True, True] and out["in_transaction"] is True
     assert out["kind"] == "PostgresHuey" and out["table"] == nudge_queue.PG_TASK_TABLE and out["channel_equal"]
+    assert out["name"] == "memevo@" + url_login(pg_url)  # the login's own queue
     assert out["pending"] == [
         ["workers.tasks", "consolidate", ["src1"], {"forced": False}],
         ["workers.tasks", "recover", [], {}],
@@ -149,7 +154,11 @@ def test_redis_nudges_are_read_by_redishuey(pg_url: str, home: Path, redis_url: 
     out = json.loads(result.stdout)
     # The queue is not in the store's database: nothing is written in its transactions.
     assert out["before_tables"] is False and out["in_transaction"] is False and db == 0
-    assert out["huey_nudges"] == [True, True] and out["kind"] == "RedisHuey"
+    assert (
+        out["huey_nudges"] == [True, True]
+        and out["kind"] == "RedisHuey"
+        and out["name"] == "memevo@" + url_login(pg_url)
+    )
     assert out["pending"] == [
         ["workers.tasks", "consolidate", ["src1"], {"forced": False}],
         ["workers.tasks", "recover", [], {}],
