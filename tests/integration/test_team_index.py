@@ -8,14 +8,15 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from memory_core.recall.index import read_body_counts, read_headers
 from memory_core.recall.service import recall
-from memory_core.store.backend import POSTGRESQL, Backend
 from memory_core.store.database import Store
 from tests.factories import make_memory, seed
+from tests.support.team import added_member
 
 pytestmark = pytest.mark.postgres_only  # members are PostgreSQL logins
 
@@ -25,22 +26,10 @@ INDEX_TABLES = ("postings", "index_docs", "bodies", "body_postings")
 
 
 @pytest.fixture
-def member(store: Store, pg_url: str, cli_run, home) -> Iterator[tuple[str, str, Store]]:
+def member(store: Store, pg_url: str, cli_run, home: Path) -> Iterator[tuple[str, str, Store]]:
     """A member added with `memevo team add`: ``(name, url, their open store)``."""
-    name = "bob_" + os.urandom(4).hex()
-    result = cli_run("team", "add", name, "--json")
-    assert result.exit_code == 0, result.output
-    url = json.loads(result.output)["url"]
-    bob = Store.open(home / "bob", Backend(POSTGRESQL, url, None))
-    try:
-        yield name, url, bob
-    finally:
-        bob.close()
-        from memory_core.store.team import list_members, remove_member
-
-        with store.transaction() as conn:
-            if name in list_members(conn):
-                remove_member(conn, name)
+    with added_member(store, cli_run, home) as added:
+        yield added
 
 
 def words(text: str) -> set[str]:

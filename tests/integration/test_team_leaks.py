@@ -8,9 +8,8 @@ Each test states the promise of docs/team.md and is expected to fail until the l
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +20,6 @@ from memory_core.consolidation.targets import mentioned_claims
 from memory_core.controls.feedback import give_feedback
 from memory_core.controls.manual import pin
 from memory_core.ids import memory_id
-from memory_core.store.backend import POSTGRESQL, Backend
 from memory_core.store.claim_ids import claim_id_on
 from memory_core.store.database import Store
 from memory_core.store.memories import get_memory
@@ -30,6 +28,7 @@ from memory_core.store.owners import may_see_claim
 from memory_core.store.review_marks import read_review_marks
 from memory_core.store.sources import get_source
 from tests.factories import make_memory, seed
+from tests.support.team import added_member
 
 pytestmark = pytest.mark.postgres_only  # members are PostgreSQL logins
 
@@ -39,22 +38,10 @@ AT = 1_750_000_000.0
 
 
 @pytest.fixture
-def member(store: Store, pg_url: str, cli_run, home) -> Iterator[tuple[str, str, Store]]:
+def member(store: Store, pg_url: str, cli_run, home: Path) -> Iterator[tuple[str, str, Store]]:
     """A member added with `memevo team add`: ``(name, url, their open store)``."""
-    name = "bob_" + os.urandom(4).hex()
-    result = cli_run("team", "add", name, "--json")
-    assert result.exit_code == 0, result.output
-    url = json.loads(result.output)["url"]
-    bob = Store.open(home / "bob", Backend(POSTGRESQL, url, None))
-    try:
-        yield name, url, bob
-    finally:
-        bob.close()
-        from memory_core.store.team import list_members, remove_member
-
-        with store.transaction() as conn:
-            if name in list_members(conn):
-                remove_member(conn, name)
+    with added_member(store, cli_run, home) as added:
+        yield added
 
 
 def _own_claim(store: Store, content: str, *, kind: str, origin: str = SHOP) -> Any:
