@@ -117,8 +117,9 @@ def queue_health(home: Path) -> dict[str, Any]:
 
 
 def postgres_queue_check(url: str, name: str = QUEUE_NAME) -> dict[str, Any]:
-    """PostgresHuey's tables in the database: reachable, and writable by this login; the
-    messages waiting on queue ``name``."""
+    """PostgresHuey's tables in the database: reachable, and writable by this login, whose
+    queue is ``name`` (the login the server reports must be the one the name was read from);
+    the messages waiting on it."""
     from memory_core.store import pg
 
     where = redact(url)
@@ -136,6 +137,19 @@ def postgres_queue_check(url: str, name: str = QUEUE_NAME) -> dict[str, Any]:
             problem=problem,
         )
     try:
+        (login,) = conn.execute("SELECT current_user").fetchone()
+        if name not in (QUEUE_NAME, f"{QUEUE_NAME}@{login}"):
+            # Read from the URL without connecting (a user only a service file names is not
+            # seen): nudges would go to a queue that this login's workers never read.
+            return make_check(
+                "queue",
+                ERROR,
+                f"PostgresHuey in {where}: this process names its queue {name}, but the server logs it in as "
+                f"{login}, whose workers read {QUEUE_NAME}@{login}: nudges would reach no worker",
+                f"put the user in the URL: postgresql://{login}@HOST/DB (or ?user={login})",
+                **details,
+                problem="queue_login",
+            )
         row = conn.execute(
             "SELECT has_table_privilege(c.oid, 'INSERT') FROM pg_class c "
             "WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace",

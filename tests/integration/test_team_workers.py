@@ -249,3 +249,16 @@ def test_each_persons_worker_consolidates_their_sources_with_their_own_model(
         for body, owner in store.conn.execute("SELECT body, owner FROM memories")
     ]
     assert claims and all(source_owners[sid] == owner for sid, owner in claims)  # each learned by its own person
+
+
+def test_doctor_says_when_the_queue_named_from_the_url_is_not_the_servers_login(home: Path, pg_url: str) -> None:
+    """The login is read from the URL without connecting; where the server logs the process in
+    as someone else (a user only a service file names), doctor says what to put in the URL."""
+    from workers.health import postgres_queue_check
+    from workers.queue_names import queue_name, url_login
+
+    Store.open(home).close()
+    assert postgres_queue_check(pg_url, queue_name(home))["status"] == "ok"
+    wrong = postgres_queue_check(pg_url, "memevo@someone_else")
+    assert wrong["status"] == "error" and wrong["details"]["problem"] == "queue_login"
+    assert f"postgresql://{url_login(pg_url)}@HOST/DB" in wrong["fix"]
