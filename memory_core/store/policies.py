@@ -83,7 +83,7 @@ ROW_SECURITY_TABLES = (
 
 
 # huey's queue tables in the store's database (workers.app, PostgresHuey with the prefix
-# ``memevo_huey``): each person's queue is ``memevo@LOGIN`` (workers.nudge_queue), and a
+# ``memevo_huey``): each person's queue is ``memevo@LOGIN`` (workers.queue_names), and a
 # member's login reads and writes only its own, so no one queues work, or code, for another
 # person's worker. Made only where the tables exist (a queue elsewhere has none here).
 QUEUE_TABLES = ("memevo_huey_task", "memevo_huey_schedule", "memevo_huey_kv", "memevo_huey_counter")

@@ -137,8 +137,9 @@ def test_a_members_raw_sql_reads_no_feedback_on_another_persons_personal_claim(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="memories.id is unique store-wide and the administrator's personal ids derive from content "
-    "alone: a member's insert fails exactly when the administrator holds a guessed personal claim",
+    reason="a known limit (docs/team.md, 'What the database does not stop'): claim ids are unique store-wide "
+    "and the administrator's personal ids derive from content alone, so a member's insert of a guessed id "
+    "fails exactly when the administrator holds that claim",
 )
 def test_a_member_cannot_confirm_a_guess_of_another_persons_personal_claim(
     store: Store, member: tuple[str, str, Store]
@@ -252,12 +253,6 @@ def test_a_members_correction_cannot_take_a_shared_claim_into_their_personal_mem
     assert result.event_id in {e.id for e in events_touching(store.conn, shared.id)}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="members may insert into the shared queue's tables (memevo_huey_task), whose rows every "
-    "worker unpickles: a member's row runs code in the administrator's worker, with the administrator's "
-    "login and model key",
-)
 def test_a_member_cannot_queue_code_for_another_persons_worker(
     store: Store, member: tuple[str, str, Store], home, tmp_path
 ) -> None:
