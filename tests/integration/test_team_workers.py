@@ -32,13 +32,13 @@ from memory_core.jobs.lifecycle import (
     recover_expired_leases,
     request_forced,
 )
-from memory_core.store.backend import POSTGRESQL, Backend
 from memory_core.store.claim_ids import claim_id_on
 from memory_core.store.database import Store
 from memory_core.store.sources import get_source
 from tests.factories import make_memory, seed
 from tests.support.fake_model import FakeModelProcess
 from tests.support.processes import REPO
+from tests.support.team import added_member
 
 pytestmark = pytest.mark.postgres_only  # members are PostgreSQL logins
 
@@ -48,20 +48,8 @@ SHOP = "github.com/acme/shop"
 @pytest.fixture
 def member(store: Store, cli_run, home: Path) -> Iterator[tuple[str, str, Store]]:
     """A member added with `memevo team add`: ``(name, url, their open store)``."""
-    name = "bob_" + os.urandom(4).hex()
-    result = cli_run("team", "add", name, "--json")
-    assert result.exit_code == 0, result.output
-    url = json.loads(result.output)["url"]
-    bob = Store.open(home.parent / "bob-home", Backend(POSTGRESQL, url, None))
-    try:
-        yield name, url, bob
-    finally:
-        bob.close()
-        from memory_core.store.team import list_members, remove_member
-
-        with store.transaction() as conn:
-            if name in list_members(conn):
-                remove_member(conn, name)
+    with added_member(store, cli_run, home, member_home=home.parent / "bob-home") as added:
+        yield added
 
 
 def _capture(store: Store, text: str, now: float, **extra: Any) -> str:

@@ -16,14 +16,15 @@ from memory_core.store.database import Store
 
 @contextlib.contextmanager
 def added_member(
-    store: Store, cli_run: Callable[..., Any], home: Path, prefix: str = "bob_"
+    store: Store, cli_run: Callable[..., Any], home: Path, prefix: str = "bob_", member_home: Path | None = None
 ) -> Iterator[tuple[str, str, Store]]:
-    """``(name, url, their open store)`` of a member added by the store's administrator."""
+    """``(name, url, their open store)`` of a member added by the store's administrator;
+    their state dir is ``member_home``, else one named after them in ``home``."""
     name = prefix + os.urandom(4).hex()
     result = cli_run("team", "add", name, "--json")
     assert result.exit_code == 0, result.output
     url = json.loads(result.output)["url"]
-    member = Store.open(home / name, Backend(POSTGRESQL, url, None))
+    member = Store.open(member_home or home / name, Backend(POSTGRESQL, url, None))
     try:
         yield name, url, member
     finally:
