@@ -11,7 +11,7 @@ from typing import Any
 from memory_core import clock
 from memory_core.errors import BudgetSpent, StoreError
 from memory_core.jobs.budget import budget_state
-from memory_core.jobs.lifecycle import clear_forced, request_forced
+from memory_core.jobs.forced import clear_forced, request_forced
 from memory_core.records import JobState, Source
 from memory_core.store.database import Store
 from memory_core.store.sources import require_source

@@ -64,8 +64,9 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
     only record their heartbeat."""
     from memory_core import clock
     from memory_core.jobs.budget import budget_state
+    from memory_core.jobs.forced import forced_source_ids
     from memory_core.jobs.heartbeat import forget_silent_workers, write_heartbeat
-    from memory_core.jobs.lifecycle import due_source_ids, forced_source_ids, recover_expired_leases
+    from memory_core.jobs.lifecycle import due_source_ids, recover_expired_leases
     from memory_core.jobs.model_state import write_worker_model
     from memory_core.jobs.recovery_claim import claim_recovery_minute
     from memory_core.records import JobState

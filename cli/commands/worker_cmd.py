@@ -14,7 +14,7 @@ from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
 from memory_core.errors import BudgetSpent, ConfigError, UsageError
 from memory_core.jobs.budget import budget_state
-from memory_core.jobs.lifecycle import attempt_outcome, pick_forced_source
+from memory_core.jobs.forced import attempt_outcome, pick_forced_source
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import JobState, Source
 from memory_core.store.sources import require_source

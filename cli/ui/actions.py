@@ -80,7 +80,7 @@ def evolve_action(ctx: PageContext, form: Form) -> str:
     from cli.forced_attempt import queue_forced
     from memory_core.errors import ConfigError
     from memory_core.ids import is_memory_id
-    from memory_core.jobs.lifecycle import pick_forced_source
+    from memory_core.jobs.forced import pick_forced_source
 
     source_id = form.get("source", "")
     if not is_memory_id(source_id):

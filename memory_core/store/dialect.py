@@ -35,6 +35,14 @@ def ddl(conn: DbConn, statement: str) -> str:
     return statement
 
 
+def run_script(conn: DbConn, script: str) -> None:
+    """Run a migration's ``;``-separated statements inside the caller's transaction, each as
+    the connection's engine needs it (:func:`ddl`); executescript() would COMMIT first."""
+    for statement in script.split(";"):
+        if statement.strip():
+            conn.execute(ddl(conn, statement))
+
+
 def user_tables(conn: DbConn) -> set[str]:
     """The tables of the store (on PostgreSQL: of the schema the connection works in)."""
     if is_postgres(conn):

@@ -18,7 +18,8 @@ from memory_core.store.connection import write_transaction
 from memory_core.store.copying import STORE_TABLES, occupied_tables, snapshot, table_digests
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import user_tables
-from memory_core.store.migrations import MIGRATIONS, SCHEMA_VERSION, read_version, set_version
+from memory_core.store.migration_steps import MIGRATIONS
+from memory_core.store.migrations import SCHEMA_VERSION, read_version, set_version
 
 
 class CopyReport(NamedTuple):

@@ -194,6 +194,12 @@ def test_pre_release_layout_migrates_without_rewriting_rows(home: Path) -> None:
     assert json.loads(result.stdout)["ok"] is True
 
 
+def test_the_schema_version_is_the_newest_step() -> None:
+    from memory_core.store.migration_steps import MIGRATIONS
+
+    assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
+
+
 def test_fresh_database_makes_no_backup(home: Path) -> None:
     with Store.open(home) as store:
         assert store.backup_path is None
@@ -240,7 +246,7 @@ def test_unknown_layout_is_refused(home: Path) -> None:
 
 
 def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Path) -> None:
-    from memory_core.store.migrations import MIGRATION_1
+    from memory_core.store.migration_steps import MIGRATION_1
     from memory_core.store.sources import get_source
 
     db = home / "memory.db"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import SchemaVersionError
-from memory_core.store import migrations, pg
+from memory_core.store import migration_steps, migrations, pg
 from memory_core.store.copying import STORE_TABLES, table_digests
 from memory_core.store.database import Store
 from memory_core.store.dialect import user_tables
@@ -148,7 +148,7 @@ def test_a_store_opened_while_another_process_migrates_it_waits_for_the_end(pg_u
         with migrator.migration_lock():
             for step in (1, 2):
                 with migrator.write_transaction():
-                    migrations.MIGRATIONS[step](migrator)
+                    migration_steps.MIGRATIONS[step](migrator)
                     migrations.set_version(migrator, step)
             other = threading.Thread(target=open_meanwhile)
             other.start()
@@ -156,7 +156,7 @@ def test_a_store_opened_while_another_process_migrates_it_waits_for_the_end(pg_u
             assert other.is_alive(), f"opened a store halfway through its migration: {opened}"
             for step in range(3, migrations.SCHEMA_VERSION + 1):
                 with migrator.write_transaction():
-                    migrations.MIGRATIONS[step](migrator)
+                    migration_steps.MIGRATIONS[step](migrator)
                     migrations.set_version(migrator, step)
         other.join(timeout=30)
     finally:

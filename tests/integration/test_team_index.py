@@ -150,7 +150,7 @@ def test_row_security_covers_the_index_tables_and_survives_their_migration(
 ) -> None:
     """Version 8 makes the index tables anew: on a store with members their policies are
     back in the same step, and the members' grants come from the default privileges."""
-    from memory_core.store import migrations
+    from memory_core.store import migration_steps
     from memory_core.store.connection import write_transaction
 
     _, url, bob = member
@@ -166,7 +166,7 @@ def test_row_security_covers_the_index_tables_and_survives_their_migration(
 
     assert set(INDEX_TABLES) <= secured()
     with write_transaction(store.conn) as conn:
-        migrations.MIGRATIONS[8](conn)
+        migration_steps.MIGRATIONS[8](conn)
     assert set(INDEX_TABLES) <= secured()
     seen = features_seen(url)
     assert "zanzibarit" not in seen and "stage" in seen

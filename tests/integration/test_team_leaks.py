@@ -183,7 +183,7 @@ def test_the_administrators_worker_leases_no_source_of_a_member(store: Store, me
 
 def test_the_administrators_evolve_picks_no_source_of_a_member(store: Store, member: tuple[str, str, Store]) -> None:
     from memory_core import clock
-    from memory_core.jobs.lifecycle import pick_forced_source
+    from memory_core.jobs.forced import pick_forced_source
 
     _, _, bob = member
     now = clock.now()

@@ -23,15 +23,8 @@ from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.consolidation.targets import nominated_claims
 from memory_core.errors import NotFoundError
-from memory_core.jobs.lifecycle import (
-    due_source_ids,
-    forced_source_ids,
-    lease_job,
-    must_wait,
-    pick_forced_source,
-    recover_expired_leases,
-    request_forced,
-)
+from memory_core.jobs.forced import forced_source_ids, pick_forced_source, request_forced
+from memory_core.jobs.lifecycle import due_source_ids, lease_job, must_wait, recover_expired_leases
 from memory_core.store.claim_ids import claim_id_on
 from memory_core.store.database import Store
 from memory_core.store.sources import get_source

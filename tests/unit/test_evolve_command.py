@@ -7,7 +7,8 @@ import pytest
 from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.jobs.budget import count_call
-from memory_core.jobs.lifecycle import attempt_outcome, fail_job, lease_job, release_job
+from memory_core.jobs.forced import attempt_outcome
+from memory_core.jobs.lifecycle import fail_job, lease_job, release_job
 from memory_core.records import ErrorCode
 from memory_core.store.database import Store
 from memory_core.store.sources import require_source

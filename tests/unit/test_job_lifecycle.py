@@ -9,12 +9,12 @@ from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.errors import UsageError
 from memory_core.jobs import policy
+from memory_core.jobs.forced import pick_forced_source
 from memory_core.jobs.lifecycle import (
     complete_job,
     due_source_ids,
     fail_job,
     lease_job,
-    pick_forced_source,
     recover_expired_leases,
     release_job,
 )
