@@ -18,15 +18,8 @@ from memory_core.store.postings import SHARED_PART
 
 
 def visible_parts(conn: DbConn) -> tuple[str, ...] | None:
-    """The parts the current person reads, or ``None`` when they read every part (SQLite).
-    Asked once per connection: its login does not change."""
-    if not is_postgres(conn):
-        return None
-    parts: tuple[str, ...] | None = getattr(conn, "index_parts", None)
-    if parts is None:
-        parts = (SHARED_PART, *own_owners(conn))
-        conn.index_parts = parts  # type: ignore[attr-defined]
-    return parts
+    """The parts the current person reads, or ``None`` when they read every part (SQLite)."""
+    return (SHARED_PART, *own_owners(conn)) if is_postgres(conn) else None
 
 
 def part_filter(conn: DbConn, column: str = "part") -> tuple[str, tuple[str, ...]]:

@@ -94,12 +94,20 @@ def store_owner(conn: DbConn) -> str | None:
 
 def own_owners(conn: DbConn) -> tuple[str, ...]:
     """The owner values whose rows are the current person's: their login, and ``''`` for the
-    store's owner (or for anyone, while a store records no owner)."""
-    person = current_person(conn)
-    if person == "":
+    store's owner (or for anyone, while a store records no owner). Asked once per PostgreSQL
+    connection once the store has tables: its login and the tables' owner do not change,
+    and every filtered query of a recall or a worker's attempt reads this."""
+    if not is_postgres(conn):
         return ("",)
+    known: tuple[str, ...] | None = getattr(conn, "own_owners", None)
+    if known is not None:
+        return known
+    person = current_person(conn)
     owner = store_owner(conn)
-    return (person, "") if owner is None or owner == person else (person,)
+    owners = (person, "") if owner is None or owner == person else (person,)
+    if owner is not None:
+        conn.own_owners = owners  # type: ignore[attr-defined]
+    return owners
 
 
 def visible_clause(conn: DbConn, table: str = "") -> tuple[str, tuple[str, ...]]:
