@@ -28,7 +28,7 @@ from huey.storage import PostgresStorage, SqliteStorage
 
 from memory_core.paths import state_home
 from memory_core.store.backend import POSTGRESQL, REDIS, resolve, resolve_queue
-from memory_core.store.connection import ensure_private_dir, touch_private
+from memory_core.store.connection import ensure_private_dir, secure_sidecars
 from workers.queue_names import QUEUE_NAME as QUEUE_NAME  # a SQLite store's queue
 from workers.queue_names import queue_name
 
@@ -51,8 +51,8 @@ class StateDirStorage(SqliteStorage):
     def _create_connection(self) -> sqlite3.Connection:
         path = Path(self.filename)
         ensure_private_dir(path.parent)
-        touch_private(path)
-        conn = super()._create_connection()
+        conn = super()._create_connection()  # SQLite creates the file: never opened here
+        secure_sidecars(path)  # by their paths (memory_core.store.connection.make_private)
         for statement in self.ddl:  # every statement is idempotent ("if not exists")
             conn.execute(statement)
         return conn

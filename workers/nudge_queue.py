@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from memory_core.paths import state_home
-from memory_core.store.connection import ensure_private_dir, touch_private
+from memory_core.store.connection import ensure_private_dir, make_private
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -108,8 +108,8 @@ def _pickled(value: Any) -> bytes:
 
 def _connect(path: Path) -> sqlite3.Connection:
     ensure_private_dir(path.parent)
-    touch_private(path)
     conn = sqlite3.connect(path, timeout=TIMEOUT, isolation_level=None)
+    make_private(path)  # by its path: a descriptor opened and closed here would drop SQLite's locks
     deadline = time.monotonic() + TIMEOUT
     while True:  # as huey: switching a new file to WAL may briefly meet a lock
         try:

@@ -70,10 +70,10 @@ def _new_sqlite(path: Path) -> Any:
     """A new private SQLite file in WAL mode (its directory is left as it is)."""
     import sqlite3
 
-    from memory_core.store.connection import touch_private
+    from memory_core.store.connection import make_private
 
-    touch_private(path)
     conn = sqlite3.connect(path, isolation_level=None)
+    make_private(path)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     return conn

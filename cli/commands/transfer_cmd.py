@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cli.context import emit, json_option, open_store
+from cli.context import emit, json_option, open_store, settings
 from memory_core import clock
 from memory_core.controls.transfer import export_lines, import_file
 from memory_core.errors import UsageError
@@ -22,6 +22,14 @@ EXPORT_FILE_MODE = 0o600
 def export_command(file: Path | None, as_json: bool) -> None:
     """Write every memory, block and event as JSON lines to FILE (default: stdout)."""
     written = 0
+    if file is not None:
+        from memory_core.store.connection import is_state_database_file
+
+        if is_state_database_file(file, settings().home):
+            raise UsageError(
+                f"{file} is one of memevo's own database files; writing an export there would destroy it. "
+                "Choose another path, e.g. memevo-export.jsonl"
+            )
     with open_store() as store:
         if file is None:
             for line in export_lines(store.conn):

@@ -43,19 +43,51 @@ def ensure_private_dir(path: Path) -> Path:
     return path
 
 
-def touch_private(path: Path) -> None:
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, FILE_MODE)
-    os.close(fd)
-    if stat.S_IMODE(path.stat().st_mode) != FILE_MODE:
-        os.chmod(path, FILE_MODE)
+def make_private(path: Path) -> None:
+    """Make ``path``, when it exists, readable and writable by its owner only, by its path.
+
+    Never by opening it: a database file is opened by SQLite alone. On POSIX, closing *any*
+    descriptor of a file drops every lock the process holds on it, so a thread that opened
+    and closed ``memory.db`` while another thread of the same process was inside a
+    transaction would silently take that transaction's lock away, and another process could
+    then checkpoint and delete the WAL under it (docs/reliability.md, "SQLite's locks").
+    A new database file is created by SQLite itself, inside a directory only the owner can
+    enter (:func:`ensure_private_dir`), and made private here before its ``-wal`` and
+    ``-shm`` exist (SQLite gives those the database file's mode)."""
+    try:
+        if stat.S_IMODE(os.stat(path).st_mode) != FILE_MODE:
+            os.chmod(path, FILE_MODE)
+    except FileNotFoundError:
+        pass
+
+
+SIDECAR_SUFFIXES = ("-wal", "-shm", "-journal")
+# The SQLite databases a state dir holds: the memory and huey's queue (workers.app).
+STATE_DATABASES = ("memory.db", "queue.db")
+
+
+def is_state_database_file(path: Path, home: Path) -> bool:
+    """Whether ``path`` names one of state dir ``home``'s SQLite databases or their sidecars
+    (by any spelling, links included): a file memevo must never open, truncate or replace
+    outside SQLite, so a command given one as its output file refuses it."""
+    target = Path(os.path.realpath(path))
+    for name in STATE_DATABASES:
+        db = Path(os.path.realpath(home / name))
+        for candidate in (db, *(Path(str(db) + suffix) for suffix in SIDECAR_SUFFIXES)):
+            if target == candidate:
+                return True
+            try:
+                if os.path.samefile(target, candidate):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def secure_sidecars(db_path: Path) -> None:
-    """Make the database and its ``-wal``/``-shm`` files private (0600)."""
+    """Make the database and its ``-wal``/``-shm`` files private (0600), by their paths."""
     for suffix in ("", "-wal", "-shm"):
-        candidate = Path(str(db_path) + suffix)
-        if candidate.exists() and stat.S_IMODE(candidate.stat().st_mode) != FILE_MODE:
-            os.chmod(candidate, FILE_MODE)
+        make_private(Path(str(db_path) + suffix))
 
 
 def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
@@ -78,13 +110,13 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             )
         else:
             ensure_private_dir(db_path.parent)
-            touch_private(db_path)
             conn = sqlite3.connect(
                 db_path,
                 isolation_level=None,
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 check_same_thread=False,
             )
+            make_private(db_path)  # SQLite created it if it was missing: private before its WAL
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if not readonly:
             mode = _enable_wal(conn)

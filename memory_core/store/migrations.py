@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memory_core.errors import SchemaVersionError
-from memory_core.store.connection import FILE_MODE, ensure_private_dir, write_transaction
+from memory_core.store.connection import ensure_private_dir, make_private, write_transaction
 from memory_core.store.dbapi import DbConn, is_postgres
 from memory_core.store.dialect import user_tables
 
@@ -71,19 +71,18 @@ def backup_database(conn: DbConn, backups_dir: Path, version: int, now: float) -
     while target.exists():
         n += 1
         target = backups_dir / f"memory-v{version}-{stamp}-{n}.db"
-    target.touch(mode=FILE_MODE)
     if is_postgres(conn):
         from memory_core.store.copying import copy_to_sqlite
 
         copy_to_sqlite(conn, target, lambda new: build_schema(new, version))
-        target.chmod(FILE_MODE)
+        make_private(target)
         return target
-    dest = sqlite3.connect(target)
+    dest = sqlite3.connect(target)  # SQLite creates it, in the private backups dir
     try:
+        make_private(target)
         conn.backup(dest)  # type: ignore[attr-defined]
     finally:
         dest.close()
-    target.chmod(FILE_MODE)
     return target
 
 
