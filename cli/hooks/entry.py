@@ -193,11 +193,29 @@ def run_payload(
         log_failure(f"{label}: {message}")
         return HookRun("\n".join(out), f"memevo hook: {message}")
     except Exception as exc:  # fail open: the agent's turn goes on
+        damage = damaged_store(exc)
+        if damage is not None:
+            log_failure(f"{label}: {damage}")
+            return HookRun("\n".join(out), f"memevo hook: {damage}")
         import traceback
 
         log_failure(f"{label}: internal error", traceback.format_exc())
         return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log")
     return HookRun("\n".join(out), "")
+
+
+def damaged_store(exc: Exception) -> str | None:
+    """The line a hook says when SQLite found ``memory.db`` damaged (``None`` for anything
+    else): the hook fails open, and `memevo doctor` names the backup to put back."""
+    sqlite3 = sys.modules.get("sqlite3")  # loaded already if a database raised it
+    if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    from memory_core.store.damage import is_damage
+
+    if not is_damage(str(exc)):
+        return None
+    problem = valid_text(str(exc))
+    return f"memory.db is damaged ({problem}); `memevo doctor` names a backup, `memevo restore` puts it back"
 
 
 def read_input(event: str | None) -> bytes:

@@ -25,6 +25,7 @@ from memory_core.jobs.clock_skew import WARN as SKEW_WARN
 from memory_core.jobs.clock_skew import measure_skew, refuse_above, skew_verdict
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
+from memory_core.reports.damage import damage_report, is_damage
 from memory_core.reports.postgres_problems import PG_SUMMARIES, postgres_fix, postgres_problem
 from memory_core.reports.status import backlog_details, memory_counts, recent_hook_errors
 from memory_core.store import migrations
@@ -106,6 +107,8 @@ def inspect_database(home: Path) -> dict[str, Any]:
     try:
         conn = _connect_readonly(backend)
     except DATABASE_ERRORS as exc:
+        if backend.is_sqlite and is_damage(str(exc)):
+            return _damaged(base, str(exc))
         found = {**base, "state": "unreadable", "error": str(exc)}
         return found if backend.is_sqlite else {**found, "problem": postgres_problem(str(exc))}
     try:
@@ -130,10 +133,18 @@ def inspect_database(home: Path) -> dict[str, Any]:
         }
         return found
     except DATABASE_ERRORS as exc:
+        if backend.is_sqlite and is_damage(str(exc)):
+            return _damaged(base, str(exc))
         where = str(path) if backend.is_sqlite else redact(backend.url)
         return {**base, "state": "unreadable", "error": f"{where}: {exc}"}
     finally:
         conn.close()
+
+
+def _damaged(base: dict[str, Any], problem: str) -> dict[str, Any]:
+    """SQLite found the file's pages damaged before any check could finish."""
+    integrity = {"quick_check": [problem], "corrupt_rows": [], "corrupt_count": 0, "ok": False}
+    return {**base, "state": "damaged", "integrity": integrity, "unread": True}
 
 
 def _connect_readonly(backend: Backend) -> DbConn:
@@ -187,20 +198,24 @@ def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
             **versions,
         )
     backups = shlex.quote(str(home / "backups"))
-    if state == "damaged":
-        integrity = db["integrity"]
-        problem = (
-            "SQLite quick_check failed"
-            if integrity["quick_check"] != "ok"
-            else f"{integrity['corrupt_count']} corrupt rows"
-        )
+    if state == "damaged" and not on_pg and db["integrity"]["quick_check"] != "ok":
+        found = damage_report(home, db["integrity"]["quick_check"][0], migrations.SCHEMA_VERSION)
         return make_check(
             "database",
             ERROR,
-            f"{prefix}integrity problems: {problem}",
-            "memevo status  # lists them by table and id"
-            if on_pg
-            else f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
+            found["summary"],
+            found["fix"],
+            path=path,
+            integrity=db["integrity"],
+            backup=found["backup"],
+        )
+    if state == "damaged":  # the pages are sound (or on PostgreSQL, the server's): some rows are not
+        integrity = db["integrity"]
+        return make_check(
+            "database",
+            ERROR,
+            f"{prefix}integrity problems: {integrity['corrupt_count']} corrupt rows",
+            "memevo status  # lists them by table and id",
             **where,
             integrity=integrity,
         )
@@ -237,7 +252,7 @@ def clock_check(db: dict[str, Any], lease_grace_seconds: float) -> dict[str, Any
 
 def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
     """Alive when its heartbeat is younger than :data:`HEARTBEAT_STALE_SECONDS`."""
-    if db["state"] == "unreadable":
+    if db["state"] == "unreadable" or db.get("unread"):
         return make_check("worker", WARN, "unknown: the database could not be read", None)
     heartbeat = db.get("heartbeat")
     if heartbeat is None:

@@ -237,7 +237,8 @@ def test_corrupt_database(healthy: Path) -> None:
     db.write_bytes(b"this is not an sqlite database" * 100)
     code, data = report()
     database = the_check(data, "database")
-    assert database["status"] == "error" and "cannot be read" in database["summary"]
+    assert database["status"] == "error" and "memory.db is damaged (file is not a database)" in database["summary"]
+    assert "backups/ holds no copy that passes its check" in database["summary"]
     assert database["fix"].startswith(f"mv {db} {db}.broken")
     assert the_check(data, "worker")["status"] == "warn"
     assert code == 1
