@@ -89,6 +89,9 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
             if periodic:
                 forget_silent_workers(conn, now)
         if periodic and store.backend.is_sqlite:
+            # Connections close without a checkpoint (memory_core.store.close_checkpoint): the
+            # worker folds the WAL into the database once a minute, waiting for no one.
+            store.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
             daily_backup(store, cfg.home, now)
         for failure in failures:
             worker_logger(cfg.home).warning(
