@@ -19,7 +19,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from memory_core.errors import StoreError
-from memory_core.store.close_checkpoint import skip_checkpoint_on_close
 from memory_core.store.dbapi import DbConn, is_postgres
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -123,6 +122,8 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{db_path}: could not enable WAL mode (got {mode})")
+            from memory_core.store.close_checkpoint import skip_checkpoint_on_close
+
             skip_checkpoint_on_close(conn, str(db_path))  # the commit made it durable (close_checkpoint)
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
