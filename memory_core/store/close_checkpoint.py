@@ -65,7 +65,5 @@ def _db_config_311(conn: sqlite3.Connection, path: str) -> bool:
     if name is None or os.path.realpath(os.fsdecode(name)) != os.path.realpath(path):
         return False
     done = ctypes.c_int(-1)
-    result = _library.sqlite3_db_config(
-        ctypes.c_void_p(handle), NO_CKPT_ON_CLOSE, ctypes.c_int(1), ctypes.byref(done)
-    )
+    result = _library.sqlite3_db_config(ctypes.c_void_p(handle), NO_CKPT_ON_CLOSE, ctypes.c_int(1), ctypes.byref(done))
     return result == 0 and done.value == 1

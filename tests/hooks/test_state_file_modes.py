@@ -40,9 +40,5 @@ def test_every_state_file_is_private_whatever_the_umask(home: Path) -> None:
     found = {p.relative_to(home).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in home.rglob("*")}
     assert any(name.startswith("cache/regex.") for name in found), found  # the case that was 0644
     assert "memory.db" in found and "queue.db" in found
-    loose = {
-        name: oct(mode)
-        for name, mode in found.items()
-        if mode != (0o700 if (home / name).is_dir() else 0o600)
-    }
+    loose = {name: oct(mode) for name, mode in found.items() if mode != (0o700 if (home / name).is_dir() else 0o600)}
     assert loose == {}
