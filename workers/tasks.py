@@ -91,7 +91,9 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
         if periodic and store.backend.is_sqlite:
             # Connections close without a checkpoint (memory_core.store.close_checkpoint): the
             # worker folds the WAL into the database once a minute, waiting for no one.
-            store.conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            from memory_core.store.close_checkpoint import truncate_wal
+
+            truncate_wal(store.conn)  # type: ignore[arg-type]
             daily_backup(store, cfg.home, now)
         for failure in failures:
             worker_logger(cfg.home).warning(

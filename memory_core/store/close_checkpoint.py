@@ -6,9 +6,8 @@ syncs the directory. A hook process closes its connection on every capture, and 
 the last one, so each capture paid five disk syncs per database for work that promises the
 person nothing: the commit had already made the capture durable in the WAL. With
 ``SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`` a close leaves the WAL as it is; SQLite's automatic
-checkpoint (every :data:`AUTOCHECKPOINT_PAGES` pages, in whichever connection commits past
-it) and the worker's periodic one fold it into the database, and ``journal_size_limit``
-bounds the file a reset leaves (docs/reliability.md, "What is synced when").
+checkpoint, the next connection to open a WAL past :data:`WAL_TRUNCATE_BYTES` and the worker's
+periodic checkpoint fold it into the database (docs/reliability.md, "What is synced when").
 
 Python 3.12 offers the setting as :meth:`sqlite3.Connection.setconfig`. On 3.11 it is set
 through the SQLite library the interpreter's ``_sqlite3`` module uses, on the connection's
@@ -26,8 +25,15 @@ if TYPE_CHECKING:
     import sqlite3
 
 NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (sqlite3.h, SQLite 3.16+)
-AUTOCHECKPOINT_PAGES = 1000  # SQLite's default: about 4 MB of WAL between checkpoints
 JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024  # what a WAL reset truncates the file to, at most
+# A WAL past this size is folded in and truncated by the next connection that opens it.
+# Needed because a process that opens the database when no other has it open rebuilds the
+# WAL's index from the file and forgets what earlier checkpoints copied: SQLite's automatic
+# checkpoint then copies again and again but never starts the WAL over, and a store whose
+# connections all close without a checkpoint (hooks, short commands) grew its WAL past
+# 100 MB in 6,000 captures. Every ~2 MB (a few hundred captures) one opening connection pays
+# the checkpoint's syncs instead.
+WAL_TRUNCATE_BYTES = 2 * 1024 * 1024
 
 _library = None
 
@@ -41,6 +47,33 @@ def skip_checkpoint_on_close(conn: sqlite3.Connection, path: str) -> bool:
         setconfig(NO_CKPT_ON_CLOSE, True)
         return True
     return _db_config_311(conn, path)
+
+
+def fold_large_wal(conn: sqlite3.Connection, path: str) -> bool:
+    """When ``path``'s WAL is past :data:`WAL_TRUNCATE_BYTES`, checkpoint it and truncate it,
+    without waiting: a reader elsewhere makes it a no-op until a later connection (and the
+    worker's periodic checkpoint) finds none. True when the WAL was emptied."""
+    try:
+        size = os.stat(path + "-wal").st_size
+    except OSError:
+        return False
+    if size <= WAL_TRUNCATE_BYTES:
+        return False
+    return truncate_wal(conn)
+
+
+def truncate_wal(conn: sqlite3.Connection) -> bool:
+    """``PRAGMA wal_checkpoint(TRUNCATE)`` with no busy wait; True when every frame was
+    copied and the WAL emptied."""
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except Exception:  # locked by a writer elsewhere: a later connection folds it
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={int(timeout)}")
+    return busy == 0
 
 
 def _db_config_311(conn: sqlite3.Connection, path: str) -> bool:
