@@ -44,6 +44,8 @@ def render_learning(report: dict[str, Any]) -> str:
         for decision in entry.get("decisions") or []:
             if isinstance(decision, dict):
                 lines.append(_decision_line(decision))
+        for note in entry.get("reading") or []:
+            lines.append(f"  {'read':<10} {note}")
     return "\n".join(lines)
 
 

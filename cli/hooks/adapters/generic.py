@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 SCHEMA = "memevo.hook/v1"
-# The protocol's fields are the event's own, but for the transcript path (native payloads only).
-_FIELDS = {"schema", *HookEvent.fields} - {"transcript_path"}
+# The protocol's fields are the event's own, but for the transcript path (native payloads only)
+# and the notes an adapter makes of what it left out of a turn.
+_FIELDS = {"schema", *HookEvent.fields} - {"transcript_path", "notes"}
 _OPERATION_FIELDS = set(Operation.fields)
 
 
