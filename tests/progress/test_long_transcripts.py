@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,7 @@ from memory_core.store.database import Store
 from tests.factories import make_memory, seed
 from tests.hooks import claude_data, codex_data, gemini_data
 from tests.hooks.support import hook_process, write_records
-from tests.support.memevo_serve import MemevoServe
-from tests.support.memevo_worker import memevo_env
+from tests.support.hook_gateway import gateway_for
 from tests.support.processes import memevo_process
 
 pytestmark = pytest.mark.slow
@@ -38,12 +36,7 @@ COMMIT_OUTPUT = "[main 1a2b3c4] Checkout changes"
 @pytest.fixture(autouse=True)
 def gateway(home: Path, backend: str, tmp_path: Path) -> Iterator[None]:
     """On PostgreSQL every hook goes through ``memevo serve``: it runs beside the tests."""
-    if backend != "postgresql":
-        yield
-        return
-    Store.open(home).close()
-    env = memevo_env(home, MEMEVO_DATABASE_URL=os.environ["MEMEVO_DATABASE_URL"])
-    with MemevoServe(env, log=tmp_path / "serve.log"):
+    with gateway_for(home, backend, tmp_path / "serve.log"):
         yield
 
 
