@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.hooks.adapters.native import Handler, NativePayload, additional_context, parse_native
+from cli.hooks.adapters.native import Handler, NativePayload, additional_context, log_malformed, parse_native
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, clip_middle
 from cli.hooks.transcripts.common import Turn
 from cli.hooks.transcripts.gemini import NO_RESPONSE, is_typed_text, read_current_turn, read_transcript, strip_injected
@@ -99,7 +99,9 @@ def _before_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEven
     transcript = read_transcript(base["transcript_path"], max_bytes=PROMPT_WINDOW_BYTES)
     earlier = transcript.earlier_user_texts(prompt, EARLIER_TURNS)
     if len(earlier) < EARLIER_TURNS and transcript.clipped:
-        earlier = read_transcript(base["transcript_path"]).earlier_user_texts(prompt, EARLIER_TURNS)
+        transcript = read_transcript(base["transcript_path"])
+        earlier = transcript.earlier_user_texts(prompt, EARLIER_TURNS)
+    log_malformed(transcript.malformed)
     return (
         HookEvent(
             "user_prompt",

@@ -44,6 +44,9 @@ if TYPE_CHECKING:  # types only: a hook process defines no protocol classes
 
         clipped: bool
 
+        @property
+        def malformed(self) -> int: ...
+
         def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int, /) -> list[str]: ...
 
         def current_turn(
@@ -224,7 +227,9 @@ class StashedTurns(Frozen):
         transcript = read(path, max_bytes=self.window_bytes)
         earlier = transcript.earlier_user_texts(turn_id, prompt, self.earlier_turns)
         if len(earlier) < self.earlier_turns and transcript.clipped:
-            earlier = read(path).earlier_user_texts(turn_id, prompt, self.earlier_turns)
+            transcript = read(path)
+            earlier = transcript.earlier_user_texts(turn_id, prompt, self.earlier_turns)
+        log_malformed(transcript.malformed)
         return earlier
 
     def turn_end(self, call: NativePayload, home: Path, now: float, *, failed: bool = False) -> tuple[HookEvent, ...]:
@@ -282,6 +287,15 @@ class StashedTurns(Frozen):
                 lambda: self.read(path).current_turn(turn_id, is_prompt), wait=self.lag_wait, poll=self.lag_poll
             )
         return await_value(lambda: read_turn(path, turn_id, is_prompt), wait=self.lag_wait, poll=self.lag_poll)
+
+
+def log_malformed(count: int) -> None:
+    """Say in the hook log that earlier user messages were dropped because they are not text;
+    the current prompt is answered from the rest."""
+    if count:
+        from cli.hooks.entry import log_failure
+
+        log_failure(f"user_prompt: {count} earlier user message(s) of the transcript dropped: not text")
 
 
 def session_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:

@@ -75,6 +75,11 @@ class Transcript:
         """Every message the user typed, oldest first."""
         return [UserTurn(text, _prompt_id(r)) for r in self.records if (text := user_text(r)) is not None]
 
+    @property
+    def malformed(self) -> int:
+        """User records whose message is not text (dropped from the earlier user turns)."""
+        return sum(malformed_user_record(r) for r in self.records)
+
     def earlier_user_texts(self, prompt_id: str | None, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before the current prompt (which may not be written yet)."""
         return _earlier_texts(self.user_turns(), prompt_id, prompt, limit)
@@ -217,6 +222,11 @@ class _UserRecords(Transcript):
         self.found = found
         self.clipped = clipped
 
+    @property
+    def malformed(self) -> int:
+        """Of the user records :meth:`earlier_user_texts` read, those whose message is not text."""
+        return getattr(self, "_malformed", 0)
+
     def __getattr__(self, name: str) -> Any:
         if name != "records":
             raise AttributeError(name)
@@ -230,10 +240,12 @@ class _UserRecords(Transcript):
         newest_first: list[UserTurn] = []
         with_id = False  # any turn with a prompt id decides how the current prompt is left out
         others = 0  # turns not of ``prompt_id``
+        self._malformed = 0
         for line in reversed(self._lines):
             record = parse_record(line)
             text = user_text(record) if record is not None else None
             if record is None or text is None:
+                self._malformed += record is not None and malformed_user_record(record)
                 continue
             turn = UserTurn(text, _prompt_id(record))
             newest_first.append(turn)
@@ -260,6 +272,15 @@ def _earlier_texts(turns: list[UserTurn], prompt_id: str | None, prompt: str | N
     elif turns and prompt is not None and turns[-1].text == prompt.strip():
         turns = turns[:-1]
     return [t.text for t in turns[-limit:]] if limit > 0 else []
+
+
+def malformed_user_record(record: dict[str, Any]) -> bool:
+    """A main-chain user record whose message is not text: no object, or its content
+    neither a string nor a list of blocks."""
+    if record.get("type") != "user" or record.get("isSidechain") is True:
+        return False
+    message = record.get("message")
+    return not isinstance(message, dict) or not isinstance(message.get("content"), str | list)
 
 
 def user_text(record: dict[str, Any]) -> str | None:

@@ -85,6 +85,11 @@ class Rollout:
             if (text := self.user_text(record)) is not None
         ]
 
+    @property
+    def malformed(self) -> int:
+        """User messages whose content is not text (dropped from the earlier user turns)."""
+        return sum(_malformed_user_message(r, self.typed_events) for r in self.records)
+
     def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before the current prompt (which is not written yet
         when the prompt hook runs)."""
@@ -303,6 +308,19 @@ def user_message_text(record: dict[str, Any]) -> str | None:
         if (text := _typed(part["text"])) is not None:
             parts.append(text)
     return "\n".join(parts) or None
+
+
+def _malformed_user_message(record: dict[str, Any], typed_events: bool) -> bool:
+    """A user message (an event, or a user-role item without events) whose content is not text."""
+    payload = record["payload"]
+    if typed_events:
+        if not _is_user_event(record):
+            return False
+        if payload.get("type") == "user_message":
+            return not isinstance(payload.get("message"), str)
+        return not isinstance(payload["item"].get("content"), list)
+    is_user_item = record.get("type") == "response_item" and payload.get("type") == "message"
+    return is_user_item and payload.get("role") == "user" and not isinstance(payload.get("content"), list)
 
 
 def _is_user_event(record: dict[str, Any]) -> bool:

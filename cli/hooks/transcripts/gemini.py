@@ -76,6 +76,15 @@ class Transcript:
         """Every message the user typed, oldest first."""
         return [UserTurn(text, nonempty(m.get("id"))) for m in self.messages if (text := user_text(m)) is not None]
 
+    @property
+    def malformed(self) -> int:
+        """User messages whose content is not text (dropped from the earlier user turns)."""
+        return sum(
+            m.get("type") == "user"
+            and not isinstance(m.get("displayContent") or m.get("content"), str | list | type(None))
+            for m in self.messages
+        )
+
     def earlier_user_texts(self, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before ``prompt`` (the CLI writes the prompt's
         message only after the BeforeAgent hook ran; if it is there already it is left out)."""
