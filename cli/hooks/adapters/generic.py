@@ -84,7 +84,7 @@ def _string_messages(messages: list[Any], event: str) -> list[str]:
     current message answered."""
     kept = [message for message in messages if isinstance(message, str)]
     if len(kept) < len(messages):
-        from cli.hooks.entry import log_failure
+        from cli.hooks.hook_log import log_failure
 
         dropped = [f"[{i}] ({_json_type(m)})" for i, m in enumerate(messages) if not isinstance(m, str)]
         log_failure(

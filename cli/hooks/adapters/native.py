@@ -293,7 +293,7 @@ def log_malformed(count: int) -> None:
     """Say in the hook log that earlier user messages were dropped because they are not text;
     the current prompt is answered from the rest."""
     if count:
-        from cli.hooks.entry import log_failure
+        from cli.hooks.hook_log import log_failure
 
         log_failure(f"user_prompt: {count} earlier user message(s) of the transcript dropped: not text")
 

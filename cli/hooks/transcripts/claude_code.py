@@ -20,8 +20,6 @@ from collections.abc import Callable, Iterable, Iterator
 
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_OPERATIONS, Frozen, Operation
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
-from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
-from cli.hooks.transcripts.stream import backward_lines, forward_records, open_transcript
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail, read_tail_lines
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -154,6 +152,8 @@ def read_current_turn(
     """:meth:`Transcript.current_turn` of the whole transcript, however long, in bounded memory:
     the turn's first record is found from the end (:func:`.stream.backward_lines`) and the
     turn streamed from there (:mod:`.stream`)."""
+    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+
     source = open_transcript(path)
     if source is None:
         return None
@@ -176,6 +176,8 @@ def _turn_start_offset(
     """Where the turn starts and whether prompt ids delimit it, read from the end: the first
     user record of ``prompt_id`` when the CLI writes prompt ids (the newest user record
     tells), else the last message the user typed (which ``is_prompt`` must accept)."""
+    from cli.hooks.transcripts.stream import backward_lines
+
     by_id: bool | None = None
     found: int | None = None
     for offset, line in backward_lines(source):
@@ -335,6 +337,8 @@ def summary_from_compact_message(text: str) -> str:
 
 def _read_turn(records: Iterable[dict[str, Any]], skipped: Callable[[], int] = lambda: 0) -> Turn:
     """The turn in ``records`` (oldest first, streamed or not), bounded whatever its length."""
+    from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
+
     messages = KeptMessages()
     kept = KeptOperations()
     pending: dict[str, tuple[int, dict[str, Any]]] = {}  # calls waiting for their result

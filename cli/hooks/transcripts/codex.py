@@ -31,8 +31,6 @@ from typing import Any, NamedTuple
 
 from cli.hooks.event import MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, nonempty, texts
-from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
-from cli.hooks.transcripts.stream import backward_lines, forward_records, open_transcript
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
 
 # memevo's own recall fence: recalled text is never learned back.
@@ -135,6 +133,8 @@ def read_current_turn(
 ) -> Turn | None:
     """:meth:`Rollout.current_turn` of the whole rollout, however long, in bounded memory: the
     turn's first record is found from the end and the turn streamed from there (:mod:`.stream`)."""
+    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+
     source = open_transcript(path)
     if source is None:
         return None
@@ -158,6 +158,8 @@ def _turn_start_offset(
     """Where the turn starts and whether turn ids delimit it, read from the end: the first
     record of ``turn_id`` when the rollout names turns (the newest record naming one or
     holding a typed message tells), else the last message the user typed."""
+    from cli.hooks.transcripts.stream import backward_lines
+
     by_id: bool | None = None
     found: int | None = None
     for offset, line in backward_lines(source):
@@ -200,6 +202,8 @@ def read_turn(
 ) -> Turn:
     """The turn in ``records`` (oldest first, streamed or not), bounded whatever its length.
     ``typed_events``: whether the rollout has UserMessage events (``None``: whether the turn has)."""
+    from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
+
     events, messages = KeptMessages(), KeptMessages()
     kept = KeptOperations()
     pending: dict[str, tuple[int, dict[str, Any]]] = {}  # calls waiting for their output

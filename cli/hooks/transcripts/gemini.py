@@ -34,8 +34,6 @@ from typing import Any, NamedTuple
 
 from cli.hooks.event import MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, compact_json, fenced, nonempty
-from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
-from cli.hooks.transcripts.stream import backward_lines, forward_records, open_transcript
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
 
 SHELL_TOOL = "run_shell_command"
@@ -115,6 +113,8 @@ def read_current_turn(path: str | None, prompt: str) -> Turn | None:
     the last message the user typed is found from the end and the turn streamed from there
     (:mod:`.stream`). A history rewritten after it (``$set`` of the messages, ``$rewindTo``)
     is replayed from the bounded tail instead, as before."""
+    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+
     source = open_transcript(path)
     if source is None:
         return None
@@ -133,6 +133,8 @@ def read_current_turn(path: str | None, prompt: str) -> Turn | None:
 def _turn_start_offset(source: Any) -> tuple[int, str] | None:
     """The offset and text of the last message the user typed, read from the end; ``None``
     when a rewrite of the history comes first (the bounded replay then decides)."""
+    from cli.hooks.transcripts.stream import backward_lines
+
     for offset, line in backward_lines(source):
         if line is None or not (b'"user"' in line or b'"$' in line):
             continue
@@ -226,6 +228,8 @@ def _same_prompt(text: str, prompt: str) -> bool:
 def _read_turn(user_message: str, messages: Iterable[dict[str, Any]], skipped: Callable[[], int] = lambda: 0) -> Turn:
     """The turn of ``user_message`` from the messages after it (replayed, or streamed records
     whose rewrites of a message re-add its calls by id), bounded whatever its length."""
+    from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
+
     calls: dict[str, list[Any]] = {}  # call id → [position, the call, its arguments and result slimmed]
     kept = KeptOperations()
     position = 0
