@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_OPERATIONS, Frozen, Operation
+from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_OPERATION_INPUT, MAX_OPERATIONS, Frozen, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail, read_tail_lines
 
@@ -365,7 +365,8 @@ def _read_turn(records: Iterable[dict[str, Any]], skipped: Callable[[], int] = l
             for block in _blocks(content, "tool_use"):
                 call = {
                     "tool": str(block.get("name") or "unknown"),
-                    "input": input_text(block.get("input")),
+                    # clipped now, as the operation clips it: a waiting call holds no file it writes
+                    "input": clip_middle(input_text(block.get("input")), MAX_OPERATION_INPUT),
                     "output": "",
                     "status": "interrupted",
                     "call_id": nonempty(block.get("id")),

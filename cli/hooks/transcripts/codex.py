@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from cli.hooks.event import MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
+from cli.hooks.event import MAX_OPERATION_INPUT, MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, nonempty, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
 
@@ -392,6 +392,8 @@ def _call(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _new_call(tool: str, text: str, call_id: object) -> dict[str, Any]:
+    # Clipped now, as the operation clips it: a call waiting for its output holds no file it writes.
+    text = clip_middle(text, MAX_OPERATION_INPUT)
     return {"tool": tool, "input": text, "output": "", "call_id": nonempty(call_id), "result_id": None}
 
 

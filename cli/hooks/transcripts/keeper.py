@@ -97,5 +97,7 @@ def reading_notes(operations: KeptOperations, messages: KeptMessages, skipped_re
             f"{messages.dropped} of {messages.total} user messages left out: a turn keeps its last {MAX_USER_MESSAGES}"
         )
     if skipped_records:
-        notes.append(f"{skipped_records} transcript records over 16 MB skipped unread")
+        from cli.hooks.transcripts.stream import MAX_RECORD_BYTES
+
+        notes.append(f"{skipped_records} transcript records over {MAX_RECORD_BYTES >> 20} MB skipped unread")
     return tuple(notes)
