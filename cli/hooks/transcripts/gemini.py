@@ -21,9 +21,10 @@ that hooks injected (memevo's recall digest among them, with ``<`` and ``>`` esc
 its tool calls in ``toolCalls`` (``id``, ``name``, ``args``, ``status`` and ``result``: the
 ``functionResponse`` parts sent back).
 
-The file is read from its end, bounded (:mod:`cli.hooks.transcripts.tail`); replaying a
-clipped tail starts from what the window holds. Only the user's own words are ever
-returned as user turns.
+For a prompt the file is read from its end, bounded (:mod:`cli.hooks.transcripts.tail`);
+replaying a clipped tail starts from what the window holds. At the turn's end the last
+message the user typed is found from the end and the turn streamed from it, however long
+(:func:`read_current_turn`). Only the user's own words are ever returned as user turns.
 """
 
 from __future__ import annotations
