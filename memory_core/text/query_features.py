@@ -7,6 +7,7 @@ a self-correction, stripped of recall framing and relative time, and grouped.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import namedtuple
 
@@ -143,23 +144,42 @@ _CJK_NEXT = re.compile("\\s*[\u4e00-\u9fff]")  # a Latin name before Chinese wor
 def _phrase_roles(text: str) -> dict[str, str]:
     """Roles read from a short question's noun phrases: a word right after an attribute
     word completes what is asked ("port *number*", :data:`ASKED`); the first word of a
-    noun phrase right before another of its words modifies it (:data:`MODIFIER`)."""
+    noun phrase right before another of its words modifies it (:data:`MODIFIER`).
+
+    Only the words next to a determiner or to another word are read (each once per process):
+    this runs for every text of every prompt."""
     out: dict[str, str] = {}
     matches = list(_LATIN_WORD.finditer(text))
     if len(matches) > MAX_PHRASE_WORDS:
         return out
-    readings = [[f for unit in split_units(m.group(), expand=False) for f in unit] for m in matches]
-    for n, features in enumerate(readings):
+    for n, match in enumerate(matches):
+        adjacent_before = n > 0 and _adjacent(text, matches[n - 1], match)
+        opens = _starts_phrase(text, matches, n)
+        if not (adjacent_before or opens) or match.group() in _DETERMINERS:
+            continue
+        features = _features_of(match.group())
         if len(features) != 1 or features[0][1] != WORD:
             continue
-        if n > 0 and _adjacent(text, matches[n - 1], matches[n]) and _is_attribute(readings[n - 1]):
+        if adjacent_before and _is_attribute(_features_of(matches[n - 1].group())):
             out.setdefault(features[0][0], ASKED)
-        elif _starts_phrase(text, matches, n) and (
-            (n + 1 < len(matches) and readings[n + 1] and _adjacent(text, matches[n], matches[n + 1]))
-            or _CJK_NEXT.match(text, matches[n].end())
+        elif opens and (
+            (n + 1 < len(matches) and _adjacent(text, match, matches[n + 1]) and _features_of(matches[n + 1].group()))
+            or _CJK_NEXT.match(text, match.end())
         ):
             out.setdefault(features[0][0], MODIFIER)
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _features_of(word: str) -> tuple[tuple[str, str], ...]:
+    return tuple(f for unit in split_units(word, expand=False) for f in unit)
+
+
+def _is_attribute(features: tuple[tuple[str, str], ...]) -> bool:
+    return any(
+        kind == CONCEPT and (concept := BY_FEATURE.get(feature)) is not None and concept.attribute
+        for feature, kind in features
+    )
 
 
 def _starts_phrase(text: str, matches: list[re.Match[str]], n: int) -> bool:
@@ -172,13 +192,6 @@ def _starts_phrase(text: str, matches: list[re.Match[str]], n: int) -> bool:
 
 def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
     return not text[first.end() : second.start()].strip()
-
-
-def _is_attribute(features: list[tuple[str, str]]) -> bool:
-    return any(
-        kind == CONCEPT and (concept := BY_FEATURE.get(feature)) is not None and concept.attribute
-        for feature, kind in features
-    )
 
 
 def query_terms(text: str) -> list[Term]:
