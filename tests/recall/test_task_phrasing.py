@@ -1,7 +1,8 @@
 """Follow-ups after more ways of stating a task (issue 30, item 4): a verb of need,
 obligation or request before the task's verb ("I need to fix …", "We have to look into …",
 "Could you check …", "帮我看看 …", "我们来修一下 …", "麻烦排查 …"), then a question with a
-pronoun or no subject: the task's object is the subject, as after "Let's fix …"."""
+pronoun or no subject: the task's object is the subject, as after "Let's fix …". Claims are
+written to the real store and recalled read-only, on both backends."""
 
 from __future__ import annotations
 
