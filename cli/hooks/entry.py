@@ -21,6 +21,7 @@ import json
 import sys
 
 from cli.hooks.event import Frozen, HookEvent
+from cli.hooks.hook_log import log_failure as log_failure
 from memory_core.errors import MemevoError, StoreError, UsageError
 from memory_core.sanitize import valid_text
 
@@ -55,24 +56,6 @@ class HookRun(tuple):  # type: ignore[type-arg]
     @property
     def stderr(self) -> str:
         return self[1]  # type: ignore[no-any-return]
-
-
-def log_failure(message: str, detail: str | None = None) -> None:
-    """Append to logs/hooks.log in the state dir; never raises."""
-    try:
-        from memory_core import clock
-        from memory_core.paths import state_home
-        from memory_core.store.connection import ensure_private_dir
-
-        logs = ensure_private_dir(state_home() / "logs")
-        path = logs / "hooks.log"
-        with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(f"{clock.iso(clock.now())} {message}\n")
-            if detail:
-                handle.write(detail.rstrip() + "\n")
-        path.chmod(0o600)
-    except Exception:
-        pass
 
 
 def parse_payload(raw: bytes) -> dict[str, Any]:

@@ -123,6 +123,7 @@ ENTRY = {
     "cli.hooks",
     "cli.hooks.deferred_modules",
     "cli.hooks.entry",
+    "cli.hooks.hook_log",  # logs/hooks.log: what a hook could not do, or dropped
     "cli.hooks.event",
     "cli.hooks.adapters",
     "cli.hooks.dispatch",
@@ -169,6 +170,8 @@ RECALL = (
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)
+        "memory_core.text.grammar_zh",  # a Chinese task's verb after a verb of request or need
+        "memory_core.text.follow_up",  # whether a message continues the last subject
         "memory_core.recall.index",
         "memory_core.recall.query_plan",
         "memory_core.recall.rank",
@@ -272,6 +275,13 @@ ALLOWED: dict[str, set[str]] = {
         "memory_core.capture.work_vocabulary",
         "memory_core.capture.shell_programs",
         "memory_core.capture.progress_targets",
+        # The turn is found from the transcript's end and streamed, whatever its length,
+        # keeping its most important operations (docs/hooks.md, "Long turns").
+        "cli.hooks.transcripts.stream",
+        "cli.hooks.transcripts.keeper",
+        # A request naming no topic carries the session's previous one (nomination).
+        "memory_core.capture.topic_carry",
+        "memory_core.text.follow_up",
     },
 }
 
