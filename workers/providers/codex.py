@@ -6,7 +6,9 @@ Responses API): ``--json`` prints events as JSON lines; ``--ephemeral`` saves no
 read-only`` with ``--skip-git-repo-check`` in an empty directory. Codex offers its agent
 tools by default; each is switched off for this run (``--disable`` of the features and
 ``-c`` of the tool settings below) until the request offers none, and
-``-c mcp_servers={}`` loads no MCP server, ``--disable hooks`` runs no hook,
+each MCP server of the person's config is disabled by name (``-c
+mcp_servers.NAME.enabled=false``: an empty ``mcp_servers`` table does not replace theirs),
+``--disable hooks`` runs no hook,
 ``skills.include_instructions=false`` and ``project_doc_max_bytes=0`` load no skill or
 AGENTS.md, and ``model_instructions_file`` replaces Codex's own instructions with
 memevo's system prompt (about 800 prompt tokens instead of 10,000).
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -30,7 +33,7 @@ from memory_core.config import Settings
 from memory_core.consolidation.contract import response_schema
 from memory_core.records import ErrorCode, Reason
 from workers.model_client import ModelCallError
-from workers.providers.common import CliCompletion, count, exit_failure, finished, json_lines, model_name
+from workers.providers.common import CliCompletion, count, exit_failure, finished, json_lines, mapping, model_name
 from workers.providers.process import CliResult
 
 DISABLED_FEATURES = (
@@ -52,7 +55,6 @@ DISABLED_FEATURES = (
 )
 SETTINGS = (
     'web_search="disabled"',
-    "mcp_servers={}",
     "project_doc_max_bytes=0",
     "skills.include_instructions=false",
     "tools.experimental_request_user_input.enabled=false",
@@ -64,6 +66,7 @@ SETTINGS = (
 # default ran, and the events do not say which it is.
 UNNAMED_MODEL = "codex-default-model"
 FLAGS = ("--json", "--ephemeral", "--output-schema", "--skip-git-repo-check", "--disable", "-c", "--model", "--sandbox")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 # Items that mean the model acted instead of answering.
 _TOOL_ITEMS = frozenset(
     {"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call", "image_generation"}
@@ -91,7 +94,10 @@ def command(settings: Settings, program: str, system: str, workdir: Path) -> tup
     ]
     for feature in DISABLED_FEATURES:
         argv += ["--disable", feature]
-    for setting in (*SETTINGS, f"model_instructions_file={json.dumps(str(instructions))}"):
+    # Codex's -c splits its key at dots and does not read quoted keys: a name that is not a
+    # bare key cannot be named there (such a server stays as configured; doctor says so).
+    servers = [f"mcp_servers.{name}.enabled=false" for name in configured_mcp_servers() if _BARE_KEY.fullmatch(name)]
+    for setting in (*SETTINGS, *servers, f"model_instructions_file={json.dumps(str(instructions))}"):
         argv += ["-c", setting]
     if settings.cli_model:
         argv += ["-m", settings.cli_model]
@@ -99,16 +105,26 @@ def command(settings: Settings, program: str, system: str, workdir: Path) -> tup
     return argv, {"NO_COLOR": "1"}
 
 
-def configured_model(env: dict[str, str] | None = None) -> str | None:
-    """The ``model`` key of the person's Codex config, the model Codex runs without ``-m``."""
+def _user_config(env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The person's ``$CODEX_HOME/config.toml`` (empty when absent or unreadable); only its
+    ``model`` and the names of its MCP servers are used."""
     env = dict(os.environ) if env is None else env
     home = Path(env.get("CODEX_HOME") or Path(env.get("HOME") or Path.home()) / ".codex")
     try:
-        data = tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
+        return tomllib.loads((home / "config.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    model = data.get("model")
+        return {}
+
+
+def configured_model(env: dict[str, str] | None = None) -> str | None:
+    """The ``model`` key of the person's Codex config, the model Codex runs without ``-m``."""
+    model = _user_config(env).get("model")
     return model if isinstance(model, str) else None
+
+
+def configured_mcp_servers(env: dict[str, str] | None = None) -> list[str]:
+    """The names of the MCP servers the person's Codex config declares."""
+    return sorted(mapping(_user_config(env).get("mcp_servers")))
 
 
 def _usage(events: list[dict[str, Any]]) -> tuple[int, int]:
