@@ -51,6 +51,7 @@ STATEMENT = {
     "final_message": "Noted.",
 }
 WAIT = 60.0
+CUT_TEXT = json.dumps(ANSWER)[:40]  # an answer cut off at the output limit
 
 
 class Agent:
@@ -72,6 +73,9 @@ class Agent:
         raise NotImplementedError
 
     def answer(self, fake: Any, delay: float = 0.0) -> None:
+        raise NotImplementedError
+
+    def cut_off(self, fake: Any) -> None:
         raise NotImplementedError
 
     def consolidation_requests(self, fake: Any) -> list[Any]:
@@ -101,6 +105,9 @@ class Claude(Agent):
 
     def answer(self, fake: FakeAnthropicServer, delay: float = 0.0) -> None:
         fake.enqueue(ClaudeReply(text=None, tool="StructuredOutput", tool_input=ANSWER, delay=delay))
+
+    def cut_off(self, fake: FakeAnthropicServer) -> None:
+        fake.enqueue(ClaudeReply(text=CUT_TEXT, stop_reason="max_tokens"))
 
     def offered_tools(self, request: Any) -> list[str]:
         return [t.get("name") for t in request.body.get("tools") or []]
@@ -134,6 +141,9 @@ class Codex(Agent):
         # A request that offers no tool is classified "aux" by the fake.
         fake.enqueue(CodexReply(text=json.dumps(ANSWER), delay=delay), kind="aux")
 
+    def cut_off(self, fake: FakeCodexServer) -> None:
+        fake.enqueue(CodexReply(text=CUT_TEXT), kind="aux")
+
     def offered_tools(self, request: Any) -> list[str]:
         return [t.get("name") or t.get("type") for t in request.body.get("tools") or []]
 
@@ -163,6 +173,9 @@ class Gemini(Agent):
 
     def answer(self, fake: FakeGeminiServer, delay: float = 0.0) -> None:
         fake.enqueue(GeminiReply(text=json.dumps(ANSWER), delay=delay))
+
+    def cut_off(self, fake: FakeGeminiServer) -> None:
+        fake.enqueue(GeminiReply(text=CUT_TEXT, finish_reason="MAX_TOKENS"))
 
     def offered_tools(self, request: Any) -> list[str]:
         return [d.get("name") for t in request.body.get("tools") or [] for d in t.get("functionDeclarations") or []]
@@ -203,6 +216,9 @@ class Pi(Agent):
     def consolidation_requests(self, fake: Any) -> list[Any]:
         return [r for r in fake.requests() if r.body]
 
+    def cut_off(self, fake: FakeOpenAIChatServer) -> None:
+        fake.enqueue(ChatReply(text=CUT_TEXT, finish_reason="length"))
+
     def offered_tools(self, request: Any) -> list[str]:
         return [t.get("function", {}).get("name") for t in request.body.get("tools") or []]
 
@@ -216,6 +232,15 @@ class Pi(Agent):
         return sorted(self.agent_dir.glob("sessions/**/*.jsonl"))
 
 
+# How each CLI reports an answer cut off at the output limit: Pi says so; Codex and Gemini CLI
+# print the partial text, which the strict parse of the answer refuses; Claude Code asks once
+# more for its structured-output tool and stops at --max-turns 1 (error_max_turns).
+CUT_OFF_FAILURES = {
+    "claude-code": {("invalid_output", "wrong_finish_reason")},
+    "codex": {("invalid_output", "not_json")},
+    "gemini": {("invalid_output", "not_json")},
+    "pi": {("output_limit", "cut_off")},
+}
 AGENTS = {
     "claude-code": (Claude, "claude_bin"),
     "codex": (Codex, "codex_bin"),
@@ -287,6 +312,25 @@ def test_a_capture_is_learned_through_the_agents_own_cli(agent: Agent, tmp_path:
         assert hook_log(agent.state_dir) == log_before
         assert agent.session_files() == []
         assert snapshot(agent.settings_files()) == before
+
+
+def test_a_cut_off_answer_writes_nothing(agent: Agent, tmp_path: Path) -> None:
+    with agent.fake() as fake:
+        agent.prepare(fake.base_url)
+        capture_statement(agent.state_dir)
+        agent.cut_off(fake)
+        with learning_worker(agent, fake.base_url, tmp_path) as worker:
+            [(code, reason)] = wait_until(
+                lambda: query(
+                    agent.state_dir,
+                    "SELECT last_error_code, last_error_reason FROM sources WHERE last_error_code IS NOT NULL",
+                ),
+                WAIT,
+                "the attempt to fail",
+                describe=worker.output,
+            )
+        assert (code, reason) in CUT_OFF_FAILURES[agent.provider], (code, reason)
+        assert claims(agent.state_dir) == []
 
 
 def _processes_running(binary: Path) -> list[int]:

@@ -7,7 +7,11 @@ through Claude Code's ``StructuredOutput`` tool, the only tool offered (``--tool
 loads no MCP server; ``--setting-sources ""`` loads none of the person's settings files
 (their hooks, plugins and permissions), ``--settings '{"disableAllHooks": true}'`` turns off
 any hook left; ``--disable-slash-commands`` loads no skill; ``--no-session-persistence``
-saves no session; ``--system-prompt`` replaces Claude Code's own. ``--bare`` is not used:
+saves no session; ``--system-prompt`` replaces Claude Code's own; ``--max-turns 1`` (not
+listed by ``--help``, accepted) and ``CLAUDE_CODE_MAX_RETRIES=0`` keep it to one request.
+An answer cut off at the output limit is the exception: the CLI then asks the model once
+more to use its structured-output tool and ends with ``error_max_turns`` (two requests,
+and the result no longer says it was cut off), which is refused as ``invalid_output``. ``--bare`` is not used:
 it accepts only an API key, not a subscription's login.
 
 A normal completion is ``subtype: success`` with ``terminal_reason: completed`` and a
@@ -44,6 +48,8 @@ ENVIRONMENT = {
     "DISABLE_ERROR_REPORTING": "1",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
     "DISABLE_NON_ESSENTIAL_MODEL_CALLS": "1",
+    # One call per attempt: a refused or overloaded request is memevo's to retry, with backoff.
+    "CLAUDE_CODE_MAX_RETRIES": "0",
 }
 # Headless flags, for doctor to check against the installed CLI's --help.
 FLAGS = (
@@ -78,6 +84,8 @@ def command(settings: Settings, program: str, system: str, workdir: Path) -> tup
         "--settings",
         json.dumps({"disableAllHooks": True}),
         "--disable-slash-commands",
+        "--max-turns",
+        "1",
         "--system-prompt",
         system or "Answer with JSON only.",
     ]
