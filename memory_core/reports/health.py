@@ -337,7 +337,7 @@ def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_
 def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str, Any]:
     """Whether the daily model budget can drain what waits: a warning when more sources
     wait than one day's budget allows (or the budget allows no calls at all)."""
-    from memory_core.jobs.budget import backlog
+    from memory_core.jobs.budget import backlog, usage_on
 
     if settings is None:
         return make_check("budget", WARN, "unknown: the settings are invalid", None)
@@ -350,6 +350,7 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:
         state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        used = usage_on(store.conn, now)
     except DATABASE_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     finally:
@@ -381,6 +382,10 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     return make_check(
         "budget",
         OK,
-        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today",
+        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today "
+        f"(used today: {used.calls:,} of {settings.daily_model_calls:,} calls, {used.tokens:,} of "
+        f"{settings.daily_model_tokens:,} tokens)",
+        calls_today=used.calls,
+        tokens_today=used.tokens,
         **details,
     )

@@ -293,3 +293,29 @@ def test_a_model_command_that_is_not_an_executable_file_is_a_configuration_error
         monkeypatch.setenv("MEMEVO_MODEL_COMMAND", value)
         with pytest.raises(ConfigError, match="MEMEVO_MODEL_COMMAND.*executable file"):
             settings()
+
+
+def test_status_shows_the_provider_and_todays_use_against_the_subscription_budget(
+    home: Path, cli: FakeCli, provider: str, cli_run
+) -> None:
+    from memory_core import model_providers
+
+    cli.plan(GOOD[provider])
+    consolidate_source(settings(), capture(home))
+    text = cli_run("status").output
+    assert f"model:           {provider}, " in text
+    assert f"1 of {model_providers.CLI_DAILY_CALLS} calls" in text
+    assert f"of {model_providers.CLI_DAILY_TOKENS:,} tokens" in text
+    worker = json.loads(cli_run("status", "--json").output)["worker"]
+    assert (worker["model_provider"], worker["model_calls_today"]) == (provider, 1)
+    assert worker["model_tokens_today"] > 0
+
+
+def test_the_subscription_budget_stops_the_worker_by_default(
+    home: Path, cli: FakeCli, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVO_DAILY_MODEL_CALLS", "1")
+    cli.plan(GOOD[provider])
+    assert consolidate_source(settings(), capture(home)).status == AttemptStatus.DONE
+    second = capture(home, "remember that the owl-cache service listens on port 6000")
+    assert consolidate_source(settings(), second).status == AttemptStatus.BUDGET_SPENT
