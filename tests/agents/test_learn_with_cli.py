@@ -296,6 +296,7 @@ def test_a_capture_is_learned_through_the_agents_own_cli(agent: Agent, tmp_path:
         assert any(before.values())
         capture_statement(agent.state_dir)
         log_before = hook_log(agent.state_dir)
+        logs_before = snapshot([agent.state_dir / "logs" / n for n in ("injections.jsonl", "learning.jsonl")])
         agent.answer(fake)
         with learning_worker(agent, fake.base_url, tmp_path) as worker:
             [claim] = wait_until(
@@ -310,6 +311,8 @@ def test_a_capture_is_learned_through_the_agents_own_cli(agent: Agent, tmp_path:
         assert claim["model_id"] == agent.reported_model(fake)
         assert len(sources(agent.state_dir)) == 1  # no memevo hook captured the consolidation
         assert hook_log(agent.state_dir) == log_before
+        # No digest given and no turn logged: the learning and injection logs are as they were.
+        assert snapshot([agent.state_dir / "logs" / n for n in ("injections.jsonl", "learning.jsonl")]) == logs_before
         assert agent.session_files() == []
         assert snapshot(agent.settings_files()) == before
 
