@@ -376,3 +376,28 @@ def test_a_missing_cli_is_doctors_error_naming_it(tmp_path: Path, home: Path, us
     [check] = [c for c in report["checks"] if c["name"] == "model"]
     assert check["status"] == "error" and "`gemini`" in check["summary"], check
     assert done.returncode != 0 and sys.executable
+
+
+def test_doctor_finds_the_cli_and_check_model_makes_one_tiny_call(agent: Agent) -> None:
+    with agent.fake() as fake:
+        agent.prepare(fake.base_url)
+        agent.answer(fake)
+        env = {k: v for k, v in agent.environment(fake.base_url).items() if not k.startswith("MEMEVO_")}
+        env.update(
+            {
+                "MEMEVO_HOME": str(agent.state_dir),
+                "MEMEVO_MODEL_PROVIDER": agent.provider,
+                "MEMEVO_MODEL_COMMAND": str(agent.binary),
+            }
+        )
+        done = run_memevo("doctor", "--check-model", "--json", env=env, timeout=120)
+        report = json.loads(done.stdout)
+        checks = {c["name"]: c for c in report["checks"]}
+        model = checks["model"]
+        assert model["status"] in ("ok", "warn") and model["details"]["command"] == str(agent.binary), model
+        assert model["details"]["version"] and str(agent.binary) in model["summary"]
+        if agent.provider == "claude-code":
+            assert model["details"]["logged_in"] is True  # the dummy API key the fake accepts
+        assert checks["model call"]["status"] == "ok", checks["model call"]
+        assert len(agent.consolidation_requests(fake)) == 1
+        assert claims(agent.state_dir) == [] and sources(agent.state_dir) == []  # doctor writes nothing
