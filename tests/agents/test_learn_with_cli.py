@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -369,13 +368,19 @@ def test_a_cli_whose_model_never_answers_is_killed_at_the_deadline(agent: Agent,
         assert claims(agent.state_dir, "active") == []
 
 
-def test_a_missing_cli_is_doctors_error_naming_it(tmp_path: Path, home: Path, user_home: Path) -> None:
-    env = memevo_env(home, home=user_home, MEMEVO_MODEL_PROVIDER="gemini", PATH=str(tmp_path / "no-bin"))
-    done = run_memevo("doctor", "--json", env={**env, "PATH": f"{tmp_path / 'no-bin'}"})
+@pytest.mark.parametrize(
+    ("provider", "program"), [("claude-code", "claude"), ("codex", "codex"), ("gemini", "gemini"), ("pi", "pi")]
+)
+def test_a_missing_cli_is_doctors_error_naming_it(
+    tmp_path: Path, home: Path, user_home: Path, provider: str, program: str
+) -> None:
+    env = memevo_env(home, home=user_home, MEMEVO_MODEL_PROVIDER=provider, PATH=str(tmp_path / "no-bin"))
+    done = run_memevo("doctor", "--json", env=env)
     report = json.loads(done.stdout)
     [check] = [c for c in report["checks"] if c["name"] == "model"]
-    assert check["status"] == "error" and "`gemini`" in check["summary"], check
-    assert done.returncode != 0 and sys.executable
+    assert check["status"] == "error" and f"`{program}` not found" in check["summary"], check
+    assert "MEMEVO_MODEL_COMMAND" in check["fix"]
+    assert done.returncode != 0
 
 
 def test_doctor_finds_the_cli_and_check_model_makes_one_tiny_call(agent: Agent) -> None:
