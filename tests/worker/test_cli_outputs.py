@@ -37,7 +37,8 @@ import json, os, subprocess, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
 plan = json.load(open(os.path.join(here, "plan.json")))
 seen = {"argv": sys.argv[1:], "marker": os.environ.get(%(marker)r), "stdin": sys.stdin.read(),
-        "cwd": os.getcwd(), "pid": os.getpid()}
+        "cwd": os.getcwd(), "cwd_files": os.listdir("."), "pid": os.getpid(),
+        "memevo_vars": sorted(k for k in os.environ if k.startswith("MEMEVO_"))}
 if plan.get("child"):
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
     seen["child"] = child.pid
@@ -192,7 +193,11 @@ def test_a_good_answer_is_learned_with_the_model_the_cli_reported(home: Path, cl
     seen = cli.seen()
     assert seen["marker"] == "1"  # every memevo hook under this CLI returns at once
     assert "zebra-queue" in seen["stdin"] and "zebra-queue" not in " ".join(seen["argv"])
-    assert not Path(seen["cwd"]).exists()  # the call's private directory is gone
+    assert seen["memevo_vars"] == [MODEL_CALL_MARKER]  # memevo's own settings stay with memevo
+    assert seen["cwd_files"] == []  # an empty working directory: no project of anyone's
+    assert not Path(seen["cwd"]).exists()  # removed afterwards
+    if provider == "gemini":  # the same path for every call (Gemini CLI registers each one)
+        assert Path(seen["cwd"]).name == "memevo-model-call" and Path(seen["cwd"]).parent.name.endswith("-gemini")
 
 
 BAD = [

@@ -12,6 +12,10 @@ own, killed whole at the deadline, stdout capped, stderr discarded.
 
 from __future__ import annotations
 
+import contextlib
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from types import ModuleType
 
 from memory_core import model_providers
@@ -21,7 +25,7 @@ from workers import model_client
 from workers.model_client import Completion, ModelCallError
 from workers.providers import claude_code, codex, gemini, pi
 from workers.providers.common import split_messages
-from workers.providers.process import call_directory, cli_environment, run_cli
+from workers.providers.process import call_directory, cli_environment, run_cli, shared_call_directory
 
 CLI_MODULES: dict[str, ModuleType] = {
     model_providers.CLAUDE_CODE: claude_code,
@@ -52,13 +56,30 @@ def complete_with_cli(settings: Settings, messages: list[dict[str, str]]) -> Com
             reason=Reason.CLI_MISSING,
         )
     system, user = split_messages(messages)
-    with call_directory() as workdir:
-        argv, extra = module.command(settings, program, system, workdir)
+    started = time.monotonic()
+    directories = (
+        shared_call_directory(settings.provider or "", settings.attempt_seconds)
+        if module is gemini
+        else _one_directory()
+    )
+    with directories as (workdir, files):
+        argv, extra = module.command(settings, program, system, files)
         env = cli_environment(extra)
+        remaining = max(0.0, settings.attempt_seconds - (time.monotonic() - started))
         try:
-            result = run_cli(argv, stdin_text=user, env=env, cwd=workdir, seconds=settings.attempt_seconds)
+            result = run_cli(argv, stdin_text=user, env=env, cwd=workdir, seconds=remaining)
         finally:
             if module is gemini:
-                gemini.remove_session(workdir, env)
+                gemini.remove_session(files, env)
         completion: Completion = module.read(settings, result)
         return completion
+
+
+@contextlib.contextmanager
+def _one_directory() -> Iterator[tuple[Path, Path]]:
+    """A fresh private directory: an empty working directory and one for the call's files."""
+    with call_directory() as path:
+        work, files = path / "work", path / "files"
+        work.mkdir(mode=0o700)
+        files.mkdir(mode=0o700)
+        yield work, files

@@ -4,7 +4,8 @@ The flags (checked against the pinned CLI and a run against a loopback fake of t
 API): ``-o json`` prints one result object; ``--policy FILE`` with one rule denying every
 tool makes the request offer none (an empty ``functionDeclarations``); ``-e none`` loads no
 extension and ``--allowed-mcp-server-names`` naming no server loads no MCP server;
-``--skip-trust`` trusts the empty working directory for this run only; ``GEMINI_SYSTEM_MD``
+``--skip-trust`` trusts the empty working directory for this run only (one directory per user,
+reused by every call, since Gemini CLI registers each directory it runs in); ``GEMINI_SYSTEM_MD``
 replaces the CLI's system prompt with memevo's; ``--session-id`` names the session, so the
 chat file the CLI always records is found and removed at once. Gemini CLI has no flag that
 turns hooks off for one run, so its hooks rely on memevo's marker alone (every memevo hook

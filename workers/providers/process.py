@@ -14,9 +14,11 @@ no context file of a repository), removed afterwards with anything the CLI left 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import threading
@@ -51,10 +53,48 @@ def call_directory() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+@contextlib.contextmanager
+def shared_call_directory(name: str, seconds: float) -> Iterator[tuple[Path, Path]]:
+    """For a CLI that registers every directory it runs in (Gemini CLI keeps a project entry
+    per working directory): one private directory per user and CLI, reused by every call
+    and held by one call at a time (waiting at most ``seconds``). Yields the working
+    directory, always empty, and a directory for the call's files, emptied afterwards."""
+    root = Path(tempfile.gettempdir()) / f"memevo-{os.getuid()}-{name}"
+    with contextlib.suppress(FileExistsError):
+        root.mkdir(mode=0o700)
+    info = root.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+        # Someone else's directory (or a link) where ours should be: never run in it.
+        raise ModelCallError(
+            ErrorCode.UNAVAILABLE, f"{root} is not a private directory of this user", reason=Reason.CLI_ERROR
+        )
+    os.chmod(root, 0o700)
+    with open(root / ".lock", "a+b") as lock:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE) from None
+                time.sleep(0.05)
+        work, files = root / "memevo-model-call", root / "files"
+        for path in (work, files):
+            shutil.rmtree(path, ignore_errors=True)
+            path.mkdir(mode=0o700)
+        try:
+            yield work, files
+        finally:
+            for path in (work, files):
+                shutil.rmtree(path, ignore_errors=True)
+
+
 def cli_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The worker's environment for the CLI (its login lives where the CLI keeps it), with
-    the marker that makes every memevo hook return at once, plus ``extra``."""
-    env = dict(os.environ)
+    """The worker's environment for the CLI (its login lives where the CLI keeps it) without
+    memevo's own settings (a database URL may hold a password), with the marker that makes
+    every memevo hook return at once, plus ``extra``."""
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MEMEVO_")}
     env[MODEL_CALL_MARKER] = "1"
     env.update(extra or {})
     return env
