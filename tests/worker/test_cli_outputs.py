@@ -45,6 +45,8 @@ if plan.get("child"):
 json.dump(seen, open(os.path.join(here, "seen.json"), "w"))
 if plan.get("sleep"):
     time.sleep(plan["sleep"])
+sys.stderr.write(plan.get("stderr", ""))  # a CLI's stderr can quote the prompt: never stored
+sys.stderr.flush()
 out = plan.get("stdout", "")
 sys.stdout.write(out * plan.get("repeat", 1))
 sys.stdout.flush()
@@ -202,7 +204,7 @@ def test_a_good_answer_is_learned_with_the_model_the_cli_reported(home: Path, cl
 
 BAD = [
     ("not-json", lambda p: (f"Sorry, {SECRET}\n", {}), "provider", "response_not_json"),
-    ("exit-1", lambda p: ("", {"exit": 1}), "provider", "cli_exit"),
+    ("exit-1", lambda p: ("", {"exit": 1, "stderr": f"error: {SECRET}\n"}), "provider", "cli_exit"),
     ("huge", lambda p: (SECRET * 1000, {"repeat": 100}), "provider", "response_too_large"),
     ("cut-off", lambda p: (CUT_OFF[p], {}), "output_limit", "cut_off"),
     ("tool-use", lambda p: (TOOL_USE[p], {}), "invalid_output", "tool_calls"),
