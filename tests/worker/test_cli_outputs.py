@@ -22,6 +22,9 @@ from memory_core.store.memories import iter_memory_rows
 from tests.worker.conftest import SECRET, capture, settings, source_row, state_bytes
 from workers.consolidate import AttemptStatus, consolidate_source
 
+# Each attempt runs a real process standing in for the CLI.
+pytestmark = pytest.mark.slow
+
 ANSWER = {
     "claims": [
         {"kind": "fact", "content": "The staging database listens on port 5433", "replaces": None, "searchTerms": None}
