@@ -304,6 +304,8 @@ def test_a_capture_is_learned_through_the_agents_own_cli(agent: Agent, tmp_path:
                 "the claim learned through the CLI",
                 describe=worker.output,
             )
+        started = (agent.state_dir / "logs" / "worker.log").read_text(encoding="utf-8")
+        assert f"learning through the agent's CLI {agent.binary}" in started
         [request] = agent.consolidation_requests(fake)  # one call per attempt
         assert agent.offered_tools(request) in ([], ["StructuredOutput"])
         assert "zebra-queue" in json.dumps(request.body)
