@@ -265,8 +265,8 @@ def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
             ERROR,
             f"running (heartbeat {ago(age)} ago) but waiting for a model: none is configured "
             "where it runs, so captured sources wait (uncounted)",
-            "export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's environment (or config.toml), "
-            "then restart `memevo worker`",
+            "memevo install AGENT --learn  # or export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's "
+            "environment (or config.toml), or put the agent's CLI on its PATH; then restart `memevo worker`",
             **details,
             waiting_for_model=True,
         )
