@@ -292,11 +292,14 @@ def model_config_check(settings: Settings | None, config_error: str | None) -> d
             "MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
             "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>",
         }
+        fix = "export " + " ".join(example[name] for name in missing)
+        if len(missing) == 2 and settings.model_provider is None:
+            fix = f"memevo install AGENT --learn  # AGENT: claude-code, codex, gemini or pi; or {fix}"
         return make_check(
             "model",
             ERROR,
             f"not configured ({' and '.join(missing)} unset): captured sources are waiting for a model",
-            "export " + " ".join(example[name] for name in missing),
+            fix,
             model_url=settings.model_url,
             model=settings.model,
         )
