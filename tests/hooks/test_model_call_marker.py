@@ -39,3 +39,27 @@ def test_the_same_hook_without_the_marker_captures(home: Path) -> None:
     result = hook_process(STATEMENT, "turn_end")
     assert result.returncode == 0, result.stderr
     assert any("zebra-queue" in text for *_, text in sources(home))
+
+
+@pytest.mark.slow
+def test_memevos_mcp_server_under_the_marker_serves_nothing(home: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from tests.support.processes import REPO
+
+    hello = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}) + "\n"
+    import os
+
+    env = {**os.environ, MODEL_CALL_MARKER: "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "mcp"],
+        input=hello.encode(),
+        capture_output=True,
+        env=env,
+        timeout=60,
+        cwd=str(REPO),
+    )
+    assert (done.returncode, done.stdout) == (0, b"")
+    assert not home.exists()
