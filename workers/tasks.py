@@ -141,6 +141,14 @@ def announce_missing_model() -> bool:
 
     cfg = settings()
     if cfg.model_configured:
+        if cfg.uses_cli:
+            worker_logger(cfg.home).info(
+                "learning through the agent's CLI %s (model %s; daily budget %d calls, %d tokens)",
+                cfg.cli_command(),
+                cfg.cli_model or "its own default",
+                cfg.daily_model_calls,
+                cfg.daily_model_tokens,
+            )
         return False
     with Store.open(cfg.home) as store:
         with store.transaction() as conn:

@@ -280,8 +280,8 @@ def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
             ERROR,
             f"running (heartbeat {ago(age)} ago) but waiting for a model: none is configured "
             "where it runs, so captured sources wait (uncounted)",
-            "export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's environment (or config.toml), "
-            "then restart `memevo worker`",
+            "memevo install AGENT --learn  # or export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's "
+            "environment (or config.toml), or put the agent's CLI on its PATH; then restart `memevo worker`",
             **details,
             waiting_for_model=True,
         )
@@ -307,11 +307,14 @@ def model_config_check(settings: Settings | None, config_error: str | None) -> d
             "MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
             "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>",
         }
+        fix = "export " + " ".join(example[name] for name in missing)
+        if len(missing) == 2 and settings.model_provider is None:
+            fix = f"memevo install AGENT --learn  # AGENT: claude-code, codex, gemini or pi; or {fix}"
         return make_check(
             "model",
             ERROR,
             f"not configured ({' and '.join(missing)} unset): captured sources are waiting for a model",
-            "export " + " ".join(example[name] for name in missing),
+            fix,
             model_url=settings.model_url,
             model=settings.model,
         )
@@ -352,7 +355,7 @@ def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_
 def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str, Any]:
     """Whether the daily model budget can drain what waits: a warning when more sources
     wait than one day's budget allows (or the budget allows no calls at all)."""
-    from memory_core.jobs.budget import backlog
+    from memory_core.jobs.budget import backlog, usage_on
 
     if settings is None:
         return make_check("budget", WARN, "unknown: the settings are invalid", None)
@@ -365,6 +368,7 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:
         state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        used = usage_on(store.conn, now)
     except DATABASE_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     finally:
@@ -396,6 +400,10 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     return make_check(
         "budget",
         OK,
-        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today",
+        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today "
+        f"(used today: {used.calls:,} of {settings.daily_model_calls:,} calls, {used.tokens:,} of "
+        f"{settings.daily_model_tokens:,} tokens)",
+        calls_today=used.calls,
+        tokens_today=used.tokens,
         **details,
     )

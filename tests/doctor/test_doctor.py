@@ -220,6 +220,13 @@ def test_no_model_configured(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert code == 1
 
 
+def test_no_model_at_all_names_learning_with_the_agents_login(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_MODEL_URL")
+    monkeypatch.delenv("MEMEVO_MODEL")
+    model = the_check(report()[1], "model")
+    assert model["status"] == "error" and model["fix"].startswith("memevo install AGENT --learn")
+
+
 def test_invalid_settings_still_run_the_other_checks(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMEVO_ATTEMPT_SECONDS", "soon")
     code, data = report()
