@@ -117,6 +117,9 @@ class RecalledClaim(
 # same class) at run time, whose fields ``typing`` need not compile one annotation string at
 # a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    StaleCheck = Callable[[str, str], list[str]]
 
     class _RecallResultFields(NamedTuple):
         claims: list[RecalledClaim]
@@ -177,6 +180,8 @@ def _run(
     narrow: bool,
     with_digest: bool,
     explain_id: str | None = None,
+    exclude: frozenset[str] = frozenset(),
+    stale: StaleCheck | None = None,
 ) -> RecallResult:
     notes: list[str] = []
     built_with = index_version(conn)
@@ -194,6 +199,9 @@ def _run(
         notes.append(f"ambiguous query: scored the best {outcome.scored} of {outcome.matched} candidates")
     loaded = load_claims(conn, [c.doc.memory_id for c in chosen], notes)
     chosen = [c for c in chosen if c.doc.memory_id in loaded]
+    left_out: dict[str, Any] = {}
+    if exclude or stale is not None:
+        chosen = _leave_out(chosen, loaded, exclude, stale, left_out, notes)
     claims: list[RecalledClaim] = []
     rows: list[DigestRow] = []
     for c in chosen:
@@ -250,9 +258,45 @@ def _run(
         digest_bytes=len(digest.encode("utf-8")),
         notes=notes,
     )
+    diagnostics.update(left_out)
     if explain_id is not None:
         diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan)
     return RecallResult(claims, digest, diagnostics, plan)
+
+
+def _leave_out(
+    chosen: list[Any],
+    loaded: dict[str, Any],
+    exclude: frozenset[str],
+    stale: StaleCheck | None,
+    left_out: dict[str, Any],
+    notes: list[str],
+) -> list[Any]:
+    """``chosen`` without the claims the session's standing digest gave already and those the
+    checkout has outgrown; what was left out goes to the diagnostics (``in_standing``, ``stale``).
+    Their places stay empty, as the review gate's do: no weaker claim is drawn in."""
+    kept = []
+    in_standing: list[str] = []
+    found_stale: list[dict[str, Any]] = []
+    for c in chosen:
+        memory_id = c.doc.memory_id
+        if memory_id in exclude:
+            in_standing.append(memory_id)
+            continue
+        claim = loaded[memory_id]
+        missing = list(stale(claim.origin, claim.content)) if stale is not None else []
+        if missing:
+            found_stale.append({"id": memory_id, "missing": missing})
+            continue
+        kept.append(c)
+    if in_standing:
+        left_out["in_standing"] = in_standing
+        notes.append(f"left out {len(in_standing)} claim(s) the session's standing digest gave already")
+    if found_stale:
+        left_out["stale"] = found_stale
+        for item in found_stale:
+            notes.append(f"left out {item['id']}: stale, {', '.join(item['missing'])} no longer exists in the checkout")
+    return kept
 
 
 def recall(
@@ -282,11 +326,20 @@ def recall(
     )
 
 
-def turn_recall(conn: DbConn, user_texts: list[str], *, now: float, session_is_fresh: bool) -> RecallResult:
+def turn_recall(
+    conn: DbConn,
+    user_texts: list[str],
+    *,
+    now: float,
+    session_is_fresh: bool,
+    exclude: frozenset[str] = frozenset(),
+    stale: StaleCheck | None = None,
+) -> RecallResult:
     """Automatic recall for a user turn: the last text is the question, earlier ones its context.
 
     In a fresh session there is no earlier subject to inherit, so a bare "continue"
-    recalls nothing.
+    recalls nothing. Claims in ``exclude`` (the session's standing digest gave them) and
+    claims ``stale`` finds outgrown by the checkout are left out.
     """
     texts = conversation_slots(user_texts)
     if session_is_fresh:
@@ -300,6 +353,8 @@ def turn_recall(conn: DbConn, user_texts: list[str], *, now: float, session_is_f
         trigger="turn",
         narrow=True,
         with_digest=True,
+        exclude=exclude,
+        stale=stale,
     )
 
 
