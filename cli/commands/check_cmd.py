@@ -72,6 +72,11 @@ def check_command(project_dir: str | None, as_json: bool) -> None:
     else:
         with store:
             data = stale_claims(store.conn, directory, home, now)
+        if data["stale"] and data["root"]:
+            from memory_core.recall.stale_record import remember_stale
+
+            # The worker offers them to its model as candidates to retire (docs/standing.md).
+            remember_stale(home, [(s["id"], s["origin"], s["missing"]) for s in data["stale"]], data["root"], now)
     emit(data, as_json, _render_check)
 
 

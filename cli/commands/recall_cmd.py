@@ -286,7 +286,12 @@ def explain_command(
             data = preview(None, text, now=clock.now(), claim=claim_id)
         else:
             with store:
-                data = preview(store.conn, text, now=clock.now(), claim=claim_id)
+                import os
+
+                from memory_core.reports.standing_view import checkout_check_for
+
+                stale = checkout_check_for(store.conn, os.getcwd(), home)
+                data = preview(store.conn, text, now=clock.now(), claim=claim_id, stale=stale)
     emit(data, as_json, _render_diagnostics)
 
 

@@ -14,6 +14,8 @@ from memory_core.errors import MemevoError, UsageError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from typing import Any
+
     from memory_core.store.dbapi import DbConn
 
 Handler = Callable[[HookEvent, Path, float], str]
@@ -65,6 +67,7 @@ def _standing(event: HookEvent, home: Path, conn: DbConn, now: float) -> tuple[s
         from cli.hooks.session_stash import write_standing
 
         write_standing(home, event.session_id, result.shown, now)
+    _note_stale(home, event.cwd, [d for d in result.decisions if d.get("verdict") == "stale"], now)
     if result.digest:
         from memory_core.reports.injection_log import record_injection
 
@@ -195,6 +198,7 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
         record_failed_recall(home, "store_error", now=now, error=exc)
         raise
     write_last_diagnostics(home, result.diagnostics)
+    _note_stale(home, event.cwd, result.diagnostics.get("stale") or [], now)
     if result.digest:
         from memory_core.reports.injection_log import project_of, record_injection
 
@@ -211,6 +215,19 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
             via="hook",
         )
     return "\n".join(part for part in (standing, result.digest) if part)
+
+
+def _note_stale(home: Path, cwd: str, items: list[dict[str, Any]], now: float) -> None:
+    """Note the claims found stale with their checkout, for the worker to offer for retiring."""
+    if not items:
+        return
+    from memory_core.recall.checkout_check import CheckoutView
+    from memory_core.recall.stale_record import remember_stale
+
+    view = CheckoutView.of(cwd)
+    if view is not None:
+        found = [(str(i["id"]), str(i["origin"]), [str(m) for m in i["missing"]]) for i in items]
+        remember_stale(home, found, view.root, now)
 
 
 def _session_end(event: HookEvent, home: Path, now: float) -> str:

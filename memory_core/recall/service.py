@@ -261,6 +261,12 @@ def _run(
     diagnostics.update(left_out)
     if explain_id is not None:
         diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan)
+        for item in left_out.get("stale", []):
+            if item["id"] == explain_id:
+                missing = ", ".join(item["missing"])
+                diagnostics["claim"].update(
+                    selected=False, reason="stale", detail=f"stale: {missing} no longer exists in the checkout"
+                )
     return RecallResult(claims, digest, diagnostics, plan)
 
 
@@ -286,7 +292,7 @@ def _leave_out(
         claim = loaded[memory_id]
         missing = list(stale(claim.origin, claim.content)) if stale is not None else []
         if missing:
-            found_stale.append({"id": memory_id, "missing": missing})
+            found_stale.append({"id": memory_id, "origin": claim.origin, "missing": missing})
             continue
         kept.append(c)
     if in_standing:
@@ -375,12 +381,15 @@ def search(
     )
 
 
-def preview(conn: DbConn | None, query: str, *, now: float, claim: str | None = None) -> dict[str, Any]:
+def preview(
+    conn: DbConn | None, query: str, *, now: float, claim: str | None = None, stale: StaleCheck | None = None
+) -> dict[str, Any]:
     """Diagnostics for an explicit query, without any conversation to inherit from.
 
     ``conn`` may be ``None`` when no database exists yet: the plan is still shown. With
     ``claim`` (a memory id), the diagnostics also say what became of that claim: selected,
-    or the gate or selection step that dropped it (``claim``).
+    or the gate or selection step that dropped it (``claim``). ``stale`` leaves out claims the
+    checkout has outgrown, as the turn's recall does.
     """
     plan = build_plan(_clean([query]))
     if conn is None:
@@ -409,6 +418,7 @@ def preview(conn: DbConn | None, query: str, *, now: float, claim: str | None = 
         narrow=True,
         with_digest=True,
         explain_id=claim,
+        stale=stale,
     ).diagnostics
 
 

@@ -51,11 +51,11 @@ def stale_claims(conn: DbConn, directory: str, home: Path | None, now: float) ->
     mine, params = visible_clause(conn)
     marks = ",".join("?" * len(group))
     rows = conn.execute(
-        f"SELECT id, kind, body FROM memories WHERE origin IN ({marks}) AND status = 'active'{mine} "
+        f"SELECT id, origin, kind, body FROM memories WHERE origin IN ({marks}) AND status = 'active'{mine} "
         "ORDER BY updated_at DESC LIMIT ?",
         [*group, *params, MAX_CLAIMS],
     ).fetchall()
-    for memory_id, kind, body in rows:
+    for memory_id, origin, kind, body in rows:
         result["checked"] += 1
         try:
             content = json.loads(body)["content"]
@@ -70,6 +70,7 @@ def stale_claims(conn: DbConn, directory: str, home: Path | None, now: float) ->
             result["stale"].append(
                 {
                     "id": memory_id,
+                    "origin": origin,
                     "kind": kind,
                     "content": content,
                     "names": [n.describe() for n in names],
@@ -103,3 +104,23 @@ def claim_staleness(
         "checked_at": now,
         "line": stale_line(missing, project, now) if missing else None,
     }
+
+
+def stale_among(
+    conn: DbConn, claims: list[tuple[str, str, str]], directory: str, home: Path | None, now: float
+) -> dict[str, str]:
+    """Of ``claims`` (``(id, origin, content)``), those of ``directory``'s project its checkout
+    has outgrown, each with the line views show ("stale: X no longer exists in …")."""
+    view = CheckoutView.of(directory)
+    if view is None or not claims:
+        return {}
+    forget_answers()
+    project, group = project_group(conn, directory, home)
+    found: dict[str, str] = {}
+    for memory_id, origin, content in claims:
+        if origin not in group:
+            continue
+        missing = [n.describe() for n in named_things(content) if view.has(n) is False]
+        if missing:
+            found[memory_id] = stale_line(missing, project, now)
+    return found
