@@ -288,7 +288,7 @@ def explain_command(
             with store:
                 import os
 
-                from memory_core.reports.standing_view import checkout_check_for
+                from memory_core.recall.checkout_check import checkout_check_for
 
                 stale = checkout_check_for(store.conn, os.getcwd(), home)
                 data = preview(store.conn, text, now=clock.now(), claim=claim_id, stale=stale)

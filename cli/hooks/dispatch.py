@@ -179,7 +179,7 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
         with opened as store:
             if given is None and event.agent not in STANDING_AT_SESSION_START and (event.session_id or len(texts) <= 1):
                 standing, given = _standing(event, home, store.conn, now)  # the session's first turn
-            from memory_core.reports.standing_view import checkout_check_for
+            from memory_core.recall.checkout_check import checkout_check_for
 
             result = turn_recall(
                 store.conn,

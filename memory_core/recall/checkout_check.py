@@ -19,10 +19,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from memory_core.lazy_pattern import lazy
 from memory_core.project import find_checkout
 from memory_core.recall.named_things import BRANCH, PATH, SCRIPT, TARGET, Named, named_things
+from memory_core.store.dbapi import DbConn
 
 MAX_READ = 64 * 1024
 _answers: dict[tuple[str, str, str, str, str], bool | None] = {}
@@ -217,3 +219,26 @@ def forget_answers() -> None:
     """Drop every kept answer (a long-lived process that must look again: the web page, tests)."""
     _answers.clear()
     _files.clear()
+
+
+def project_group(conn: DbConn, cwd: str, home: Path | None) -> tuple[str, tuple[str, ...]]:
+    """The project of ``cwd`` (as capture names it) and every origin of its group."""
+    from memory_core.project import resolve_project
+    from memory_core.store.origin_aliases import project_origins
+
+    project = resolve_project(cwd, home).origin
+    group = project_origins(conn, project)
+    if project not in group:
+        group = (project, *group)
+    return project, group
+
+
+def checkout_check_for(conn: DbConn, cwd: str, home: Path | None) -> Callable[[str, str], list[str]] | None:
+    """The checkout check of ``cwd``'s project for per-turn recall (``None``: no checkout)."""
+    if not cwd:
+        return None
+    try:
+        _project, group = project_group(conn, cwd, home)
+    except (OSError, ValueError):
+        return None
+    return stale_check_for(cwd, group)

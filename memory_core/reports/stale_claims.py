@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.clock import iso
-from memory_core.recall.checkout_check import CheckoutView, forget_answers
+from memory_core.recall.checkout_check import CheckoutView, forget_answers, project_group
 from memory_core.recall.named_things import named_things
-from memory_core.reports.standing_view import project_group
 from memory_core.store.dbapi import DbConn
 from memory_core.store.owners import visible_clause
 

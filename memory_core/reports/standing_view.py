@@ -11,22 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from memory_core.recall.checkout_check import project_group
 from memory_core.recall.rows import ClaimRow
 from memory_core.recall.standing import StandingResult, enclosing_directories, standing_digest
 from memory_core.recall.standing_setting import standing_bytes
 from memory_core.store.dbapi import DbConn
-
-
-def project_group(conn: DbConn, cwd: str, home: Path | None) -> tuple[str, tuple[str, ...]]:
-    """The project of ``cwd`` (as capture names it) and every origin of its group."""
-    from memory_core.project import resolve_project
-    from memory_core.store.origin_aliases import project_origins
-
-    project = resolve_project(cwd, home).origin
-    group = project_origins(conn, project)
-    if project not in group:
-        group = (project, *group)
-    return project, group
 
 
 def standing_for(
@@ -69,16 +58,3 @@ def standing_for(
     return standing_digest(
         conn, project=project, group=group, general=general, now=now, max_bytes=bound, held_back=held_back, stale=stale
     )
-
-
-def checkout_check_for(conn: DbConn, cwd: str, home: Path | None) -> Callable[[str, str], list[str]] | None:
-    """The checkout check of ``cwd``'s project for per-turn recall (``None``: no checkout)."""
-    if not cwd:
-        return None
-    from memory_core.recall.checkout_check import stale_check_for
-
-    try:
-        _project, group = project_group(conn, cwd, home)
-    except (OSError, ValueError):
-        return None
-    return stale_check_for(cwd, group)
