@@ -157,12 +157,10 @@ class CheckoutView:
             return True
         if named.tool == "poe":
             return False
-        # `uv run NAME` and the like also run any program: gone only if nothing could run it.
-        import shutil  # only for a pyproject runner's name
-
-        if shutil.which(named.name) or os.path.exists(os.path.join(self.root, ".venv", "bin", named.name)):
-            return True
-        return False
+        # `uv run NAME` and the like also run any program, which may live in a virtual
+        # environment or on a PATH this process does not see: a name missing from the tables
+        # cannot be told gone.
+        return None
 
     def _target(self, name: str) -> bool | None:
         for file_name in ("GNUmakefile", "makefile", "Makefile"):

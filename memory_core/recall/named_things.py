@@ -10,8 +10,8 @@ conservative, because a claim wrongly taken for stale is a convention lost:
   file extension. A bare file name (``parser.py``) may live anywhere in the tree and is not
   read; URLs, host names (``github.com/acme``), globs and placeholders are not paths;
 - a **package script** is ``npm|pnpm|yarn|bun run NAME``; ``poe NAME`` a poethepoet task and
-  ``pdm|uv|poetry|hatch run NAME`` a pyproject script (these also run any command: checked
-  only against what the checkout cannot run otherwise);
+  ``pdm|uv|poetry|hatch run NAME`` a pyproject script (these also run any program, so only
+  their presence can be confirmed);
 - a **make target** is ``make NAME`` in backticks (in prose "make sure" is English);
 - a **branch** is a backticked or quoted name beside the word "branch", or the branch of
   ``git checkout|switch|push … NAME`` in backticks;

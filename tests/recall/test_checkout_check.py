@@ -97,12 +97,17 @@ def test_scripts_targets_and_branches_in_a_real_checkout(repo: Path) -> None:
     assert view.has(Named(SCRIPT, "lint", "npm")) is None  # no package.json: cannot tell
     (repo / "package.json").write_text(json.dumps({"scripts": {"lint": "eslint ."}}), encoding="utf-8")
     (repo / "Makefile").write_text("deploy: build\n\t./scripts/deploy.sh\nbuild:\n\ttrue\n", encoding="utf-8")
-    (repo / "pyproject.toml").write_text('[tool.poe.tasks]\ncheck = "ruff check ."\n', encoding="utf-8")
+    (repo / "pyproject.toml").write_text(
+        '[project.scripts]\nshop-cli = "shop:main"\n[tool.poe.tasks]\ncheck = "ruff check ."\n', encoding="utf-8"
+    )
     forget_answers()
     assert view.has(Named(SCRIPT, "lint", "npm")) is True
     assert view.has(Named(SCRIPT, "build", "npm")) is False
     assert view.has(Named(TARGET, "deploy")) is True and view.has(Named(TARGET, "release")) is False
     assert view.has(Named(SCRIPT, "check", "poe")) is True and view.has(Named(SCRIPT, "fmt", "poe")) is False
+    # `uv run NAME` runs a script or any program: only its presence can be told.
+    assert view.has(Named(SCRIPT, "shop-cli", "pyproject")) is True
+    assert view.has(Named(SCRIPT, "pytest", "pyproject")) is None
     assert view.has(Named(BRANCH, "main")) is True and view.has(Named(BRANCH, "release/2.x")) is False
     git(repo, "branch", "release/2.x")
     git(repo, "pack-refs", "--all")  # the branch now lives in packed-refs only

@@ -245,3 +245,12 @@ def test_other_agents_get_it_on_the_first_turn_only(home: Path, repo: Path, agen
 
     assert first.startswith(OPEN) and first.count(pnpm.id) == 1
     assert second == "" or (OPEN not in second and pnpm.id not in second)
+
+
+def test_ranking_factors_are_recalls_own() -> None:
+    from memory_core.recall import rank, standing
+
+    assert standing.UTILITY_FACTORS == rank.UTILITY_FACTORS
+    assert standing.ACCURACY_FACTORS == rank.ACCURACY_FACTORS
+    for priority in range(5):
+        assert 1.0 + standing.PRIORITY_STEP * priority == rank.evidence_weight(priority)
