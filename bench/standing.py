@@ -94,10 +94,49 @@ def run(argv: list[str], payload: bytes | None, env: dict[str, str], cwd: Path) 
     return (time.perf_counter() - started) * 1000
 
 
+def in_process(root: Path, repo: Path, now: float, repeat: int = 200) -> None:
+    """The work itself, imports aside: the standing digest per store, and the per-turn check of
+    three claims citing paths (answers forgotten each time, as a new hook process starts)."""
+    from memory_core.recall.checkout_check import checkout_check_for, forget_answers
+    from memory_core.reports.standing_view import standing_for
+
+    print(f"{'in process (median of ' + str(repeat) + ')':<58} {'µs':>8}")
+    for standing in (0, 10, 100):
+        home = root / f"home-{standing}"
+        with Store.open_readonly(home) as store:
+            times = []
+            for _ in range(repeat):
+                forget_answers()
+                started = time.perf_counter()
+                result = standing_for(store.conn, home, str(repo), now)
+                times.append((time.perf_counter() - started) * 1e6)
+        label = f"standing digest, {standing} candidates ({len(result.shown)} shown)"
+        print(f"{label:<58} {statistics.median(times):8.0f}")
+    home = root / "home-10"
+    contents = [f"The billing deploy step {i} runs `scripts/task{i}.sh` and `npm run job{i}`." for i in range(3)]
+    with Store.open_readonly(home) as store:
+        times = []
+        for _ in range(repeat):
+            forget_answers()
+            started = time.perf_counter()
+            check = checkout_check_for(store.conn, str(repo), home)
+            assert check is not None
+            for content in contents:
+                check(str(repo.resolve()), content)
+            times.append((time.perf_counter() - started) * 1e6)
+    print(f"{'per-turn checkout check: project, 3 claims citing paths':<58} {statistics.median(times):8.0f}")
+    print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--claims", type=int, default=10_000)
+    parser.add_argument(
+        "--base",
+        metavar="DIR",
+        help="another build's source tree (e.g. `git archive` of the parent): its hooks join the loop, A/B",
+    )
     args = parser.parse_args()
     now = clock.now()
     memevo = memevo_exe()
@@ -153,6 +192,16 @@ def main() -> None:
             assert sessions.is_dir()
             label = "user_prompt, 3 recalled claims citing paths" if cited else "user_prompt, same claims, no paths"
             cases.append((label, [memevo, "hook", "user_prompt"], json.dumps(prompt).encode(), bench_env(home)))
+        in_process(root, repo, now)
+        if args.base:
+            # The same hooks from the other build's tree, on the same stores (``python -m cli``
+            # with that tree first on the path).
+            base = [sys.executable, "-m", "cli"]
+            for label, argv, payload, env in list(cases[1:]):
+                if "standing_digest off" in label:
+                    continue
+                base_env = {**env, "PYTHONPATH": args.base}
+                cases.append((f"base: {label}", [*base, *argv[1:]], payload, base_env))
         samples: dict[str, list[float]] = {label: [] for label, *_ in cases}
         for argv_case in cases:  # warm each once (bytecode, page cache)
             run(argv_case[1], argv_case[2], argv_case[3], repo)
