@@ -83,32 +83,18 @@ def check_command(project_dir: str | None, as_json: bool) -> None:
 def explain_session_start(home: Path, project_dir: str | None, now: float) -> dict[str, Any]:
     """The standing digest a session in the directory would start with now, and every candidate's verdict."""
     from memory_core.recall.service import open_recall_store
+    from memory_core.recall.standing import StandingResult
     from memory_core.recall.standing_setting import standing_bytes
     from memory_core.reports.standing_view import standing_for
 
     directory = _directory(project_dir)
     bound = standing_bytes(home)
-    store = open_recall_store(home)
-    if store is None:
-        return {
-            "project": directory,
-            "digest": "",
-            "bytes": 0,
-            "shown": [],
-            "candidates": 0,
-            "decisions": [],
-            "bound": bound,
-            "at": now,
-        }
-    with store:
-        data = (
-            standing_for(store.conn, home, directory, now, max_bytes=bound).as_dict()
-            if bound
-            else {"project": directory, "digest": "", "bytes": 0, "shown": [], "candidates": 0, "decisions": []}
-        )
-    data["bound"] = bound
-    data["at"] = now
-    return data
+    result = StandingResult("", [], [], directory, 0)
+    store = open_recall_store(home) if bound else None
+    if store is not None:
+        with store:
+            result = standing_for(store.conn, home, directory, now, max_bytes=bound)
+    return {**result.as_dict(), "bound": bound, "at": now}
 
 
 def render_session_start(data: dict[str, Any]) -> str:

@@ -208,3 +208,11 @@ def test_check_show_and_explain_say_what_is_stale(
 def test_check_refuses_a_missing_directory(home: Path, cli_run) -> None:  # type: ignore[no-untyped-def]
     refused = cli_run("check", "--project", os.path.join(str(home), "nowhere"))
     assert refused.exit_code == 2 and "is not a directory; give a directory of the project" in refused.output
+
+
+def test_explain_session_start_refuses_a_query_or_a_project_alone(home: Path, cli_run, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    for args in (("explain", "--project", str(home.parent)), ("explain", "why", "--session-start")):
+        refused = cli_run(*args)
+        assert refused.exit_code == 2 and "--session-start takes no QUERY" in refused.output, refused.output
+    monkeypatch.setenv("MEMEVO_STANDING_DIGEST", "off")
+    assert "the standing digest is off" in cli_run("explain", "--session-start", "--project", str(home.parent)).output
