@@ -26,6 +26,9 @@ Handler = Callable[[HookEvent, Path, float], str]
 # resumed, Pi ignores what a session_start handler returns, and a generic integration
 # prints recall on user_prompt: those get the standing digest on their first user turn.
 STANDING_AT_SESSION_START = frozenset({"claude-code", "codex"})
+# A session start handled later than this after it happened (delivered from the gateway's spool,
+# docs/hooks.md) has no agent waiting for its output: it gives, and records, no standing digest.
+ANSWER_SECONDS = 6.0
 
 
 def handle_event(event: HookEvent, home: Path, now: float) -> str:
@@ -38,6 +41,10 @@ def _session_start(event: HookEvent, home: Path, now: float) -> str:
 
     nudge_recover()
     if event.agent not in STANDING_AT_SESSION_START:
+        return ""
+    from memory_core import clock
+
+    if clock.now() - now > ANSWER_SECONDS:
         return ""
     from memory_core.recall.standing_setting import standing_bytes
 

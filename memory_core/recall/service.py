@@ -24,6 +24,7 @@ from memory_core.recall.diagnostics import (
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
 from memory_core.recall.engine import evaluate_plan
+from memory_core.recall.left_out import StaleCheck, leave_out
 from memory_core.recall.query_plan import (
     MAX_TEXT_BYTES,
     MAX_TEXTS,
@@ -117,9 +118,6 @@ class RecalledClaim(
 # same class) at run time, whose fields ``typing`` need not compile one annotation string at
 # a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    StaleCheck = Callable[[str, str], list[str]]
 
     class _RecallResultFields(NamedTuple):
         claims: list[RecalledClaim]
@@ -201,7 +199,7 @@ def _run(
     chosen = [c for c in chosen if c.doc.memory_id in loaded]
     left_out: dict[str, Any] = {}
     if exclude or stale is not None:
-        chosen = _leave_out(chosen, loaded, exclude, stale, left_out, notes)
+        chosen = leave_out(chosen, loaded, exclude, stale, left_out, notes)
     claims: list[RecalledClaim] = []
     rows: list[DigestRow] = []
     for c in chosen:
@@ -268,41 +266,6 @@ def _run(
                     selected=False, reason="stale", detail=f"stale: {missing} no longer exists in the checkout"
                 )
     return RecallResult(claims, digest, diagnostics, plan)
-
-
-def _leave_out(
-    chosen: list[Any],
-    loaded: dict[str, Any],
-    exclude: frozenset[str],
-    stale: StaleCheck | None,
-    left_out: dict[str, Any],
-    notes: list[str],
-) -> list[Any]:
-    """``chosen`` without the claims the session's standing digest gave already and those the
-    checkout has outgrown; what was left out goes to the diagnostics (``in_standing``, ``stale``).
-    Their places stay empty, as the review gate's do: no weaker claim is drawn in."""
-    kept = []
-    in_standing: list[str] = []
-    found_stale: list[dict[str, Any]] = []
-    for c in chosen:
-        memory_id = c.doc.memory_id
-        if memory_id in exclude:
-            in_standing.append(memory_id)
-            continue
-        claim = loaded[memory_id]
-        missing = list(stale(claim.origin, claim.content)) if stale is not None else []
-        if missing:
-            found_stale.append({"id": memory_id, "origin": claim.origin, "missing": missing})
-            continue
-        kept.append(c)
-    if in_standing:
-        left_out["in_standing"] = in_standing
-        notes.append(f"left out {len(in_standing)} claim(s) the session's standing digest gave already")
-    if found_stale:
-        left_out["stale"] = found_stale
-        for item in found_stale:
-            notes.append(f"left out {item['id']}: stale, {', '.join(item['missing'])} no longer exists in the checkout")
-    return kept
 
 
 def recall(

@@ -253,6 +253,7 @@ STANDING = {
     "memory_core.recall.standing_setting",
     "memory_core.recall.checkout_check",
     "memory_core.recall.named_things",
+    "memory_core.recall.left_out",  # what a turn's digest leaves out (given at start, stale)
     "memory_core.reports.standing_view",
 }
 

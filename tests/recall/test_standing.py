@@ -254,3 +254,17 @@ def test_ranking_factors_are_recalls_own() -> None:
     assert standing.ACCURACY_FACTORS == rank.ACCURACY_FACTORS
     for priority in range(5):
         assert 1.0 + standing.PRIORITY_STEP * priority == rank.evidence_weight(priority)
+
+
+def test_a_session_start_delivered_late_gives_and_records_nothing(home: Path, repo: Path) -> None:
+    from cli.hooks.session_stash import read_standing
+    from memory_core import clock
+
+    pnpm = make_memory("Use pnpm, not npm, for packages.", origin=origin_of(repo), kind="preference", at=NOW - DAY)
+    with Store.open(home) as store:
+        seed(store, pnpm)
+    # From the gateway's spool, a minute after it happened: no agent waits for the output.
+    late = clock.now() - 60
+    assert handle_event(_event("session_start", repo, "claude-code", "late"), home, late) == ""
+    assert read_standing(home, "late") is None
+    assert pnpm.id in handle_event(_event("session_start", repo, "claude-code", "now"), home, clock.now())
