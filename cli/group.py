@@ -39,6 +39,7 @@ COMMAND_MODULES: dict[str, str] = {
     "recall": "recall_cmd",
     "search": "recall_cmd",
     "explain": "recall_cmd",
+    "check": "check_cmd",
     "install": "install_cmd",
     "uninstall": "install_cmd",
     "doctor": "doctor_cmd",

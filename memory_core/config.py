@@ -48,6 +48,7 @@ ALLOWED = {
         "a project name of 1-200 printable characters, or in config.toml a table of "
         '"PATH" = "NAME" (docs/configuration.md, Project identity)'
     ),
+    "standing_digest": "on, off, or a whole number of bytes between 256 and 8192",
 }
 
 
@@ -88,6 +89,9 @@ class Settings(BaseModel):
     # (memory_core.project, which the hooks use to read it without these models):
     # one name, or per directory a table of path -> name, the longest enclosing path winning.
     project: str | dict[str, str] | None = None
+    # The conventions given at session start (memory_core.recall.standing_setting reads it
+    # for the hooks): on (1,024 bytes), off, or a bound in bytes.
+    standing_digest: str = "on"
 
     @model_validator(mode="before")
     @classmethod
@@ -131,6 +135,19 @@ class Settings(BaseModel):
         if not path.is_file() or not os.access(path, os.X_OK):
             raise ValueError("not an executable file")
         return str(path.absolute())
+
+    @field_validator("standing_digest", mode="before")
+    @classmethod
+    def _standing_digest(cls, value: Any) -> str:
+        # As memory_core.recall.standing_setting reads it for the hooks (a test compares).
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        text = str(value).strip().lower()
+        if text in ("on", "true", "yes", "1", "off", "false", "no", "0"):
+            return "off" if text in ("off", "false", "no", "0") else "on"
+        if not text.isdigit() or not 256 <= int(text) <= 8192:
+            raise ValueError("not on, off or a number of bytes between 256 and 8192")
+        return text
 
     @field_validator("project")
     @classmethod

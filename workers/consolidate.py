@@ -40,6 +40,7 @@ from memory_core.store.database import Store
 from memory_core.store.origin_aliases import project_origins
 from workers import liveness, model_client, providers
 from workers.logs import worker_logger
+from workers.stale_candidates import with_stale_candidates
 
 
 class AttemptStatus(StrEnum):
@@ -185,8 +186,9 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
     retry_after: float | None = None
     try:
         candidates = mentioned_claims(store.conn, source)
+        candidates, stale = with_stale_candidates(store.conn, settings.home, source, candidates)
         messages = build_messages(
-            source, candidates, now=clock.now(), origins=project_origins(store.conn, source.origin)
+            source, candidates, now=clock.now(), origins=project_origins(store.conn, source.origin), stale=stale
         )
         # A CLI provider asks for the contract its own way (workers.providers).
         mode, fallback = ("off", False) if settings.uses_cli else _json_mode(settings, store)

@@ -178,6 +178,11 @@ def _render_show(data: dict[str, Any]) -> str:
     )
     if quality["content_blocked"]:
         lines.append("blocked:      this content may not be re-added automatically in its origin")
+    checkout = data.get("checkout")
+    if checkout and checkout["stale"]:
+        lines.append(f"checkout:     {checkout['line']}; not injected automatically")
+    elif checkout and checkout["names"]:
+        lines.append(f"checkout:     {', '.join(checkout['names'])} present (checked {iso(checkout['checked_at'])})")
     for event in data["events"]:
         lines.append(f"event {event['id']}:{'':<6}{event['operation']} by {event['actor']} at {iso(event['at'])}")
     return "\n".join(lines)
@@ -198,7 +203,15 @@ def show_command(memory_id: str, as_json: bool) -> None:
         # Another member's personal claim or any of their sources is as absent as no record.
         memory = get_memory(store.conn, memory_id) if may_see_claim(store.conn, memory_id) else None
         if memory is not None:
-            data = describe_memory(store.conn, memory, clock.now())
+            now = clock.now()
+            data = describe_memory(store.conn, memory, now)
+            from memory_core.paths import state_home
+            from memory_core.reports.stale_claims import claim_staleness
+
+            # Checked against the checkout of the current directory, when the claim is its project's.
+            data["checkout"] = claim_staleness(
+                store.conn, memory.id, memory.origin, memory.content, os.getcwd(), state_home(), now
+            )
         else:
             source = get_source(store.conn, memory_id) if owns_source(store.conn, memory_id) else None
             if source is None:

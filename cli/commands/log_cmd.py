@@ -19,7 +19,7 @@ def render_log(data: dict[str, Any]) -> str:
     for e in entries:
         claims = e.get("claims") or []
         lines.append(
-            f"{iso(e['at'])}  {e['kind']:<6}  {e.get('agent') or '-':<11}  session {e.get('session') or '-'}  "
+            f"{iso(e['at'])}  {e['kind']:<8}  {e.get('agent') or '-':<11}  session {e.get('session') or '-'}  "
             f"{e['bytes']} bytes  {len(claims)} claims: {' '.join(claims) or '-'}"
         )
         if e.get("project"):

@@ -242,10 +242,32 @@ def search_command(query: str, include_dormant: bool, as_json: bool) -> None:
     metavar="ID",
     help="Also say what became of this claim for QUERY: selected, or which gate or step dropped it.",
 )
+@click.option(
+    "--session-start",
+    "session_start",
+    is_flag=True,
+    help="Show the standing digest a session here would start with, and why each convention is in or out.",
+)
+@click.option(
+    "--project",
+    "project_dir",
+    metavar="PATH",
+    type=click.Path(file_okay=False),
+    help="With --session-start: a directory of the project instead of the current one.",
+)
 @json_option
-def explain_command(query: str | None, claim_id: str | None, as_json: bool) -> None:
+def explain_command(
+    query: str | None, claim_id: str | None, session_start: bool, project_dir: str | None, as_json: bool
+) -> None:
     """Show why the last automatic recall chose what it chose, or preview QUERY (no bodies)."""
     home = state_home()
+    if session_start or project_dir is not None:
+        if query is not None or claim_id is not None or not session_start:
+            raise UsageError("--session-start takes no QUERY or --claim; --project needs --session-start")
+        from cli.commands.check_cmd import explain_session_start, render_session_start
+
+        emit(explain_session_start(home, project_dir, clock.now()), as_json, render_session_start)
+        return
     if query is None:
         if claim_id is not None:
             raise UsageError('--claim needs a QUERY, e.g. `memevo explain "sqlite port" --claim ID`')
@@ -264,7 +286,12 @@ def explain_command(query: str | None, claim_id: str | None, as_json: bool) -> N
             data = preview(None, text, now=clock.now(), claim=claim_id)
         else:
             with store:
-                data = preview(store.conn, text, now=clock.now(), claim=claim_id)
+                import os
+
+                from memory_core.recall.checkout_check import checkout_check_for
+
+                stale = checkout_check_for(store.conn, os.getcwd(), home)
+                data = preview(store.conn, text, now=clock.now(), claim=claim_id, stale=stale)
     emit(data, as_json, _render_diagnostics)
 
 

@@ -78,6 +78,12 @@ def render_status(report: dict[str, Any]) -> str:
         f"recall:          searches every project at once ({projects} project{'s' if projects != 1 else ''} "
         "hold active memories); each row of a digest names its project"
     )
+    stale = report.get("checkout")
+    if stale and stale["root"]:
+        lines.append(
+            f"checkout:        {len(stale['stale'])} of this project's claims name what its checkout no longer has"
+            + (" (`memevo check` lists them; they are not injected)" if stale["stale"] else "")
+        )
     if worker["waiting_for_model"]:
         waiting = report["jobs"]["pending"] + report["jobs"]["retrying"] + report["jobs"]["paused"]
         hint = worker["model_hint"] or "set MEMEVO_MODEL_URL and MEMEVO_MODEL"
@@ -107,9 +113,27 @@ def render_status(report: dict[str, Any]) -> str:
 def status_command(as_json: bool) -> None:
     """Show the state dir, schema version, memory and job counts, and database integrity."""
     with open_store() as store:
-        report = build_status(store, settings(), clock.now())
+        now = clock.now()
+        report = build_status(store, settings(), now)
+        report["checkout"] = _stale_here(store, now)
     report["scope"]["capture_origin_here"] = _origin_here()
     emit(report, as_json, render_status)
+
+
+def _stale_here(store: Any, now: float) -> dict[str, Any] | None:
+    """The current project's claims its checkout has outgrown (``memevo check``'s answer)."""
+    import os
+
+    from memory_core.paths import state_home
+    from memory_core.reports.stale_claims import stale_claims
+
+    try:
+        found = stale_claims(store.conn, os.getcwd(), state_home(), now)
+    except OSError:
+        return None
+    return {k: found[k] for k in ("project", "root", "checked_at", "checked", "naming")} | {
+        "stale": [{"id": s["id"], "missing": s["missing"]} for s in found["stale"]]
+    }
 
 
 def _origin_here() -> str | None:

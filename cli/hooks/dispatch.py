@@ -12,7 +12,23 @@ from pathlib import Path
 from cli.hooks.event import HookEvent
 from memory_core.errors import MemevoError, UsageError
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
+
+    from memory_core.store.dbapi import DbConn
+
 Handler = Callable[[HookEvent, Path, float], str]
+
+# The agents whose session-start hook output reaches the model, as observed with their real
+# CLIs (docs/hooks.md, "The standing digest"): Claude Code and Codex. Gemini CLI prepends
+# SessionStart context to the first prompt and then drops that prompt when a session is
+# resumed, Pi ignores what a session_start handler returns, and a generic integration
+# prints recall on user_prompt: those get the standing digest on their first user turn.
+STANDING_AT_SESSION_START = frozenset({"claude-code", "codex"})
+# A session start handled later than this after it happened (delivered from the gateway's spool,
+# docs/hooks.md) has no agent waiting for its output: it gives, and records, no standing digest.
+ANSWER_SECONDS = 6.0
 
 
 def handle_event(event: HookEvent, home: Path, now: float) -> str:
@@ -24,7 +40,56 @@ def _session_start(event: HookEvent, home: Path, now: float) -> str:
     from cli.nudge import nudge_recover
 
     nudge_recover()
-    return ""
+    if event.agent not in STANDING_AT_SESSION_START:
+        return ""
+    from memory_core import clock
+
+    if clock.now() - now > ANSWER_SECONDS:
+        return ""
+    from memory_core.recall.standing_setting import standing_bytes
+
+    if standing_bytes(home) <= 0 or not event.cwd:
+        return ""
+    from memory_core.store.database import Store
+
+    opened = Store.open_existing_readonly(home)  # not recall's service: no query engine to load
+    if opened is None:
+        return ""
+    with opened as store:
+        return _standing(event, home, store.conn, now)[0]
+
+
+def _standing(event: HookEvent, home: Path, conn: DbConn, now: float) -> tuple[str, tuple[str, ...] | None]:
+    """The session's standing digest and the claims it gives (``None``: turned off), recorded
+    for the session (so its per-turn digests leave them out) and in the injection log."""
+    from memory_core.recall.standing_setting import standing_bytes
+
+    bound = standing_bytes(home)
+    if bound <= 0 or not event.cwd:
+        return "", None
+    from memory_core.reports.standing_view import standing_for
+
+    result = standing_for(conn, home, event.cwd, now, max_bytes=bound)
+    if event.session_id:
+        from cli.hooks.session_stash import write_standing
+
+        write_standing(home, event.session_id, result.shown, now)
+    _note_stale(home, event.cwd, [d for d in result.decisions if d.get("verdict") == "stale"], now)
+    if result.digest:
+        from memory_core.reports.injection_log import record_injection
+
+        record_injection(
+            home,
+            kind="standing",
+            at=now,
+            agent=event.agent,
+            session_id=event.session_id,
+            project=result.project,
+            claim_ids=result.shown,
+            size_bytes=len(result.digest.encode("utf-8")),
+            via="hook",
+        )
+    return result.digest, tuple(result.shown)
 
 
 def _compaction(event: HookEvent, home: Path, now: float) -> str:
@@ -109,8 +174,11 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
         texts.append(event.prompt)
     if not texts:
         return ""
+    from cli.hooks.session_stash import read_standing
     from memory_core.recall.service import open_recall_store, record_failed_recall, turn_recall, write_last_diagnostics
 
+    given = read_standing(home, event.session_id) if event.session_id else None
+    standing = ""
     # A failed attempt replaces the last diagnostics too: `memevo explain` shows this turn.
     try:
         opened = open_recall_store(home)
@@ -118,7 +186,18 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
             record_failed_recall(home, "no_store", now=now)
             return ""
         with opened as store:
-            result = turn_recall(store.conn, texts, now=now, session_is_fresh=len(texts) <= 1)
+            if given is None and event.agent not in STANDING_AT_SESSION_START and (event.session_id or len(texts) <= 1):
+                standing, given = _standing(event, home, store.conn, now)  # the session's first turn
+            from memory_core.recall.checkout_check import checkout_check_for
+
+            result = turn_recall(
+                store.conn,
+                texts,
+                now=now,
+                session_is_fresh=len(texts) <= 1,
+                exclude=frozenset(given or ()),
+                stale=checkout_check_for(store.conn, event.cwd, home),
+            )
             if result.claims:
                 from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
 
@@ -128,6 +207,7 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
         record_failed_recall(home, "store_error", now=now, error=exc)
         raise
     write_last_diagnostics(home, result.diagnostics)
+    _note_stale(home, event.cwd, result.diagnostics.get("stale") or [], now)
     if result.digest:
         from memory_core.reports.injection_log import project_of, record_injection
 
@@ -143,7 +223,20 @@ def _user_prompt(event: HookEvent, home: Path, now: float) -> str:
             size_bytes=len(result.digest.encode("utf-8")),
             via="hook",
         )
-    return result.digest
+    return "\n".join(part for part in (standing, result.digest) if part)
+
+
+def _note_stale(home: Path, cwd: str, items: list[dict[str, Any]], now: float) -> None:
+    """Note the claims found stale with their checkout, for the worker to offer for retiring."""
+    if not items:
+        return
+    from memory_core.recall.checkout_check import CheckoutView
+    from memory_core.recall.stale_record import remember_stale
+
+    view = CheckoutView.of(cwd)
+    if view is not None:
+        found = [(str(i["id"]), str(i["origin"]), [str(m) for m in i["missing"]]) for i in items]
+        remember_stale(home, found, view.root, now)
 
 
 def _session_end(event: HookEvent, home: Path, now: float) -> str:

@@ -108,9 +108,56 @@ def read_prompt(home: Path, session_id: str) -> StashedPrompt | None:
 
 
 def forget_session(home: Path, session_id: str) -> None:
-    """Delete the session's stash, if any."""
+    """Delete the session's stash and its standing record, if any."""
     with contextlib.suppress(OSError):
         os.unlink(stash_path(home, session_id))
+    with contextlib.suppress(OSError):
+        os.unlink(standing_path(home, session_id))
+
+
+def standing_path(home: Path, session_id: str) -> Path:
+    """The file recording which claims the session's standing digest gave (beside its stash)."""
+    path = stash_path(home, session_id)
+    return path.with_name(path.stem + ".standing.json")
+
+
+def write_standing(home: Path, session_id: str, claim_ids: list[str], now: float) -> bool:
+    """Record that the session was given its standing digest with ``claim_ids`` (maybe none);
+    the per-turn digest of the session leaves those claims out. False if it could not be written."""
+    from memory_core.paths import private_temp_file
+    from memory_core.store.connection import ensure_private_dir
+
+    path = standing_path(home, session_id)
+    try:
+        directory = ensure_private_dir(path.parent)
+        fd, tmp = private_temp_file(directory, ".stash-", ".tmp")
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump({"v": 1, "claims": [str(c) for c in claim_ids[:64]], "at": now}, handle)
+        os.chmod(tmp, 0o600)
+        os.utime(tmp, (now, now))
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    _prune(directory, now, keep=path.name)
+    return True
+
+
+def read_standing(home: Path, session_id: str) -> tuple[str, ...] | None:
+    """The claim ids the session's standing digest gave, or ``None`` when it was given none yet."""
+    try:
+        with open(standing_path(home, session_id), encoding="utf-8") as handle:
+            data = json.loads(handle.read(16_384))
+        claims = data["claims"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(claims, list):
+        return None
+    return tuple(c for c in claims if isinstance(c, str))
 
 
 def _prune(directory: Path, now: float, keep: str) -> None:

@@ -39,6 +39,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   font-size: .8rem; margin-right: .25rem; }
 .tag.active { color: var(--ok); border-color: var(--ok); } .tag.conflicted { color: var(--warn);
   border-color: var(--warn); } .tag.forgotten, .tag.superseded { color: var(--muted); }
+.tag.stale { color: var(--bad); border-color: var(--bad); }
 .notice { padding: .5rem .75rem; border-radius: 4px; margin: 0 0 1rem; border: 1px solid var(--ok); }
 .notice.error { border-color: var(--bad); color: var(--bad); }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem;

@@ -120,7 +120,8 @@ def injections_per_day(ctx: PageContext, starts: Sequence[float]) -> Series:
     for entry in read_injections(ctx.home, MAX_INJECTIONS, since=starts[0]):
         index = _bucket(float(entry["at"]), starts)
         if index is not None:
-            series["digests" if entry["kind"] == "digest" else "lookups"][index] += 1
+            # A standing digest is a digest too: both are put into a session without being asked for.
+            series["digests" if entry["kind"] in ("digest", "standing") else "lookups"][index] += 1
     return series
 
 

@@ -99,6 +99,9 @@ def memory_page(ctx: PageContext, memory_id: str) -> Page:
             if not any(m.id in unseen for m in event.before + event.after)
         ]
         by = others_owners(store.conn, "events", [event.id for event in events])
+        from cli.ui.pages import stale_here
+
+        stale = stale_here(store.conn, ctx, [memory]).get(memory.id)
     back = f"/memory/{memory_id}"
     quality, prov, evidence = data["quality"], data["provenance"], data["evidence"]
     if quality["dormant"]:
@@ -133,6 +136,11 @@ def memory_page(ctx: PageContext, memory_id: str) -> Page:
             + (f" (model {e(prov['model_id'])})" if prov["model_id"] else ""),
         ),
         ("Project", e(prov["origin"])),
+        *(
+            [("Checkout", f'<span class="tag stale">stale</span> {e(stale)}; not injected automatically')]
+            if stale
+            else []
+        ),
         ("Created", when(prov["created_at"])),
         ("Updated", f"{when(prov['updated_at'])} (revision {e(prov['revision'])})"),
         ("Aging", e(aging)),

@@ -27,6 +27,7 @@ SCAN_LIMIT = 2_000  # rows read for the filters computed per claim (evidence, ag
 SEARCH_LIMIT = 200
 BASES = ("summary", "user_statement", "tool_observation", "manual_correction")
 AGING = ("fresh", "aging", "dormant")
+CHECKOUT = ("stale", "current")
 Page = tuple[str, str]  # title, body
 
 
@@ -96,14 +97,64 @@ def find_memories(conn: DbConn, ctx: PageContext) -> tuple[list[Memory], bool]:
     return found, len(rows) == SCAN_LIMIT
 
 
+def stale_here(conn: DbConn, ctx: PageContext, memories: list[Memory]) -> dict[str, str]:
+    """Of ``memories``, those the checkout of the page's directory has outgrown, with their line."""
+    import os
+
+    from memory_core.reports.stale_claims import stale_among
+
+    try:
+        directory = os.getcwd()
+    except OSError:
+        return {}
+    return stale_among(conn, [(m.id, m.origin, m.content) for m in memories], directory, ctx.home, ctx.now)
+
+
+def _standing_section(conn: DbConn, ctx: PageContext) -> str:
+    """The standing digest a session in the page's directory would start with (docs/standing.md)."""
+    import json
+    import os
+
+    from memory_core.reports.standing_view import standing_for
+
+    try:
+        result = standing_for(conn, ctx.home, os.getcwd(), ctx.now)
+    except OSError:
+        return ""
+    if not result.digest:
+        return (
+            f'<section class="standing"><h2>Standing digest</h2><p class="muted small">A session in '
+            f"{e(result.project)} starts with no conventions.</p></section>"
+        )
+    items = []
+    for line in result.digest.splitlines()[2:-1]:
+        row = json.loads(line)
+        text = link("/memory/" + row["id"], _excerpt(row["text"], 160))
+        items.append(f"<li>{text} <span class=tag>{e(row['kind'])}</span></li>")
+    left_out = sum(1 for d in result.decisions if d.get("verdict") != "shown")
+    return (
+        f'<section class="standing"><h2>Standing digest</h2><p class="muted small">A session in '
+        f"{e(result.project)} starts with these {len(items)} conventions ({len(result.digest.encode('utf-8'))} bytes; "
+        f"{left_out} more left out: <code>memevo explain --session-start</code> says why).</p>"
+        f"<ul>{''.join(items)}</ul></section>"
+    )
+
+
 def memories_page(ctx: PageContext) -> Page:
     asked = ctx.param("page", "1")
     number = max(1, int(asked)) if asked.isascii() and asked.isdigit() else 1
+    checkout = ctx.param("checkout")
+    if checkout and checkout not in CHECKOUT:
+        raise UsageError(f"unknown checkout {checkout!r}; choose one of: {', '.join(CHECKOUT)}")
     with ctx.store() as store:
         origins = _origins(store.conn)
         found, cut = find_memories(store.conn, ctx)
+        stale = stale_here(store.conn, ctx, found)
+        if checkout:
+            found = [m for m in found if (m.id in stale) == (checkout == "stale")]
         shown = found[(number - 1) * PAGE_SIZE : number * PAGE_SIZE]
         owners = others_owners(store.conn, "memories", [m.id for m in shown])
+        standing = _standing_section(store.conn, ctx)
     form = (
         '<form class="filters" method="get" action="/" role="search">'
         f'<label for="q">Search<input type="search" id="q" name="q" value="{e(ctx.param("q"))}" '
@@ -113,6 +164,7 @@ def memories_page(ctx: PageContext) -> Page:
         + _select("status", "Status", MEMORY_STATUSES, ctx.param("status"))
         + _select("evidence", "Evidence", BASES, ctx.param("evidence"))
         + _select("aging", "Aging", AGING, ctx.param("aging"))
+        + _select("checkout", "Checkout", CHECKOUT, checkout)
         + '<button type="submit" class="primary">Show</button></form>'
     )
     if not shown:
@@ -124,7 +176,9 @@ def memories_page(ctx: PageContext) -> Page:
             f"<td>{e(m.kind)}</td>"
             f'<td><span class="tag {e(m.status)}">{e(m.status)}</span>'
             f"{' <span class=tag>pinned</span>' if m.pinned else ''}"
-            f"{' <span class=tag>provisional</span>' if m.provisional else ''}</td>"
+            f"{' <span class=tag>provisional</span>' if m.provisional else ''}"
+            + (f' <span class="tag stale" title="{e(stale[m.id])}">stale</span>' if m.id in stale else "")
+            + "</td>"
             f"<td>{e(m.evidence.basis if m.evidence else 'unknown')}</td>"
             f"<td>{e(aging_of(m, ctx.now))}</td>"
             f'<td class="small">{e(m.origin)}</td>'
@@ -143,7 +197,7 @@ def memories_page(ctx: PageContext) -> Page:
     pager = ""
     if len(found) > number * PAGE_SIZE:
         pager = "<p>" + link("/", "Next page", **{**ctx.query, "page": number + 1}) + "</p>"
-    return "Memories", form + table + pager
+    return "Memories", standing + form + table + pager
 
 
 def owner_tag(owner: str | None) -> str:

@@ -24,6 +24,7 @@ from memory_core.recall.diagnostics import (
 )
 from memory_core.recall.digest import MAX_CLAIMS, DigestRow, excerpt, render_digest
 from memory_core.recall.engine import evaluate_plan
+from memory_core.recall.left_out import StaleCheck, leave_out
 from memory_core.recall.query_plan import (
     MAX_TEXT_BYTES,
     MAX_TEXTS,
@@ -177,6 +178,8 @@ def _run(
     narrow: bool,
     with_digest: bool,
     explain_id: str | None = None,
+    exclude: frozenset[str] = frozenset(),
+    stale: StaleCheck | None = None,
 ) -> RecallResult:
     notes: list[str] = []
     built_with = index_version(conn)
@@ -194,6 +197,9 @@ def _run(
         notes.append(f"ambiguous query: scored the best {outcome.scored} of {outcome.matched} candidates")
     loaded = load_claims(conn, [c.doc.memory_id for c in chosen], notes)
     chosen = [c for c in chosen if c.doc.memory_id in loaded]
+    left_out: dict[str, Any] = {}
+    if exclude or stale is not None:
+        chosen = leave_out(chosen, loaded, exclude, stale, left_out, notes)
     claims: list[RecalledClaim] = []
     rows: list[DigestRow] = []
     for c in chosen:
@@ -250,8 +256,15 @@ def _run(
         digest_bytes=len(digest.encode("utf-8")),
         notes=notes,
     )
+    diagnostics.update(left_out)
     if explain_id is not None:
         diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan)
+        for item in left_out.get("stale", []):
+            if item["id"] == explain_id:
+                missing = ", ".join(item["missing"])
+                diagnostics["claim"].update(
+                    selected=False, reason="stale", detail=f"stale: {missing} no longer exists in the checkout"
+                )
     return RecallResult(claims, digest, diagnostics, plan)
 
 
@@ -282,11 +295,20 @@ def recall(
     )
 
 
-def turn_recall(conn: DbConn, user_texts: list[str], *, now: float, session_is_fresh: bool) -> RecallResult:
+def turn_recall(
+    conn: DbConn,
+    user_texts: list[str],
+    *,
+    now: float,
+    session_is_fresh: bool,
+    exclude: frozenset[str] = frozenset(),
+    stale: StaleCheck | None = None,
+) -> RecallResult:
     """Automatic recall for a user turn: the last text is the question, earlier ones its context.
 
     In a fresh session there is no earlier subject to inherit, so a bare "continue"
-    recalls nothing.
+    recalls nothing. Claims in ``exclude`` (the session's standing digest gave them) and
+    claims ``stale`` finds outgrown by the checkout are left out.
     """
     texts = conversation_slots(user_texts)
     if session_is_fresh:
@@ -300,6 +322,8 @@ def turn_recall(conn: DbConn, user_texts: list[str], *, now: float, session_is_f
         trigger="turn",
         narrow=True,
         with_digest=True,
+        exclude=exclude,
+        stale=stale,
     )
 
 
@@ -320,12 +344,15 @@ def search(
     )
 
 
-def preview(conn: DbConn | None, query: str, *, now: float, claim: str | None = None) -> dict[str, Any]:
+def preview(
+    conn: DbConn | None, query: str, *, now: float, claim: str | None = None, stale: StaleCheck | None = None
+) -> dict[str, Any]:
     """Diagnostics for an explicit query, without any conversation to inherit from.
 
     ``conn`` may be ``None`` when no database exists yet: the plan is still shown. With
     ``claim`` (a memory id), the diagnostics also say what became of that claim: selected,
-    or the gate or selection step that dropped it (``claim``).
+    or the gate or selection step that dropped it (``claim``). ``stale`` leaves out claims the
+    checkout has outgrown, as the turn's recall does.
     """
     plan = build_plan(_clean([query]))
     if conn is None:
@@ -354,6 +381,7 @@ def preview(conn: DbConn | None, query: str, *, now: float, claim: str | None = 
         narrow=True,
         with_digest=True,
         explain_id=claim,
+        stale=stale,
     ).diagnostics
 
 

@@ -1,7 +1,8 @@
 """The injection log: every digest memevo gave an agent and every lookup it answered.
 
 One JSON line per injection in ``logs/injections.jsonl`` in the state dir: when, what
-(an automatic ``digest`` on a user turn, or a ``lookup`` asked for by a command or tool),
+(an automatic ``digest`` on a user turn, the ``standing`` digest a session starts with, or a
+``lookup`` asked for by a command or tool),
 which agent, session and project, which claim ids and how many bytes. Never the prompt or
 the query: the specification keeps queries out of the memory database and out of
 learning, so this log lives apart from both, is private (0600), bounded
@@ -25,7 +26,7 @@ MAX_BYTES = 512_000  # about 2,500 entries; trimmed to three quarters when passe
 MAX_LINE_BYTES = 4_000
 MAX_CLAIMS = 20
 MAX_FIELD_CHARS = 200
-KINDS = ("digest", "lookup")
+KINDS = ("digest", "lookup", "standing")
 
 
 def log_path(home: Path) -> Path:

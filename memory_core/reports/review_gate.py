@@ -24,8 +24,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_core.recall.digest import DigestRow, render_digest
-from memory_core.recall.rows import load_claims
 from memory_core.store.dbapi import DbConn
 
 if TYPE_CHECKING:
@@ -104,6 +102,10 @@ def hold_unreviewed(conn: DbConn, result: RecallResult) -> RecallResult:
     }
     if not held:
         return result
+    # Here, not at the top: the session start reads the gate without the digest's tokenizer.
+    from memory_core.recall.digest import DigestRow, render_digest
+    from memory_core.recall.rows import load_claims
+
     kept = [c for c in claims if c.memory_id not in held]
     notes: list[str] = []
     loaded = load_claims(conn, [c.memory_id for c in kept], notes)

@@ -236,7 +236,7 @@ def test_event_argument_must_name_the_payloads_event(home: Path) -> None:
         parse_event("claude-code", {"schema": "memevo.hook/v1", "event": "turn_end"}, None, home=home, now=NOW)
 
 
-def test_only_the_prompt_digest_is_printed_in_the_envelope() -> None:
+def test_only_the_prompt_and_standing_digests_are_printed_in_the_envelope() -> None:
     digest = "memevo recall:\n- [abc] The staging database listens on port 5433"
     prompt = HookEvent("user_prompt", agent="claude-code", prompt="which port?")
     assert json.loads(render(prompt, digest)) == {
@@ -244,8 +244,15 @@ def test_only_the_prompt_digest_is_printed_in_the_envelope() -> None:
     }
     assert "\n" not in render(prompt, digest)
     assert render(prompt, "") == ""
-    for name in ("session_start", "turn_end", "compaction", "session_end"):
+    for name in ("turn_end", "compaction", "session_end"):
         assert render(HookEvent(name, agent="claude-code"), "anything") == ""
+    # The session start prints the standing digest, in the same envelope for SessionStart.
+    standing = '<memevo-standing>\n{"id": "abc"}\n</memevo-standing>'
+    printed = render(HookEvent("session_start", agent="claude-code"), standing)
+    assert printed == json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": standing}}
+    )
+    assert render(HookEvent("session_start", agent="claude-code"), "") == ""
 
 
 def test_earlier_turns_are_found_beyond_the_first_read_window(home: Path, tmp_path: Path) -> None:

@@ -223,7 +223,7 @@ def test_event_argument_must_name_the_payloads_event(home: Path) -> None:
         parse_event(None, payload("Stop"), "turn_end", home=home, now=NOW)
 
 
-def test_only_the_prompt_digest_is_printed_in_exactly_the_envelope() -> None:
+def test_only_the_prompt_and_standing_digests_are_printed_in_exactly_the_envelope() -> None:
     digest = '<memevo-recall>\n{"id": "abc"}\n</memevo-recall>'
     prompt = HookEvent("user_prompt", agent="codex", prompt="which port?")
     printed = render(prompt, digest)
@@ -233,5 +233,12 @@ def test_only_the_prompt_digest_is_printed_in_exactly_the_envelope() -> None:
     assert list(json.loads(printed)) == ["hookSpecificOutput"]
     assert list(json.loads(printed)["hookSpecificOutput"]) == ["hookEventName", "additionalContext"]
     assert render(prompt, "") == ""
-    for name in ("session_start", "turn_end", "compaction", "session_end"):
+    for name in ("turn_end", "compaction", "session_end"):
         assert render(HookEvent(name, agent="codex"), "anything") == ""
+    # The session start prints the standing digest, in the same envelope for SessionStart.
+    standing = '<memevo-standing>\n{"id": "abc"}\n</memevo-standing>'
+    printed = render(HookEvent("session_start", agent="codex"), standing)
+    assert printed == json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": standing}}
+    )
+    assert render(HookEvent("session_start", agent="codex"), "") == ""

@@ -245,8 +245,24 @@ CLAUDE_CODE = {
     "cli.hooks.transcripts.tail",
 }
 
+# The standing digest (docs/hooks.md, "The standing digest"): the session's record of what it
+# was given, the project and its origins, the ranking, the setting, and the checkout check.
+STANDING = {
+    "cli.hooks.session_stash",
+    "memory_core.ids",  # the session record's name: the built-in SHA-256
+    "memory_core.project",
+    "memory_core.store.origin_aliases",
+    "memory_core.recall.standing",
+    "memory_core.recall.standing_setting",
+    "memory_core.recall.checkout_check",
+    "memory_core.recall.named_things",
+    "memory_core.recall.left_out",  # what a turn's digest leaves out (given at start, stale)
+    "memory_core.reports.standing_view",
+}
+
 ALLOWED: dict[str, set[str]] = {
-    "user_prompt": RECALL | {"cli.hooks.adapters.generic"},
+    # A generic agent gets the standing digest on a session's first user turn.
+    "user_prompt": RECALL | STANDING | {"cli.hooks.adapters.generic"},
     "turn_end": CAPTURE | {"cli.hooks.adapters.generic"},  # a "remember that" turn: no work, no tokenizer
     "session_start": ENTRY | NUDGE | {"cli.hooks.adapters.generic"},
     # Claude Code's session start (not after a compaction) and end: the adapter, no reader,
@@ -263,7 +279,9 @@ ALLOWED: dict[str, set[str]] = {
         "cli.hooks.transcripts.common",
         "cli.hooks.transcripts.tail",
     },
-    "claude_code_user_prompt_submit": RECALL | CLAUDE_CODE,
+    # Claude Code's session start gives the standing digest: the store, ranking and rows, no query engine.
+    "claude_code_session_start": RECALL | NUDGE | CLAUDE_CODE | STANDING,
+    "claude_code_user_prompt_submit": RECALL | CLAUDE_CODE | STANDING,
     # A turn that did work: its progress source reads the operations and nominates targets
     # with the tokenizer.
     "claude_code_stop": CAPTURE
@@ -410,7 +428,13 @@ def test_claude_code_session_start_and_end(seeded_home: Path, tmp_path: Path, na
     data = claude_data.payload(name)
     modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
     assert "cli.hooks.adapters.claude_code" in modules
-    check("claude_code_session", modules)
+    if name.endswith("SessionStart.1"):
+        assert "memory_core.recall.standing" in modules  # it really gave the standing digest
+        # without the query engine, the index or the tokenizer
+        assert not {"memory_core.recall.engine", "memory_core.recall.rank", "memory_core.text.tokenize"} & set(modules)
+        check("claude_code_session_start", modules)
+    else:
+        check("claude_code_session", modules)
 
 
 @pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below

@@ -16,7 +16,8 @@ SessionEnd         ``session_end``; the session's stash is deleted
 
 Subagent payloads (``agent_id``, SubagentStart/Stop) and every other event are ignored.
 Unknown fields are ignored; a field an event needs that is missing or of the wrong type is
-a usage error. Only ``user_prompt`` prints anything: the ``hookSpecificOutput`` envelope.
+a usage error. Only ``user_prompt`` (the recall digest) and ``session_start`` (the standing
+digest) print anything: the ``hookSpecificOutput`` envelope.
 A Stop hook must print nothing, or Claude Code continues the turn.
 """
 
@@ -66,7 +67,9 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
 
 
 def render(event: HookEvent, output: str) -> str:
-    """Only the recall digest is printed, in the envelope Claude Code injects as context."""
+    """The recall and standing digests are printed, in the envelope Claude Code injects as context."""
+    if event.event == "session_start":  # the standing digest
+        return additional_context("SessionStart", output)
     if event.event != "user_prompt":
         return ""
     return additional_context("UserPromptSubmit", output)

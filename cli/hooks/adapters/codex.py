@@ -15,7 +15,8 @@ SessionEnd        ``session_end``; the session's stash is deleted
 
 PreToolUse, PostToolUse, subagent payloads (``agent_id``) and every other event are ignored
 without opening the database: Stop reads the turn's tool calls from the rollout. Only
-``user_prompt`` prints anything: exactly the ``hookSpecificOutput`` envelope, because Codex
+``user_prompt`` (the recall digest) and ``session_start`` (the standing digest, which Codex
+gives the model as a developer message) print anything: exactly the ``hookSpecificOutput`` envelope, because Codex
 fails a hook whose JSON output has a key it does not know. Stop prints nothing: Codex
 treats any other Stop output as invalid, and ``{"decision": "block"}`` as a new prompt.
 """
@@ -74,7 +75,9 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
 
 
 def render(event: HookEvent, output: str) -> str:
-    """Only the recall digest is printed, in the one envelope Codex injects as context."""
+    """The recall and standing digests are printed, in the one envelope Codex injects as context."""
+    if event.event == "session_start":  # the standing digest
+        return additional_context("SessionStart", output)
     if event.event != "user_prompt":
         return ""
     return additional_context("UserPromptSubmit", output)
