@@ -179,8 +179,8 @@ def test_200_sources_from_4_producers_consolidated_exactly_once(home: Path, tmp_
 def test_sigkill_mid_request_then_restart_completes_once(home: Path, tmp_path: Path, env_for) -> None:
     make_env, procs = env_for
     with FakeModelProcess(tmp_path, [Reply(hang=True)]) as model:
-        # A lease of 2 s + 1 s, so recovery can take it over quickly after the kill.
-        env = make_env(model, MEMEVO_ATTEMPT_SECONDS="2", MEMEVO_LEASE_GRACE_SECONDS="1")
+        # A lease of 2 s + 1 s (the first call's too), so recovery can take it over quickly after the kill.
+        env = make_env(model, MEMEVO_ATTEMPT_SECONDS="2", MEMEVO_FIRST_CALL_SECONDS="2", MEMEVO_LEASE_GRACE_SECONDS="1")
         consumer = capture_until_in_flight(env, model, tmp_path, "The release branch is cut every Tuesday", procs)
         kill_group(consumer)  # SIGKILL the whole group mid-request
         [(sid, state, failures, _, attempt)] = source_rows(home)
