@@ -4,12 +4,14 @@ Why the exchange runs in a helper thread: httpx timeouts bound each network oper
 (connect, one write, one read), not the exchange as a whole. A server that accepts the
 connection and then sends a byte now and then restarts the read timeout every time, and
 name resolution is not covered by any timeout at all. The caller therefore waits on the
-thread for at most ``attempt_seconds`` and reports ``timeout`` when that runs out. The
+thread for at most the call's deadline (:func:`call_deadline`) and reports ``timeout`` when
+that runs out. The
 abandoned thread cannot run on for long either: its own per-operation timeouts are no
 longer than the budget and it checks the same deadline between body chunks.
 
 Failures become :class:`ModelCallError` with an :class:`ErrorCode`, an allowlisted reason
-code and a fixed description; the key, response bodies and exception text never reach them.
+code and a fixed description; the key, response bodies and exception text never reach them
+(an error body is read only to tell a refused JSON mode or a loading model).
 
 JSON output is asked for in one of the modes of :mod:`workers.json_modes` (the answer's
 JSON schema in the spelling of OpenAI, llama.cpp or vLLM, plain JSON mode, or nothing).
