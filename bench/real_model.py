@@ -6,8 +6,9 @@ state dir, feeds the sources through real hook processes (compaction summaries, 
 statements in English and Chinese, corrections that refer back, a commit turn and a rejected
 push turn), runs the worker in this process against the server, and reports:
 
-- first-try validity: of the sources that reached the model, the share whose first attempt
-  was accepted (not refused as invalid output, cut off, or rejected by a write guard);
+- first-try validity: of the sources attempted, the share whose first attempt was done
+  (accepted and applied), and of those whose first attempt got an answer, the share whose
+  answer was not refused (invalid output, cut off, or rejected by a write guard);
 - failures by code and reason, over all attempts;
 - seconds per attempt (the first call apart: a local server warms on it);
 - whether a retry after a refused answer then passed (``--retries``, default 1: a refused
@@ -250,15 +251,18 @@ def report(home: Path, attempts: list[dict[str, Any]], answers: list[dict[str, A
     for attempt in attempts:
         by_source.setdefault(attempt["source_id"], []).append(attempt)
     called = list(by_source.values())  # the sources the worker attempted
-    first_ok = sum(1 for a in called if a[0]["code"] not in ANSWER_FAILURES)
+    first_done = sum(1 for a in called if a[0]["code"] is None)
+    answered = [a for a in called if a[0]["code"] is None or a[0]["code"] in ANSWER_FAILURES]
+    first_ok = sum(1 for a in answered if a[0]["code"] is None)
     retried = [a for a in called if a[0]["code"] in ANSWER_FAILURES and len(a) > 1]
     seconds = [a["seconds"] for a in attempts]
     learned = claims(home)
     return {
         "sources": len(sources(home)),
         "attempts": len(attempts),
-        "first_try_valid": f"{first_ok}/{len(called)}",
-        "first_try_validity": round(first_ok / len(called), 3) if called else None,
+        "first_try_done": f"{first_done}/{len(called)}",
+        "first_try_validity": round(first_done / len(called), 3) if called else None,
+        "first_answers_accepted": f"{first_ok}/{len(answered)}",
         "retry_then_passed": f"{sum(1 for a in retried if a[1]['code'] is None)}/{len(retried)}",
         "failures": dict(Counter(a["error"] for a in attempts if a["error"])),
         "seconds": {
