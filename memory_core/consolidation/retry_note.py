@@ -55,7 +55,8 @@ _NOTES: dict[str, str] = {
     'Copy a candidate\'s id exactly, or leave "replaces" null',
     Reason.OTHER_ORIGIN_TARGET: '"replaces" named a claim of another project. Leave "replaces" null',
     Reason.DUPLICATE_TARGET: 'two claims replaced the same candidate. Give each candidate at most one "replaces"',
-    Reason.REPLACEMENT_CYCLE: '"replaces" formed a cycle. Replace only candidates, never a claim of this answer',
+    Reason.REPLACEMENT_CYCLE: "one claim restated a candidate unchanged while another replaced that candidate. "
+    "Either restate a candidate or replace it, never both",
     Reason.PROGRESS_RULE: 'a progress source may only propose "project_state" claims, each replacing one nominated id',
     Reason.PINNED_TARGET: '"replaces" named a pinned claim, which only the user changes. Leave it out',
     Reason.STALE_TARGET: '"replaces" named a candidate that has changed since. Leave it out',
