@@ -147,6 +147,7 @@ def attempt(name: str, spec: dict[str, Any], place: Place, tag: str = "") -> dic
             MEMEVO_MODEL_URL=server.base_url,
             MEMEVO_MODEL="fake",
             MEMEVO_ATTEMPT_SECONDS=str(spec.get("attempt_seconds", 10)),
+            MEMEVO_FIRST_CALL_SECONDS=str(spec.get("attempt_seconds", 10)),  # every call on the same deadline
         ),
     ):
         with Store.open(place.home) as store, store.transaction() as conn:
