@@ -4,6 +4,11 @@ each hook process; and in-process recall of the worst query shapes at both sizes
 
     python bench/hooks.py [--runs 15] [--sizes 10000,100000] [--stores distinct,copies]
                           [--cache DIR] [--quick] [--questions FILE]
+    python bench/hooks.py --syncs [--runs 15] [--database-url postgresql://…]
+
+``--syncs`` measures the capture hooks' disk syncs (``fsync``/``fdatasync`` counted with
+strace) and wall time over bare instead, with and without a running worker
+(``bench/capture_syncs.py``, docs/hooks.md "Disk syncs of a capture").
 
 Two stores (``bench/distinct_store.py``), each built at every size:
 
@@ -90,7 +95,18 @@ def main() -> None:
     parser.add_argument(
         "--questions", type=Path, help="a JSON list of the questions to ask (or an object of lists by store)"
     )
+    parser.add_argument(
+        "--syncs",
+        action="store_true",
+        help="only the capture hooks' disk syncs and wall time, with and without a worker (bench/capture_syncs.py)",
+    )
+    parser.add_argument("--database-url", default=None, help="with --syncs: also through the PostgreSQL gateway")
     args = parser.parse_args()
+    if args.syncs:
+        from bench.capture_syncs import measure
+
+        print(json.dumps(measure(4 if args.quick else args.runs, args.database_url), indent=2))
+        return
     runs = 4 if args.quick else args.runs
     sizes = [int(s) for s in args.sizes.split(",")]
     realistic = (distinct_store.EVAL / "locomo-dev.json").exists()

@@ -46,6 +46,7 @@ COMMAND_MODULES: dict[str, str] = {
     "serve": "serve_cmd",
     "mcp": "mcp_cmd",
     "migrate-to": "migrate_cmd",
+    "restore": "restore_cmd",
     "review": "review_cmd",
     "log": "log_cmd",
     "ui": "ui_cmd",

@@ -23,6 +23,9 @@ __all__ = ["COMMAND_MODULES", "MemevoGroup", "_commands_of", "cli", "discover_co
 
 
 _hook_handled = False  # set by main() once the hook entry has printed its result
+# memory_core.model_providers.MODEL_CALL_MARKER, spelt out: a hook imports nothing it can avoid
+# (a test keeps the two equal).
+MODEL_CALL_MARKER = "MEMEVO_MODEL_CALL"
 
 
 def run() -> None:
@@ -65,6 +68,14 @@ def main() -> None:
     """Run the command line in :data:`sys.argv` (the console script runs it through :func:`run`)."""
     args = sys.argv[1:]
     if args[:1] == ["hook"]:
+        import os
+
+        if os.environ.get(MODEL_CALL_MARKER):
+            # Run by an agent that memevo's worker started as its model: nothing of a
+            # consolidation is ever captured, recalled or logged (docs/hooks.md).
+            global _hook_handled
+            _hook_handled = True
+            sys.exit(0)
         from cli import regex_cache
         from cli.hooks.deferred_modules import HOOK_DEFERRED, defer
 
@@ -76,7 +87,6 @@ def main() -> None:
         handled = hook_main(args[1:])
         regex_cache.save()
         if handled:
-            global _hook_handled
             _hook_handled = True
             sys.exit(0)
     from cli.group import cli

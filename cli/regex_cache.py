@@ -142,7 +142,10 @@ def save(directory: str | None = None) -> int:
             )
         temporary = f"{path}.{os.getpid()}.tmp"
         try:
-            with open(temporary, "wb") as handle:
+            # Private whatever the umask, like every file in the state dir.
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+            with os.fdopen(fd, "wb") as handle:
+                os.fchmod(handle.fileno(), 0o600)
                 handle.write(marshal.dumps(entries))
             os.replace(temporary, path)
         finally:

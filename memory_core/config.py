@@ -7,6 +7,7 @@ Read only at entry points (CLI commands, the worker). Everything below receives 
 from __future__ import annotations
 
 import os
+import shutil
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from memory_core import model_providers as providers
 from memory_core.errors import ConfigError
 from memory_core.paths import state_home
 from memory_core.store.backend import POSTGRESQL, REDIS, Backend, Queue, parse_database_url, parse_queue_url, redact
@@ -28,6 +30,8 @@ URL_FIELDS = frozenset({"database_url", "queue_url"})
 ALLOWED = {
     "home": "a directory path",
     "model_url": "an http:// or https:// base URL of an OpenAI-compatible API",
+    "model_provider": "openai, claude-code, codex, gemini or pi",
+    "model_command": "the path of an executable file (the agent's CLI), or a program name found on PATH",
     "model": "a model name, 1-200 characters",
     "model_api_key": "an API key (environment only)",
     "attempt_seconds": "a number of seconds between 1 and 3600",
@@ -55,6 +59,11 @@ class Settings(BaseModel):
 
     home: Path
     model_url: str | None = None
+    # Who answers the worker's model call (memory_core.model_providers): an OpenAI-compatible
+    # server (openai, the default when model_url is set) or an agent's own CLI and login.
+    model_provider: Literal["openai", "claude-code", "codex", "gemini", "pi"] | None = None
+    # The CLI a CLI provider runs: unset finds the provider's program on PATH at each attempt.
+    model_command: str | None = Field(default=None, min_length=1, max_length=4096)
     model: str | None = Field(default=None, min_length=1, max_length=200)
     model_api_key: SecretStr | None = None
     attempt_seconds: float = Field(default=120.0, ge=1, le=3600)
@@ -66,8 +75,9 @@ class Settings(BaseModel):
     model_output_limit: int | None = Field(default=None, ge=1)
     # A guard against runaway spending, not a throttle: a burst of a few thousand captured
     # sources (a first day, an import) drains the same day (docs/operations.md, budgets).
-    daily_model_calls: int = Field(default=5_000, ge=0)
-    daily_model_tokens: int = Field(default=10_000_000, ge=0)
+    # Unset: a subscription-safe default for a CLI provider (memory_core.model_providers).
+    daily_model_calls: int = Field(default=providers.HTTP_DAILY_CALLS, ge=0)
+    daily_model_tokens: int = Field(default=providers.HTTP_DAILY_TOKENS, ge=0)
     # How the model is asked for JSON: auto tries the answer's JSON schema in the spellings
     # of the common servers, then plain JSON mode, then nothing, remembering what the server
     # accepted (workers/json_modes.py).
@@ -83,6 +93,16 @@ class Settings(BaseModel):
     # (memory_core.project, which the hooks use to read it without these models):
     # one name, or per directory a table of path -> name, the longest enclosing path winning.
     project: str | dict[str, str] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _cli_budget(cls, values: Any) -> Any:
+        # A person's plan is the budget: a CLI provider's daily caps default lower.
+        if isinstance(values, dict) and providers.is_cli_provider(_lowered(values.get("model_provider"))):
+            values = dict(values)
+            values.setdefault("daily_model_calls", providers.CLI_DAILY_CALLS)
+            values.setdefault("daily_model_tokens", providers.CLI_DAILY_TOKENS)
+        return values
 
     @model_validator(mode="after")
     def _backend_urls(self) -> Settings:
@@ -101,10 +121,21 @@ class Settings(BaseModel):
         """The queue: following the store, or a Redis."""
         return parse_queue_url(self.queue_url or "", self.backend)
 
-    @field_validator("model_json_mode", mode="before")
+    @field_validator("model_json_mode", "model_provider", mode="before")
     @classmethod
     def _lower_mode(cls, value: Any) -> Any:
-        return value.strip().lower() if isinstance(value, str) else value
+        return _lowered(value)
+
+    @field_validator("model_command")
+    @classmethod
+    def _executable(cls, value: str | None) -> str | None:
+        # A path is checked at start; a bare program name is looked up on PATH per attempt.
+        if value is None or "/" not in value:
+            return value
+        path = Path(value).expanduser()
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise ValueError("not an executable file")
+        return str(path.absolute())
 
     @field_validator("project")
     @classmethod
@@ -125,12 +156,57 @@ class Settings(BaseModel):
         return value.rstrip("/")
 
     @property
+    def provider(self) -> str | None:
+        """The effective provider: the one set, else ``openai`` when a model URL is set."""
+        if self.model_provider is not None:
+            return self.model_provider
+        return providers.OPENAI if self.model_url else None
+
+    @property
+    def uses_cli(self) -> bool:
+        """Whether the worker's model call runs an agent's CLI."""
+        return providers.is_cli_provider(self.provider)
+
+    @property
+    def cli_model(self) -> str | None:
+        """The model a CLI provider asks for: ``model``, else the provider's default."""
+        if not self.uses_cli:
+            return None
+        return self.model or providers.DEFAULT_MODELS.get(self.provider or "")
+
+    def cli_command(self) -> str | None:
+        """The absolute path of the CLI a CLI provider runs, looked up now (``None`` when it
+        is not found, or for the HTTP provider)."""
+        if not self.uses_cli:
+            return None
+        name = self.model_command or providers.COMMANDS[self.provider or ""]
+        if "/" in name:
+            return name if os.path.isfile(name) and os.access(name, os.X_OK) else None
+        found = shutil.which(name)
+        return str(Path(found).absolute()) if found else None
+
+    @property
     def model_configured(self) -> bool:
-        """True when the worker has a model to call (both the URL and the name are set)."""
+        """True when the worker has a model to call: a CLI provider whose CLI is found, or
+        both the URL and the name of an OpenAI-compatible server."""
+        if self.uses_cli:
+            return self.cli_command() is not None
         return bool(self.model_url and self.model)
 
     def model_setup_hint(self) -> str:
         """What to set for a model, naming only what is missing."""
+        if self.model_provider is None and not self.model_url and not self.model:
+            return (
+                "run `memevo install AGENT --learn` (or set MEMEVO_MODEL_PROVIDER=claude-code, codex, gemini or pi) "
+                "to learn with your agent's own login, or set MEMEVO_MODEL_URL and MEMEVO_MODEL for an "
+                "OpenAI-compatible server"
+            )
+        if self.uses_cli:
+            name = self.model_command or providers.COMMANDS[self.provider or ""]
+            return (
+                f"install {providers.TITLES[self.provider or '']} so that `{name}` runs for the worker "
+                "(on its PATH), or set MEMEVO_MODEL_COMMAND to the CLI's absolute path"
+            )
         wanted = {
             "MEMEVO_MODEL_URL": (
                 self.model_url,
@@ -178,10 +254,17 @@ class Settings(BaseModel):
                 out[name] = str(value)
             else:
                 out[name] = value
+        out["model_provider"] = self.provider
+        if self.uses_cli:
+            out["model"] = self.cli_model or f"{providers.TITLES[self.provider or '']}'s own default"
         out["lease_seconds"] = self.lease_seconds
         out["store"] = store_label(self.backend)
         out["queue"] = queue_label(self.queue, self.backend)
         return out
+
+
+def _lowered(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
 
 
 def _printable_name(name: str) -> bool:

@@ -120,6 +120,12 @@ class Reason(StrEnum):
     RESPONSE_TOO_LARGE = "response_too_large"
     NO_CHOICES = "no_choices"
     DEADLINE = "deadline"
+    # An agent's CLI as the model (unavailable, provider, invalid_output).
+    CLI_MISSING = "cli_missing"
+    CLI_EXIT = "cli_exit"
+    CLI_ERROR = "cli_error"
+    NOT_LOGGED_IN = "not_logged_in"
+    NO_MODEL_REPORTED = "no_model_reported"
     # The worker (interrupted).
     LEASE_EXPIRED = "lease_expired"
     INTERNAL_ERROR = "internal_error"

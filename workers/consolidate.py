@@ -38,7 +38,7 @@ from memory_core.jobs.model_state import remember_json_mode, remembered_json_mod
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
 from memory_core.store.origin_aliases import project_origins
-from workers import json_modes, liveness, model_client
+from workers import json_modes, liveness, model_client, providers
 from workers.logs import worker_logger
 
 
@@ -172,9 +172,21 @@ def _record_failure(
             return fail_job(conn, lease, code, clock.now(), reason=reason, retry_after=retry_after)
 
 
+def _log_cli_call(log: Any, source_id: str, completion: model_client.Completion) -> None:
+    spent = getattr(completion, "cost_usd", None)
+    log.info(
+        "%s: %s answered through the agent's CLI, %d prompt and %d output tokens%s",
+        source_id,
+        completion.model,
+        completion.prompt_tokens,
+        completion.completion_tokens,
+        f", reported cost ${spent:.4f}" if spent is not None else "",
+    )
+
+
 def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> AttemptOutcome:
     source = lease.source
-    model_id = settings.model or "unconfigured"  # captured before the call, for provenance
+    model_id = settings.model or "unconfigured"  # captured before the call, for provenance (HTTP)
     code: ErrorCode
     reason: str | None = None
     retry_after: float | None = None
@@ -183,15 +195,20 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         messages = build_messages(
             source, candidates, now=clock.now(), origins=project_origins(store.conn, source.origin)
         )
-        mode, fallback = _json_mode(settings, store)
+        # A CLI provider asks for the contract its own way (workers.providers).
+        mode, fallback = ("off", False) if settings.uses_cli else _json_mode(settings, store)
         try:
-            completion = model_client.complete(settings, messages, json_mode=mode, fallback=fallback)
+            completion = providers.complete(settings, messages, json_mode=mode, fallback=fallback)
         except model_client.ModelCallError as exc:
             _remember_json_mode(settings, store, mode, exc.json_mode, log)
             raise
         _remember_json_mode(settings, store, mode, completion.json_mode, log)
         with store.transaction() as conn:
             count_tokens(conn, clock.now(), completion.prompt_tokens, completion.completion_tokens)
+        if settings.uses_cli:
+            # The model the agent's CLI reported it ran (an alias such as "haiku" names none).
+            model_id = completion.model
+            _log_cli_call(log, source.id, completion)
         batch = parse_model_output(completion.text)
         with store.transaction() as conn:
             report = apply_batch(conn, lease, batch, candidates, model_id, clock.now())

@@ -160,8 +160,11 @@ def complete(
 
 
 def call_deadline(settings: Settings) -> float:
-    """Seconds the next :func:`complete` may take: ``first_call_seconds`` until this process
-    has had an answer from the configured server and model, then ``attempt_seconds``."""
+    """Seconds the next model call may take: through a server, ``first_call_seconds`` until
+    this process has had an answer from it and its model, then ``attempt_seconds``; through
+    an agent's CLI (workers/providers), ``attempt_seconds``."""
+    if settings.uses_cli:
+        return settings.attempt_seconds
     return model_warmup.call_seconds(settings)
 
 

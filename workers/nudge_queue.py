@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from memory_core.paths import state_home
+from memory_core.store.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
 from memory_core.store.connection import ensure_private_dir, make_private
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -120,6 +121,12 @@ def _connect(path: Path) -> sqlite3.Connection:
                 conn.close()
                 raise
             time.sleep(0.01)
+    # A nudge is no promise to the person: the source and its job are durable in memory.db, and
+    # the worker's recovery re-nudges what a lost message left (huey's own storage does not sync
+    # either). So no disk sync here, and no checkpoint when the hook closes the file.
+    conn.execute("PRAGMA synchronous=NORMAL")
+    skip_checkpoint_on_close(conn, str(path))
+    fold_large_wal(conn, str(path))
     for statement in DDL:
         conn.execute(statement)
     return conn

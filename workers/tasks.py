@@ -16,7 +16,10 @@ from huey import crontab
 from workers.app import huey
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memory_core.config import Settings
+    from memory_core.store.database import Store
 
 # recover() re-nudges due sources only while the queue is short, so a backlog is not
 # multiplied by one copy per minute.
@@ -85,6 +88,13 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
             failures = recover_expired_leases(conn, now)
             if periodic:
                 forget_silent_workers(conn, now)
+        if periodic and store.backend.is_sqlite:
+            # Connections close without a checkpoint (memory_core.store.close_checkpoint): the
+            # worker folds the WAL into the database once a minute, waiting for no one.
+            from memory_core.store.close_checkpoint import truncate_wal
+
+            truncate_wal(store.conn)  # type: ignore[arg-type]
+            daily_backup(store, cfg.home, now)
         for failure in failures:
             worker_logger(cfg.home).warning(
                 "lease expired on %s: interrupted failure %d", failure.source_id, failure.consecutive_failures
@@ -104,6 +114,22 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
     return {"interrupted": len(failures), "nudged": nudged}
 
 
+def daily_backup(store: Store, home: Path, now: float) -> None:
+    """Once a day, a checked copy of memory.db in backups/ (memory_core.store.backups); a copy
+    that fails its check is logged as an error and not kept."""
+    from memory_core.errors import StoreError
+    from memory_core.store.backups import make_daily_backup
+    from workers.logs import worker_logger
+
+    try:
+        made = make_daily_backup(store.conn, home, now)  # type: ignore[arg-type]
+    except (StoreError, OSError) as exc:
+        worker_logger(home).error("daily backup: %s", exc)
+        return
+    if made is not None:
+        worker_logger(home).info("daily backup: %s", made.name)
+
+
 def announce_missing_model() -> bool:
     """Say once, on the consumer's stderr and in the worker log, that no model is configured
     and what to set (the first of the worker processes starting together says it). True if
@@ -115,6 +141,14 @@ def announce_missing_model() -> bool:
 
     cfg = settings()
     if cfg.model_configured:
+        if cfg.uses_cli:
+            worker_logger(cfg.home).info(
+                "learning through the agent's CLI %s (model %s; daily budget %d calls, %d tokens)",
+                cfg.cli_command(),
+                cfg.cli_model or "its own default",
+                cfg.daily_model_calls,
+                cfg.daily_model_tokens,
+            )
         return False
     with Store.open(cfg.home) as store:
         with store.transaction() as conn:

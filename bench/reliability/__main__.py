@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.reliability import (  # noqa: E402
     chaos,
     concurrency,
+    everyday,
     gateway_chaos,
     hook_fuzz,
     model_replies,
@@ -38,6 +39,7 @@ from bench.reliability.harness import print_figures  # noqa: E402
 CHECKS = (
     "chaos",
     "concurrency",
+    "everyday",
     "hook_fuzz",
     "model_replies",
     "planted_secrets",
@@ -56,6 +58,8 @@ def main() -> None:
     parser.add_argument("--producers", type=int, default=8)
     parser.add_argument("--captures", type=int, default=250)
     parser.add_argument("--consumers", type=int, default=2, help="consumers (machines) sharing the queue")
+    parser.add_argument("--everyday-seconds", type=float, default=150.0, help="everyday: seconds of load")
+    parser.add_argument("--model-delay", type=float, default=6.0, help="everyday: the model's seconds per answer")
     parser.add_argument("--fuzz-examples", type=int, default=2_000)
     parser.add_argument("--random", action="store_true", help="fresh random fuzz examples")
     parser.add_argument("--database-url", default=None, help="run on PostgreSQL, in fresh schemas of this database")
@@ -68,6 +72,8 @@ def main() -> None:
             figures = chaos.run(args.kills, args.consolidations, consumers=args.consumers, workers=1, database_url=url)
         elif name == "concurrency":
             figures = concurrency.run(args.producers, args.captures, 1, consumer_count=args.consumers, database_url=url)
+        elif name == "everyday":
+            figures = everyday.run(args.everyday_seconds, args.model_delay, database_url=url)
         elif name == "hook_fuzz":
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -48,10 +48,17 @@ def build_doctor_report(
     checks.extend(mcp_checks(project_dir, env, home))
     db = health.inspect_database(home)
     checks.append(health.worker_check(db, now))
-    model = health.model_config_check(settings, config_error)
+    if settings is not None and settings.uses_cli:
+        from workers.providers.doctor import cli_call_check, cli_model_check
+
+        model = cli_model_check(settings)
+        call_check = cli_call_check
+    else:
+        model = health.model_config_check(settings, config_error)
+        call_check = model_check
     checks.append(model)
-    if check_model and settings is not None and model["status"] == health.OK:
-        checks.append(model_check(settings))
+    if check_model and settings is not None and model["status"] != health.ERROR:
+        checks.append(call_check(settings))
     elif model["status"] == health.OK:
         model["summary"] += " (not contacted; `memevo doctor --check-model` sends one tiny request)"
     checks.append(health.database_check(db, home))

@@ -41,9 +41,13 @@ def render_install(data: dict[str, Any]) -> str:
     if data["dry_run"]:
         return _dry_run_text(data)
     if not data["changed"]:
-        return (
-            f"memevo's {data['title']} hooks are already installed in {data['path']} ({data['scope']} scope); "
-            "nothing changed.\nCheck everything with: memevo doctor"
+        return "\n".join(
+            [
+                f"memevo's {data['title']} hooks are already installed in {data['path']} ({data['scope']} scope); "
+                "nothing changed.",
+                *_learn_lines(data),
+                "Check everything with: memevo doctor",
+            ]
         )
     verb = "Updated" if data["action"] == "updated" else "Installed"
     lines = [f"{verb} memevo's {data['title']} hooks in {data['path']} ({data['scope']} scope)."]
@@ -70,8 +74,25 @@ def render_install(data: dict[str, Any]) -> str:
             f"Keep `memevo serve --port {data['port']}` running beside the worker (the Procfile's serve: line): "
             "without it these hooks fail and the agent goes on without memory."
         )
+    lines.extend(_learn_lines(data))
     lines.append("Next: start the worker with `memevo worker`, then check everything with `memevo doctor`.")
     return "\n".join(lines)
+
+
+def _learn_lines(data: dict[str, Any]) -> list[str]:
+    learn = data.get("learn")
+    if learn is None:
+        return [data["learn_hint"]] if data.get("learn_hint") else []
+    model = learn["model"] or f"{learn['title']}'s own default model"
+    lines = [
+        f'The worker learns with {learn["title"]}\'s own login: model_provider = "{learn["provider"]}" in '
+        f"{learn['config_file']}" + ("" if learn["changed"] else " (already set)") + ".",
+        f"  model {model}; daily budget {learn['daily_model_calls']} calls and {learn['daily_model_tokens']:,} "
+        "tokens (daily_model_calls, daily_model_tokens)",
+    ]
+    if learn["setup_hint"]:
+        lines.append(f"  but the CLI is not found: {learn['setup_hint']}")
+    return lines
 
 
 def _mcp_lines(mcp: dict[str, Any] | None) -> list[str]:
@@ -127,6 +148,12 @@ def render_uninstall(data: dict[str, Any]) -> str:
     default=None,
     help=f"With --transport http: the port `memevo serve` listens on (default {DEFAULT_PORT}).",
 )
+@click.option(
+    "--learn",
+    is_flag=True,
+    help="Also make this agent's own CLI and login the worker's model (model_provider in the state "
+    "dir's config.toml); prints the model and daily budget it will use. See docs/operations.md.",
+)
 @json_option
 def install_command(
     agent: str,
@@ -135,6 +162,7 @@ def install_command(
     dry_run: bool,
     transport: str,
     port: int | None,
+    learn: bool,
     as_json: bool,
 ) -> None:
     """Add memevo's hooks to an agent's settings file, and register its read-only MCP server
@@ -152,6 +180,14 @@ def install_command(
         transport=transport,
         port=port,
     )
+    if not dry_run:
+        from cli.install.learn import learn_with, no_model_hint
+        from memory_core.paths import state_home
+
+        if learn:
+            data["learn"] = learn_with(state_home(), agent)
+        else:
+            data["learn_hint"] = no_model_hint(agent)
     emit(data, as_json, render_install)
 
 

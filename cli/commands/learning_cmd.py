@@ -44,6 +44,8 @@ def render_learning(report: dict[str, Any]) -> str:
         for decision in entry.get("decisions") or []:
             if isinstance(decision, dict):
                 lines.append(_decision_line(decision))
+        for note in entry.get("reading") or []:
+            lines.append(f"  {'read':<10} {note}")
     return "\n".join(lines)
 
 
@@ -62,7 +64,9 @@ def learning_command(limit: int, as_json: bool) -> None:
 
     Each turn lists the user statement and the progress observation: the source it became,
     or the reason it was skipped (no statement, a question, a duplicate, no work request,
-    no work operation, excluded, no target). Newest first.
+    no work operation, excluded, no target). A "read" line says what reading the turn left
+    out and why (operations past the bound, records too long, a turn the transcript did not
+    hold). Newest first.
     """
     entries = read_entries(settings().home, limit)
     emit({"turns": entries}, as_json, render_learning)

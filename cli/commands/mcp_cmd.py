@@ -15,6 +15,14 @@ def mcp_command() -> None:
     message per line until stdin closes. Read-only: no tool writes the memory store. Its log
     is logs/mcp.log in the state dir.
     """
+    import os
+
+    from memory_core.model_providers import MODEL_CALL_MARKER
+
+    if os.environ.get(MODEL_CALL_MARKER):
+        # Started by an agent that memevo's worker runs as its model (which loads no MCP
+        # server; this is the second line of defence): no lookup, no log line.
+        sys.exit(0)
     from cli.mcp.server import serve
     from memory_core.paths import state_home
 

@@ -59,9 +59,11 @@ def render_status(report: dict[str, Any]) -> str:
         lines.append(f"  failing {job['source_id']}: {job['failures']} failures, {why}, {due}")
     worker = report["worker"]
     lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}")
+    if worker.get("model_provider"):
+        lines.append(f"model:           {worker['model_provider']}, {worker['model'] or 'its own default model'}")
     lines.append(
-        f"model today:     {worker['model_calls_today']} calls, "
-        f"{worker['model_tokens_today']} tokens"
+        f"model today:     {worker['model_calls_today']} of {worker['daily_call_limit']} calls, "
+        f"{worker['model_tokens_today']:,} of {worker['daily_token_limit']:,} tokens"
         + (f" (daily budget spent; resets {worker['budget_resets_at']})" if worker["budget_spent"] else "")
     )
     lines.append(f"budget:          {render_budget(report['budget'])}")

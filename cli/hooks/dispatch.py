@@ -93,6 +93,8 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
                 nudged = nudge_captured_in(conn, captured.created)
     else:
         captured = capture_turn(None, plan, now)
+    if event.notes:  # what the adapter left out of the turn, and why
+        captured.log["reading"] = list(event.notes)
     append_entry(home, captured.log)
     if captured.created:
         from cli.nudge import nudge_captured

@@ -21,6 +21,7 @@ import json
 import sys
 
 from cli.hooks.event import Frozen, HookEvent
+from cli.hooks.hook_log import log_failure as log_failure
 from memory_core.errors import MemevoError, StoreError, UsageError
 from memory_core.sanitize import valid_text
 
@@ -55,24 +56,6 @@ class HookRun(tuple):  # type: ignore[type-arg]
     @property
     def stderr(self) -> str:
         return self[1]  # type: ignore[no-any-return]
-
-
-def log_failure(message: str, detail: str | None = None) -> None:
-    """Append to logs/hooks.log in the state dir; never raises."""
-    try:
-        from memory_core import clock
-        from memory_core.paths import state_home
-        from memory_core.store.connection import ensure_private_dir
-
-        logs = ensure_private_dir(state_home() / "logs")
-        path = logs / "hooks.log"
-        with open(path, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(f"{clock.iso(clock.now())} {message}\n")
-            if detail:
-                handle.write(detail.rstrip() + "\n")
-        path.chmod(0o600)
-    except Exception:
-        pass
 
 
 def parse_payload(raw: bytes) -> dict[str, Any]:
@@ -193,11 +176,29 @@ def run_payload(
         log_failure(f"{label}: {message}")
         return HookRun("\n".join(out), f"memevo hook: {message}")
     except Exception as exc:  # fail open: the agent's turn goes on
+        damage = damaged_store(exc)
+        if damage is not None:
+            log_failure(f"{label}: {damage}")
+            return HookRun("\n".join(out), f"memevo hook: {damage}")
         import traceback
 
         log_failure(f"{label}: internal error", traceback.format_exc())
         return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log")
     return HookRun("\n".join(out), "")
+
+
+def damaged_store(exc: Exception) -> str | None:
+    """The line a hook says when SQLite found ``memory.db`` damaged (``None`` for anything
+    else): the hook fails open, and `memevo doctor` names the backup to put back."""
+    sqlite3 = sys.modules.get("sqlite3")  # loaded already if a database raised it
+    if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError):
+        return None
+    from memory_core.store.damage import is_damage
+
+    if not is_damage(str(exc)):
+        return None
+    problem = valid_text(str(exc))
+    return f"memory.db is damaged ({problem}); `memevo doctor` names a backup, `memevo restore` puts it back"
 
 
 def read_input(event: str | None) -> bytes:

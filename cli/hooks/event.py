@@ -29,6 +29,7 @@ MAX_TOOL_NAME = 128
 MAX_OPERATION_INPUT = 2_000
 MAX_OPERATION_OUTPUT = 4_000
 MAX_FINAL_MESSAGE = 8_000
+MAX_NOTES = 8
 
 
 class HookInputError(ValueError):
@@ -167,6 +168,7 @@ class HookEvent(Frozen):
         "final_message",
         "ended_in_error",
         "transcript_path",
+        "notes",
     )
     event: str
     agent: str
@@ -179,6 +181,7 @@ class HookEvent(Frozen):
     final_message: str | None
     ended_in_error: bool
     transcript_path: str | None
+    notes: tuple[str, ...]  # what an adapter left out of the turn and why (the learning log shows it)
 
     def __init__(
         self,
@@ -193,6 +196,7 @@ class HookEvent(Frozen):
         final_message: str | None = None,
         ended_in_error: bool = False,
         transcript_path: str | None = None,
+        notes: tuple[str, ...] = (),
     ) -> None:
         self._set(
             event=event,
@@ -206,6 +210,7 @@ class HookEvent(Frozen):
             final_message=final_message,
             ended_in_error=ended_in_error,
             transcript_path=transcript_path,
+            notes=notes,
         )
         if self.event not in EVENT_NAMES:
             raise HookInputError(f"event must be one of {', '.join(EVENT_NAMES)}")
@@ -229,6 +234,10 @@ class HookEvent(Frozen):
             raise HookInputError("ended_in_error must be true or false")
         if self.transcript_path is not None:
             _check_path("transcript_path", self.transcript_path)
+        if not isinstance(self.notes, tuple) or len(self.notes) > MAX_NOTES:
+            raise HookInputError(f"notes must be a list of at most {MAX_NOTES} strings")
+        for i, note in enumerate(self.notes):
+            _check_text(f"notes[{i}]", note, MAX_LABEL, required=True)
 
 
 def _check_path(name: str, value: object) -> None:

@@ -119,6 +119,8 @@ def warm_up() -> None:
 
     for name in (
         "cli.hooks.adapters.claude_code",
+        "cli.hooks.transcripts.stream",  # a turn end reads its turn streamed (docs/hooks.md, "Long turns")
+        "cli.hooks.transcripts.keeper",
         "cli.hooks.dispatch",
         "cli.nudge",
         "workers.nudge_queue",

@@ -77,6 +77,7 @@ def queue_page(ctx: PageContext) -> Page:
         '<h2 id="budget">Today\'s model use</h2><table aria-labelledby="budget"><tbody>',
         _rows(
             [
+                ("model", f"{worker.get('model_provider') or '-'}, {worker.get('model') or 'its own default'}"),
                 ("model calls", f"{worker['model_calls_today']} of {worker['daily_call_limit']}"),
                 ("tokens", f"{worker['model_tokens_today']} of {worker['daily_token_limit']}"),
                 ("budget spent", "yes" if worker["budget_spent"] else "no"),

@@ -76,7 +76,7 @@ def _generic_features() -> frozenset[str]:
     return frozenset(features(_GENERIC_WORDS))
 
 
-def _subject_features(text: str) -> set[str]:
+def subject_features(text: str) -> set[str]:
     """Informative features of ``text`` minus generic progress words and path literals."""
     from memory_core.text.tokenize import features
 
@@ -169,7 +169,7 @@ def nominate(
     """At most ``limit`` project states of ``origin``'s project the turn names; pending first."""
     topic_features: set[str] = set()
     for text in topics:
-        topic_features |= _subject_features(text)
+        topic_features |= subject_features(text)
     found: list[Nomination] = []
     origins = project_origins(conn, origin)
     marks = ",".join("?" * len(origins))
@@ -193,7 +193,7 @@ def nominate(
         aliases = " ".join(t for t in terms if isinstance(t, str)) if isinstance(terms, list) else ""
         text = f"{content}\n{aliases}"
         strength, conflict = _path_strength(_claim_paths(content), text, resources)
-        if strength == 0 and not conflict and topic_features & _subject_features(text):
+        if strength == 0 and not conflict and topic_features & subject_features(text):
             strength = TOPIC
         if strength:
             found.append(Nomination(str(memory_id), is_pending(content), strength, float(updated_at)))

@@ -246,8 +246,13 @@ def _progress(conn: DbConn, plan: TurnPlan, progress: ProgressPlan, now: float) 
     if existing is not None:
         return Decision(PROGRESS, "duplicate", existing)
     from memory_core.capture.progress_targets import nominate  # a turn without work never nominates
+    from memory_core.capture.topic_carry import carried_topic, earlier_requests
 
-    nominated = nominate(conn, origin=plan.origin, topics=progress.topics, resources=progress.resources)
+    topics = progress.topics
+    carried = carried_topic(progress.request, topics, earlier_requests(conn, plan.agent, plan.session_id))
+    if carried is not None:  # "now push it": the previous request's topic, as recall carries it
+        topics = (carried, *topics)
+    nominated = nominate(conn, origin=plan.origin, topics=topics, resources=progress.resources)
     if not nominated:
         return Decision(PROGRESS, "no_target")
     targets = tuple(n.memory_id for n in nominated)

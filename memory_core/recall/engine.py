@@ -317,7 +317,9 @@ def _add_pair(
                 continue
             known = scored[0]
         both = {f: 1 for f in (*anchor.matched, *known.matched)}
-        if scorer.coverage(both) < MIN_FOCUS_COVERAGE:
+        # Together they must answer as one claim would: enough of the question, and about
+        # the subject it names (a port of another subject is no answer about this one).
+        if scorer.coverage(both) < MIN_FOCUS_COVERAGE or not scorer.names_answered(both):
             continue
         # A claim already among the candidates (``explain --claim`` scored it on its own) is
         # that candidate: the one reported must be the one chosen.

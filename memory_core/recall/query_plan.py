@@ -21,23 +21,21 @@ from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
+from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
+from memory_core.text.follow_up import is_continuation, is_subject, points_back
 from memory_core.text.grammar import asks_place_or_time
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.tokenize import normalize
-from memory_core.text.vocabulary import ANAPHORA, CONTINUATION, RESET
+from memory_core.text.vocabulary import ANAPHORA, RESET
 
 MAX_TEXTS = 6
 MAX_TEXT_BYTES = 2048
 # Only this many trailing texts are even looked at when slots are formed.
 MAX_EXAMINED = 4096
-# A bare continuation ("ok, go on please") is short; longer texts are never tested as one.
-MAX_CONTINUATION_CHARS = 256
 # The most terms one text contributes to a plan (half from its start, half from its end):
 # far more than any question names, so it only bounds the index reads of a pasted wall of text.
 MAX_QUERY_TERMS = 256
-# A pronoun only marks a follow-up in a short question ("does it support WAL?"); a longer
-# sentence that happens to say "it" is usually about what it names itself.
-MAX_ANAPHORIC_UNITS = 3
 # The most background terms a plan carries (the most recent earlier texts first): enough
 # for a conversation's subjects, and a bound on what a pasted wall of text makes recall read.
 MAX_BACKGROUND_TERMS = 64
@@ -99,12 +97,6 @@ def clip_text(text: str, limit: int = MAX_TEXT_BYTES) -> str:
     return head + "\n" + tail
 
 
-def is_subject(term: Term) -> bool:
-    """Terms that name what is talked about (not an attribute, generic word, number or a
-    word in a verb's place: "Let's fix the widget API server" is about the server)."""
-    return not (term.attribute or term.generic or term.numeric or term.verb)
-
-
 # Fields given as types: see :class:`QueryPlan`.
 class _Reading(
     NamedTuple(
@@ -113,11 +105,6 @@ class _Reading(
     )
 ):
     __slots__ = ()
-
-
-def is_continuation(text: str) -> bool:
-    """A whole message that only asks to keep going ("continue", "ok, next")."""
-    return len(text) <= MAX_CONTINUATION_CHARS and CONTINUATION.match(text) is not None
 
 
 def bound_terms(terms: list[Term]) -> list[Term]:
@@ -174,8 +161,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
             plan = plan._replace(mode="inherited") if not plan.is_empty else plan
             continue
         subjects = tuple(t for t in reading.terms if is_subject(t))
-        pointing_back = reading.anaphoric and len({t.unit for t in reading.terms}) <= MAX_ANAPHORIC_UNITS
-        if subject and (not subjects or pointing_back):
+        if subject and points_back(reading.terms, reading.anaphoric):
             own = {t.feature for t in reading.terms}
             context = tuple(t for t in subject if t.feature not in own)
             plan = QueryPlan(reading.terms, context, "follow_up" if context else "standalone", (), reading.asks_value)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from memory_core.text.grammar import ASKED
-from memory_core.text.query_features import Term
+from memory_core.text.query_features import MODIFIER, Term
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 
 # A multi-bigram Chinese subject counts as present when this share of its weight matched.
@@ -119,6 +119,22 @@ def _core(group: list[Term]) -> tuple[Term, ...]:
     if core and core[0].feature[0] in CHINESE_LONE_FILLER:
         core.pop(0)
     return tuple(core) or tuple(group)
+
+
+def unknown_names(units: tuple[Unit, ...]) -> tuple[Unit, ...]:
+    """The names of a question's subject no claim's text holds: a written-out word no claim
+    holds (only an origin's name may) that opens its noun phrase, modifying the next word ("what port does the
+    *Traefik* reverse proxy listen on?", "the *Kafka* broker port number"), not one of
+    alternatives. Another subject sharing the phrase's head or the asked attribute is no
+    answer about it. A word elsewhere ("when did Caroline *encounter* people …") is
+    phrasing the claims need not repeat; a Chinese segment no claim holds is more often
+    phrasing cut into bigrams (a short question's one Chinese subject is required by the
+    named-attribute rule instead)."""
+    return tuple(
+        unit
+        for unit in units
+        if unit.unseen and unit.named and not unit.group and not unit.cjk and unit.terms[0].role == MODIFIER
+    )
 
 
 def unit_slots(units: tuple[Unit, ...]) -> list[tuple[Unit, ...]]:

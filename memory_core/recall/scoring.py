@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.query_units import active_units, question_units, unit_slots
+from memory_core.recall.query_units import active_units, question_units, unit_slots, unknown_names
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -52,6 +52,9 @@ MIN_COMPLEMENT_COVERAGE = 0.5
 # A concept-only context subject (e.g. "database") must be covered this well.
 MIN_CONCEPT_CONTEXT_COVERAGE = 0.60
 NAMED_ATTRIBUTE_MAX_UNITS = 4
+# A question of at most this many units asking a value ("what is the Kafka broker port
+# number?") names a subject; when no claim holds it, nothing answers (unknown_names).
+UNKNOWN_SUBJECT_MAX_UNITS = 6
 LENGTH_PIVOT = 12
 # In a store of at least COMMON_MIN_CLAIMS, a feature held by more than this share of all
 # claims says as little as a filler word: it still scores, but cannot qualify a record.
@@ -169,6 +172,23 @@ class PlanScorer:
             if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and asks
             else None
         )
+        # A short question asking a value of a subject no claim names: nothing answers it.
+        self.unknown_subject = (
+            unknown_names(self.focus_units) if asks and len(slots) <= UNKNOWN_SUBJECT_MAX_UNITS else ()
+        )
+
+    def names_answered(self, masks: Mapping[str, int]) -> bool:
+        """Whether claims matching ``masks`` together speak of the subject a short question
+        names (a pair of claims, each answering part of it, must too)."""
+        if not self._names_unknown_subject(masks):
+            return False
+        if self.named_attribute is None:
+            return True
+        return any(u.matched(masks, self.weights, EVIDENCE_FIELDS | ORIGIN) for u in self.named_attribute[0])
+
+    def _names_unknown_subject(self, masks: Mapping[str, int]) -> bool:
+        """A subject no claim's text names is answered only where an origin's name holds it."""
+        return all(u.matched(masks, self.weights, ~0) for u in self.unknown_subject)
 
     def evaluate(self, masks: Mapping[str, int], body_feature_count: int) -> Evaluation:
         """Score one claim from where each query feature was found in it."""
@@ -238,6 +258,8 @@ class PlanScorer:
         weights = self.weights
         if not matched:
             return "no_focus_match"
+        if not self._names_unknown_subject(masks):
+            return "unknown_subject"
         if not any(masks.get(f, 0) & EVIDENCE_FIELDS for f in self.qualifying):
             if all((masks[f] & ~QUOTE) == 0 for f in matched):
                 return "quoted_question_only"

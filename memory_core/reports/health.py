@@ -25,6 +25,7 @@ from memory_core.jobs.clock_skew import WARN as SKEW_WARN
 from memory_core.jobs.clock_skew import measure_skew, refuse_above, skew_verdict
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
+from memory_core.reports.damage import damage_report, is_damage
 from memory_core.reports.postgres_problems import PG_SUMMARIES, postgres_fix, postgres_problem
 from memory_core.reports.status import backlog_details, memory_counts, recent_hook_errors
 from memory_core.store import migrations
@@ -106,6 +107,8 @@ def inspect_database(home: Path) -> dict[str, Any]:
     try:
         conn = _connect_readonly(backend)
     except DATABASE_ERRORS as exc:
+        if backend.is_sqlite and is_damage(str(exc)):
+            return _damaged(base, str(exc))
         found = {**base, "state": "unreadable", "error": str(exc)}
         return found if backend.is_sqlite else {**found, "problem": postgres_problem(str(exc))}
     try:
@@ -130,10 +133,18 @@ def inspect_database(home: Path) -> dict[str, Any]:
         }
         return found
     except DATABASE_ERRORS as exc:
+        if backend.is_sqlite and is_damage(str(exc)):
+            return _damaged(base, str(exc))
         where = str(path) if backend.is_sqlite else redact(backend.url)
         return {**base, "state": "unreadable", "error": f"{where}: {exc}"}
     finally:
         conn.close()
+
+
+def _damaged(base: dict[str, Any], problem: str) -> dict[str, Any]:
+    """SQLite found the file's pages damaged before any check could finish."""
+    integrity = {"quick_check": [problem], "corrupt_rows": [], "corrupt_count": 0, "ok": False}
+    return {**base, "state": "damaged", "integrity": integrity, "unread": True}
 
 
 def _connect_readonly(backend: Backend) -> DbConn:
@@ -187,20 +198,24 @@ def database_check(db: dict[str, Any], home: Path) -> dict[str, Any]:
             **versions,
         )
     backups = shlex.quote(str(home / "backups"))
-    if state == "damaged":
-        integrity = db["integrity"]
-        problem = (
-            "SQLite quick_check failed"
-            if integrity["quick_check"] != "ok"
-            else f"{integrity['corrupt_count']} corrupt rows"
-        )
+    if state == "damaged" and not on_pg and db["integrity"]["quick_check"] != "ok":
+        found = damage_report(home, db["integrity"]["quick_check"][0], migrations.SCHEMA_VERSION)
         return make_check(
             "database",
             ERROR,
-            f"{prefix}integrity problems: {problem}",
-            "memevo status  # lists them by table and id"
-            if on_pg
-            else f"memevo status  # lists them; restore a copy from {backups} if SQLite itself is damaged",
+            found["summary"],
+            found["fix"],
+            path=path,
+            integrity=db["integrity"],
+            backup=found["backup"],
+        )
+    if state == "damaged":  # the pages are sound (or on PostgreSQL, the server's): some rows are not
+        integrity = db["integrity"]
+        return make_check(
+            "database",
+            ERROR,
+            f"{prefix}integrity problems: {integrity['corrupt_count']} corrupt rows",
+            "memevo status  # lists them by table and id",
             **where,
             integrity=integrity,
         )
@@ -237,7 +252,7 @@ def clock_check(db: dict[str, Any], lease_grace_seconds: float) -> dict[str, Any
 
 def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
     """Alive when its heartbeat is younger than :data:`HEARTBEAT_STALE_SECONDS`."""
-    if db["state"] == "unreadable":
+    if db["state"] == "unreadable" or db.get("unread"):
         return make_check("worker", WARN, "unknown: the database could not be read", None)
     heartbeat = db.get("heartbeat")
     if heartbeat is None:
@@ -265,8 +280,8 @@ def worker_check(db: dict[str, Any], now: float) -> dict[str, Any]:
             ERROR,
             f"running (heartbeat {ago(age)} ago) but waiting for a model: none is configured "
             "where it runs, so captured sources wait (uncounted)",
-            "export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's environment (or config.toml), "
-            "then restart `memevo worker`",
+            "memevo install AGENT --learn  # or export MEMEVO_MODEL_URL=… MEMEVO_MODEL=… in the worker's "
+            "environment (or config.toml), or put the agent's CLI on its PATH; then restart `memevo worker`",
             **details,
             waiting_for_model=True,
         )
@@ -292,11 +307,14 @@ def model_config_check(settings: Settings | None, config_error: str | None) -> d
             "MEMEVO_MODEL_URL": "MEMEVO_MODEL_URL=http://127.0.0.1:8000/v1",
             "MEMEVO_MODEL": "MEMEVO_MODEL=<model name>",
         }
+        fix = "export " + " ".join(example[name] for name in missing)
+        if len(missing) == 2 and settings.model_provider is None:
+            fix = f"memevo install AGENT --learn  # AGENT: claude-code, codex, gemini or pi; or {fix}"
         return make_check(
             "model",
             ERROR,
             f"not configured ({' and '.join(missing)} unset): captured sources are waiting for a model",
-            "export " + " ".join(example[name] for name in missing),
+            fix,
             model_url=settings.model_url,
             model=settings.model,
         )
@@ -337,7 +355,7 @@ def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_
 def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str, Any]:
     """Whether the daily model budget can drain what waits: a warning when more sources
     wait than one day's budget allows (or the budget allows no calls at all)."""
-    from memory_core.jobs.budget import backlog
+    from memory_core.jobs.budget import backlog, usage_on
 
     if settings is None:
         return make_check("budget", WARN, "unknown: the settings are invalid", None)
@@ -350,6 +368,7 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:
         state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        used = usage_on(store.conn, now)
     except DATABASE_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     finally:
@@ -381,6 +400,10 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     return make_check(
         "budget",
         OK,
-        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today",
+        f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today "
+        f"(used today: {used.calls:,} of {settings.daily_model_calls:,} calls, {used.tokens:,} of "
+        f"{settings.daily_model_tokens:,} tokens)",
+        calls_today=used.calls,
+        tokens_today=used.tokens,
         **details,
     )

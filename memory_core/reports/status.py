@@ -139,6 +139,8 @@ def worker_section(store: Store, settings: Settings, now: float) -> dict[str, An
         "daily_token_limit": budget.token_limit,
         "budget_spent": budget.spent,
         "budget_resets_at": iso(budget.resets_at),
+        "model_provider": settings.provider,
+        "model": settings.cli_model if settings.uses_cli else settings.model,
         "model_configured": settings.model_configured,
         "worker_has_model": read_worker_model(store.conn),
         "waiting_for_model": waiting_for_model(store, settings),

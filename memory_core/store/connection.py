@@ -122,6 +122,10 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{db_path}: could not enable WAL mode (got {mode})")
+            from memory_core.store.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
+
+            skip_checkpoint_on_close(conn, str(db_path))  # the commit made it durable (close_checkpoint)
+            fold_large_wal(conn, str(db_path))
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
         if not readonly:

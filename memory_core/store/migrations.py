@@ -10,7 +10,6 @@ on both, their DDL written once for SQLite and adapted by memory_core.store.dial
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -77,12 +76,9 @@ def backup_database(conn: DbConn, backups_dir: Path, version: int, now: float) -
         copy_to_sqlite(conn, target, lambda new: build_schema(new, version))
         make_private(target)
         return target
-    dest = sqlite3.connect(target)  # SQLite creates it, in the private backups dir
-    try:
-        make_private(target)
-        conn.backup(dest)  # type: ignore[attr-defined]
-    finally:
-        dest.close()
+    from memory_core.store.backups import copy_into
+
+    copy_into(conn, target)  # type: ignore[arg-type]
     return target
 
 

@@ -13,7 +13,11 @@ index is unchanged), no dictionary of verbs:
   (an imperative: "*Fix* the widget API server", "*Help* me debug it");
 * after a task opener: ``let's``, ``let me``, ``please``, ``can/could/would/will you``,
   ``can/could/should/shall we``, ``help me``, ``I'll``, ``we will``, and ``time/need/
-  want/going/have/try/how/able/ready/plan/about … to``;
+  want/going/have/try/how/able/ready/plan/about … to``; a verb of need, obligation or
+  request before the task's verb: a modal after its subject ("I *must* fix", "we *should*
+  debug"), a request or necessity stated of the task ("I was *asked* to repair", "it is
+  *necessary* to patch", "I'd *like* you to profile"). The opener's own content word (need,
+  asked, necessary …) is no subject either;
 * the last word of a wh-question whose auxiliary comes before its subject, when only
   particles or prepositions follow it ("what port does MySQL listen on?", "where does the
   MongoDB database live?"). Where, when, how and why may be followed by an object ("when
@@ -36,11 +40,22 @@ _WORD = r"[a-z][a-z0-9'-]*"
 _ADVERB = r"(?:please|also|just|quickly|now|then|first|finally|maybe|really|actually|go\s+ahead\s+and)"
 _TASK = re.compile(
     r"\b(?:let's|lets|let\s+(?:us|me)|please|(?:can|could|would|will)\s+(?:you|u)|"
-    r"(?:can|could|should|shall)\s+(?:we|i)|help\s+(?:me|us)(?:\s+to)?|(?:i|we)(?:'ll|\s+will)|gonna|wanna|"
-    r"(?:time|need|needs|needed|want|wants|wanted|going|have|has|had|try|tries|trying|tried|how|able|ready|"
-    r"plan|plans|planning|hoping|supposed|about|decided|'d\s+like|would\s+like)\s+to)"
+    r"(?:can|could|should|shall)\s+(?:we|i)|help\s+(?:me|us)(?:\s+to)?|(?:i|we)(?:'ll|\s+will)|gonna|wanna|gotta|"
+    r"(?:time|need|needs|needed|want|wants|wanted|going|have|has|had|got|try|tries|trying|tried|how|able|ready|"
+    r"plan|plans|planning|hoping|supposed|about|decided|'d\s+like|would\s+like|"
+    # a request or a necessity stated of the task: "I was asked to …", "it is necessary to …"
+    r"asked|told|required|expected|meant|necessary|essential|important|"
+    # a request addressed to the listener: "I'd like you to …", "we need you to …"
+    r"(?:like|want|wants|need|needs|ask|asking)\s+(?:you|u))\s+to|"
+    # a modal of obligation or ability after its subject: "I must …", "we should …"
+    r"(?:i|we|you|u|they|he|she)(?:'ll|'d|'ve)?\s+(?:(?:really|still|also|just|definitely|probably)\s+)?"
+    r"(?:must|should|ought\s+to|might|may|can|could|would|shall)(?:\s+not|n't)?)"
     rf"(?=(?:\s+{_ADVERB})?\s+({_WORD}))"
 )
+# The words of a task opener that would otherwise read as subjects: the verb of need,
+# obligation or request itself ("I *need* to fix …", "it is *necessary* to patch …").
+_OPENER_WORD = re.compile(r"[a-z]+")
+_NOT_OPENER_WORDS = frozenset("i we you u they he she me us it to let's lets let".split())
 # An imperative: the first word of a sentence, right before an article, a determiner or an
 # object pronoun ("Fix the widget API server", "Help me debug it", "Check my config").
 _IMPERATIVE = re.compile(
@@ -81,9 +96,13 @@ def word_roles(text: str) -> dict[str, str]:
         return roles
     if any(w in text for w in _WH_WORDS):
         _question_roles(text, roles)
-    for pattern in (_IMPERATIVE, _TASK):
-        for match in pattern.finditer(text):
-            roles[match.group(1)] = VERB
+    for match in _IMPERATIVE.finditer(text):
+        roles[match.group(1)] = VERB
+    for match in _TASK.finditer(text):
+        roles[match.group(1)] = VERB
+        for word in _OPENER_WORD.findall(match.group(0)):
+            if word not in _NOT_OPENER_WORDS:
+                roles.setdefault(word, VERB)
     return roles
 
 

@@ -7,10 +7,13 @@ a self-correction, stripped of recall framing and relative time, and grouped.
 
 from __future__ import annotations
 
+import functools
+import re
 from collections import namedtuple
 
 from memory_core.text.concepts import BY_FEATURE
-from memory_core.text.grammar import VERB, word_roles
+from memory_core.text.grammar import ASKED, VERB, word_roles
+from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.vocabulary import (
     FRAMING,
@@ -42,7 +45,8 @@ if TYPE_CHECKING:
         group: int = 0
         # A word's place in the question's grammar (:mod:`memory_core.text.grammar`): "verb"
         # (how it asks, or what the user is about to do: never the subject it names),
-        # "asked" (a word of its wh-phrase: what it asks, not about what), or "".
+        # "asked" (a word of its wh-phrase, or completing an attribute: what it asks, not
+        # about what), "modifier" (a word before another of its noun phrase), or "".
         role: str = ""
 
 else:
@@ -117,15 +121,88 @@ def _roles(text: str) -> dict[str, str]:
     for word, role in roles.items():
         for unit in split_units(word, expand=False):
             for feature, kind in unit:
-                if kind == WORD:
+                # A concept read from a word in a verb's place is the act, not a subject
+                # ("we've got to *migrate* …", "let's *deploy* …").
+                if kind == WORD or (kind == CONCEPT and role == VERB):
                     out.setdefault(feature, role)
+    for feature, role in _phrase_roles(text).items():  # the grammar's roles come first
+        out.setdefault(feature, role)
     return out
+
+
+_LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]*")
+# Beyond this many words a text is no short question whose noun phrases matter here.
+MAX_PHRASE_WORDS = 24
+# The role of the first word of a noun phrase right before another content word of it,
+# with nothing between ("the *Traefik* reverse proxy", "the *Kafka* broker"): a name
+# modifying a head.
+MODIFIER = "modifier"
+_DETERMINERS = frozenset("the a an this that these those my our your their".split())
+_CJK_NEXT = re.compile("\\s*[\u4e00-\u9fff]")  # a Latin name before Chinese words: "Traefik 反向代理"
+
+
+def _phrase_roles(text: str) -> dict[str, str]:
+    """Roles read from a short question's noun phrases: a word right after an attribute
+    word completes what is asked ("port *number*", :data:`ASKED`); the first word of a
+    noun phrase right before another of its words modifies it (:data:`MODIFIER`).
+
+    Only the words next to a determiner or to another word are read (each once per process):
+    this runs for every text of every prompt."""
+    out: dict[str, str] = {}
+    matches = list(_LATIN_WORD.finditer(text))
+    if len(matches) > MAX_PHRASE_WORDS:
+        return out
+    for n, match in enumerate(matches):
+        adjacent_before = n > 0 and _adjacent(text, matches[n - 1], match)
+        opens = _starts_phrase(text, matches, n)
+        if not (adjacent_before or opens) or match.group() in _DETERMINERS:
+            continue
+        features = _features_of(match.group())
+        if len(features) != 1 or features[0][1] != WORD:
+            continue
+        if adjacent_before and _is_attribute(_features_of(matches[n - 1].group())):
+            out.setdefault(features[0][0], ASKED)
+        elif opens and (
+            (n + 1 < len(matches) and _adjacent(text, match, matches[n + 1]) and _features_of(matches[n + 1].group()))
+            or _CJK_NEXT.match(text, match.end())
+        ):
+            out.setdefault(features[0][0], MODIFIER)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _features_of(word: str) -> tuple[tuple[str, str], ...]:
+    return tuple(f for unit in split_units(word, expand=False) for f in unit)
+
+
+def _is_attribute(features: tuple[tuple[str, str], ...]) -> bool:
+    return any(
+        kind == CONCEPT and (concept := BY_FEATURE.get(feature)) is not None and concept.attribute
+        for feature, kind in features
+    )
+
+
+def _starts_phrase(text: str, matches: list[re.Match[str]], n: int) -> bool:
+    """Whether word ``n`` opens a noun phrase: right after a determiner ("the *Kafka*
+    broker"), or first in the text ("*Traefik* 反向代理 …")."""
+    if n == 0:
+        return not text[: matches[0].start()].strip()
+    return matches[n - 1].group() in _DETERMINERS and _adjacent(text, matches[n - 1], matches[n])
+
+
+def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
+    return not text[first.end() : second.start()].strip()
 
 
 def query_terms(text: str) -> list[Term]:
     """The distinct features of a query, grouped into units, framing removed."""
-    asking = query_text(text)
+    asking, stated_tasks = task_verbs(query_text(text))
     roles = _roles(asking)
+    for span in stated_tasks:  # the act of a task stated in Chinese, not its subject
+        for unit in split_units(span, expand=False):
+            for feature, kind in unit:
+                if kind == CJK:
+                    roles.setdefault(feature, VERB)
     terms: list[Term] = []
     seen: set[str] = set()
     unit_id = 0
@@ -149,7 +226,7 @@ def query_terms(text: str) -> list[Term]:
                     kind,
                     attribute=bool(concept and concept.attribute),
                     generic=bool(concept and concept.generic),
-                    role=roles.get(feature, "") if kind == WORD else "",
+                    role=roles.get(feature, "") if kind in (WORD, CONCEPT, CJK) else "",
                 )
             )
             added = True
@@ -163,4 +240,22 @@ def query_terms(text: str) -> list[Term]:
         unit_id += 1
     if groups:
         terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
-    return terms
+    return _completed_attributes(terms, asking)
+
+
+def _completed_attributes(terms: list[Term], text: str) -> list[Term]:
+    """A lone Chinese character written right after an attribute word completes it
+    ("端口*号*", "文件*名*"): what is asked, not a second subject."""
+    attributes = {t.unit: t.feature for t in terms if t.attribute and t.kind == CONCEPT}
+    if not attributes:
+        return terms
+    completing = set()
+    for term in terms:
+        concept = BY_FEATURE.get(attributes.get(term.unit - 1, ""))
+        if term.kind != CJK or len(term.feature) != 1 or concept is None:
+            continue
+        if sum(t.unit == term.unit for t in terms) == 1 and any(w + term.feature in text for w in concept.chinese):
+            completing.add(term.unit)
+    if not completing:
+        return terms
+    return [t._replace(role=ASKED) if t.unit in completing and not t.role else t for t in terms]

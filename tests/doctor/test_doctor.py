@@ -221,6 +221,13 @@ def test_no_model_configured(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> 
     assert code == 1
 
 
+def test_no_model_at_all_names_learning_with_the_agents_login(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMEVO_MODEL_URL")
+    monkeypatch.delenv("MEMEVO_MODEL")
+    model = the_check(report()[1], "model")
+    assert model["status"] == "error" and model["fix"].startswith("memevo install AGENT --learn")
+
+
 def test_invalid_settings_still_run_the_other_checks(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMEVO_ATTEMPT_SECONDS", "soon")
     code, data = report()
@@ -238,7 +245,8 @@ def test_corrupt_database(healthy: Path) -> None:
     db.write_bytes(b"this is not an sqlite database" * 100)
     code, data = report()
     database = the_check(data, "database")
-    assert database["status"] == "error" and "cannot be read" in database["summary"]
+    assert database["status"] == "error" and "memory.db is damaged (file is not a database)" in database["summary"]
+    assert "backups/ holds no copy that passes its check" in database["summary"]
     assert database["fix"].startswith(f"mv {db} {db}.broken")
     assert the_check(data, "worker")["status"] == "warn"
     assert code == 1

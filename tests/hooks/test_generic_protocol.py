@@ -163,5 +163,8 @@ def test_a_long_history_is_bounded_like_the_native_adapters(home: Path) -> None:
     assert len(event.user_messages) == MAX_USER_MESSAGES and event.user_messages[0] == "message 5"  # the last ones
     assert len(event.user_messages[-1]) == MAX_TEXT and event.user_messages[-1].startswith("x")
     assert event.prompt is not None and len(event.prompt) == MAX_TEXT
-    with pytest.raises(UsageError, match=r"user_messages\[66\] must be a string"):
-        parse(turn_end(user_messages=[*history[:66], 5]), home)
+    # A message that is not a string is dropped and named in the hook log; the rest is read.
+    event = parse(turn_end(user_messages=[*history[:66], 5]), home)
+    assert event.user_messages == tuple(history[2:66])
+    log = (home / "logs" / "hooks.log").read_text()
+    assert "turn_end: user_messages[66] (a number) dropped: not a string" in log

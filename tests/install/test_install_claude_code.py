@@ -319,6 +319,9 @@ def test_install_json_shape(claude: ClaudeSandbox) -> None:
         "http_events": [],
         "port": None,
         "diff": None,
+        # No model is configured in the sandbox: install names the command that turns learning on.
+        "learn_hint": "No model is configured, so nothing is learned yet. To learn with Claude Code's own login: "
+        "memevo install claude-code --learn",
     }
 
 

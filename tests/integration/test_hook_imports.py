@@ -69,6 +69,10 @@ NEVER = DRIVERS | {
 # hashlib (OpenSSL): ids, dedupe keys and the prompt stash hash with the interpreter's
 # built-in SHA-256 (memory_core.ids.sha256_hex).
 STDLIB = {
+    # ctypes (with struct) where a hook writes on Python 3.11: memory_core.store.close_checkpoint
+    "ctypes",
+    "ctypes._endian",
+    "struct",
     "bisect",
     "collections.abc",
     "datetime",
@@ -94,6 +98,10 @@ STDLIB = {
 # adapter, the clock and the queue name their types for the type checker only), nor the
 # tokenizer's ``unicodedata`` or capture's ``shlex``.
 SESSION_STDLIB = {
+    # ctypes (with struct) where a hook writes its nudge on Python 3.11: close_checkpoint
+    "ctypes",
+    "ctypes._endian",
+    "struct",
     "collections.abc",
     "datetime",
     "json",
@@ -115,6 +123,7 @@ ENTRY = {
     "cli.hooks",
     "cli.hooks.deferred_modules",
     "cli.hooks.entry",
+    "cli.hooks.hook_log",  # logs/hooks.log: what a hook could not do, or dropped
     "cli.hooks.event",
     "cli.hooks.adapters",
     "cli.hooks.dispatch",
@@ -161,6 +170,8 @@ RECALL = (
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)
+        "memory_core.text.grammar_zh",  # a Chinese task's verb after a verb of request or need
+        "memory_core.text.follow_up",  # whether a message continues the last subject
         "memory_core.recall.index",
         "memory_core.recall.query_plan",
         "memory_core.recall.rank",
@@ -188,6 +199,10 @@ NUDGE = {
     "memory_core.store",
     "memory_core.store.connection",
     "memory_core.store.dbapi",
+    # A writing connection closes without a checkpoint (docs/hooks.md, "Disk syncs of a
+    # capture"): on Python 3.11 the setting is made through ctypes (about 1.5 ms, where the
+    # checkpoint it avoids cost five disk syncs per database).
+    "memory_core.store.close_checkpoint",
 }
 CAPTURE = (
     ENTRY
@@ -261,6 +276,13 @@ ALLOWED: dict[str, set[str]] = {
         "memory_core.capture.work_vocabulary",
         "memory_core.capture.shell_programs",
         "memory_core.capture.progress_targets",
+        # The turn is found from the transcript's end and streamed, whatever its length,
+        # keeping its most important operations (docs/hooks.md, "Long turns").
+        "cli.hooks.transcripts.stream",
+        "cli.hooks.transcripts.keeper",
+        # A request naming no topic carries the session's previous one (nomination).
+        "memory_core.capture.topic_carry",
+        "memory_core.text.follow_up",
     },
 }
 

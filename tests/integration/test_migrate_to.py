@@ -109,7 +109,10 @@ def recall_digests(conn) -> list[str]:
 
 
 def file_sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """The database's bytes with its WAL's (connections close without a checkpoint, so a write
+    may live in the WAL alone). Read with no connection open in this process."""
+    wal = Path(f"{path}-wal")
+    return hashlib.sha256(path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")).hexdigest()
 
 
 @pytest.fixture

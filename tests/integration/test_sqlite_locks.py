@@ -176,3 +176,21 @@ def cli_run_store(home: Path) -> Iterator[Any]:
 
     with Store.open(home) as store:
         yield store
+
+
+def test_the_last_connection_closes_without_a_checkpoint(tmp_path: Path) -> None:
+    """A hook's connection is usually the last to close: it leaves the WAL (which its commit
+    synced) instead of checkpointing it (five disk syncs per database: docs/hooks.md)."""
+    import sqlite3
+
+    db = tmp_path / "state" / "memory.db"
+    _seed(db, rows=5)  # memevo's connect: closed without a checkpoint
+    wal = Path(f"{db}-wal")
+    assert wal.exists() and wal.stat().st_size > 0
+    plain = sqlite3.connect(db, isolation_level=None)  # SQLite's default: the last close checkpoints
+    plain.execute("INSERT INTO t VALUES ('plain')")
+    plain.close()
+    assert not wal.exists()
+    conn = connect(db)
+    assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 6
+    conn.close()

@@ -27,8 +27,8 @@ def verbs(text: str) -> list[str]:
         ("Let's fix the widget API server", ["fix"]),
         ("Let's work on the widget API server", ["work"]),
         ("Can you help me debug the widget API server", ["help", "debug"]),
-        ("Time to debug the widget API server", ["debug"]),
-        ("We need to refactor the billing module", ["refactor"]),
+        ("Time to debug the widget API server", ["~time", "debug"]),
+        ("We need to refactor the billing module", ["need", "refactor"]),  # the verb of need too
         ("please just rebuild the docs", ["rebuild"]),
         ("Fix the widget API server", ["fix"]),
         ("Ok, help me debug the widget API server", ["help", "debug"]),

@@ -27,6 +27,7 @@ import pytest
 from bench.reliability import (
     chaos,
     concurrency,
+    everyday,
     gateway_chaos,
     hook_fuzz,
     model_replies,
@@ -78,6 +79,16 @@ def test_concurrent_producers_and_two_consumers_count_exactly(tmp_path: Path, da
     print_figures("concurrency", figures)
     assert figures["sources"] == figures["claims"] == figures["model_requests"] == 100
     assert figures["sources_leased_more_than_once"] == 0 and figures["integrity"]["ok"]
+
+
+def test_everyday_concurrent_use_with_a_slow_model_damages_nothing(tmp_path: Path, database_url: str | None) -> None:
+    # A worker whose model takes seconds, hooks, forced evolves, list, status, `memevo serve`
+    # and `memevo ui` requests all at once (on SQLite it found memory.db damaged, issue 36).
+    figures = everyday.run(seconds=45, model_delay=3.0, database_url=database_url, workdir=tmp_path)
+    print_figures("everyday", figures)
+    assert figures["integrity"]["ok"] and not figures["database_errors"] and not figures["tracebacks"]
+    assert figures["lost"] == figures["stored_twice"] == figures["applied_twice"] == 0
+    assert figures["sources"] == figures["captures"] >= 20 and figures["states"].get("done", 0) >= 3
 
 
 def test_hostile_hook_input_for_every_event_fails_open(tmp_path: Path, database_url: str | None) -> None:

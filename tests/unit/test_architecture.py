@@ -32,6 +32,7 @@ FOUNDATIONS = {
     "sanitize",
     "redaction",
     "lazy_pattern",
+    "model_providers",
 }
 LAYERS: dict[str, set[str]] = {
     # records names the source job columns; config validates the store and queue URLs

@@ -148,3 +148,36 @@ def test_unsupported_scheme_is_a_config_error(home: Path, cli_run, monkeypatch: 
     result = cli_run("config")
     assert result.exit_code == 2 and "pw-Secret9" not in result.output
     assert f"set in {home / 'config.toml'}: database_url" in result.output
+
+
+def test_cli_providers_get_a_subscription_budget_and_a_default_model(tmp_path) -> None:
+    from memory_core import model_providers
+
+    for provider in model_providers.CLI_PROVIDERS:
+        cfg = load_settings({"MEMEVO_HOME": str(tmp_path), "MEMEVO_MODEL_PROVIDER": provider.upper()})
+        assert (cfg.provider, cfg.uses_cli) == (provider, True)
+        assert (cfg.daily_model_calls, cfg.daily_model_tokens) == (
+            model_providers.CLI_DAILY_CALLS,
+            model_providers.CLI_DAILY_TOKENS,
+        )
+        assert cfg.cli_model == model_providers.DEFAULT_MODELS[provider]
+        assert cfg.describe()["model_provider"] == provider
+    explicit = load_settings(
+        {
+            "MEMEVO_HOME": str(tmp_path),
+            "MEMEVO_MODEL_PROVIDER": "claude-code",
+            "MEMEVO_MODEL": "sonnet",
+            "MEMEVO_DAILY_MODEL_CALLS": "20",
+        }
+    )
+    assert (explicit.cli_model, explicit.daily_model_calls) == ("sonnet", 20)
+    http = load_settings(
+        {"MEMEVO_HOME": str(tmp_path), "MEMEVO_MODEL_URL": "http://127.0.0.1:1/v1", "MEMEVO_MODEL": "m"}
+    )
+    assert (http.provider, http.uses_cli, http.daily_model_calls) == ("openai", False, model_providers.HTTP_DAILY_CALLS)
+    assert load_settings({"MEMEVO_HOME": str(tmp_path)}).provider is None
+
+
+def test_an_unknown_provider_is_refused_with_the_allowed_ones(tmp_path) -> None:
+    with pytest.raises(ConfigError, match="MEMEVO_MODEL_PROVIDER='copilot'.*claude-code, codex, gemini or pi"):
+        load_settings({"MEMEVO_HOME": str(tmp_path), "MEMEVO_MODEL_PROVIDER": "copilot"})

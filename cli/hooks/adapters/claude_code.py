@@ -33,7 +33,7 @@ from cli.hooks.adapters.native import (
     session_end,
 )
 from cli.hooks.event import MAX_TEXT, HookEvent
-from cli.hooks.transcripts.claude_code import canonical_summary, read_transcript, read_user_records
+from cli.hooks.transcripts.claude_code import canonical_summary, read_current_turn, read_transcript, read_user_records
 from memory_core.errors import UsageError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -56,6 +56,7 @@ _TURNS = StashedTurns(
     LAG_WAIT_SECONDS,
     LAG_POLL_SECONDS,
     read_prompts=read_user_records,
+    read_turn=read_current_turn,
 )
 
 

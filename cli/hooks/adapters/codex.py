@@ -34,7 +34,7 @@ from cli.hooks.adapters.native import (
     session_end,
 )
 from cli.hooks.event import HookEvent
-from cli.hooks.transcripts.codex import read_rollout
+from cli.hooks.transcripts.codex import read_current_turn, read_rollout
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -48,7 +48,15 @@ PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole 
 # only guards against a slower disk or a future version.
 LAG_WAIT_SECONDS = 0.3
 LAG_POLL_SECONDS = 0.05
-_TURNS = StashedTurns(read_rollout, "turn_id", EARLIER_TURNS, PROMPT_WINDOW_BYTES, LAG_WAIT_SECONDS, LAG_POLL_SECONDS)
+_TURNS = StashedTurns(
+    read_rollout,
+    "turn_id",
+    EARLIER_TURNS,
+    PROMPT_WINDOW_BYTES,
+    LAG_WAIT_SECONDS,
+    LAG_POLL_SECONDS,
+    read_turn=read_current_turn,
+)
 
 
 def is_codex_payload(payload: dict[str, Any]) -> bool:

@@ -30,10 +30,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.hooks.adapters.native import Handler, NativePayload, additional_context, parse_native
+from cli.hooks.adapters.native import Handler, NativePayload, additional_context, log_malformed, parse_native
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, clip_middle
 from cli.hooks.transcripts.common import Turn
-from cli.hooks.transcripts.gemini import NO_RESPONSE, is_typed_text, read_transcript, strip_injected
+from cli.hooks.transcripts.gemini import NO_RESPONSE, is_typed_text, read_current_turn, read_transcript, strip_injected
+
+# What the learning log says of a turn the transcript did not hold when AfterAgent ran.
+_NOT_IN_TRANSCRIPT = "the transcript did not hold this turn: only the prompt in the hook's payload was read"
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -96,7 +99,9 @@ def _before_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEven
     transcript = read_transcript(base["transcript_path"], max_bytes=PROMPT_WINDOW_BYTES)
     earlier = transcript.earlier_user_texts(prompt, EARLIER_TURNS)
     if len(earlier) < EARLIER_TURNS and transcript.clipped:
-        earlier = read_transcript(base["transcript_path"]).earlier_user_texts(prompt, EARLIER_TURNS)
+        transcript = read_transcript(base["transcript_path"])
+        earlier = transcript.earlier_user_texts(prompt, EARLIER_TURNS)
+    log_malformed(transcript.malformed)
     return (
         HookEvent(
             "user_prompt",
@@ -117,9 +122,10 @@ def _after_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEvent
         return ()
     # The CLI writes each record before the next step, so the turn is in the transcript when
     # AfterAgent runs; without one (recording off, unreadable), the payload still has the turn.
-    turn = read_transcript(base["transcript_path"]).current_turn(prompt)
+    turn = read_current_turn(base["transcript_path"], prompt)
     if turn is None:
-        turn = Turn((prompt,) if is_typed_text(prompt) else (), (), None, False)
+        notes = (_NOT_IN_TRANSCRIPT,) if base["transcript_path"] else ()
+        turn = Turn((prompt,) if is_typed_text(prompt) else (), (), None, False, notes)
     final = turn.final_message
     if final is None and response and response.strip() != NO_RESPONSE:
         final = response.strip()
@@ -130,6 +136,7 @@ def _after_agent(call: NativePayload, home: Path, now: float) -> tuple[HookEvent
             operations=turn.operations,
             final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
             ended_in_error=turn.ended_in_error,
+            notes=turn.notes,
             **base,
         ),
     )

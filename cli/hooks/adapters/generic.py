@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 SCHEMA = "memevo.hook/v1"
-# The protocol's fields are the event's own, but for the transcript path (native payloads only).
-_FIELDS = {"schema", *HookEvent.fields} - {"transcript_path"}
+# The protocol's fields are the event's own, but for the transcript path (native payloads only)
+# and the notes an adapter makes of what it left out of a turn.
+_FIELDS = {"schema", *HookEvent.fields} - {"transcript_path", "notes"}
 _OPERATION_FIELDS = set(Operation.fields)
 
 
@@ -54,9 +55,7 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
     messages = payload.get("user_messages", [])
     if not isinstance(messages, list):
         raise UsageError("hook input field user_messages must be a list of strings (see docs/hooks.md)")
-    for i, message in enumerate(messages):
-        if not isinstance(message, str):
-            raise UsageError(f"hook input field user_messages[{i}] must be a string (see docs/hooks.md)")
+    messages = _string_messages(messages, event_arg)
     try:
         final_message = payload.get("final_message")
         if isinstance(final_message, str):
@@ -77,6 +76,32 @@ def parse(payload: dict[str, Any], event_arg: str | None, *, home: Path, now: fl
         )
     except HookInputError as exc:
         raise UsageError(f"hook input field {exc} (see docs/hooks.md)") from None
+
+
+def _string_messages(messages: list[Any], event: str) -> list[str]:
+    """The messages that are strings. One malformed message (an object, a number, null) is
+    dropped and named in the hook log, so the rest of the conversation is still read and the
+    current message answered."""
+    kept = [message for message in messages if isinstance(message, str)]
+    if len(kept) < len(messages):
+        from cli.hooks.hook_log import log_failure
+
+        dropped = [f"[{i}] ({_json_type(m)})" for i, m in enumerate(messages) if not isinstance(m, str)]
+        log_failure(
+            f"{event}: user_messages{', '.join(dropped[:8])}{' …' if len(dropped) > 8 else ''} dropped: "
+            "not a string (send each message as a JSON string; see docs/hooks.md)"
+        )
+    return kept
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    return "an object" if isinstance(value, dict) else "a list"
 
 
 def render(event: HookEvent, output: str) -> str:

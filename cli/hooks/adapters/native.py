@@ -44,6 +44,9 @@ if TYPE_CHECKING:  # types only: a hook process defines no protocol classes
 
         clipped: bool
 
+        @property
+        def malformed(self) -> int: ...
+
         def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int, /) -> list[str]: ...
 
         def current_turn(
@@ -52,6 +55,11 @@ if TYPE_CHECKING:  # types only: a hook process defines no protocol classes
 
     class ReadTranscript(Protocol):
         def __call__(self, path: str | None, *, max_bytes: int = ...) -> TurnTranscript: ...
+
+    class ReadTurn(Protocol):
+        def __call__(
+            self, path: str | None, turn_id: str | None, is_prompt: Callable[[str], bool] | None = None, /
+        ) -> Turn | None: ...
 
 
 class NativePayload:
@@ -144,6 +152,11 @@ def additional_context(event_name: str, context: str) -> str:
     return json.dumps({"hookSpecificOutput": {"hookEventName": event_name, "additionalContext": context}})
 
 
+# What the learning log says of a turn the transcript did not hold when the turn ended.
+NOT_IN_TRANSCRIPT = "the transcript did not hold this turn: only the prompt the prompt hook kept was read"
+NOTHING_TO_READ = "the transcript did not hold this turn and no prompt was kept: nothing of it was read"
+
+
 class StashedTurns(Frozen):
     """The prompt and turn-end handlers of an agent whose transcript can lag its hooks.
 
@@ -153,7 +166,7 @@ class StashedTurns(Frozen):
     prompt; the turn-end hook polls the transcript for the turn for up to ``lag_wait`` seconds.
     """
 
-    fields = ("read", "turn_key", "earlier_turns", "window_bytes", "lag_wait", "lag_poll", "read_prompts")
+    fields = ("read", "turn_key", "earlier_turns", "window_bytes", "lag_wait", "lag_poll", "read_prompts", "read_turn")
     read: ReadTranscript
     turn_key: str
     earlier_turns: int
@@ -162,6 +175,8 @@ class StashedTurns(Frozen):
     lag_poll: float
     # Reads what is needed for the earlier user turns only, when cheaper than ``read``.
     read_prompts: ReadTranscript | None
+    # Reads the current turn from a transcript of any size (:mod:`cli.hooks.transcripts.stream`).
+    read_turn: ReadTurn | None
 
     def __init__(
         self,
@@ -172,6 +187,7 @@ class StashedTurns(Frozen):
         lag_wait: float,
         lag_poll: float,
         read_prompts: ReadTranscript | None = None,
+        read_turn: ReadTurn | None = None,
     ) -> None:
         self._set(
             read=read,
@@ -181,6 +197,7 @@ class StashedTurns(Frozen):
             lag_wait=lag_wait,
             lag_poll=lag_poll,
             read_prompts=read_prompts,
+            read_turn=read_turn,
         )
 
     def user_prompt(self, call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:
@@ -210,7 +227,9 @@ class StashedTurns(Frozen):
         transcript = read(path, max_bytes=self.window_bytes)
         earlier = transcript.earlier_user_texts(turn_id, prompt, self.earlier_turns)
         if len(earlier) < self.earlier_turns and transcript.clipped:
-            earlier = read(path).earlier_user_texts(turn_id, prompt, self.earlier_turns)
+            transcript = read(path)
+            earlier = transcript.earlier_user_texts(turn_id, prompt, self.earlier_turns)
+        log_malformed(transcript.malformed)
         return earlier
 
     def turn_end(self, call: NativePayload, home: Path, now: float, *, failed: bool = False) -> tuple[HookEvent, ...]:
@@ -230,6 +249,9 @@ class StashedTurns(Frozen):
         # A long turn keeps its last messages, each head and tail: bounded, never refused.
         said = tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]) if turn else ()
         final = last_message if last_message is not None else (turn.final_message if turn else None)
+        notes = turn.notes if turn else ()
+        if turn is None and base["transcript_path"]:
+            notes = (NOT_IN_TRANSCRIPT if stash is not None else NOTHING_TO_READ,)
         return (
             HookEvent(
                 "turn_end",
@@ -237,6 +259,7 @@ class StashedTurns(Frozen):
                 operations=turn.operations if turn else (),
                 final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
                 ended_in_error=failed or (turn.ended_in_error if turn else False),
+                notes=notes,
                 **base,
             ),
         )
@@ -258,9 +281,21 @@ class StashedTurns(Frozen):
             def is_prompt(text: str) -> bool:  # without turn ids, the stashed prompt names the turn
                 return session_stash.prompt_digest(text) == digest
 
-        return await_value(
-            lambda: self.read(path).current_turn(turn_id, is_prompt), wait=self.lag_wait, poll=self.lag_poll
-        )
+        read_turn = self.read_turn
+        if read_turn is None:
+            return await_value(
+                lambda: self.read(path).current_turn(turn_id, is_prompt), wait=self.lag_wait, poll=self.lag_poll
+            )
+        return await_value(lambda: read_turn(path, turn_id, is_prompt), wait=self.lag_wait, poll=self.lag_poll)
+
+
+def log_malformed(count: int) -> None:
+    """Say in the hook log that earlier user messages were dropped because they are not text;
+    the current prompt is answered from the rest."""
+    if count:
+        from cli.hooks.hook_log import log_failure
+
+        log_failure(f"user_prompt: {count} earlier user message(s) of the transcript dropped: not text")
 
 
 def session_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, ...]:

@@ -102,6 +102,11 @@ def _agent_end(call: NativePayload, home: Path, now: float) -> tuple[HookEvent, 
     messages = _event(call).get("messages")
     if not isinstance(messages, list):
         raise UsageError('a Pi agent_end hook input needs a list in "event.messages"')
+    malformed = sum(not isinstance(m, dict) for m in messages)
+    if malformed:  # read_turn skips them: the rest of the run is still the turn
+        from cli.hooks.hook_log import log_failure
+
+        log_failure(f"agent_end: {malformed} of event.messages dropped: not an object (a Pi message is one)")
     turn = read_turn(messages)
     return (
         HookEvent(

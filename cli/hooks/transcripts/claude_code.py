@@ -16,9 +16,9 @@ Only the user's own words are ever returned as user turns.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
-from cli.hooks.event import MAX_OPERATIONS, Frozen, Operation
+from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_OPERATION_INPUT, MAX_OPERATIONS, Frozen, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail, read_tail_lines
 
@@ -72,6 +72,11 @@ class Transcript:
     def user_turns(self) -> list[UserTurn]:
         """Every message the user typed, oldest first."""
         return [UserTurn(text, _prompt_id(r)) for r in self.records if (text := user_text(r)) is not None]
+
+    @property
+    def malformed(self) -> int:
+        """User records whose message is not text (dropped from the earlier user turns)."""
+        return sum(malformed_user_record(r) for r in self.records)
 
     def earlier_user_texts(self, prompt_id: str | None, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before the current prompt (which may not be written yet)."""
@@ -135,6 +140,78 @@ def read_user_records(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> T
     return _UserRecords(lines, found=found, clipped=clipped)
 
 
+# A turn-end hook run again for an older turn finds it behind later turns within this many
+# bytes of the end (the window the whole transcript was read in before); beyond them the turn
+# is taken as not written yet, so a missing turn never costs a scan of the whole file.
+LATER_TURNS_BYTES = MAX_TAIL_BYTES
+
+
+def read_current_turn(
+    path: str | None, prompt_id: str | None, is_prompt: Callable[[str], bool] | None = None
+) -> Turn | None:
+    """:meth:`Transcript.current_turn` of the whole transcript, however long, in bounded memory:
+    the turn's first record is found from the end (:func:`.stream.backward_lines`) and the
+    turn streamed from there (:mod:`.stream`)."""
+    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+
+    source = open_transcript(path)
+    if source is None:
+        return None
+    with source:
+        start = _turn_start_offset(source, prompt_id, is_prompt)
+        if start is None:
+            return None
+        offset, by_id = start
+        records: Iterable[dict[str, Any]] = (
+            r for r in forward_records(source, offset) if r.get("isSidechain") is not True
+        )
+        if by_id:
+            records = _until_other_prompt(records, prompt_id)
+        return _read_turn(records, lambda: source.skipped)
+
+
+def _turn_start_offset(
+    source: Any, prompt_id: str | None, is_prompt: Callable[[str], bool] | None
+) -> tuple[int, bool] | None:
+    """Where the turn starts and whether prompt ids delimit it, read from the end: the first
+    user record of ``prompt_id`` when the CLI writes prompt ids (the newest user record
+    tells), else the last message the user typed (which ``is_prompt`` must accept)."""
+    from cli.hooks.transcripts.stream import backward_lines
+
+    by_id: bool | None = None
+    found: int | None = None
+    for offset, line in backward_lines(source):
+        if line is None or b'"user"' not in line:
+            continue
+        record = parse_record(line)
+        if record is None or not _is_main_user(record):
+            continue
+        if by_id is None:
+            by_id = prompt_id is not None and "promptId" in record
+        if not by_id:
+            text = user_text(record)
+            if text is None:
+                continue
+            return (offset, False) if is_prompt is None or is_prompt(text) else None
+        other = _prompt_id(record)
+        if other == prompt_id:
+            found = offset
+        elif other is not None:
+            if found is not None:
+                break  # an earlier turn: the start is the oldest record of ours
+            if source.size - offset > LATER_TURNS_BYTES:
+                break
+    return (found, True) if found is not None else None
+
+
+def _until_other_prompt(records: Iterable[dict[str, Any]], prompt_id: str | None) -> Iterator[dict[str, Any]]:
+    """``records`` up to a later turn's first user record (a transcript re-read after it)."""
+    for record in records:
+        if record.get("type") == "user" and _prompt_id(record) not in (None, prompt_id):
+            return
+        yield record
+
+
 class _UserRecords(Transcript):
     """The user records of a transcript's tail, parsed from the newest line on demand.
 
@@ -146,6 +223,11 @@ class _UserRecords(Transcript):
         self._lines = lines
         self.found = found
         self.clipped = clipped
+
+    @property
+    def malformed(self) -> int:
+        """Of the user records :meth:`earlier_user_texts` read, those whose message is not text."""
+        return getattr(self, "_malformed", 0)
 
     def __getattr__(self, name: str) -> Any:
         if name != "records":
@@ -160,10 +242,12 @@ class _UserRecords(Transcript):
         newest_first: list[UserTurn] = []
         with_id = False  # any turn with a prompt id decides how the current prompt is left out
         others = 0  # turns not of ``prompt_id``
+        self._malformed = 0
         for line in reversed(self._lines):
             record = parse_record(line)
             text = user_text(record) if record is not None else None
             if record is None or text is None:
+                self._malformed += record is not None and malformed_user_record(record)
                 continue
             turn = UserTurn(text, _prompt_id(record))
             newest_first.append(turn)
@@ -190,6 +274,15 @@ def _earlier_texts(turns: list[UserTurn], prompt_id: str | None, prompt: str | N
     elif turns and prompt is not None and turns[-1].text == prompt.strip():
         turns = turns[:-1]
     return [t.text for t in turns[-limit:]] if limit > 0 else []
+
+
+def malformed_user_record(record: dict[str, Any]) -> bool:
+    """A main-chain user record whose message is not text: no object, or its content
+    neither a string nor a list of blocks."""
+    if record.get("type") != "user" or record.get("isSidechain") is True:
+        return False
+    message = record.get("message")
+    return not isinstance(message, dict) or not isinstance(message.get("content"), str | list)
 
 
 def user_text(record: dict[str, Any]) -> str | None:
@@ -242,10 +335,14 @@ def summary_from_compact_message(text: str) -> str:
     return canonical_summary(body)
 
 
-def _read_turn(records: list[dict[str, Any]]) -> Turn:
-    user_messages: list[str] = []
-    calls: dict[str, dict[str, Any]] = {}
-    order: list[dict[str, Any]] = []
+def _read_turn(records: Iterable[dict[str, Any]], skipped: Callable[[], int] = lambda: 0) -> Turn:
+    """The turn in ``records`` (oldest first, streamed or not), bounded whatever its length."""
+    from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
+
+    messages = KeptMessages()
+    kept = KeptOperations()
+    pending: dict[str, tuple[int, dict[str, Any]]] = {}  # calls waiting for their result
+    position = 0
     final_id: object = None
     final_parts: list[str] = []
     ended_in_error = False
@@ -254,27 +351,35 @@ def _read_turn(records: list[dict[str, Any]]) -> Turn:
         if kind == "user":
             text = user_text(record)
             if text is not None:
-                user_messages.append(text)
+                messages.add(text)
             for block in _blocks(_content(record), "tool_result"):
-                call = calls.get(str(block.get("tool_use_id")))
-                if call is not None:
+                waiting = pending.pop(str(block.get("tool_use_id")), None)
+                if waiting is not None:
+                    call = waiting[1]
                     call["output"] = result_text(block.get("content"))
                     call["result_id"] = block.get("tool_use_id")
                     call["status"] = _result_status(block, record, call["output"])
+                    kept.add(waiting[0], _operation(call))
         elif kind == "assistant":
             content = _content(record)
             for block in _blocks(content, "tool_use"):
                 call = {
                     "tool": str(block.get("name") or "unknown"),
-                    "input": input_text(block.get("input")),
+                    # clipped now, as the operation clips it: a waiting call holds no file it writes
+                    "input": clip_middle(input_text(block.get("input")), MAX_OPERATION_INPUT),
                     "output": "",
                     "status": "interrupted",
                     "call_id": nonempty(block.get("id")),
                     "result_id": None,
                 }
-                order.append(call)
-                if call["call_id"]:
-                    calls[call["call_id"]] = call
+                position += 1
+                if call["call_id"] and call["call_id"] not in pending:
+                    pending[call["call_id"]] = (position, call)
+                    if len(pending) > MAX_OPERATIONS:  # never answered: interrupted, as at the end
+                        oldest = next(iter(pending))
+                        kept.add(*_as_operation(pending.pop(oldest)))
+                else:
+                    kept.add(position, _operation(call))
             said = texts(content)
             if said:
                 message = record.get("message")
@@ -282,13 +387,24 @@ def _read_turn(records: list[dict[str, Any]]) -> Turn:
                 if message_id is None or message_id != final_id:
                     final_id, final_parts = message_id, []
                 final_parts.extend(said)
+                if sum(map(len, final_parts)) > 2 * MAX_FINAL_MESSAGE:
+                    final_parts = [bounded_final("\n".join(final_parts))]
             ended_in_error = record.get("isApiErrorMessage") is True or record.get("apiErrorStatus") is not None
-    operations = tuple(
-        Operation.bounded(c["tool"], c["input"], c["output"], c["status"], c["call_id"], nonempty(c["result_id"]))
-        for c in order[-MAX_OPERATIONS:]
-    )
+    for waiting in pending.values():
+        kept.add(*_as_operation(waiting))
     final = "\n".join(final_parts).strip() or None
-    return Turn(tuple(user_messages), operations, final, ended_in_error)
+    notes = reading_notes(kept, messages, skipped())
+    return Turn(messages.messages(), kept.operations(), final, ended_in_error, notes)
+
+
+def _operation(call: dict[str, Any]) -> Operation:
+    return Operation.bounded(
+        call["tool"], call["input"], call["output"], call["status"], call["call_id"], nonempty(call["result_id"])
+    )
+
+
+def _as_operation(waiting: tuple[int, dict[str, Any]]) -> tuple[int, Operation]:
+    return waiting[0], _operation(waiting[1])
 
 
 def _result_status(block: dict[str, Any], record: dict[str, Any], output: str) -> str:

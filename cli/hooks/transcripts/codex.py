@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.event import MAX_OPERATION_INPUT, MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, nonempty, texts
-from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
 
 # memevo's own recall fence: recalled text is never learned back.
 _RECALL = fenced(RECALL_TAG)
@@ -83,6 +83,11 @@ class Rollout:
             if (text := self.user_text(record)) is not None
         ]
 
+    @property
+    def malformed(self) -> int:
+        """User messages whose content is not text (dropped from the earlier user turns)."""
+        return sum(_malformed_user_message(r, self.typed_events) for r in self.records)
+
     def earlier_user_texts(self, turn_id: str | None, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before the current prompt (which is not written yet
         when the prompt hook runs)."""
@@ -109,52 +114,164 @@ class Rollout:
         return None
 
     def _read_turn(self, records: list[dict[str, Any]]) -> Turn:
-        user_messages: list[str] = []
-        calls: dict[str, dict[str, Any]] = {}
-        order: list[dict[str, Any]] = []
-        executions: dict[str, dict[str, Any]] = {}
-        final: str | None = None
-        ended_in_error = False
-        for record in records:
-            payload = record["payload"]
-            text = self.user_text(record)
-            if text is not None:
-                user_messages.append(text)
-            kind = payload.get("type")
-            if record.get("type") == "event_msg":
-                item = payload.get("item")
-                if kind == "item_completed" and isinstance(item, dict) and item.get("type") == "CommandExecution":
-                    if isinstance(item.get("id"), str):
-                        executions[item["id"]] = item
-                elif kind == "exec_command_end" and isinstance(payload.get("call_id"), str):  # older versions
-                    executions[payload["call_id"]] = payload
-                elif kind == "error" or (kind == "task_complete" and payload.get("error")):
-                    ended_in_error = True  # an API failure (retry notices are ``stream_error``)
-                continue
-            if record.get("type") != "response_item":
-                continue
-            if kind in ("function_call", "custom_tool_call", "local_shell_call"):
-                call = _call(payload)
-                order.append(call)
-                if call["call_id"]:
-                    calls[call["call_id"]] = call
-            elif kind in ("function_call_output", "custom_tool_call_output"):
-                result = calls.get(str(payload.get("call_id")))
-                if result is not None:
-                    result["output"] = _output_text(payload.get("output"))
-                    result["result_id"] = payload.get("call_id")
-            elif kind == "message" and payload.get("role") == "assistant":
-                said = "\n".join(texts(payload.get("content"), "output_text")).strip()
-                if said:
-                    final = said
-        operations = tuple(_operation(c, executions.get(c["call_id"] or "")) for c in order[-MAX_OPERATIONS:])
-        return Turn(tuple(user_messages), operations, final, ended_in_error)
+        return read_turn(records, typed_events=self.typed_events)
 
 
 def read_rollout(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Rollout:
     """The bounded tail of ``path`` (missing or unreadable: an empty rollout)."""
     tail = read_tail(path, max_bytes=max_bytes)
     return Rollout(tail.records, found=tail.found, clipped=tail.clipped)
+
+
+# A turn-end hook run again for an older turn finds it behind later turns within this many
+# bytes of the end (see claude_code.LATER_TURNS_BYTES).
+LATER_TURNS_BYTES = MAX_TAIL_BYTES
+
+
+def read_current_turn(
+    path: str | None, turn_id: str | None, is_prompt: Callable[[str], bool] | None = None
+) -> Turn | None:
+    """:meth:`Rollout.current_turn` of the whole rollout, however long, in bounded memory: the
+    turn's first record is found from the end and the turn streamed from there (:mod:`.stream`)."""
+    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+
+    source = open_transcript(path)
+    if source is None:
+        return None
+    with source:
+        start = _turn_start_offset(source, turn_id, is_prompt)
+        if start is None:
+            return None
+        offset, by_id = start
+        records: Iterable[dict[str, Any]] = (
+            r for r in forward_records(source, offset) if isinstance(r.get("payload"), dict)
+        )
+        if by_id:
+            records = _of_turn(records, turn_id)
+        turn = read_turn(records, typed_events=None, skipped=lambda: source.skipped)
+    return turn if turn.user_messages else None  # its user message is not written yet
+
+
+def _turn_start_offset(
+    source: Any, turn_id: str | None, is_prompt: Callable[[str], bool] | None
+) -> tuple[int, bool] | None:
+    """Where the turn starts and whether turn ids delimit it, read from the end: the first
+    record of ``turn_id`` when the rollout names turns (the newest record naming one or
+    holding a typed message tells), else the last message the user typed."""
+    from cli.hooks.transcripts.stream import backward_lines
+
+    by_id: bool | None = None
+    found: int | None = None
+    for offset, line in backward_lines(source):
+        if line is None:
+            continue
+        record = parse_record(line)
+        if record is None or not isinstance(record.get("payload"), dict):
+            continue
+        own = _own_turn(record["payload"])
+        text = user_event_text(record) or user_message_text(record) if own is None else None
+        if by_id is None:
+            if own is None and text is None:
+                continue
+            by_id = turn_id is not None and own is not None
+        if not by_id:
+            if text is None:
+                continue
+            return (offset, False) if is_prompt is None or is_prompt(text) else None
+        if own == turn_id:
+            found = offset
+        elif own is not None:
+            if found is not None:
+                break  # an earlier turn: the start is the oldest record of ours
+            if source.size - offset > LATER_TURNS_BYTES:
+                break
+    return (found, True) if found is not None else None
+
+
+def _of_turn(records: Iterable[dict[str, Any]], turn_id: str | None) -> Iterator[dict[str, Any]]:
+    """The records of ``turn_id``, as :func:`_assign_turns` assigns them, streamed."""
+    current: str | None = None
+    for record in records:
+        if _turn_of(record, current) == turn_id:
+            yield record
+        current = _current_after(record, current)
+
+
+def read_turn(
+    records: Iterable[dict[str, Any]], *, typed_events: bool | None, skipped: Callable[[], int] = lambda: 0
+) -> Turn:
+    """The turn in ``records`` (oldest first, streamed or not), bounded whatever its length.
+    ``typed_events``: whether the rollout has UserMessage events (``None``: whether the turn has)."""
+    from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
+
+    events, messages = KeptMessages(), KeptMessages()
+    kept = KeptOperations()
+    pending: dict[str, tuple[int, dict[str, Any]]] = {}  # calls waiting for their output
+    executions: dict[str, dict[str, Any]] = {}  # command records waiting for their call's output
+    position = 0
+    final: str | None = None
+    ended_in_error = False
+    for record in records:
+        payload = record["payload"]
+        if (text := user_event_text(record)) is not None:
+            events.add(text)
+        elif (text := user_message_text(record)) is not None:
+            messages.add(text)
+        kind = payload.get("type")
+        if record.get("type") == "event_msg":
+            item = payload.get("item")
+            if kind == "item_completed" and isinstance(item, dict) and item.get("type") == "CommandExecution":
+                if isinstance(item.get("id"), str):
+                    _hold(executions, item["id"], _execution(item))
+            elif kind == "exec_command_end" and isinstance(payload.get("call_id"), str):  # older versions
+                _hold(executions, payload["call_id"], _execution(payload))
+            elif kind == "error" or (kind == "task_complete" and payload.get("error")):
+                ended_in_error = True  # an API failure (retry notices are ``stream_error``)
+            continue
+        if record.get("type") != "response_item":
+            continue
+        if kind in ("function_call", "custom_tool_call", "local_shell_call"):
+            call = _call(payload)
+            position += 1
+            if call["call_id"] and call["call_id"] not in pending:
+                pending[call["call_id"]] = (position, call)
+                if len(pending) > MAX_OPERATIONS:  # never answered: interrupted, as at the end
+                    oldest = pending.pop(next(iter(pending)))
+                    kept.add(oldest[0], _operation(oldest[1], None))
+            else:
+                kept.add(position, _operation(call, None))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            waiting = pending.pop(str(payload.get("call_id")), None)
+            if waiting is not None:
+                call = waiting[1]
+                call["output"] = _output_text(payload.get("output"))
+                call["result_id"] = payload.get("call_id")
+                kept.add(waiting[0], _operation(call, executions.pop(call["call_id"] or "", None)))
+        elif kind == "message" and payload.get("role") == "assistant":
+            said = "\n".join(texts(payload.get("content"), "output_text")).strip()
+            if said:
+                final = bounded_final(said)
+    for waiting in pending.values():
+        kept.add(waiting[0], _operation(waiting[1], executions.get(waiting[1]["call_id"] or "")))
+    typed = events if (events.total if typed_events is None else typed_events) else messages
+    notes = reading_notes(kept, typed, skipped())
+    return Turn(typed.messages(), kept.operations(), final, ended_in_error, notes)
+
+
+def _execution(record: dict[str, Any]) -> dict[str, Any]:
+    """What a command's own record says that :func:`_operation` reads, its output clipped."""
+    aggregated = record.get("aggregated_output")
+    return {
+        "exit_code": record.get("exit_code"),
+        "aggregated_output": clip_middle(aggregated, MAX_OPERATION_OUTPUT) if isinstance(aggregated, str) else None,
+        "status": record.get("status"),
+    }
+
+
+def _hold(executions: dict[str, dict[str, Any]], call_id: str, execution: dict[str, Any]) -> None:
+    executions[call_id] = execution
+    if len(executions) > MAX_OPERATIONS:  # of calls never seen: the oldest go
+        executions.pop(next(iter(executions)))
 
 
 def user_event_text(record: dict[str, Any]) -> str | None:
@@ -197,6 +314,19 @@ def user_message_text(record: dict[str, Any]) -> str | None:
     return "\n".join(parts) or None
 
 
+def _malformed_user_message(record: dict[str, Any], typed_events: bool) -> bool:
+    """A user message (an event, or a user-role item without events) whose content is not text."""
+    payload = record["payload"]
+    if typed_events:
+        if not _is_user_event(record):
+            return False
+        if payload.get("type") == "user_message":
+            return not isinstance(payload.get("message"), str)
+        return not isinstance(payload["item"].get("content"), list)
+    is_user_item = record.get("type") == "response_item" and payload.get("type") == "message"
+    return is_user_item and payload.get("role") == "user" and not isinstance(payload.get("content"), list)
+
+
 def _is_user_event(record: dict[str, Any]) -> bool:
     payload = record.get("payload")
     if record.get("type") != "event_msg" or not isinstance(payload, dict):
@@ -220,15 +350,30 @@ def _assign_turns(records: list[dict[str, Any]]) -> list[str | None]:
     current: str | None = None
     out: list[str | None] = []
     for record in records:
-        payload = record["payload"]
-        own = payload.get("turn_id")
-        if not isinstance(own, str):
-            meta = payload.get("internal_chat_message_metadata_passthrough")
-            own = meta.get("turn_id") if isinstance(meta, dict) else None
-        if record.get("type") in ("turn_context", "event_msg") and payload.get("type") in (None, "task_started"):
-            current = own if isinstance(own, str) else current
-        out.append(own if isinstance(own, str) and own else current)
+        out.append(_turn_of(record, current))
+        current = _current_after(record, current)
     return out
+
+
+def _own_turn(payload: dict[str, Any]) -> str | None:
+    """The ``turn_id`` a record names itself (in its payload or its message metadata)."""
+    own = payload.get("turn_id")
+    if not isinstance(own, str):
+        meta = payload.get("internal_chat_message_metadata_passthrough")
+        own = meta.get("turn_id") if isinstance(meta, dict) else None
+    return own if isinstance(own, str) and own else None
+
+
+def _turn_of(record: dict[str, Any], current: str | None) -> str | None:
+    return _own_turn(record["payload"]) or current
+
+
+def _current_after(record: dict[str, Any], current: str | None) -> str | None:
+    """The turn last started once ``record`` is read."""
+    payload = record["payload"]
+    if record.get("type") in ("turn_context", "event_msg") and payload.get("type") in (None, "task_started"):
+        return _own_turn(payload) or current
+    return current
 
 
 def _call(payload: dict[str, Any]) -> dict[str, Any]:
@@ -247,6 +392,8 @@ def _call(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _new_call(tool: str, text: str, call_id: object) -> dict[str, Any]:
+    # Clipped now, as the operation clips it: a call waiting for its output holds no file it writes.
+    text = clip_middle(text, MAX_OPERATION_INPUT)
     return {"tool": tool, "input": text, "output": "", "call_id": nonempty(call_id), "result_id": None}
 
 

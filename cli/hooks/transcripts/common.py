@@ -23,11 +23,12 @@ class Turn(Frozen):
     than named tuples: defining a ``typing.NamedTuple`` costs about 0.3 ms of every hook
     process that imports it."""
 
-    fields = ("user_messages", "operations", "final_message", "ended_in_error")
+    fields = ("user_messages", "operations", "final_message", "ended_in_error", "notes")
     user_messages: tuple[str, ...]
     operations: tuple[Operation, ...]
     final_message: str | None
     ended_in_error: bool
+    notes: tuple[str, ...]  # what reading the turn left out and why (the learning log shows it)
 
     def __init__(
         self,
@@ -35,12 +36,14 @@ class Turn(Frozen):
         operations: tuple[Operation, ...],
         final_message: str | None,
         ended_in_error: bool,
+        notes: tuple[str, ...] = (),
     ) -> None:
         self._set(
             user_messages=user_messages,
             operations=operations,
             final_message=final_message,
             ended_in_error=ended_in_error,
+            notes=notes,
         )
 
 

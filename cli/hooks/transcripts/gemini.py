@@ -21,20 +21,21 @@ that hooks injected (memevo's recall digest among them, with ``<`` and ``>`` esc
 its tool calls in ``toolCalls`` (``id``, ``name``, ``args``, ``status`` and ``result``: the
 ``functionResponse`` parts sent back).
 
-The file is read from its end, bounded (:mod:`cli.hooks.transcripts.tail`); replaying a
-clipped tail starts from what the window holds. Only the user's own words are ever
-returned as user turns.
+For a prompt the file is read from its end, bounded (:mod:`cli.hooks.transcripts.tail`);
+replaying a clipped tail starts from what the window holds. At the turn's end the last
+message the user typed is found from the end and the turn streamed from it, however long
+(:func:`read_current_turn`). Only the user's own words are ever returned as user turns.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from cli.hooks.event import MAX_OPERATIONS, Operation
+from cli.hooks.event import MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, compact_json, fenced, nonempty
-from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, read_tail
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
 
 SHELL_TOOL = "run_shell_command"
 # Text the CLI or a hook put into a user message on the user's behalf. memevo's own fence
@@ -50,6 +51,9 @@ _UNTRUSTED = re.compile(r"\A\s*<untrusted_context>\n?(.*?)\n?</untrusted_context
 # The shell tool's result ends with labelled lines; "Exit Code: N" only when N is not 0.
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.MULTILINE)
 NO_RESPONSE = "[no response text]"  # what the CLI reports for a turn without model text
+# A call's arguments and result are kept this long (head and tail) until it becomes an
+# operation, which clips them again to its own bounds.
+_KEEP_CHARS = 4 * MAX_OPERATION_OUTPUT
 
 
 class UserTurn(NamedTuple):
@@ -70,6 +74,15 @@ class Transcript:
     def user_turns(self) -> list[UserTurn]:
         """Every message the user typed, oldest first."""
         return [UserTurn(text, nonempty(m.get("id"))) for m in self.messages if (text := user_text(m)) is not None]
+
+    @property
+    def malformed(self) -> int:
+        """User messages whose content is not text (dropped from the earlier user turns)."""
+        return sum(
+            m.get("type") == "user"
+            and not isinstance(m.get("displayContent") or m.get("content"), str | list | type(None))
+            for m in self.messages
+        )
 
     def earlier_user_texts(self, prompt: str | None, limit: int) -> list[str]:
         """The last ``limit`` user messages before ``prompt`` (the CLI writes the prompt's
@@ -94,6 +107,69 @@ def read_transcript(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Tra
     """The bounded tail of ``path`` (missing or unreadable: an empty transcript)."""
     tail = read_tail(path, max_bytes=max_bytes)
     return Transcript(tail.records, found=tail.found, clipped=tail.clipped)
+
+
+def read_current_turn(path: str | None, prompt: str) -> Turn | None:
+    """:meth:`Transcript.current_turn` of the whole transcript, however long, in bounded memory:
+    the last message the user typed is found from the end and the turn streamed from there
+    (:mod:`.stream`). A history rewritten after it (``$set`` of the messages, ``$rewindTo``)
+    is replayed from the bounded tail instead, as before."""
+    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+
+    source = open_transcript(path)
+    if source is None:
+        return None
+    with source:
+        start = _turn_start_offset(source)
+        if start is None:
+            return read_transcript(path).current_turn(prompt)
+        offset, text = start
+        if not _same_prompt(text, prompt):
+            return None
+        streamed = _RewrittenCheck(forward_records(source, offset))
+        turn = _read_turn(text, streamed.messages(), lambda: source.skipped)
+    return turn if not streamed.rewritten else read_transcript(path).current_turn(prompt)
+
+
+def _turn_start_offset(source: Any) -> tuple[int, str] | None:
+    """The offset and text of the last message the user typed, read from the end; ``None``
+    when a rewrite of the history comes first (the bounded replay then decides)."""
+    from cli.hooks.transcripts.stream import backward_lines
+
+    for offset, line in backward_lines(source):
+        if line is None or not (b'"user"' in line or b'"$' in line):
+            continue
+        record = parse_record(line)
+        if record is None:
+            continue
+        if _rewrites(record):
+            return None
+        text = user_text(record) if isinstance(record.get("id"), str) else None
+        if text is not None:
+            return offset, text
+    return None
+
+
+def _rewrites(record: dict[str, Any]) -> bool:
+    changes = record.get("$set")
+    return "$rewindTo" in record or (isinstance(changes, dict) and "messages" in changes)
+
+
+class _RewrittenCheck:
+    """The message records after the turn's first one, noting a rewrite of the history."""
+
+    def __init__(self, records: Iterator[dict[str, Any]]) -> None:
+        self.records = records
+        self.rewritten = False
+
+    def messages(self) -> Iterator[dict[str, Any]]:
+        next(self.records, None)  # the user's message itself
+        for record in self.records:
+            if _rewrites(record):
+                self.rewritten = True
+                return
+            if isinstance(record.get("id"), str):
+                yield record
 
 
 def replay(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -150,8 +226,14 @@ def _same_prompt(text: str, prompt: str) -> bool:
     return bool(text) and text == strip_injected(prompt)
 
 
-def _read_turn(user_message: str, messages: list[dict[str, Any]]) -> Turn:
-    calls: dict[str, dict[str, Any]] = {}
+def _read_turn(user_message: str, messages: Iterable[dict[str, Any]], skipped: Callable[[], int] = lambda: 0) -> Turn:
+    """The turn of ``user_message`` from the messages after it (replayed, or streamed records
+    whose rewrites of a message re-add its calls by id), bounded whatever its length."""
+    from cli.hooks.transcripts.keeper import KeptMessages, KeptOperations, bounded_final, reading_notes
+
+    calls: dict[str, list[Any]] = {}  # call id → [position, the call, its arguments and result slimmed]
+    kept = KeptOperations()
+    position = 0
     final: str | None = None
     ended_in_error = False
     for message in messages:
@@ -165,20 +247,63 @@ def _read_turn(user_message: str, messages: list[dict[str, Any]]) -> Turn:
                     for c in _parts(content, "functionCall")
                 ]
             for recorded_call in recorded:
-                calls[nonempty(recorded_call.get("id")) or f"#{len(calls)}"] = dict(recorded_call)
+                key = nonempty(recorded_call.get("id")) or f"#{position}"
+                entry = calls.get(key)
+                if entry is None:
+                    position += 1
+                    calls[key] = [position, _slim_call(recorded_call)]
+                else:  # the message written again once its calls are known: same place
+                    entry[1] = _slim_call(recorded_call)
+            if len(calls) > 2 * MAX_OPERATIONS:  # the oldest calls are settled: ranked from here on
+                for key in list(calls)[:MAX_OPERATIONS]:
+                    settled = calls.pop(key)
+                    kept.add(settled[0], _operation(settled[1]))
             text = "\n".join(_texts(content)).strip()
             if text:
-                final = text
+                final = bounded_final(text)
             ended_in_error = False
         elif kind == "user":  # tool results sent back, which the API form only has here
             for response in _parts(content, "functionResponse"):
                 answered = calls.get(str(response.get("id")))
-                if answered is not None and not answered.get("result"):
-                    answered["result"] = [{"functionResponse": response}]
+                if answered is not None and not answered[1].get("result"):
+                    answered[1]["result"] = [{"functionResponse": _slim_response(response)}]
         elif kind == "error":
             ended_in_error = True
-    operations = tuple(_operation(call) for call in list(calls.values())[-MAX_OPERATIONS:])
-    return Turn((user_message,), operations, final, ended_in_error)
+    for entry in calls.values():
+        kept.add(entry[0], _operation(entry[1]))
+    messages_kept = KeptMessages()
+    messages_kept.add(user_message)
+    return Turn(
+        (user_message,), kept.operations(), final, ended_in_error, reading_notes(kept, messages_kept, skipped())
+    )
+
+
+def _slim_call(call: dict[str, Any]) -> dict[str, Any]:
+    """What :func:`_operation` reads of a recorded call, its long texts clipped (head and tail)."""
+    slim = {key: call.get(key) for key in ("id", "name", "status")}
+    slim["input"] = clip_middle(_input_text(nonempty(call.get("name")) or "unknown", call.get("args")), _KEEP_CHARS)
+    result = call.get("result")
+    if isinstance(result, list):
+        slim["result"] = [
+            {"functionResponse": _slim_response(part["functionResponse"])}
+            for part in result
+            if isinstance(part, dict) and isinstance(part.get("functionResponse"), dict)
+        ]
+    return slim
+
+
+def _slim_response(response: dict[str, Any]) -> dict[str, Any]:
+    """A ``functionResponse`` with its ``response`` text clipped, its meaning (output or error) kept."""
+    value = response.get("response")
+    if isinstance(value, dict) and ("output" in value or "error" in value):
+        value = {
+            k: clip_middle(v, _KEEP_CHARS) if isinstance(v, str) else v
+            for k, v in value.items()
+            if k in ("output", "error")
+        }
+    elif value is not None:
+        value = clip_middle(value if isinstance(value, str) else compact_json(value), _KEEP_CHARS)
+    return {"id": response.get("id"), "response": value}
 
 
 def _operation(call: dict[str, Any]) -> Operation:
@@ -195,7 +320,7 @@ def _operation(call: dict[str, Any]) -> Operation:
         state = "error"
     else:
         state = "ok"
-    return Operation.bounded(tool, _input_text(tool, call.get("args")), output, state, call_id, result_id)
+    return Operation.bounded(tool, call["input"], output, state, call_id, result_id)
 
 
 def _function_response(result: object, call_id: str | None) -> tuple[object, str | None]:

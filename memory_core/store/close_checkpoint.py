@@ -1,0 +1,102 @@
+"""Closing a SQLite connection without a checkpoint.
+
+By default the last connection to a WAL database to close checkpoints it: the WAL synced
+twice, the database file synced, the WAL deleted, and the next writer creates it again and
+syncs the directory. A hook process closes its connection on every capture, and is usually
+the last one, so each capture paid five disk syncs per database for work that promises the
+person nothing: the commit had already made the capture durable in the WAL. With
+``SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`` a close leaves the WAL as it is; SQLite's automatic
+checkpoint, the next connection to open a WAL past :data:`WAL_TRUNCATE_BYTES` and the worker's
+periodic checkpoint fold it into the database (docs/reliability.md, "What is synced when").
+
+Python 3.12 offers the setting as :meth:`sqlite3.Connection.setconfig`. On 3.11 it is set
+through the SQLite library the interpreter's ``_sqlite3`` module uses, on the connection's
+own handle, found where CPython 3.11 keeps it and checked against the database's file name
+before use; anywhere that cannot be checked nothing is set and closes checkpoint as before.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (hooks load this)
+if TYPE_CHECKING:
+    import sqlite3
+
+NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (sqlite3.h, SQLite 3.16+)
+JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024  # what a WAL reset truncates the file to, at most
+# A WAL past this size is folded in and truncated by the next connection that opens it.
+# Needed because a process that opens the database when no other has it open rebuilds the
+# WAL's index from the file and forgets what earlier checkpoints copied: SQLite's automatic
+# checkpoint then copies again and again but never starts the WAL over, and a store whose
+# connections all close without a checkpoint (hooks, short commands) grew its WAL past
+# 100 MB in 6,000 captures. Every ~2 MB (a few hundred captures) one opening connection pays
+# the checkpoint's syncs instead.
+WAL_TRUNCATE_BYTES = 2 * 1024 * 1024
+
+_library = None
+
+
+def skip_checkpoint_on_close(conn: sqlite3.Connection, path: str) -> bool:
+    """Make closing ``conn`` (a connection to ``path``) leave the WAL unchecked-pointed; True
+    when set. Also bounds the WAL file a checkpoint leaves behind."""
+    conn.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
+    setconfig = getattr(conn, "setconfig", None)
+    if setconfig is not None:  # Python 3.12+
+        setconfig(NO_CKPT_ON_CLOSE, True)
+        return True
+    return _db_config_311(conn, path)
+
+
+def fold_large_wal(conn: sqlite3.Connection, path: str) -> bool:
+    """When ``path``'s WAL is past :data:`WAL_TRUNCATE_BYTES`, checkpoint it and truncate it,
+    without waiting: a reader elsewhere makes it a no-op until a later connection (and the
+    worker's periodic checkpoint) finds none. True when the WAL was emptied."""
+    try:
+        size = os.stat(path + "-wal").st_size
+    except OSError:
+        return False
+    if size <= WAL_TRUNCATE_BYTES:
+        return False
+    return truncate_wal(conn)
+
+
+def truncate_wal(conn: sqlite3.Connection) -> bool:
+    """``PRAGMA wal_checkpoint(TRUNCATE)`` with no busy wait; True when every frame was
+    copied and the WAL emptied."""
+    timeout = conn.execute("PRAGMA busy_timeout").fetchone()[0]
+    conn.execute("PRAGMA busy_timeout=0")
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    except Exception:  # locked by a writer elsewhere: a later connection folds it
+        return False
+    finally:
+        conn.execute(f"PRAGMA busy_timeout={int(timeout)}")
+    return busy == 0
+
+
+def _db_config_311(conn: sqlite3.Connection, path: str) -> bool:
+    if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11) or hasattr(sys, "gettotalrefcount"):
+        return False
+    import ctypes
+
+    global _library
+    if _library is None:
+        import _sqlite3
+
+        library = ctypes.CDLL(_sqlite3.__file__)  # its symbols include the SQLite it links
+        library.sqlite3_db_filename.restype = ctypes.c_char_p
+        library.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        library.sqlite3_db_config.restype = ctypes.c_int
+        _library = library
+    # CPython 3.11's pysqlite_Connection: PyObject_HEAD, then the sqlite3 pointer.
+    handle = ctypes.c_void_p.from_address(id(conn) + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+    if not handle:
+        return False
+    name = _library.sqlite3_db_filename(handle, b"main")
+    if name is None or os.path.realpath(os.fsdecode(name)) != os.path.realpath(path):
+        return False
+    done = ctypes.c_int(-1)
+    result = _library.sqlite3_db_config(ctypes.c_void_p(handle), NO_CKPT_ON_CLOSE, ctypes.c_int(1), ctypes.byref(done))
+    return result == 0 and done.value == 1

@@ -1,0 +1,70 @@
+"""A question naming a subject no claim mentions gets nothing (issue 30, item 3), even when it
+shares the attribute word with another subject's claim: with two-word subjects and an extra
+generic word ("the Kafka broker port number", "the Traefik reverse proxy"), in English and
+Chinese, and after the right claim was marked incorrect."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.controls.feedback import give_feedback
+from memory_core.recall.service import recall, turn_recall
+from tests.support.times import NOW
+
+UNKNOWN = [
+    "what is the Kafka broker port number?",
+    "which port number does the billing gateway server use?",
+    "what port does the Traefik reverse proxy listen on?",
+    "where does the Traefik reverse proxy config live?",
+    "where is the Grafana dashboard server config file?",
+    "what is the nginx server port?",
+    "which port does Alice's billing service use?",
+    "Kafka 代理的端口号是多少？",
+    "计费网关服务器用哪个端口？",
+    "Traefik 反向代理的配置文件在哪里？",
+]
+
+
+def ids(result) -> list[str]:
+    return [c.memory_id for c in result.claims]
+
+
+@pytest.fixture
+def known(add) -> dict[str, str]:
+    return {
+        "redis": add("Redis listens on port 6380 in development").id,
+        "widget": add("The widget API server listens on port 8081").id,
+        "cache": add("The SQLite cache database file lives at /var/cache/widget/cache.db").id,
+        "proxy": add("The nginx reverse proxy config lives in /etc/nginx/conf.d/widget.conf").id,
+        "orders": add("订单服务监听 8081 端口").id,
+        "proxy_zh": add("nginx 反向代理的配置文件在 /etc/nginx/conf.d 目录").id,
+    }
+
+
+@pytest.mark.parametrize("question", UNKNOWN)
+def test_a_question_about_an_unknown_subject_gets_nothing(reader, known, question: str) -> None:
+    result = recall(reader.conn, question, now=NOW)
+    assert ids(result) == [], (question, result.diagnostics.get("plan"))
+    result = turn_recall(reader.conn, [question], now=NOW, session_is_fresh=True)
+    assert ids(result) == [], question
+
+
+def test_the_known_subjects_are_still_answered(reader, known) -> None:
+    assert ids(recall(reader.conn, "what is the Redis port number?", now=NOW)) == [known["redis"]]
+    assert ids(recall(reader.conn, "which port does the widget API server use?", now=NOW)) == [known["widget"]]
+    assert ids(recall(reader.conn, "where does the nginx reverse proxy config live?", now=NOW)) == [known["proxy"]]
+    assert ids(recall(reader.conn, "订单服务的端口号是多少？", now=NOW)) == [known["orders"]]
+
+
+def test_an_answer_marked_incorrect_is_not_replaced_by_another_subjects(store, reader, known) -> None:
+    with store.transaction() as conn:
+        give_feedback(conn, known["widget"], "incorrect", NOW - 60)
+        give_feedback(conn, known["orders"], "incorrect", NOW - 60)
+    for question in (
+        "which port does the widget API server use?",
+        "what is the widget API server port number?",
+        "订单服务的端口号是多少？",
+        "订单服务用哪个端口？",
+    ):
+        result = recall(reader.conn, question, now=NOW)
+        assert ids(result) == [], (question, result.diagnostics.get("candidates"))
