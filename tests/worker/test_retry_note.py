@@ -94,6 +94,12 @@ NOT_ABOUT_THE_ANSWER = {
     "deadline",
     "lease_expired",
     "internal_error",
+    # an agent's CLI as the model (workers/providers): the run, not its answer
+    "cli_missing",
+    "cli_exit",
+    "cli_error",
+    "not_logged_in",
+    "no_model_reported",
 }
 ANSWER_REASONS = [r for r in Reason if r.value not in NOT_ABOUT_THE_ANSWER and not r.value.startswith("http_")]
 
