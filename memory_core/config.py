@@ -40,7 +40,8 @@ ALLOWED = {
     "model_output_limit": "a whole number of tokens, at least 1",
     "daily_model_calls": "a whole number, at least 0",
     "daily_model_tokens": "a whole number, at least 0",
-    "model_json_mode": "auto, schema, object or off",
+    "model_json_mode": "auto, schema, object_schema, guided_json, object or off",
+    "first_call_seconds": "a number of seconds between 1 and 3600",
     "database_url": "postgresql://USER@HOST[:PORT]/DB, or unset for SQLite in the state dir",
     "queue_url": "redis://HOST[:PORT][/DB], or unset so the queue follows the store",
     "review_before_recall": "true or false",
@@ -68,6 +69,9 @@ class Settings(BaseModel):
     model_api_key: SecretStr | None = None
     attempt_seconds: float = Field(default=120.0, ge=1, le=3600)
     lease_grace_seconds: float = Field(default=30.0, ge=0, le=3600)
+    # A worker's first call to its model (and a server still loading it) may take this
+    # long: a local server loads and warms the model on it (workers/model_warmup.py).
+    first_call_seconds: float = Field(default=600.0, ge=1, le=3600)
     max_output_tokens: int = Field(default=8192, ge=1, le=8192)
     model_output_limit: int | None = Field(default=None, ge=1)
     # A guard against runaway spending, not a throttle: a burst of a few thousand captured
@@ -75,9 +79,10 @@ class Settings(BaseModel):
     # Unset: a subscription-safe default for a CLI provider (memory_core.model_providers).
     daily_model_calls: int = Field(default=providers.HTTP_DAILY_CALLS, ge=0)
     daily_model_tokens: int = Field(default=providers.HTTP_DAILY_TOKENS, ge=0)
-    # How the model is asked for JSON (response_format): auto tries a JSON schema of the
-    # answer, then plain JSON mode, then nothing, remembering what the server accepted.
-    model_json_mode: Literal["auto", "schema", "object", "off"] = "auto"
+    # How the model is asked for JSON: auto tries the answer's JSON schema in the spellings
+    # of the common servers, then plain JSON mode, then nothing, remembering what the server
+    # accepted (workers/json_modes.py).
+    model_json_mode: Literal["auto", "schema", "object_schema", "guided_json", "object", "off"] = "auto"
     # Where the memory lives (memory_core.store.backend): unset is memory.db in the state dir
     # and huey's queue.db beside it. Kept out of repr: a URL may carry a password.
     database_url: str | None = Field(default=None, repr=False)

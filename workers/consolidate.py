@@ -38,7 +38,7 @@ from memory_core.jobs.model_state import remember_json_mode, remembered_json_mod
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
 from memory_core.store.origin_aliases import project_origins
-from workers import liveness, model_client, providers
+from workers import json_modes, liveness, model_client, providers
 from workers.logs import worker_logger
 from workers.stale_candidates import with_stale_candidates
 
@@ -98,7 +98,9 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
                 conn,
                 owner=worker_identity(),
                 now=now,
-                lease_seconds=settings.lease_seconds,
+                # A first call may take longer (a local server loading its model): the lease
+                # covers it, so no other worker takes the source over meanwhile.
+                lease_seconds=model_client.call_deadline(settings) + settings.lease_grace_seconds,
                 source_id=source_id,
                 forced=forced,
                 require_request=True,
@@ -136,8 +138,8 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
 
 
 def _json_mode(settings: Settings, store: Store) -> tuple[str, bool]:
-    """The JSON mode to ask for and whether a 400 may step down: a fixed setting is used as
-    it is; ``auto`` starts from what this server was last found to accept."""
+    """The JSON mode to ask for and whether a refusal may step down: a fixed setting is used
+    as it is; ``auto`` starts from what this server was last found to accept."""
     if settings.model_json_mode != "auto":
         return settings.model_json_mode, False
     assert settings.model_url is not None and settings.model is not None
@@ -149,7 +151,12 @@ def _remember_json_mode(settings: Settings, store: Store, asked: str, answered: 
         return
     with store.transaction() as conn:
         remember_json_mode(conn, settings.model_url, settings.model, answered)
-    log.info("the model server refused response_format %s (HTTP 400); using %s from now on", asked, answered)
+    log.info(
+        "the model server refused JSON mode %s; using %s from now on (%s)",
+        asked,
+        answered,
+        json_modes.DESCRIPTIONS.get(answered, answered),
+    )
 
 
 def _record_failure(

@@ -20,10 +20,12 @@ from urllib.parse import unquote, urlsplit
 
 from memory_core.config import Settings
 from memory_core.errors import ConfigError
+from memory_core.jobs.model_state import JSON_MODES
 from memory_core.records import ErrorCode
 from memory_core.reports.health import DATABASE_ERRORS, ERROR, OK, make_check
 from memory_core.reports.postgres_problems import postgres_fix, postgres_problem
 from memory_core.store.backend import POSTGRESQL, SQLITE, redact, resolve_queue
+from workers.json_modes import DESCRIPTIONS
 from workers.model_client import ModelCallError, complete
 from workers.queue_names import QUEUE_NAME, queue_name
 
@@ -35,7 +37,8 @@ REDIS_SECONDS = 2.0
 QUEUE_LOCK_SECONDS = 2.0
 MODEL_CHECK_SECONDS = 10.0
 MODEL_CHECK_TOKENS = 16
-MODEL_CHECK_PROMPT = "Reply with the single word: ok"
+# Answerable in every JSON mode, the schema's included.
+MODEL_CHECK_PROMPT = 'Reply with exactly this JSON and nothing else: {"claims": []}'
 
 
 def _existing_ancestor(path: Path) -> Path:
@@ -275,24 +278,35 @@ def redis_queue_check(url: str, timeout: float = REDIS_SECONDS, *, name: str = Q
 
 
 def model_check(settings: Settings, deadline: float = MODEL_CHECK_SECONDS) -> dict[str, Any]:
-    """One tiny chat request with a short deadline: does the configured model answer?"""
+    """One tiny chat request with a short deadline: does the configured model answer, and
+    which JSON mode does it accept? ``auto`` tries them as the worker does (strongest
+    first, stepping down on a refusal); a fixed mode is sent as it is."""
     probe = settings.model_copy(
         update={
             "attempt_seconds": min(settings.attempt_seconds, deadline),
+            "first_call_seconds": min(settings.attempt_seconds, deadline),
             "max_output_tokens": MODEL_CHECK_TOKENS,
             "model_output_limit": None,
         }
     )
-    details = {"model_url": settings.model_url, "model": settings.model}
+    auto = settings.model_json_mode == "auto"
+    first = JSON_MODES[0] if auto else settings.model_json_mode
+    details: dict[str, Any] = {"model_url": settings.model_url, "model": settings.model}
     started = time.monotonic()
     try:
-        complete(probe, [{"role": "user", "content": MODEL_CHECK_PROMPT}])
+        answer = complete(probe, [{"role": "user", "content": MODEL_CHECK_PROMPT}], json_mode=first, fallback=auto)
     except ModelCallError as exc:
         took = round(time.monotonic() - started, 2)
         if exc.code in (ErrorCode.OUTPUT_LIMIT, ErrorCode.INVALID_OUTPUT):
             # It answered; only the shape of this tiny answer is off, which is no reachability problem.
+            mode = exc.json_mode or first
             return make_check(
-                "model call", OK, f"answered in {took:.2f} s ({exc.description})", **details, seconds=took
+                "model call",
+                OK,
+                f"answered in {took:.2f} s ({exc.description}); {_accepted(mode)}",
+                **details,
+                seconds=took,
+                json_mode=mode,
             )
         reason = exc.description.removesuffix("; retried later")
         return make_check(
@@ -305,7 +319,18 @@ def model_check(settings: Settings, deadline: float = MODEL_CHECK_SECONDS) -> di
             error_code=exc.code.value,
         )
     took = round(time.monotonic() - started, 2)
-    return make_check("model call", OK, f"{settings.model} answered in {took:.2f} s", **details, seconds=took)
+    return make_check(
+        "model call",
+        OK,
+        f"{settings.model} answered in {took:.2f} s; {_accepted(answer.json_mode)}",
+        **details,
+        seconds=took,
+        json_mode=answer.json_mode,
+    )
+
+
+def _accepted(mode: str) -> str:
+    return f"JSON mode {mode}: {DESCRIPTIONS[mode]}"
 
 
 def _model_fix(code: ErrorCode, settings: Settings) -> str:

@@ -4,18 +4,24 @@ Why the exchange runs in a helper thread: httpx timeouts bound each network oper
 (connect, one write, one read), not the exchange as a whole. A server that accepts the
 connection and then sends a byte now and then restarts the read timeout every time, and
 name resolution is not covered by any timeout at all. The caller therefore waits on the
-thread for at most ``attempt_seconds`` and reports ``timeout`` when that runs out. The
+thread for at most the call's deadline (:func:`call_deadline`) and reports ``timeout`` when
+that runs out. The
 abandoned thread cannot run on for long either: its own per-operation timeouts are no
 longer than the budget and it checks the same deadline between body chunks.
 
 Failures become :class:`ModelCallError` with an :class:`ErrorCode`, an allowlisted reason
-code and a fixed description; the key, response bodies and exception text never reach them.
+code and a fixed description; the key, response bodies and exception text never reach them
+(an error body is read only to tell a refused JSON mode or a loading model).
 
-JSON output is asked for with ``response_format``: a JSON schema of the answer contract,
-plain JSON mode, or nothing (``json_mode`` ``schema``/``object``/``off``). With
-``fallback`` a server that refuses the request with HTTP 400 is asked again, once per
-weaker mode, within the same deadline; the mode that was answered is reported so the
-caller can remember it.
+JSON output is asked for in one of the modes of :mod:`workers.json_modes` (the answer's
+JSON schema in the spelling of OpenAI, llama.cpp or vLLM, plain JSON mode, or nothing).
+With ``fallback`` a server that refuses the way it was asked (HTTP 400 or 422, or a server
+error whose body names the parameter) is asked again, once per weaker mode, within the same
+deadline; the mode that was answered is reported so the caller can remember it.
+
+The deadline is :func:`workers.model_warmup.call_seconds`: longer for the first call this
+process makes to a server and model, and a server that answers 503 "loading" is asked again
+every few seconds within it.
 
 Servers differ from OpenAI in ways handled here: no ``usage`` (counted as 0), ``content``
 as a list of parts (text parts joined, reasoning parts skipped), ``finish_reason``
@@ -38,14 +44,15 @@ import httpx
 
 from memory_core import clock
 from memory_core.config import Settings
-from memory_core.consolidation.contract import response_schema
 from memory_core.errors import MemevoError
-from memory_core.jobs.model_state import JSON_MODES
 from memory_core.records import ErrorCode, Reason
+from workers import json_modes, model_warmup
 
 # A valid answer is at most 64,000 bytes of text; JSON escaping can grow that a few
 # times, so anything far beyond is not a completion worth reading.
 RESPONSE_MAX_BYTES = 2_000_000
+# Of an error answer only enough is read to tell a refused JSON mode or a loading model.
+ERROR_BODY_MAX_BYTES = 65_536
 MODEL_NAME_MAX_CHARS = 200
 
 _DESCRIPTIONS = {
@@ -68,7 +75,7 @@ _REASONING_PARTS = frozenset({"thinking", "reasoning", "redacted_thinking"})
 _TEXT_PARTS = frozenset({"text", "output_text"})
 _LEADING_THINK = re.compile(r"\A\s*<think>.*?</think>\s*", re.DOTALL)
 RETRY_AFTER_MAX_SECONDS = 86_400.0
-SCHEMA_NAME = "memevo_claims"
+SCHEMA_NAME = json_modes.SCHEMA_NAME
 
 
 class ModelCallError(MemevoError):
@@ -119,13 +126,12 @@ def complete(
 ) -> Completion:
     """Send ``messages`` and return the model's answer.
 
-    Waits at most ``settings.attempt_seconds``. Only an answer that finished normally
+    Waits at most :func:`call_deadline` seconds. Only an answer that finished normally
     (see :data:`STOP_REASONS`) is returned; anything else raises :class:`ModelCallError`.
-    ``json_mode`` picks the ``response_format``; with ``fallback`` an HTTP 400 is retried
+    ``json_mode`` picks how JSON is asked for; with ``fallback`` a refusal of it is retried
     with each weaker mode in turn (see the module docstring).
     """
-    if json_mode not in JSON_MODES:
-        raise ValueError(f"unknown JSON mode {json_mode!r}")
+    modes = json_modes.modes_from(json_mode, fallback)
     if not settings.model_url:
         raise ModelCallError(
             ErrorCode.UNAVAILABLE,
@@ -133,14 +139,13 @@ def complete(
         )
     if not settings.model:
         raise ModelCallError(ErrorCode.UNAVAILABLE, "no model configured; set MEMEVO_MODEL to a model name")
-    deadline = time.monotonic() + settings.attempt_seconds
+    seconds = call_deadline(settings)
+    deadline = time.monotonic() + seconds
     outcome: dict[str, Any] = {}
-
-    modes = JSON_MODES[JSON_MODES.index(json_mode) :] if fallback else (json_mode,)
 
     def exchange() -> None:
         try:
-            outcome["body"], outcome["mode"] = _post_modes(settings, messages, modes, deadline)
+            outcome["body"], outcome["mode"] = _post_modes(settings, messages, modes, deadline, seconds)
         except BaseException as exc:  # handed to the caller's thread below
             outcome["error"] = exc
 
@@ -154,16 +159,19 @@ def complete(
     return read_completion(outcome["body"], fallback_model=settings.model, json_mode=outcome["mode"])
 
 
+def call_deadline(settings: Settings) -> float:
+    """Seconds the next model call may take: through a server, ``first_call_seconds`` until
+    this process has had an answer from it and its model, then ``attempt_seconds``; through
+    an agent's CLI (workers/providers), ``attempt_seconds``."""
+    if settings.uses_cli:
+        return settings.attempt_seconds
+    return model_warmup.call_seconds(settings)
+
+
 def response_format(json_mode: str) -> dict[str, Any] | None:
-    """The ``response_format`` parameter for a JSON mode (``None`` for ``off``)."""
-    if json_mode == "schema":
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": SCHEMA_NAME, "strict": True, "schema": response_schema()},
-        }
-    if json_mode == "object":
-        return {"type": "json_object"}
-    return None
+    """The ``response_format`` parameter of a JSON mode (``None`` when it sends none)."""
+    fmt = json_modes.request_fields(json_mode).get("response_format")
+    return fmt if isinstance(fmt, dict) else None
 
 
 def _request_payload(settings: Settings, messages: list[dict[str, str]], json_mode: str = "off") -> dict[str, Any]:
@@ -175,23 +183,30 @@ def _request_payload(settings: Settings, messages: list[dict[str, str]], json_mo
         "temperature": 0,
         "stream": False,
     }
-    fmt = response_format(json_mode)
-    if fmt is not None:
-        payload["response_format"] = fmt
+    payload.update(json_modes.request_fields(json_mode))
     return payload
 
 
 def _post_modes(
-    settings: Settings, messages: list[dict[str, str]], modes: tuple[str, ...], deadline: float
+    settings: Settings, messages: list[dict[str, str]], modes: tuple[str, ...], deadline: float, budget: float
 ) -> tuple[bytes, str]:
-    """Try each mode in turn while the server answers 400 to a ``response_format``."""
-    for index, mode in enumerate(modes):
-        try:
-            return _post(settings, messages, deadline, mode), mode
-        except ModelCallError as exc:
-            if exc.reason != Reason.HTTP_400.value or mode == "off" or index == len(modes) - 1:
-                raise
-    raise AssertionError("unreachable: the last mode returns or raises")
+    """Send the request in each mode in turn while the server refuses the mode; ask again
+    while it says it is loading the model. The body of a 2xx answer and its mode."""
+    index = 0
+    while True:
+        mode = modes[index]
+        status, body, retry_after = _post(settings, messages, deadline, budget, mode)
+        if 200 <= status < 300:
+            model_warmup.mark_answered(settings)
+            return body, mode
+        if model_warmup.is_loading(status, body) and deadline - time.monotonic() > model_warmup.LOADING_POLL_SECONDS:
+            time.sleep(model_warmup.LOADING_POLL_SECONDS)
+            continue
+        if index + 1 < len(modes) and json_modes.refused(mode, status, body):
+            index += 1
+            continue
+        _check_status(status, retry_after)
+        raise AssertionError("unreachable: a status outside 2xx raises")
 
 
 def _headers(settings: Settings) -> dict[str, str]:
@@ -202,31 +217,40 @@ def _headers(settings: Settings) -> dict[str, str]:
     return headers
 
 
-def _post(settings: Settings, messages: list[dict[str, str]], deadline: float, json_mode: str = "off") -> bytes:
-    """The HTTP exchange (run in the helper thread): the raw body of a 2xx response."""
+def _read_body(response: httpx.Response, deadline: float, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        if time.monotonic() > deadline:
+            raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE)
+        size += len(chunk)
+        if size > limit:
+            if limit < RESPONSE_MAX_BYTES:  # an error answer: its start is enough
+                chunks.append(chunk)
+                break
+            raise ModelCallError(
+                ErrorCode.PROVIDER, "the model server's response is too large", reason=Reason.RESPONSE_TOO_LARGE
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)[:limit]
+
+
+def _post(
+    settings: Settings, messages: list[dict[str, str]], deadline: float, budget: float, json_mode: str = "off"
+) -> tuple[int, bytes, str | None]:
+    """The HTTP exchange (run in the helper thread): status, body (the start of it for an
+    error answer) and ``Retry-After``."""
     url = f"{settings.model_url}/chat/completions"
-    remaining = max(0.1, min(settings.attempt_seconds, deadline - time.monotonic()))
+    remaining = max(0.1, min(budget, deadline - time.monotonic()))
     try:
         # A fresh client per call: no connection, cookie or session state carries over.
         with httpx.Client(timeout=httpx.Timeout(remaining), follow_redirects=False) as client:
             with client.stream(
                 "POST", url, json=_request_payload(settings, messages, json_mode), headers=_headers(settings)
             ) as response:
-                _check_status(response.status_code, response.headers.get("retry-after"))
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
-                    if time.monotonic() > deadline:
-                        raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE)
-                    size += len(chunk)
-                    if size > RESPONSE_MAX_BYTES:
-                        raise ModelCallError(
-                            ErrorCode.PROVIDER,
-                            "the model server's response is too large",
-                            reason=Reason.RESPONSE_TOO_LARGE,
-                        )
-                    chunks.append(chunk)
-                return b"".join(chunks)
+                status = response.status_code
+                limit = RESPONSE_MAX_BYTES if 200 <= status < 300 else ERROR_BODY_MAX_BYTES
+                return status, _read_body(response, deadline, limit), response.headers.get("retry-after")
     except httpx.TimeoutException:
         raise ModelCallError(ErrorCode.TIMEOUT, reason=Reason.DEADLINE) from None
     except httpx.TransportError:

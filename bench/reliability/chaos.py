@@ -94,6 +94,7 @@ def run(
                     MEMEVO_MODEL_URL=model.base_url,
                     MEMEVO_MODEL="fake",
                     MEMEVO_ATTEMPT_SECONDS=str(ATTEMPT_SECONDS),
+                    MEMEVO_FIRST_CALL_SECONDS=str(ATTEMPT_SECONDS),  # a first call's lease is as short
                     MEMEVO_LEASE_GRACE_SECONDS=str(LEASE_GRACE),
                 )
                 sources = capture(place, consolidations)

@@ -142,11 +142,14 @@ def attempt(name: str, spec: dict[str, Any], place: Place, tag: str = "") -> dic
     fields = {k: _tagged(v, tag) for k, v in spec.items() if k != "attempt_seconds"}
     statement = f"the staging database of {name} listens on port 5433"
     with (
-        FakeModelServer([Reply(**fields), Reply(**fields)]) as server,
+        # A server answering every request so: an attempt that steps down through the JSON
+        # modes on a refusal (400, 422) gets the same answer in each.
+        FakeModelServer([Reply(**fields)] * 6) as server,
         place.active(
             MEMEVO_MODEL_URL=server.base_url,
             MEMEVO_MODEL="fake",
             MEMEVO_ATTEMPT_SECONDS=str(spec.get("attempt_seconds", 10)),
+            MEMEVO_FIRST_CALL_SECONDS=str(spec.get("attempt_seconds", 10)),  # every call on the same deadline
         ),
     ):
         with Store.open(place.home) as store, store.transaction() as conn:

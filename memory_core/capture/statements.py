@@ -20,6 +20,7 @@ import re
 from types import ModuleType
 
 from memory_core.capture import statement_en
+from memory_core.capture.statement_reference import refers_back
 from memory_core.capture.statement_text import HEADER, fold
 
 MAX_SCAN_CHARS = 8_192
@@ -167,7 +168,8 @@ def classify_statement(text: str) -> StatementDecision:
         return StatementDecision(None, _rejection_summary(decisions), "", tuple(decisions), len(scanned))
     first = positive[0]
     reason = first.reason if len(positive) == 1 else f"{first.reason} (+{len(positive) - 1} more)"
-    return StatementDecision(first.kind, reason, _captured_text(scanned, positive), tuple(decisions), len(scanned))
+    captured = _captured_text(scanned, _with_referents(scanned, decisions))
+    return StatementDecision(first.kind, reason, captured, tuple(decisions), len(scanned))
 
 
 def is_recall_request(text: str) -> bool:
@@ -222,6 +224,25 @@ def _rejection_summary(decisions: list[SentenceDecision]) -> str:
         if category not in categories:
             categories.append(category)
     return f"no statement in {len(decisions)} sentences ({', '.join(categories[:4])})"
+
+
+def _with_referents(text: str, decisions: list[SentenceDecision]) -> list[SentenceDecision]:
+    """The statement sentences, each one that refers back ("it now listens on …") preceded
+    by the sentence before it, which says what "it" is (statement_reference.py)."""
+    chosen: list[SentenceDecision] = []
+    for index, decision in enumerate(decisions):
+        if decision.kind is None:
+            continue
+        before = decisions[index - 1] if index else None
+        if (
+            before is not None
+            and before.kind is None
+            and (not chosen or chosen[-1] is not before)
+            and refers_back(text[decision.start : decision.end])
+        ):
+            chosen.append(before)
+        chosen.append(decision)
+    return chosen
 
 
 def _captured_text(text: str, positive: list[SentenceDecision]) -> str:

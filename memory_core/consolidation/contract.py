@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from memory_core.errors import InvalidModelOutput
-from memory_core.ids import is_memory_id
+from memory_core.ids import ID_PATTERN, is_memory_id
 from memory_core.records import CONTRACT_FIELDS, HOST_FIELDS, KINDS, Kind, Reason, reason_code
 from memory_core.redaction import redact_secrets
 
@@ -240,25 +240,67 @@ def parse_model_output(text: str) -> ModelBatch:
         raise RejectedAnswer(code, description + more, field) from None
 
 
-def response_schema() -> dict[str, Any]:
-    """The contract as a JSON schema for ``response_format``, within the subset strict
-    structured-output servers accept: every field required (the optional ones nullable,
-    which :class:`Proposal` reads as absent), no other field, no length limits (those are
-    checked here, after the answer arrives)."""
-    claim = {
-        "type": "object",
-        "properties": {
-            "kind": {"type": "string", "enum": list(KINDS)},
-            "content": {"type": "string"},
-            "replaces": {"type": ["string", "null"]},
-            "searchTerms": {"type": ["array", "null"], "items": {"type": "string"}},
-        },
-        "required": ["kind", "content", "replaces", "searchTerms"],
-        "additionalProperties": False,
+# The longest alias the schema allows: short enough that SEARCH_TERMS_MAX of them, each
+# character taking at most 4 bytes, always fit SEARCH_TERMS_MAX_BYTES of JSON (quotes,
+# commas and brackets counted), a limit JSON schema cannot state by itself.
+SCHEMA_SEARCH_TERM_MAX_CHARS = min(
+    SEARCH_TERM_MAX_CHARS,
+    (SEARCH_TERMS_MAX_BYTES - 2 - (SEARCH_TERMS_MAX - 1) - 2 * SEARCH_TERMS_MAX) // (4 * SEARCH_TERMS_MAX),
+)
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    # anyOf rather than a list of types: grammar converters (llama.cpp) drop a type list's
+    # limits, and strict structured-output servers accept both.
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def _claim_schema() -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "kind": {"type": "string", "enum": list(KINDS)},
+        "content": {"type": "string", "minLength": CONTENT_MIN_CHARS, "maxLength": CONTENT_MAX_CHARS},
+        "replaces": _nullable({"type": "string", "pattern": ID_PATTERN}),
+        "searchTerms": _nullable(
+            {
+                "type": "array",
+                "items": {
+                    "type": "string",
+                    "minLength": SEARCH_TERM_MIN_CHARS,
+                    "maxLength": SCHEMA_SEARCH_TERM_MAX_CHARS,
+                },
+                "maxItems": SEARCH_TERMS_MAX,
+            }
+        ),
     }
+    # The properties are the validator's own fields (by the names the model writes), so a
+    # field added to or removed from Proposal cannot leave the schema behind.
+    names = [field.alias or name for name, field in Proposal.model_fields.items()]
+    if sorted(names) != sorted(properties):
+        raise AssertionError(f"the answer schema's fields {sorted(properties)} differ from Proposal's {sorted(names)}")
     return {
         "type": "object",
-        "properties": {"claims": {"type": "array", "items": claim}},
+        "properties": {name: properties[name] for name in names},
+        "required": names,
+        "additionalProperties": False,
+    }
+
+
+def response_schema() -> dict[str, Any]:
+    """The contract as a JSON schema for constrained decoding (``response_format`` and its
+    local spellings, workers/json_modes.py).
+
+    It carries every limit :func:`parse_model_output` checks that JSON schema can state: the
+    kinds, the number of claims and aliases, the lengths of content and aliases (aliases a
+    little shorter, so their byte limit always holds), the id form of ``replaces``, and no
+    other field. Every field is required, the optional ones nullable (which
+    :class:`Proposal` reads as absent), within the subset strict servers accept. What it
+    cannot state (no control characters, content not blank once trimmed) is still checked
+    after the answer arrives; a document the schema accepts passes those for any decoder
+    that writes plain text.
+    """
+    return {
+        "type": "object",
+        "properties": {"claims": {"type": "array", "items": _claim_schema(), "maxItems": CLAIMS_MAX}},
         "required": ["claims"],
         "additionalProperties": False,
     }

@@ -13,6 +13,7 @@ from typing import Any
 from memory_core import clock
 from memory_core.clock import iso
 from memory_core.consolidation.contract import SEARCH_TERM_MAX_CHARS, SEARCH_TERMS_MAX_BYTES, search_terms_bytes
+from memory_core.consolidation.retry_note import retry_note
 from memory_core.records import Memory, Source
 from memory_core.sanitize import clip_utf8
 
@@ -52,7 +53,7 @@ thing. When unsure, leave "replaces" out (or null) and add a separate claim.
 - When the source repeats a candidate without changing it, restate that candidate's kind \
 and content verbatim, character for character: that confirms it. Never reword an \
 unchanged candidate; a paraphrase is stored as a second, near-duplicate claim.
-- "searchTerms" is optional: up to 8 short aliases of 2 to 64 characters that help find \
+- "searchTerms" is optional: up to 8 short aliases of 2 to 31 characters that help find \
 the claim later, such as the Chinese and English names of what it mentions. An alias \
 only renames; it never adds a fact that the content does not state.
 - At most 16 claims. Reply {"claims": []} when nothing in the source is worth keeping. \
@@ -212,7 +213,8 @@ def build_messages(
 
     ``candidates`` are offered for replacement; see :func:`eligible_candidates` for which
     of them are shown. ``now`` gives today's date (default: the clock); ``stale`` what a
-    candidate names that the checkout no longer has, by id.
+    candidate names that the checkout no longer has, by id. After an attempt whose answer was
+    refused, the last line says what was wrong with it (:func:`retry_note`).
     """
     shown = eligible_candidates(source, candidates, origins)
     today = clock.now() if now is None else now
@@ -240,6 +242,11 @@ def build_messages(
         parts.append(_fenced("\n".join(candidate_line(memory, stale.get(memory.id)) for memory in shown)))
     else:
         parts.append('Candidates: none, so leave "replaces" out.')
+    note = retry_note(source)
+    if note is not None:
+        # After a refused answer: say what was wrong, so the retry is not the same prompt.
+        parts.append("")
+        parts.append(note)
     return [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": "\n".join(parts)},

@@ -63,7 +63,9 @@ def waits_for_statement(conn: DbConn, source: Source) -> bool:
     """True while the user statement of a progress source's turn (same agent session and
     origin, captured in the same transaction, so at the same time) still waits to be applied:
     the statement goes first, so the user's words keep their authority over what the tools
-    showed. A paused statement no longer blocks."""
+    showed. A statement whose last attempt failed no longer blocks: its answers may keep
+    failing for hours before it pauses, and applied after the progress source, the user's
+    words still come last."""
     if source.source_type != "progress":
         return False
     marker = "|progress|"
@@ -74,8 +76,8 @@ def waits_for_statement(conn: DbConn, source: Source) -> bool:
     mine, owners = source_owner_clause(conn)
     row = conn.execute(
         "SELECT 1 FROM sources WHERE dedupe_key >= ? AND dedupe_key < ? AND source_type='user_statement' "
-        f"AND origin=? AND created_at=? AND state IN ('pending', 'leased') AND consecutive_failures<?{mine} LIMIT 1",
-        (prefix, prefix + "\U0010ffff", source.origin, source.created_at, policy.FAILURE_CAP, *owners),
+        f"AND origin=? AND created_at=? AND state IN ('pending', 'leased') AND consecutive_failures=0{mine} LIMIT 1",
+        (prefix, prefix + "\U0010ffff", source.origin, source.created_at, *owners),
     ).fetchone()
     return row is not None
 

@@ -19,7 +19,8 @@ WORKER_MODEL_KEY = "worker_model"
 MODEL_CONFIGURED, MODEL_MISSING = "configured", "missing"
 ANNOUNCED_KEY = "worker_no_model_announced_at"
 JSON_MODE_PREFIX = "model_json_mode:"
-JSON_MODES = ("schema", "object", "off")
+# Strongest first: the order `auto` tries them in (workers/json_modes.py spells each one).
+JSON_MODES = ("schema", "object_schema", "guided_json", "object", "off")
 # Worker processes starting together announce a missing model once between them.
 ANNOUNCE_QUIET_SECONDS = 30.0
 

@@ -17,6 +17,7 @@ from cli.install.actions import install
 from cli.install.claude_code import TARGET
 from memory_core import clock
 from memory_core.jobs.heartbeat import write_heartbeat
+from memory_core.jobs.model_state import remembered_json_mode
 from memory_core.store.database import Store
 from tests.install.support import EVENTS, INSTALLED_MEMEVO, ClaudeSandbox, needs_installed_memevo, write_hooks
 from tests.support.fake_model import FakeModelServer, Reply
@@ -341,6 +342,33 @@ def test_check_model_reachable(healthy: Path, monkeypatch: pytest.MonkeyPatch) -
     assert the_check(again, "model call")["status"] == "ok"
     assert code == 0
     assert not (healthy / "logs").exists()  # nothing recorded
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "mode"),
+    [(None, "schema"), ("llama-cpp-python", "object_schema"), ("old-vllm", "guided_json"), ("lm-studio", "schema")],
+)
+def test_check_model_says_which_json_mode_the_server_accepted(
+    healthy: Path, monkeypatch: pytest.MonkeyPatch, behaviour: str | None, mode: str
+) -> None:
+    with FakeModelServer(behave_like=behaviour) as server:
+        monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
+        code, data = report("--check-model")
+    call = the_check(data, "model call")
+    assert code == 0 and call["status"] == "ok" and call["details"]["json_mode"] == mode
+    assert f"JSON mode {mode}:" in call["summary"]
+    with Store.open(healthy) as store:  # doctor writes nothing: the worker finds out for itself
+        assert remembered_json_mode(store.conn, server.base_url, "tiny") is None
+
+
+def test_check_model_with_a_fixed_json_mode_sends_only_that(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_MODEL_JSON_MODE", "schema")
+    with FakeModelServer(behave_like="llama-cpp-python") as server:
+        monkeypatch.setenv("MEMEVO_MODEL_URL", server.base_url)
+        code, data = report("--check-model")
+        assert server.request_count == 1
+    call = the_check(data, "model call")
+    assert code == 1 and call["status"] == "error" and "HTTP 500" in call["summary"]
 
 
 def test_check_model_unreachable(healthy: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -104,6 +104,7 @@ def test_rejected_outputs_write_nothing_and_back_off(home: Path, model: FakeMode
 
 def test_hanging_server_ends_at_deadline_as_timeout(home: Path, model: FakeModelServer, monkeypatch) -> None:
     monkeypatch.setenv("MEMEVO_ATTEMPT_SECONDS", "1")
+    monkeypatch.setenv("MEMEVO_FIRST_CALL_SECONDS", "1")  # the first call's own, longer deadline
     sid = capture(home)
     model.enqueue(Reply(hang=True))
     started = time.monotonic()

@@ -227,6 +227,7 @@ CAPTURE = (
         "memory_core.capture.statement_en_kinds",
         "memory_core.capture.statement_en_tokens",
         "memory_core.capture.statement_en_words",
+        "memory_core.capture.statement_reference",  # a statement that refers back takes its subject
         "memory_core.capture.statement_text",
         "memory_core.capture.statements",
         "memory_core.capture.turn",

@@ -133,7 +133,9 @@ def test_unconfigured_model_names_the_setting(missing: str, monkeypatch: pytest.
 )
 def test_deadline_holds_against_a_server_that_never_finishes(reply: Reply, monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeModelServer([reply]) as fake:
-        settings = settings_for(fake.base_url, monkeypatch, attempt_seconds="1", model_api_key=KEY)
+        settings = settings_for(
+            fake.base_url, monkeypatch, attempt_seconds="1", first_call_seconds="1", model_api_key=KEY
+        )
         started = time.monotonic()
         error = failure(settings)
         elapsed = time.monotonic() - started
@@ -144,7 +146,7 @@ def test_deadline_holds_against_a_server_that_never_finishes(reply: Reply, monke
 
 def test_abandoned_exchange_does_not_linger(monkeypatch: pytest.MonkeyPatch) -> None:
     with FakeModelServer([Reply(trickle=0.05)]) as fake:
-        failure(settings_for(fake.base_url, monkeypatch, attempt_seconds="1"))
+        failure(settings_for(fake.base_url, monkeypatch, attempt_seconds="1", first_call_seconds="1"))
         time.sleep(0.3)  # the next trickled byte arrives after the deadline and ends the thread
         assert not any(t.name == "memevo-model-call" for t in threading.enumerate())
 

@@ -179,8 +179,8 @@ def test_200_sources_from_4_producers_consolidated_exactly_once(home: Path, tmp_
 def test_sigkill_mid_request_then_restart_completes_once(home: Path, tmp_path: Path, env_for) -> None:
     make_env, procs = env_for
     with FakeModelProcess(tmp_path, [Reply(hang=True)]) as model:
-        # A lease of 2 s + 1 s, so recovery can take it over quickly after the kill.
-        env = make_env(model, MEMEVO_ATTEMPT_SECONDS="2", MEMEVO_LEASE_GRACE_SECONDS="1")
+        # A lease of 2 s + 1 s (the first call's too), so recovery can take it over quickly after the kill.
+        env = make_env(model, MEMEVO_ATTEMPT_SECONDS="2", MEMEVO_FIRST_CALL_SECONDS="2", MEMEVO_LEASE_GRACE_SECONDS="1")
         consumer = capture_until_in_flight(env, model, tmp_path, "The release branch is cut every Tuesday", procs)
         kill_group(consumer)  # SIGKILL the whole group mid-request
         [(sid, state, failures, _, attempt)] = source_rows(home)
@@ -302,3 +302,37 @@ def test_two_consumers_share_the_queue_and_apply_each_source_once(
     assert len(beats) >= 4  # every worker process of both consumers beat
     logs = "".join((tmp_path / f"consumer-{host}.log").read_text(errors="replace") for host in hosts)
     assert "Traceback" not in logs, logs[-3000:]
+
+
+def test_a_worker_against_llama_cpp_python_learns_and_warms_up(home: Path, tmp_path: Path, env_for) -> None:
+    # The server of issue 37 in a process of its own: HTTP 500 to a json_schema response
+    # format, and a first answer that takes longer than MEMEVO_ATTEMPT_SECONDS (a cold
+    # prompt cache). The worker settles on llama.cpp's spelling within the first attempt,
+    # lets the first call take MEMEVO_FIRST_CALL_SECONDS, and remembers the mode for the next.
+    make_env, procs = env_for
+    with FakeModelProcess(tmp_path, [Reply(delay=3)], behave_like="llama-cpp-python") as model:
+        env = make_env(model, MEMEVO_ATTEMPT_SECONDS="2", MEMEVO_FIRST_CALL_SECONDS="20")
+        consumer = start_consumer(env, tmp_path / "consumer.log")
+        procs.append(consumer)
+        # Each statement captured by the hook's own handling in a process of its own (on
+        # PostgreSQL a hook command would go through memevo serve, which these tests do not run).
+        code = (
+            "import sys\nfrom cli.hooks.dispatch import handle_event\nfrom cli.hooks.event import HookEvent\n"
+            "from memory_core import clock\nfrom memory_core.paths import state_home\n"
+            "handle_event(HookEvent(agent='generic', event='turn_end', session_id=sys.argv[2], cwd='/tmp', "
+            "user_messages=(sys.argv[1],)), state_home(), clock.now())"
+        )
+        for session, text in enumerate(
+            ("remember that the staging database listens on port 6543", "记住：生产日志保留 14 天")
+        ):
+            produced = subprocess.run(
+                [sys.executable, "-c", code, text, f"s{session}"], cwd=REPO, env=env, capture_output=True, text=True
+            )
+            assert produced.returncode == 0, produced.stderr
+            wait_for(lambda: all(r[1] == "done" for r in source_rows(home)), 60, "the source to be learned")
+        kill_group(consumer, signal.SIGTERM)
+        kinds = [(r.get("response_format") or {}).get("type") for r in model.requests()]
+        schemas = ["schema" in (r.get("response_format") or {}) for r in model.requests()]
+    assert kinds == ["json_schema", "json_object", "json_object"] and schemas == [False, True, True]
+    assert [(r[2], r[4]) for r in source_rows(home)] == [(0, 1), (0, 1)]  # one attempt each, no failure
+    assert len(claim_bodies(home)) == 2

@@ -231,3 +231,26 @@ def test_a_progress_nudge_that_must_wait_for_its_statement_says_so(
             assert lease_job(conn, owner="w1", now=NOW + 1, lease_seconds=150, source_id=statement["id"])
     outcome = consolidate_source(load_settings(), progress["id"])
     assert outcome.status == AttemptStatus.WAITING and outcome.source_id == progress["id"]
+
+
+def test_a_statement_whose_answer_failed_no_longer_holds_the_progress_back(
+    home: Path, parser_state, model: FakeModelServer
+) -> None:
+    # The statement's model answer is refused (nine aliases); before, the progress source
+    # waited through every retry of it, for hours, until the statement paused.
+    handle_event(turn(["Remember that pushes go through the VPN. " + REQUEST]), home, NOW)
+    statement, progress = rows(home)
+    new_state = "Widget parser fix: committed locally, push failed (remote unreachable)"
+    nine = [f"alias{i}" for i in range(9)]
+    model.enqueue(
+        Reply.of_claims([{"kind": "fact", "content": "Pushes go through the VPN", "searchTerms": nine}]),
+        Reply.of_claims([{"kind": "project_state", "content": new_state, "replaces": parser_state.id}]),
+    )
+    settings = load_settings()
+    first = consolidate_source(settings, None)
+    assert (first.source_id, first.error_reason) == (statement["id"], "too_many_search_terms")
+    second = consolidate_source(settings, progress["id"])
+    assert second.status == AttemptStatus.DONE, second
+    with Store.open(home) as store:
+        states = dict(store.conn.execute("SELECT id, state FROM sources").fetchall())
+    assert states == {statement["id"]: "pending", progress["id"]: "done"}

@@ -11,7 +11,7 @@ As a separate process (for a worker running in another process)::
 
     python -m tests.support.fake_model --port-file PORT [--script replies.json]
         [--count-file COUNT] [--requests-file REQUESTS.jsonl] [--default claims|empty]
-        [--default-delay SECONDS] [--reject-param NAME[.type=VALUE]]...
+        [--default-delay SECONDS] [--reject-param NAME[.type=VALUE]]... [--behave-like SERVER]
 
 It writes the bound port to ``--port-file`` once it is listening, keeps the number of
 requests received in ``--count-file`` and appends each request body as one JSON line to
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.loopback_server import LoopbackHandler, LoopbackServer, serve, write_atomically
+from tests.support.server_behaviours import BEHAVIOURS
 
 REPO = Path(__file__).resolve().parents[2]
 COMPLETIONS_PATH = "/v1/chat/completions"
@@ -145,14 +146,18 @@ class FakeModelServer(LoopbackServer):
         count_file: Path | None = None,
         requests_file: Path | None = None,
         reject_params: Iterable[str] = (),
+        behave_like: str | None = None,
     ) -> None:
-        """``reject_params`` makes the server answer 400 to a request carrying one of these
+        """``behave_like`` names one of :data:`BEHAVIOURS`: the server then refuses requests
+        the way that server does (status and error body) before any scripted reply is used.
+        ``reject_params`` makes the server answer 400 to a request carrying one of these
         parameters, the way strict servers refuse what they do not know, before any
         scripted reply is used: ``"response_format"`` refuses it in any form,
         ``"response_format.type=json_object"`` only that type (LM Studio's refusal)."""
         super().__init__(_make_handler, port=port)
         self._queue: deque[Reply] = deque(script)
         self._reject_params = tuple(reject_params)
+        self._behaviour = BEHAVIOURS[behave_like] if behave_like else None
         self._default = default
         self._default_delay = default_delay
         self._count = 0
@@ -201,6 +206,10 @@ class FakeModelServer(LoopbackServer):
             if not wanted or (isinstance(value, dict) and value.get("type") == wanted):
                 return name
         return None
+
+    def refusal(self, request: dict[str, Any]) -> tuple[int, bytes] | None:
+        """The status and body a request gets from ``behave_like``'s server, if it refuses it."""
+        return self._behaviour(request) if self._behaviour is not None else None
 
     def _record(self, body: dict[str, Any], headers: dict[str, str], consume: bool = True) -> tuple[int, Reply | None]:
         """Count and log one request; return its number and the next scripted reply."""
@@ -273,7 +282,11 @@ def _make_handler(server: FakeModelServer) -> type[BaseHTTPRequestHandler]:
                 return
             headers = self.lower_headers()
             rejected = server.rejects(request) if isinstance(request, dict) else None
-            number, scripted = server._record(request, headers, consume=rejected is None)
+            refusal = server.refusal(request) if isinstance(request, dict) and rejected is None else None
+            number, scripted = server._record(request, headers, consume=rejected is None and refusal is None)
+            if refusal is not None:
+                self._send(*refusal)
+                return
             if rejected is not None:
                 self._send(
                     400,
@@ -326,6 +339,7 @@ class FakeModelProcess:
         default: str = "claims",
         default_delay: float = 0.0,
         reject_params: Iterable[str] = (),
+        behave_like: str | None = None,
     ) -> None:
         self.workdir = workdir
         self.port_file = workdir / "fake-model.port"
@@ -353,6 +367,8 @@ class FakeModelProcess:
         ]
         for rule in reject_params:
             self.args += ["--reject-param", rule]
+        if behave_like:
+            self.args += ["--behave-like", behave_like]
         self.process: subprocess.Popen[bytes] | None = None
         self.port = 0
 
@@ -430,6 +446,7 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="answer 400 to requests carrying this parameter (name or name.type=value)",
     )
+    parser.add_argument("--behave-like", choices=sorted(BEHAVIOURS), help="refuse requests the way this server does")
     args = parser.parse_args(argv)
     script = []
     if args.script is not None:
@@ -442,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         count_file=args.count_file,
         requests_file=args.requests_file,
         reject_params=args.reject_param,
+        behave_like=args.behave_like,
     )
     return serve(server, args.port_file)
 

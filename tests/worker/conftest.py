@@ -72,3 +72,13 @@ def state_bytes(home: Path) -> bytes:
 def worker_log(home: Path) -> str:
     path = home / "logs" / "worker.log"
     return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+@pytest.fixture(autouse=True)
+def cold_worker() -> Iterator[None]:
+    """Each test starts as a fresh worker process: no model has answered it yet."""
+    from workers import model_warmup
+
+    model_warmup.forget_answers()
+    yield
+    model_warmup.forget_answers()
