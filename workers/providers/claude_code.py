@@ -38,6 +38,7 @@ from workers.providers.common import (
     json_object,
     mapping,
     model_name,
+    parsed_output,
 )
 from workers.providers.process import CliResult
 
@@ -109,12 +110,7 @@ def _model(usage: Any) -> str:
 
 def read(settings: Settings, result: CliResult) -> CliCompletion:
     """The answer of a finished ``claude -p``, or the failure it stands for."""
-    try:
-        body = json_object(result.stdout)
-    except ModelCallError:
-        if result.returncode != 0:
-            raise exit_failure() from None
-        raise
+    body = parsed_output(result.returncode, result.stdout, json_object)
     if body.get("type") != "result":
         raise ModelCallError(ErrorCode.PROVIDER, "the CLI's result has another shape", reason=Reason.NO_CHOICES)
     usage = mapping(body.get("usage"))

@@ -33,7 +33,16 @@ from memory_core.config import Settings
 from memory_core.consolidation.contract import response_schema
 from memory_core.records import ErrorCode, Reason
 from workers.model_client import ModelCallError
-from workers.providers.common import CliCompletion, count, exit_failure, finished, json_lines, mapping, model_name
+from workers.providers.common import (
+    CliCompletion,
+    count,
+    exit_failure,
+    finished,
+    json_lines,
+    mapping,
+    model_name,
+    parsed_output,
+)
 from workers.providers.process import CliResult
 
 DISABLED_FEATURES = (
@@ -139,12 +148,7 @@ def _usage(events: list[dict[str, Any]]) -> tuple[int, int]:
 
 def read(settings: Settings, result: CliResult) -> CliCompletion:
     """The answer of a finished ``codex exec --json``, or the failure it stands for."""
-    try:
-        events = json_lines(result.stdout)
-    except ModelCallError:
-        if result.returncode != 0:
-            raise exit_failure() from None
-        raise
+    events = parsed_output(result.returncode, result.stdout, json_lines)
     prompt_tokens, completion_tokens = _usage(events)
     spent: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
     kinds = [event.get("type") for event in events]

@@ -4,12 +4,15 @@ JSON a CLI printed read strictly, and the failures mapped to the HTTP client's c
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
 from workers.model_client import MODEL_NAME_MAX_CHARS, Completion, ModelCallError
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,17 @@ def not_json(what: str = "the agent's CLI printed no JSON result") -> ModelCallE
 
 def exit_failure() -> ModelCallError:
     return ModelCallError(ErrorCode.PROVIDER, "the agent's CLI failed without an answer", reason=Reason.CLI_EXIT)
+
+
+def parsed_output(returncode: int, stdout: bytes, parse: Callable[[bytes], T]) -> T:
+    """``parse(stdout)``; output that does not parse from a CLI that exited non-zero is that
+    exit's failure (``cli_exit``), not the unreadable answer."""
+    try:
+        return parse(stdout)
+    except ModelCallError:
+        if returncode != 0:
+            raise exit_failure() from None
+        raise
 
 
 def json_object(raw: bytes) -> dict[str, Any]:

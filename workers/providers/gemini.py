@@ -27,7 +27,16 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
 from workers.model_client import ModelCallError
-from workers.providers.common import CliCompletion, count, exit_failure, finished, json_object, mapping, model_name
+from workers.providers.common import (
+    CliCompletion,
+    count,
+    exit_failure,
+    finished,
+    json_object,
+    mapping,
+    model_name,
+    parsed_output,
+)
 from workers.providers.process import CliResult
 
 POLICY = '[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 999\n'
@@ -99,12 +108,7 @@ def _model(models: Any) -> tuple[str, int, int]:
 
 def read(settings: Settings, result: CliResult) -> CliCompletion:
     """The answer of a finished ``gemini -o json``, or the failure it stands for."""
-    try:
-        body = json_object(result.stdout)
-    except ModelCallError:
-        if result.returncode != 0:
-            raise exit_failure() from None
-        raise
+    body = parsed_output(result.returncode, result.stdout, json_object)
     stats = mapping(body.get("stats"))
     error = body.get("error")
     if error is not None:

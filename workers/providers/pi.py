@@ -20,7 +20,17 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
 from workers.model_client import ModelCallError
-from workers.providers.common import CliCompletion, cost, count, exit_failure, finished, json_lines, mapping, model_name
+from workers.providers.common import (
+    CliCompletion,
+    cost,
+    count,
+    exit_failure,
+    finished,
+    json_lines,
+    mapping,
+    model_name,
+    parsed_output,
+)
 from workers.providers.process import CliResult
 
 ENVIRONMENT = {"PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1", "PI_TELEMETRY": "0"}
@@ -74,12 +84,7 @@ def _last_assistant(events: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def read(settings: Settings, result: CliResult) -> CliCompletion:
     """The answer of a finished ``pi --mode json -p``, or the failure it stands for."""
-    try:
-        events = json_lines(result.stdout)
-    except ModelCallError:
-        if result.returncode != 0:
-            raise exit_failure() from None
-        raise
+    events = parsed_output(result.returncode, result.stdout, json_lines)
     message = _last_assistant(events)
     if message is None:
         if result.returncode != 0:
