@@ -22,7 +22,8 @@ from memory_core.config import Settings
 from memory_core.errors import ConfigError
 from memory_core.jobs.model_state import JSON_MODES
 from memory_core.records import ErrorCode
-from memory_core.reports.health import DATABASE_ERRORS, ERROR, OK, make_check
+from memory_core.reports.database_state import DATABASE_ERRORS
+from memory_core.reports.health import ERROR, OK, make_check
 from memory_core.reports.postgres_problems import postgres_fix, postgres_problem
 from memory_core.store.backend import POSTGRESQL, SQLITE, redact, resolve_queue
 from workers.json_modes import DESCRIPTIONS

@@ -46,7 +46,9 @@ def build_doctor_report(
     from cli.install.mcp_check import mcp_checks
 
     checks.extend(mcp_checks(project_dir, env, home))
-    db = health.inspect_database(home)
+    from memory_core.reports.database_state import inspect_database
+
+    db = inspect_database(home)
     checks.append(health.worker_check(db, now))
     if settings is not None and settings.uses_cli:
         from workers.providers.doctor import cli_call_check, cli_model_check

@@ -10,9 +10,7 @@ from typing import Any
 
 from memory_core.clock import iso
 from memory_core.store.backups import backups_dir, newest_good_backup
-from memory_core.store.damage import damage_phrase, is_damage
-
-__all__ = ["damage_report", "is_damage"]
+from memory_core.store.damage import damage_phrase
 
 
 def damage_report(home: Path, problem: str, newest_version: int) -> dict[str, Any]:

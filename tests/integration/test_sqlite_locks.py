@@ -123,7 +123,7 @@ def database_file_touches() -> Iterator[list[tuple[str, str]]]:
 def test_no_memevo_path_opens_a_database_file_outside_sqlite(home: Path, model: Any) -> None:
     from cli.hooks.entry import run_hook
     from memory_core.config import load_settings
-    from memory_core.reports.health import inspect_database
+    from memory_core.reports.database_state import inspect_database
     from memory_core.store.database import Store
     from memory_core.store.migrations import backup_database
     from workers import nudge_queue
