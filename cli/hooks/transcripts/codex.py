@@ -24,13 +24,12 @@ marked as typed by the user and never Codex's own context blocks.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from cli.hooks.event import MAX_OPERATION_INPUT, MAX_OPERATION_OUTPUT, MAX_OPERATIONS, Operation, clip_middle
-from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, nonempty, texts
+from cli.hooks.event import MAX_OPERATIONS
+from cli.hooks.transcripts.codex_calls import execution_of, hold_execution, operation_of, output_text, tool_call
+from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
 
 # memevo's own recall fence: recalled text is never learned back.
@@ -48,9 +47,6 @@ _CONTEXT_PREFIXES = (
     "<skill>",
 )
 # A unified-exec tool output starts with a header ("Chunk ID: …\nProcess exited with code 0\n…\nOutput:\n").
-_EXIT_CODE = re.compile(r"^(?:Process exited with code|Exit code:) (-?\d+)\s*$", re.MULTILINE)
-_OUTPUT_MARK = "\nOutput:\n"
-_SHELL_TOOLS = ("exec_command", "shell", "local_shell", "shell_command", "container.exec")
 
 
 class UserTurn(NamedTuple):
@@ -222,56 +218,40 @@ def read_turn(
             item = payload.get("item")
             if kind == "item_completed" and isinstance(item, dict) and item.get("type") == "CommandExecution":
                 if isinstance(item.get("id"), str):
-                    _hold(executions, item["id"], _execution(item))
+                    hold_execution(executions, item["id"], execution_of(item))
             elif kind == "exec_command_end" and isinstance(payload.get("call_id"), str):  # older versions
-                _hold(executions, payload["call_id"], _execution(payload))
+                hold_execution(executions, payload["call_id"], execution_of(payload))
             elif kind == "error" or (kind == "task_complete" and payload.get("error")):
                 ended_in_error = True  # an API failure (retry notices are ``stream_error``)
             continue
         if record.get("type") != "response_item":
             continue
         if kind in ("function_call", "custom_tool_call", "local_shell_call"):
-            call = _call(payload)
+            call = tool_call(payload)
             position += 1
             if call["call_id"] and call["call_id"] not in pending:
                 pending[call["call_id"]] = (position, call)
                 if len(pending) > MAX_OPERATIONS:  # never answered: interrupted, as at the end
                     oldest = pending.pop(next(iter(pending)))
-                    kept.add(oldest[0], _operation(oldest[1], None))
+                    kept.add(oldest[0], operation_of(oldest[1], None))
             else:
-                kept.add(position, _operation(call, None))
+                kept.add(position, operation_of(call, None))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             waiting = pending.pop(str(payload.get("call_id")), None)
             if waiting is not None:
                 call = waiting[1]
-                call["output"] = _output_text(payload.get("output"))
+                call["output"] = output_text(payload.get("output"))
                 call["result_id"] = payload.get("call_id")
-                kept.add(waiting[0], _operation(call, executions.pop(call["call_id"] or "", None)))
+                kept.add(waiting[0], operation_of(call, executions.pop(call["call_id"] or "", None)))
         elif kind == "message" and payload.get("role") == "assistant":
             said = "\n".join(texts(payload.get("content"), "output_text")).strip()
             if said:
                 final = bounded_final(said)
     for waiting in pending.values():
-        kept.add(waiting[0], _operation(waiting[1], executions.get(waiting[1]["call_id"] or "")))
+        kept.add(waiting[0], operation_of(waiting[1], executions.get(waiting[1]["call_id"] or "")))
     typed = events if (events.total if typed_events is None else typed_events) else messages
     notes = reading_notes(kept, typed, skipped())
     return Turn(typed.messages(), kept.operations(), final, ended_in_error, notes)
-
-
-def _execution(record: dict[str, Any]) -> dict[str, Any]:
-    """What a command's own record says that :func:`_operation` reads, its output clipped."""
-    aggregated = record.get("aggregated_output")
-    return {
-        "exit_code": record.get("exit_code"),
-        "aggregated_output": clip_middle(aggregated, MAX_OPERATION_OUTPUT) if isinstance(aggregated, str) else None,
-        "status": record.get("status"),
-    }
-
-
-def _hold(executions: dict[str, dict[str, Any]], call_id: str, execution: dict[str, Any]) -> None:
-    executions[call_id] = execution
-    if len(executions) > MAX_OPERATIONS:  # of calls never seen: the oldest go
-        executions.pop(next(iter(executions)))
 
 
 def user_event_text(record: dict[str, Any]) -> str | None:
@@ -374,95 +354,3 @@ def _current_after(record: dict[str, Any], current: str | None) -> str | None:
     if record.get("type") in ("turn_context", "event_msg") and payload.get("type") in (None, "task_started"):
         return _own_turn(payload) or current
     return current
-
-
-def _call(payload: dict[str, Any]) -> dict[str, Any]:
-    kind = payload.get("type")
-    name = payload.get("name")
-    if kind == "local_shell_call":
-        action = payload.get("action")
-        command = action.get("command") if isinstance(action, dict) else None
-        text = " ".join(str(w) for w in command) if isinstance(command, list) else ""
-        return _new_call("local_shell", text, payload.get("call_id"))
-    if kind == "custom_tool_call":
-        return _new_call(str(name or "unknown"), str(payload.get("input") or ""), payload.get("call_id"))
-    return _new_call(
-        str(name or "unknown"), _arguments_text(str(name or ""), payload.get("arguments")), payload.get("call_id")
-    )
-
-
-def _new_call(tool: str, text: str, call_id: object) -> dict[str, Any]:
-    # Clipped now, as the operation clips it: a call waiting for its output holds no file it writes.
-    text = clip_middle(text, MAX_OPERATION_INPUT)
-    return {"tool": tool, "input": text, "output": "", "call_id": nonempty(call_id), "result_id": None}
-
-
-def _arguments_text(name: str, arguments: object) -> str:
-    """A shell call as its command line (with its ``workdir`` kept as JSON); others as compact JSON."""
-    if not isinstance(arguments, str):
-        return "" if arguments is None else json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return arguments
-    if name in _SHELL_TOOLS and isinstance(value, dict):
-        command = value.get("cmd", value.get("command"))
-        if isinstance(command, list):
-            command = " ".join(str(w) for w in command)
-        if isinstance(command, str):
-            workdir = value.get("workdir")
-            if isinstance(workdir, str) and workdir:
-                return json.dumps({"cmd": command, "workdir": workdir}, ensure_ascii=False, separators=(",", ":"))
-            return command
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _output_text(output: object) -> str:
-    """A tool output: a string, content items, or (older versions) ``{"content": …}``."""
-    if isinstance(output, str):
-        return output
-    if isinstance(output, dict):
-        return _output_text(output.get("content") if "content" in output else output.get("output"))
-    if isinstance(output, list):
-        parts = []
-        for item in output:
-            if isinstance(item, dict) and isinstance(item.get("text"), str):
-                parts.append(item["text"])
-            elif isinstance(item, dict) and str(item.get("type", "")).endswith("image"):
-                parts.append("[image]")
-        return "\n".join(parts)
-    return ""
-
-
-def _operation(call: dict[str, Any], execution: dict[str, Any] | None) -> Operation:
-    """The call with its output and status; the command's own record, when there is one, decides."""
-    output, status = call["output"], "interrupted"
-    if call["result_id"] is not None:
-        output, code = _unwrap_output(output)
-        if execution is not None:
-            code = execution.get("exit_code") if isinstance(execution.get("exit_code"), int) else code
-            aggregated = execution.get("aggregated_output")
-            if isinstance(aggregated, str):
-                output = aggregated
-            if execution.get("status") in ("declined", "failed") and code is None:
-                code = 1
-        status = "error" if code not in (None, 0) else "ok"
-    return Operation.bounded(call["tool"], call["input"], output, status, call["call_id"], nonempty(call["result_id"]))
-
-
-def _unwrap_output(text: str) -> tuple[str, int | None]:
-    """A shell output without the unified-exec header, and the exit code it names."""
-    stripped = text.lstrip()
-    if stripped.startswith("{"):  # older versions: {"output": …, "metadata": {"exit_code": …}}
-        try:
-            value = json.loads(stripped)
-        except ValueError:
-            value = None
-        if isinstance(value, dict) and isinstance(value.get("output"), str):
-            metadata = value.get("metadata")
-            code = metadata.get("exit_code") if isinstance(metadata, dict) else None
-            return value["output"], code if isinstance(code, int) else None
-    head, mark, body = text.partition(_OUTPUT_MARK)
-    match = _EXIT_CODE.search(head if mark else text[:512])
-    code = int(match.group(1)) if match else None
-    return (body if mark and match else text), code
