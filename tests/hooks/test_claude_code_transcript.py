@@ -8,13 +8,8 @@ import json
 from pathlib import Path
 
 from cli.hooks.event import MAX_OPERATION_OUTPUT, MAX_OPERATIONS
-from cli.hooks.transcripts.claude_code import (
-    Transcript,
-    canonical_summary,
-    read_transcript,
-    summary_from_compact_message,
-    user_text,
-)
+from cli.hooks.transcripts.claude_code import Transcript, read_transcript, user_text
+from cli.hooks.transcripts.claude_compaction import canonical_summary, summary_from_compact_message
 from memory_core.recall.digest import CLOSE, OPEN
 from tests.hooks.claude_data import (
     NEWER_TRANSCRIPT,

@@ -242,6 +242,7 @@ CLAUDE_CODE = {
     "cli.hooks.session_stash",
     "cli.hooks.transcripts",
     "cli.hooks.transcripts.claude_code",
+    "cli.hooks.transcripts.claude_compaction",  # its compaction summaries, split out of it
     "cli.hooks.transcripts.common",
     "cli.hooks.transcripts.tail",
 }
@@ -277,6 +278,7 @@ ALLOWED: dict[str, set[str]] = {
         "cli.hooks.session_stash",
         "cli.hooks.transcripts",
         "cli.hooks.transcripts.claude_code",
+        "cli.hooks.transcripts.claude_compaction",  # its compaction summaries, split out of it
         "cli.hooks.transcripts.common",
         "cli.hooks.transcripts.tail",
     },

@@ -34,7 +34,8 @@ from cli.hooks.adapters.native import (
     session_end,
 )
 from cli.hooks.event import MAX_TEXT, HookEvent
-from cli.hooks.transcripts.claude_code import canonical_summary, read_current_turn, read_transcript, read_user_records
+from cli.hooks.transcripts.claude_code import read_current_turn, read_transcript, read_user_records
+from cli.hooks.transcripts.claude_compaction import canonical_summary
 from memory_core.errors import UsageError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 
 from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_OPERATION_INPUT, MAX_OPERATIONS, Frozen, Operation, clip_middle
+from cli.hooks.transcripts.claude_compaction import summary_from_compact_message
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, input_text, nonempty, result_text, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail, read_tail_lines
 
@@ -36,18 +37,6 @@ _NOT_TYPED = re.compile(
 # fence (memory_core.recall.digest.OPEN/CLOSE), so recalled text is never learned back.
 _INJECTED = fenced("system-reminder", RECALL_TAG)
 _INTERRUPTED = "[Request interrupted by user"
-
-# How Claude Code wraps a compaction summary in the transcript (see summary_from_compact_message).
-_PREAMBLE = "This session is being continued from a previous conversation"
-_TRAILERS = (
-    "\n\nIf you need specific details from before compaction",
-    "\nContinue the conversation from where it left off",
-    "\n\nRecent messages are preserved verbatim",
-)
-_ANALYSIS = re.compile(r"<analysis>.*?</analysis>", re.DOTALL)
-_SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
-_BLANK_LINES = re.compile(r"\n\n+")
-_SUMMARY_LABEL = "Summary:\n"
 
 
 class UserTurn(Frozen):
@@ -102,7 +91,7 @@ class Transcript:
         return _read_turn(self.records[start:end])
 
     def latest_compact_summary(self, session_id: str | None = None) -> str | None:
-        """The newest compaction summary, in the form :func:`canonical_summary` gives the raw one."""
+        """The newest compaction summary, in the form ``claude_compaction.canonical_summary`` gives the raw one."""
         for record in reversed(self.records):
             if record.get("type") != "user" or record.get("isCompactSummary") is not True:
                 continue
@@ -303,36 +292,6 @@ def user_text(record: dict[str, Any]) -> str | None:
     if not text or _NOT_TYPED.match(text) or text.startswith(_INTERRUPTED):
         return None
     return text
-
-
-def canonical_summary(raw: str) -> str:
-    """A compaction summary as memevo captures it: the ``<summary>`` body without the model's
-    ``<analysis>``, blank-line runs collapsed, trimmed. This is what Claude Code keeps of it, so the
-    PostCompact payload and the transcript give byte-identical text for one compaction."""
-    text = _ANALYSIS.sub("", raw)
-    match = _SUMMARY.search(text)
-    if match:
-        text = match.group(1)
-    return _BLANK_LINES.sub("\n\n", text).strip()
-
-
-def summary_from_compact_message(text: str) -> str:
-    """The summary inside the user message Claude Code writes after compacting.
-
-    The CLI wraps the summary as ``<preamble>\\n\\nSummary:\\n<body>\\n\\nIf you need specific
-    details … read the full transcript at: …\\nContinue the conversation …``.
-    """
-    body = text
-    if body.startswith(_PREAMBLE):
-        body = body.partition("\n\n")[2]
-    for trailer in _TRAILERS:
-        cut = body.rfind(trailer)
-        if cut >= 0:
-            body = body[:cut]
-    label = body.find(_SUMMARY_LABEL)
-    if label == 0 or (label > 0 and body[label - 1] == "\n"):
-        body = body[label + len(_SUMMARY_LABEL) :]
-    return canonical_summary(body)
 
 
 def _read_turn(records: Iterable[dict[str, Any]], skipped: Callable[[], int] = lambda: 0) -> Turn:
