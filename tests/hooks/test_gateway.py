@@ -222,8 +222,9 @@ def test_a_corrupt_spool_file_is_set_aside(pg_home: Path, tmp_path: Path) -> Non
     )
     with serve(pg_home, tmp_path) as running:
         wait_for(lambda: spooled(pg_home) == [])
+        # The files leave the spool before the drainer reports: wait for its line too.
+        wait_for(lambda: "set aside 2" in running.output())
         assert running.alive
-        assert "set aside 2" in running.output()
         assert gateway_client.probe(pg_home)[0]
     assert sorted(p.name for p in (directory / "corrupt").iterdir()) == [
         f"{0:020d}-1-bad{spool.SUFFIX}",
