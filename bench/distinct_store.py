@@ -30,8 +30,12 @@ import time
 from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.eval_sets import locomo, madial, memdaily
+
+if TYPE_CHECKING:
+    from memory_core.records import Memory
 
 EVAL = Path(__file__).resolve().parent.parent.parent / "shared" / "eval"
 KINDS = ("fact", "preference", "decision", "project_state")
@@ -202,9 +206,16 @@ def repeated_texts(size: int) -> Iterator[tuple[str, str]]:
         yield f"/work/project-{n // len(texts)}", texts[n % len(texts)]
 
 
+def summary_claim(origin: str, kind: str, text: str, at: float, source: str) -> Memory:
+    """An active claim as a summary's model pass would have stored it at ``at``."""
+    from memory_core.records import Evidence, new_memory
+
+    evidence = Evidence(basis="summary", method="model", source_id=source, at=at)
+    return new_memory(origin=origin, kind=kind, content=text, source_id=source, evidence=evidence, now=at)
+
+
 def _write(home: Path, claims: Iterator[tuple[str, str]], now: float) -> None:
     """Every (origin, text) as an active summary claim, 2,000 to a transaction."""
-    from bench.recall_speed import summary_claim
     from memory_core.store.database import Store
     from memory_core.store.memories import put_memory
 

@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import distinct_store  # noqa: E402
 from bench._util import bench_env, memevo_exe, summary, time_command  # noqa: E402
+from bench.distinct_store import summary_claim  # noqa: E402
 from memory_core.recall.service import recall  # noqa: E402
-from memory_core.records import Evidence, Memory, new_memory  # noqa: E402
 from memory_core.store.database import Store  # noqa: E402
 from memory_core.store.memories import put_memory  # noqa: E402
 
@@ -99,12 +99,6 @@ class Corpus:
             return " ".join(rng.choice(SYLLABLES) * 3 for _ in range(2))  # matches nothing
         words = [w for w in text.split() if w.isalpha() and w.islower()]
         return " ".join(rng.sample(words, min(len(words), rng.randint(2, 4))))
-
-
-def summary_claim(origin: str, kind: str, text: str, at: float, source: str) -> Memory:
-    """An active claim as a summary's model pass would have stored it at ``at``."""
-    evidence = Evidence(basis="summary", method="model", source_id=source, at=at)
-    return new_memory(origin=origin, kind=kind, content=text, source_id=source, evidence=evidence, now=at)
 
 
 def build(home: Path, corpus: Corpus, size: int, now: float) -> list[str]:

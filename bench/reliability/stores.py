@@ -61,7 +61,7 @@ class Place:
     def env(self, **extra: str) -> dict[str, str]:
         """This process's environment without memevo settings, plus the place's and ``extra``
         (for a child process: a consumer, a hook, `memevo serve`)."""
-        from bench.reliability.harness import REPO
+        from bench._util import REPO
 
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
         env.update(self.settings())
