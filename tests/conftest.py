@@ -7,6 +7,10 @@ the machine's PostgreSQL binaries (tests/support/pg_cluster.py). Where neither i
 PostgreSQL runs skip and say why once; with ``MEMEVO_REQUIRE_POSTGRES=1`` (CI) they fail
 instead. A test about SQLite itself is marked ``sqlite_only``; one about PostgreSQL alone,
 ``postgres_only``.
+
+The suite runs in two processes (pytest-xdist, ``-n 2 --dist loadfile`` in pyproject.toml):
+each file's tests stay in one process, and the files that take minutes (mostly waiting on
+child processes) are handed out first, so neither process is left with one of them at the end.
 """
 
 from __future__ import annotations
@@ -32,6 +36,28 @@ _module_reaches_store: dict[str, bool] = {}
 # Read once, before the `home` fixture clears every MEMEVO_ variable for each test.
 _GIVEN_TEST_URL = os.environ.get(pg_cluster.TEST_URL_VARIABLE, "").strip()
 _REQUIRE_POSTGRES = os.environ.get(pg_cluster.REQUIRE_VARIABLE) == "1"
+
+
+# The longest files, longest first (`pytest --durations`): started first, they overlap the rest.
+RUN_FIRST = (
+    "reliability/test_reliability.py",
+    "integration/test_worker_process.py",
+    "agents/test_learn_with_cli.py",
+    "recall/test_pruning_exact.py",
+    "unit/test_history_property.py",
+    "worker/test_first_call.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of :data:`RUN_FIRST` first, in that order; the rest as collected (a stable
+    sort: every process of a run sees the same order, as pytest-xdist requires)."""
+
+    def rank(item: pytest.Item) -> int:
+        path = item.path.as_posix()
+        return next((n for n, name in enumerate(RUN_FIRST) if path.endswith("tests/" + name)), len(RUN_FIRST))
+
+    items.sort(key=rank)
 
 
 def _reaches_store(path: Path) -> bool:
