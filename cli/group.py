@@ -54,6 +54,7 @@ COMMAND_MODULES: dict[str, str] = {
     "team": "team_cmd",
     "exclude": "exclude_cmd",
     "include": "exclude_cmd",
+    "backfill": "backfill_cmd",
 }
 
 
