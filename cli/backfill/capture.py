@@ -59,9 +59,10 @@ def capture_event(conn: DbConn, home: Path, event: HookEvent, at: float, origin:
     return [(d.source_type, d.source_id) for d in captured.decisions if d.reason == "captured" and d.source_id]
 
 
-def planned_sources(conn: DbConn | None, home: Path, event: HookEvent, origin: str) -> list[tuple[str, str | None]]:
-    """The sources ``event`` would make, at most: ``(source_type, source_id)``, the id
-    ``None`` where it depends on the store (a progress source's project state)."""
+def planned_sources(conn: DbConn | None, home: Path, event: HookEvent, origin: str) -> list[tuple[str, str]]:
+    """The sources ``event`` would make, read-only: ``(source_type, source_id)``. ``conn`` is
+    the store as it is (``None``: there is none yet, so no project state a progress source
+    could update); what earlier sources of the same run would add to it is not foreseen."""
     if event.event == "compaction":
         clean = sanitize_text(event.summary or "")
         if not clean:
@@ -70,13 +71,26 @@ def planned_sources(conn: DbConn | None, home: Path, event: HookEvent, origin: s
     if event.event != "turn_end":
         return []
     plan = _plan(home, event, origin)
-    planned: list[tuple[str, str | None]] = []
+    planned: list[tuple[str, str]] = []
     if plan.statements:
         clean = sanitize_text("\n\n".join(plan.statements))
         if clean:
             key = dedupe_key(event.agent, event.session_id, "user_statement", clean)
             planned.append(("user_statement", make_source_id(key)))
-    if isinstance(plan.progress, ProgressPlan):
+    if isinstance(plan.progress, ProgressPlan) and conn is not None and _names_a_target(conn, plan, plan.progress):
         key = dedupe_key(event.agent, event.session_id, "progress", "", plan.progress.identity)
         planned.append(("progress", make_source_id(key)))
     return planned
+
+
+def _names_a_target(conn: DbConn, plan: TurnPlan, progress: ProgressPlan) -> bool:
+    """Whether capture would find a project state for the progress source to update (the
+    reading half of memory_core.capture.turn's progress capture; a store without claims has none)."""
+    from memory_core.capture.progress_targets import nominate
+    from memory_core.capture.topic_carry import carried_topic, earlier_requests
+
+    topics = progress.topics
+    carried = carried_topic(progress.request, topics, earlier_requests(conn, plan.agent, plan.session_id))
+    if carried is not None:
+        topics = (carried, *topics)
+    return bool(nominate(conn, origin=plan.origin, topics=topics, resources=progress.resources))

@@ -10,9 +10,8 @@ sources. Each source carries the time its turn happened. Feedback messages (``me
 wrong``) are not replayed: they answered a digest of their day. One transaction per session:
 a run that is killed loses at most the session it was in, and running it again continues.
 
-Dry runs open no store for writing: they count what would be read and an upper bound of the
-sources (a turn's progress source is counted when the turn did work, before the store says
-whether it names a project state to update).
+Dry runs open no store for writing: they count what would be read and the sources capture
+would make of the store as it is (cli.backfill.capture.planned_sources).
 """
 
 from __future__ import annotations
@@ -234,7 +233,7 @@ class Backfill:
         from cli.backfill.capture import planned_sources
 
         planned = planned_sources(conn, self.home, event, self.origin_of(event.cwd))
-        fresh = [(kind, sid) for kind, sid in planned if sid is None or conn is None or not _exists(conn, sid)]
+        fresh = [(kind, sid) for kind, sid in planned if conn is None or not _exists(conn, sid)]
         self.counts.already += len(planned) - len(fresh)
         if not planned and event.event == "turn_end":
             self.counts.not_kept += 1

@@ -24,8 +24,6 @@ def render_summary(data: dict[str, Any]) -> str:
         f"{sources.get('user_statement', 0):,} statements, {sources.get('progress', 0):,} progress); "
         f"{data['already_captured']:,} already captured, {data['turns_without_a_source']:,} turns kept nothing",
     ]
-    if data["dry_run"]:
-        lines[-1] += " (progress counted before the store says whether it names a project state: at most)"
     if data["calls_per_day"]:
         lines.append(
             f"cost:     about {data['model_calls']:,} model calls, {data['model_tokens']:,} tokens; "
