@@ -67,6 +67,12 @@ def render_status(report: dict[str, Any]) -> str:
         + (f" (daily budget spent; resets {worker['budget_resets_at']})" if worker["budget_spent"] else "")
     )
     lines.append(f"budget:          {render_budget(report['budget'])}")
+    scheduled = report["budget"].get("scheduled_backfill") or {}
+    if scheduled.get("sources"):
+        lines.append(
+            f"backfill:        {scheduled['sources']:,} of them queued behind live captures, "
+            f"one after another until {scheduled['last_due_at']}"
+        )
     scope = report["scope"]
     here = scope.get("capture_origin_here")
     lines.append(

@@ -47,3 +47,11 @@ def make_due(conn: DbConn, source_ids: Sequence[str], times: Sequence[float]) ->
     """Set the due time of each new, still pending source (call in the capture's transaction)."""
     for source_id, due in zip(source_ids, times, strict=True):
         conn.execute("UPDATE sources SET next_due_at = ? WHERE id = ? AND state = 'pending'", (due, source_id))
+
+
+def scheduled_backlog(conn: DbConn, now: float) -> tuple[int, float | None]:
+    """Pending sources not yet due (a backfill's paced backlog) and when the last one is due."""
+    count, last = conn.execute(
+        "SELECT COUNT(*), MAX(next_due_at) FROM sources WHERE state = 'pending' AND next_due_at > ?", (now,)
+    ).fetchone()
+    return int(count), (float(last) if last is not None else None)

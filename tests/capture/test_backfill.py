@@ -202,5 +202,7 @@ def test_the_command_prints_a_summary_and_no_progress_bar_off_a_terminal(
     assert "model calls" in result.output and "days" in result.output
     data = json.loads(cli_run("backfill", "claude-code", "--all-projects", "--since", "400d", "--json").output)
     assert data["sources_total"] == 2
+    status = cli_run("status")
+    assert "backfill:        1 of them queued behind live captures" in status.output, status.output  # one is due
     bad = cli_run("backfill", "claude-code", "--since", "yesterday")
     assert bad.exit_code != 0 and "--since must be a date" in bad.output
