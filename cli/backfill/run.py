@@ -103,6 +103,7 @@ class Backfill:
         self.counts = Counts()
         self.created: list[str] = []
         self._origins: dict[str, str] = {}
+        self._planned: set[str] = set()  # a dry run's sources so far: one source, once
         self._read = reader_for(agent)
 
     def files(self) -> list[str]:
@@ -233,10 +234,13 @@ class Backfill:
         from cli.backfill.capture import planned_sources
 
         planned = planned_sources(conn, self.home, event, self.origin_of(event.cwd))
-        fresh = [(kind, sid) for kind, sid in planned if conn is None or not _exists(conn, sid)]
-        self.counts.already += len(planned) - len(fresh)
-        if not planned and event.event == "turn_end":
-            self.counts.not_kept += 1
+        fresh = [(kind, sid) for kind, sid in planned if sid not in self._planned and not _exists(conn, sid)]
+        self._planned.update(sid for _, sid in planned)
+        if not fresh:
+            if event.event == "turn_end":
+                self.counts.not_kept += 1
+            else:
+                self.counts.already += 1
         for kind, _ in fresh:
             self.counts.sources[kind] = self.counts.sources.get(kind, 0) + 1
 
@@ -285,6 +289,9 @@ BATCH_EVENTS = 64  # events captured in one transaction: a live hook never waits
 
 
 def _exists(conn: Any, source_id: str) -> bool:
+    """Whether the store (``None``: none yet) holds ``source_id``."""
+    if conn is None:
+        return False
     from memory_core.store.source_rows import source_exists
 
     return bool(source_exists(conn, source_id))
