@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["has_private", "strip_private"]
+__all__ = ["has_private", "strip_private", "strip_private_json"]
 
 # ``<private>`` up to the next ``</private>`` or the end of the text; a stray closing tag.
 # Compiled on first use: most texts hold no ``<`` at all.
@@ -55,3 +55,28 @@ def strip_private(text: str) -> str:
     out.append(tail)
     joined = "".join(out)
     return joined if joined.strip() else ""
+
+
+def strip_private_json(raw: bytes) -> bytes:
+    """A JSON document (a hook's payload kept on disk for later) with every string value
+    stripped of its private parts; bytes that are not JSON, or hold no ``private`` (in any
+    case, escaped or not), are returned as they are."""
+    if b"private" not in raw.lower():
+        return raw
+    import json
+
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError):
+        return raw
+    return json.dumps(_stripped(value), ensure_ascii=False).encode("utf-8", errors="surrogatepass")
+
+
+def _stripped(value: object) -> object:
+    if isinstance(value, str):
+        return strip_private(value)
+    if isinstance(value, list):
+        return [_stripped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _stripped(item) for key, item in value.items()}
+    return value

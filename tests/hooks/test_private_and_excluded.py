@@ -104,3 +104,14 @@ def test_exclude_is_read_from_config_toml(home: Path, tmp_path: Path) -> None:
     )
     hook_process(payload("turn10-after-compact.Stop.1", transcript))
     assert sources(home) == []
+
+
+def test_a_spooled_event_keeps_nothing_private_on_disk(home: Path) -> None:
+    import json
+
+    from cli.hooks.spool import spool_event
+
+    raw = json.dumps({"event": "turn_end", "user_messages": [f"keep this <private>{SECRET}</private>"]}).encode()
+    path = spool_event(home, raw, "turn_end", None, 1_800_000_000.0, lambda *args: None)
+    kept = path.read_bytes()
+    assert SECRET.encode() not in kept and b"keep this" in kept

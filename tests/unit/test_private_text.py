@@ -48,3 +48,16 @@ def test_sanitize_removes_private_parts_before_clipping_and_redaction() -> None:
     # An opening tag the cap would otherwise cut from its text still removes it.
     long_public = "p" * 31_990
     assert "s" not in sanitize_text(long_public + "<private>" + "s" * 100)
+
+
+def test_a_json_payload_loses_its_private_parts_everywhere() -> None:
+    import json
+
+    from memory_core.private_text import strip_private_json
+
+    raw = json.dumps({"user_messages": ["keep <PRIVATE>pin 4242</PRIVATE> this"], "n": 1, "x": {"y": "<private>z"}})
+    assert json.loads(strip_private_json(raw.encode())) == {"user_messages": ["keep  this"], "n": 1, "x": {"y": ""}}
+    escaped = b'{"summary": "a \\u003cprivate\\u003esecret\\u003c/private\\u003e b"}'
+    assert json.loads(strip_private_json(escaped)) == {"summary": "a  b"}
+    for untouched in (b'{"a": "nothing here"}', b"not json <private>x"):
+        assert strip_private_json(untouched) is untouched
