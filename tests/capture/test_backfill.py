@@ -206,3 +206,35 @@ def test_the_command_prints_a_summary_and_no_progress_bar_off_a_terminal(
     assert "backfill:        1 of them queued behind live captures" in status.output, status.output  # one is due
     bad = cli_run("backfill", "claude-code", "--since", "yesterday")
     assert bad.exit_code != 0 and "--since must be a date" in bad.output
+
+
+def test_a_killed_run_continues_where_it_stopped(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    user = claude_home(tmp_path, with_statement())
+    second = [
+        {**r, "sessionId": "second-session"} if r.get("sessionId") else r
+        for r in with_statement("remember that ci uses node 22")
+    ]
+    project = user / ".claude" / "projects" / "-home-user-project"
+    (project / "second-session.jsonl").write_text("".join(json.dumps(r) + "\n" for r in second), encoding="utf-8")
+    os.utime(project / "second-session.jsonl", (NOW - 10, NOW - 10))  # read after the first
+    from cli.backfill import capture
+
+    real_capture = capture.capture_event
+    calls = {"n": 0}
+
+    def dies_in_the_second_session(conn: Any, home_: Path, event: Any, at: float, origin: str) -> Any:
+        if event.session_id == "second-session":
+            calls["n"] += 1
+            if calls["n"] == 2:
+                raise KeyboardInterrupt  # killed mid-session
+        return real_capture(conn, home_, event, at, origin)
+
+    monkeypatch.setattr(capture, "capture_event", dies_in_the_second_session)
+    with pytest.raises(KeyboardInterrupt):
+        run(home, user)
+    assert len(stored(home)) == 2  # the first session's sources; the second's transaction rolled back
+    monkeypatch.setattr(capture, "capture_event", real_capture)
+    resumed = run(home, user)
+    assert resumed["sources_total"] == 2 and resumed["already_captured"] == 1
+    texts = sorted(text[:30] for _, text, _, _ in stored(home))
+    assert len(texts) == 4 and "remember that ci uses node 22" in texts
