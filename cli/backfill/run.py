@@ -48,6 +48,7 @@ class Counts:
         self.other_projects = 0
         self.older = 0
         self.events = 0
+        self.turns = 0
         self.private_only = 0
         self.sources: dict[str, int] = {"summary": 0, "user_statement": 0, "progress": 0}
         self.already = 0
@@ -58,7 +59,7 @@ class Counts:
         return {
             "session_files": self.files,
             "sessions_read": self.sessions,
-            "turns_read": tally.turns,
+            "turns_read": self.turns,
             "sessions_excluded": self.excluded,
             "sessions_of_other_projects": self.other_projects,
             "sessions_older_than_since": self.older,
@@ -101,7 +102,6 @@ class Backfill:
         self.globs = exclude_globs(home, self.env)
         self.tally = Tally()
         self.counts = Counts()
-        self.created: list[str] = []
         self._origins: dict[str, str] = {}
         self._planned: set[str] = set()  # a dry run's sources so far: one source, once
         self._read = reader_for(agent)
@@ -156,6 +156,7 @@ class Backfill:
                 if at < self.since:
                     continue
                 self.counts.events += 1
+                self.counts.turns += event.event == "turn_end"
                 clean = without_private(valid_event(event))
                 if clean is None or (clean.event == "turn_end" and not clean.user_messages):
                     self.counts.private_only += 1
@@ -219,7 +220,6 @@ class Backfill:
                 created.extend(source_id for _, source_id in made)
             if created:
                 make_due(conn, created, paced_due_times(backlog_start(conn, self.now, spacing), len(created), spacing))
-        self.created.extend(created)
 
     def _count_made(self, made: list[tuple[str, str]], event: HookEvent) -> None:
         if not made:
