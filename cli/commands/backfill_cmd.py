@@ -27,7 +27,7 @@ def render_summary(data: dict[str, Any]) -> str:
     if data["calls_per_day"]:
         lines.append(
             f"cost:     about {data['model_calls']:,} model calls, {data['model_tokens']:,} tokens; "
-            f"about {data['days']} days at half of today's budget of {data['calls_per_day']:,} calls "
+            f"{_duration(data['days'])} at half of today's budget of {data['calls_per_day']:,} calls "
             "(the other half stays with live captures)"
         )
     else:
@@ -47,6 +47,13 @@ def render_summary(data: dict[str, Any]) -> str:
         lines.append(f"private:  {data['events_private_as_a_whole']:,} turns or summaries private as a whole, left out")
     lines.extend(f"skipped:  {line}" for line in data["skipped"])
     return "\n".join(lines)
+
+
+def _duration(days: float) -> str:
+    if days >= 1:
+        return f"about {days:,.1f} days"
+    hours = days * 24
+    return f"about {hours:.0f} hours" if hours >= 1 else "under an hour"
 
 
 @click.command("backfill")
@@ -78,9 +85,16 @@ def backfill_command(
     show = sys.stderr.isatty() and not as_json
     if show:
         files = run.files()
-        with click.progressbar(length=len(files), label=f"{agent} sessions", file=sys.stderr) as bar:
+        verb = "would queue" if dry_run else "queued"
+        bar: Any
+        with click.progressbar(
+            length=len(files),
+            label=f"{agent} sessions",
+            file=sys.stderr,
+            item_show_func=lambda queued: f"{queued:,} sources {verb}" if queued is not None else None,
+        ) as bar:
             run.files = lambda: files  # type: ignore[method-assign]
-            data = run.run(lambda done, queued: bar.update(1))
+            data = run.run(lambda done, queued: bar.update(1, queued))
     else:
         data = run.run()
     if not dry_run and data["sources_total"]:
