@@ -199,7 +199,7 @@ def test_the_command_prints_a_summary_and_no_progress_bar_off_a_terminal(
     result = cli_run("backfill", "claude-code", "--all-projects", "--since", "2026-01-01", "--dry-run")
     assert result.exit_code == 0, result.output
     assert "would queue 2 (1 compaction summaries, 1 statements" in result.output
-    assert "model calls" in result.output and "days" in result.output
+    assert "model calls" in result.output and "at half of today's budget of 5,000 calls" in result.output
     data = json.loads(cli_run("backfill", "claude-code", "--all-projects", "--since", "400d", "--json").output)
     assert data["sources_total"] == 2
     status = cli_run("status")
