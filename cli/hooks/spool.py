@@ -113,6 +113,24 @@ def decode(path: Path, data: bytes) -> Spooled:
     return Spooled(path, raw, event, adapter, float(now))
 
 
+def excluded_payload(home: Path, raw: bytes) -> bool:
+    """Whether a hook's payload comes from a directory the ``exclude`` setting names
+    (memory_core.exclusion); parsed only when something is excluded."""
+    from memory_core.exclusion import exclude_globs, excluded_by
+
+    globs = exclude_globs(home)
+    if not globs:
+        return False
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return isinstance(cwd, str) and excluded_by(cwd, globs) is not None
+
+
 def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float, log: Log) -> Path:
     """Keep one event for the gateway, durably; returns its file."""
     from memory_core.paths import private_temp_file

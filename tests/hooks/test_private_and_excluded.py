@@ -115,3 +115,14 @@ def test_a_spooled_event_keeps_nothing_private_on_disk(home: Path) -> None:
     path = spool_event(home, raw, "turn_end", None, 1_800_000_000.0, lambda *args: None)
     kept = path.read_bytes()
     assert SECRET.encode() not in kept and b"keep this" in kept
+
+
+def test_an_excluded_directory_leaves_nothing_in_the_spool(home: Path, monkeypatch) -> None:
+    import json
+
+    from cli.hooks.spool import excluded_payload
+
+    raw = json.dumps({"event": "turn_end", "cwd": "/home/user/project", "user_messages": ["x"]}).encode()
+    assert not excluded_payload(home, raw)
+    monkeypatch.setenv("MEMEVO_EXCLUDE", "/home/user")
+    assert excluded_payload(home, raw) and not excluded_payload(home, b"not json")
