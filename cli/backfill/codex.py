@@ -44,15 +44,16 @@ class _TurnKeys:
 
 def read_session(path: str, tally: Tally, fallback_at: float) -> Iterator[SessionEvent]:
     """The turn-end events of the saved rollout at ``path``, in order."""
-    records = (r for r in stream_records(path, tally) if isinstance(r.get("payload"), dict))
-    first = next(records, None)
+    every = stream_records(path, tally)
+    first = next(every, None)
     if first is None:
         return
-    if first.get("type") != "session_meta":
+    if first.get("type") != "session_meta" or not isinstance(first.get("payload"), dict):
         raise SessionSkipped(f"not a Codex rollout (its first record is {first.get('type')!r}, not session_meta)")
     meta = first["payload"]
     session_id = meta.get("id") if isinstance(meta.get("id"), str) else None
     cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) else ""
+    records = (r for r in every if isinstance(r.get("payload"), dict))
     base: dict[str, Any] = {"agent": AGENT, "session_id": session_id, "cwd": cwd, "transcript_path": path}
     keys = _TurnKeys()
     for number, group in groupby(records, key=keys.key):

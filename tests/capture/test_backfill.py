@@ -238,3 +238,43 @@ def test_a_killed_run_continues_where_it_stopped(home: Path, tmp_path: Path, mon
     assert resumed["sources_total"] == 2 and resumed["already_captured"] == 1
     texts = sorted(text[:30] for _, text, _, _ in stored(home))
     assert len(texts) == 4 and "remember that ci uses node 22" in texts
+
+
+RECORDED = {
+    "claude-code": TRANSCRIPT,
+    "codex": Path(__file__).parents[1] / "data" / "codex" / "rollout-memevo-hooks.jsonl",
+    "gemini": Path(__file__).parents[1] / "data" / "gemini" / "session" / "transcript.jsonl",
+    "pi": Path(__file__).parents[1] / "data" / "pi" / "session.jsonl",
+}
+
+
+@pytest.mark.parametrize("agent", sorted(RECORDED))
+def test_every_reader_counts_broken_lines_and_refuses_an_unknown_format(agent: str, tmp_path: Path) -> None:
+    from cli.backfill.run import reader_for
+
+    read = reader_for(agent)
+    clean = Tally()
+    turns = [e for e in read(str(RECORDED[agent]), clean, 0.0) if e.event.event == "turn_end"]
+    assert turns and clean.bad_lines == 0
+    broken = tmp_path / "broken.jsonl"
+    text = RECORDED[agent].read_text(encoding="utf-8")
+    lines = text.splitlines()
+    # A line of garbage after the first record, and the last record cut by a crash.
+    broken.write_text(
+        "\n".join([lines[0], "{not json", *lines[1:-1], lines[-1][: len(lines[-1]) // 2]]), encoding="utf-8"
+    )
+    tally = Tally()
+    list(read(str(broken), tally, 0.0))
+    assert tally.bad_lines == 2
+    other = tmp_path / "other.jsonl"
+    other.write_text('{"format": "something else", "version": 99}\n{"type": "user"}\n', encoding="utf-8")
+    with pytest.raises(SessionSkipped):
+        list(read(str(other), Tally(), 0.0))
+
+
+def test_a_gemini_chat_too_large_to_replay_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli.backfill import gemini
+
+    monkeypatch.setattr(gemini, "MAX_REPLAY_BYTES", 100)
+    with pytest.raises(SessionSkipped, match="larger than the 100"):
+        list(gemini.read_session(str(RECORDED["gemini"]), Tally(), 0.0))
