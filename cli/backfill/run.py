@@ -7,7 +7,8 @@ removed, the exclude setting) and is captured as the hook's handler captures it
 statements and progress through :func:`memory_core.capture.turn.capture_turn`, with the same
 dedupe keys, so a session backfilled twice, or captured live and backfilled, is one set of
 sources. Each source carries the time its turn happened. Feedback messages (``memory ID is
-wrong``) are not replayed: they answered a digest of their day. One transaction per session:
+wrong``) are not replayed: they answered a digest of their day; nor is the learning log
+written, which is the record of live turns (the summary counts what backfill kept). One transaction per session:
 a run that is killed loses at most the session it was in, and running it again continues.
 
 Dry runs open no store for writing: they count what would be read and the sources capture
