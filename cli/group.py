@@ -52,6 +52,9 @@ COMMAND_MODULES: dict[str, str] = {
     "log": "log_cmd",
     "ui": "ui_cmd",
     "team": "team_cmd",
+    "exclude": "exclude_cmd",
+    "include": "exclude_cmd",
+    "backfill": "backfill_cmd",
 }
 
 

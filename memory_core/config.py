@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from memory_core import exclusion
 from memory_core import model_providers as providers
 from memory_core.errors import ConfigError
 from memory_core.paths import state_home
@@ -50,6 +51,7 @@ ALLOWED = {
         '"PATH" = "NAME" (docs/configuration.md, Project identity)'
     ),
     "standing_digest": "on, off, or a whole number of bytes between 256 and 8192",
+    "exclude": exclusion.ALLOWED,
 }
 
 
@@ -97,6 +99,8 @@ class Settings(BaseModel):
     # The conventions given at session start (memory_core.recall.standing_setting reads it
     # for the hooks): on (1,024 bytes), off, or a bound in bytes.
     standing_digest: str = "on"
+    # Directories whose sessions are never read (memory_core.exclusion reads it for the hooks).
+    exclude: tuple[str, ...] = ()
 
     @model_validator(mode="before")
     @classmethod
@@ -153,6 +157,12 @@ class Settings(BaseModel):
         if not text.isdigit() or not 256 <= int(text) <= 8192:
             raise ValueError("not on, off or a number of bytes between 256 and 8192")
         return text
+
+    @field_validator("exclude", mode="before")
+    @classmethod
+    def _exclude(cls, value: Any) -> tuple[str, ...]:
+        # As memory_core.exclusion reads it for the hooks.
+        return exclusion.parse_exclude(value)
 
     @field_validator("project")
     @classmethod
@@ -269,6 +279,8 @@ class Settings(BaseModel):
                 out[name] = redact(value) if value else None
             elif isinstance(value, Path):
                 out[name] = str(value)
+            elif isinstance(value, tuple):
+                out[name] = list(value)
             else:
                 out[name] = value
         out["model_provider"] = self.provider

@@ -4,14 +4,17 @@ Secrets are found by :mod:`memory_core.redaction` (every pattern there runs in l
 time; docs/hooks.md lists what is redacted), whose names are also importable from here.
 It is loaded when first needed: defining its patterns costs a process about 2M
 instructions, and a hook that only makes its input valid UTF-8 (a session start or end)
-never redacts. :func:`sanitize_text` never scans more than ``max_bytes`` +
-:data:`SCAN_MARGIN` characters, whatever it is given.
+never redacts. :func:`sanitize_text` never redacts more than ``max_bytes`` +
+:data:`SCAN_MARGIN` characters, whatever it is given; text marked ``<private>`` is removed
+first (:mod:`memory_core.private_text`, one literal-led scan of the whole text).
 """
 
 from __future__ import annotations
 
 import re
 import sys
+
+from memory_core.private_text import strip_private
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:  # redaction's names, read from it on first use (see __getattr__)
@@ -103,6 +106,7 @@ def redact_clipped(text: str, max_bytes: int) -> str:
 
 
 def sanitize_text(text: str, max_bytes: int = SOURCE_MAX_BYTES) -> str:
-    """Valid UTF-8, controls removed, secrets redacted, capped at ``max_bytes`` (redaction
-    first, so a cap can never leave half a secret behind)."""
-    return redact_clipped(strip_controls(valid_text(text)).lstrip(), max_bytes).strip()
+    """Valid UTF-8, private parts removed, controls removed, secrets redacted, capped at
+    ``max_bytes`` (redaction first, so a cap can never leave half a secret behind; private
+    parts before both, so a cap can never part an opening tag from its text)."""
+    return redact_clipped(strip_controls(strip_private(valid_text(text))).lstrip(), max_bytes).strip()

@@ -67,12 +67,23 @@ def render_status(report: dict[str, Any]) -> str:
         + (f" (daily budget spent; resets {worker['budget_resets_at']})" if worker["budget_spent"] else "")
     )
     lines.append(f"budget:          {render_budget(report['budget'])}")
+    scheduled = report["budget"].get("scheduled_backfill") or {}
+    if scheduled.get("sources"):
+        lines.append(
+            f"backfill:        {scheduled['sources']:,} of them queued behind live captures, "
+            f"one after another until {scheduled['last_due_at']}"
+        )
     scope = report["scope"]
     here = scope.get("capture_origin_here")
     lines.append(
         "captures:        filed under their project, the real path of the agent's working directory"
         + (f" (from here: {here})" if here else "")
     )
+    if scope.get("excluded_here"):
+        lines.append(
+            f"excluded:        this directory is excluded ({scope['excluded_here']!r}): its sessions are "
+            "not captured and get no digest; `memevo include` reads them again"
+        )
     projects = scope["projects_with_active_memories"]
     lines.append(
         f"recall:          searches every project at once ({projects} project{'s' if projects != 1 else ''} "
@@ -117,6 +128,7 @@ def status_command(as_json: bool) -> None:
         report = build_status(store, settings(), now)
         report["checkout"] = _stale_here(store, now)
     report["scope"]["capture_origin_here"] = _origin_here()
+    report["scope"]["excluded_here"] = _excluded_here(settings().exclude)
     emit(report, as_json, render_status)
 
 
@@ -134,6 +146,18 @@ def _stale_here(store: Any, now: float) -> dict[str, Any] | None:
     return {k: found[k] for k in ("project", "root", "checked_at", "checked", "naming")} | {
         "stale": [{"id": s["id"], "missing": s["missing"]} for s in found["stale"]]
     }
+
+
+def _excluded_here(globs: tuple[str, ...]) -> str | None:
+    """The glob of the exclude setting naming this directory (None: its sessions are read)."""
+    import os
+
+    from memory_core.exclusion import excluded_by
+
+    try:
+        return excluded_by(os.getcwd(), globs)
+    except OSError:
+        return None
 
 
 def _origin_here() -> str | None:

@@ -3,8 +3,10 @@
 Everything an agent sends crosses one boundary, :func:`run_hook`: the bytes are bounded
 (:data:`MAX_STDIN_BYTES`), parsed as one JSON object, turned into normalized events by the
 adapter, and every text of every event is made valid UTF-8 there, once (a lone surrogate
-such as JSON ``"\\udc00"`` becomes U+FFFD), before any handler stores, hashes or searches
-it. The command only reads stdin and prints what :func:`run_hook` returns; the reliability
+such as JSON ``"\\udc00"`` becomes U+FFFD), and loses what its person marked
+``<private>``, before any handler stores, hashes, logs or searches it. A call whose
+working directory the ``exclude`` setting names is dropped there, before its adapter runs.
+The command only reads stdin and prints what :func:`run_hook` returns; the reliability
 fuzzing drives :func:`run_hook` directly.
 
 Agents run a hook on every user turn and every turn end, so :func:`main` (called by
@@ -85,6 +87,36 @@ def valid_event(event: HookEvent) -> HookEvent:
     return fixed
 
 
+def without_private(event: HookEvent) -> HookEvent | None:
+    """``event`` without the text its person marked private (memory_core.private_text) in
+    the texts an agent sent or a transcript held: messages, prompt, summary, final message,
+    tool input and output. A message private as a whole is left out; ``None`` when nothing
+    of what the event is about is left (a summary private as a whole)."""
+    from memory_core.private_text import strip_private
+
+    changes: dict[str, Any] = {}
+    for name in ("summary", "prompt", "final_message"):
+        text = getattr(event, name)
+        if text:
+            kept = strip_private(text)
+            if kept != text:
+                changes[name] = kept or None
+    messages = tuple(kept for kept in (strip_private(m) for m in event.user_messages) if kept)
+    if messages != event.user_messages:
+        changes["user_messages"] = messages
+    operations = tuple(
+        op.replace(input=strip_private(op.input), output=strip_private(op.output)) for op in event.operations
+    )
+    if operations != event.operations:
+        changes["operations"] = operations
+    if not changes:
+        return event
+    event = event.replace(**changes)
+    if event.event == "compaction" and not event.summary:
+        return None
+    return event
+
+
 def _valid_value(value: Any) -> Any:
     if isinstance(value, str):
         return valid_text(value)
@@ -144,12 +176,29 @@ def run_events(
     home = state_home()
     if now is None:
         now = clock.now()
+    if _excluded(payload.get("cwd"), home):
+        return  # read no further: an excluded directory's prompt is not even stashed
     parsed = parse_event(adapter, payload, event, home=home, now=now)
     for normalized in parsed.events:
-        normalized = valid_event(normalized)  # the one place hook text is made valid UTF-8
+        if _excluded(normalized.cwd, home):
+            continue
+        # The one place hook text is made valid UTF-8 and loses what its person marked private.
+        kept = without_private(valid_event(normalized))
+        if kept is None:
+            continue
+        normalized = kept
         output = parsed.render(normalized, handle_event(normalized, home, now))
         if output:
             out.append(output)
+
+
+def _excluded(cwd: object, home: Path) -> bool:
+    """Whether ``cwd`` is a directory the ``exclude`` setting names (memory_core.exclusion)."""
+    if not isinstance(cwd, str) or not cwd:
+        return False
+    from memory_core.exclusion import excluding_glob
+
+    return excluding_glob(cwd, home) is not None
 
 
 def run_payload(

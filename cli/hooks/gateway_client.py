@@ -260,8 +260,10 @@ def run_through_gateway(
         if recall:
             log_failure(f"{label}: no recall: the gateway is down ({why}); start `memevo serve`")
             return "", ""
-        from cli.hooks.spool import spool_event
+        from cli.hooks.spool import excluded_payload, spool_event
 
+        if excluded_payload(home, raw):
+            return "", ""  # its delivery would capture nothing: nothing of it waits on disk
         spool_event(home, raw, event, adapter, now, log_failure)
         log_failure(f"{label}: spooled for memevo serve ({why})")
         return "", ""

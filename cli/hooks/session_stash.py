@@ -61,17 +61,18 @@ def stash_path(home: Path, session_id: str) -> Path:
 def write_prompt(home: Path, session_id: str, prompt: str, prompt_id: str | None, now: float) -> bool:
     """Replace the session's stash with ``prompt``; False if it could not be written."""
     from memory_core.paths import private_temp_file
+    from memory_core.private_text import strip_private
     from memory_core.sanitize import redact_clipped, valid_text
     from memory_core.store.connection import ensure_private_dir
 
     # The digest is of the prompt as typed (the transcript holds the same text); what is
-    # written is valid UTF-8, redacted and bounded (the hook's input is made valid only
+    # written is valid UTF-8, without private parts, redacted and bounded (the hook's input is made valid only
     # after the adapter that writes this has run).
     record = {
         "v": 1,
         "prompt_id": prompt_id,
         "prompt_digest": prompt_digest(prompt),
-        "prompt": redact_clipped(valid_text(prompt), MAX_PROMPT_BYTES),
+        "prompt": redact_clipped(strip_private(valid_text(prompt)), MAX_PROMPT_BYTES),
         "at": now,
     }
     path = stash_path(home, session_id)

@@ -4,7 +4,8 @@ On a PostgreSQL machine a capture hook that cannot reach ``memevo serve`` writes
 here instead (:func:`spool_event`): one file per event, mode 0600 in a 0700 dir, written to
 a temporary name, flushed to disk and renamed into place, so a file is either whole or
 absent. A file holds one JSON header line (the event, the adapter and the time of the event)
-and then the payload's raw bytes. Names sort by the time they were written.
+and then the payload's raw bytes, without the text its person marked ``<private>``
+(memory_core.private_text). Names sort by the time they were written.
 
 The spool is bounded (:data:`MAX_FILES`, :data:`MAX_BYTES`): when full, the oldest events
 are dropped and the drop is logged with its count in ``logs/hooks.log``.
@@ -112,13 +113,32 @@ def decode(path: Path, data: bytes) -> Spooled:
     return Spooled(path, raw, event, adapter, float(now))
 
 
+def excluded_payload(home: Path, raw: bytes) -> bool:
+    """Whether a hook's payload comes from a directory the ``exclude`` setting names
+    (memory_core.exclusion); parsed only when something is excluded."""
+    from memory_core.exclusion import exclude_globs, excluded_by
+
+    globs = exclude_globs(home)
+    if not globs:
+        return False
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return isinstance(cwd, str) and excluded_by(cwd, globs) is not None
+
+
 def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float, log: Log) -> Path:
     """Keep one event for the gateway, durably; returns its file."""
     from memory_core.paths import private_temp_file
+    from memory_core.private_text import strip_private_json
     from memory_core.store.connection import ensure_private_dir
 
     directory = ensure_private_dir(spool_dir(home))
-    data = encode(raw, event, adapter, now)
+    data = encode(strip_private_json(raw), event, adapter, now)  # nothing private waits on disk
     _make_room(home, len(data), log)
     fd, temp = private_temp_file(directory, ".tmp-")
     try:

@@ -8,55 +8,18 @@ file and renamed, 0600) and says which model and daily budget the worker will us
 
 from __future__ import annotations
 
-import os
-import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from memory_core import model_providers
-from memory_core.config import CONFIG_FILE, Settings, load_settings
-from memory_core.durable_files import sync_dir
+from memory_core.config import Settings, load_settings
+from memory_core.controls.config_edit import write_setting
 from memory_core.errors import ConfigError
-from memory_core.store.connection import ensure_private_dir
-
-_PROVIDER_LINE = re.compile(r"(?m)^[ \t]*model_provider[ \t]*=.*$")
 
 
 def write_model_provider(home: Path, provider: str) -> tuple[Path, bool]:
     """Set ``model_provider`` in ``home/config.toml``; the path and whether it changed."""
-    ensure_private_dir(home)
-    path = home / CONFIG_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
-    line = f'model_provider = "{provider}"'
-    if _PROVIDER_LINE.search(text):
-        updated = _PROVIDER_LINE.sub(line, text, count=1)
-    else:
-        # Before any table, so the key stays top-level.
-        table = re.search(r"(?m)^\s*\[", text)
-        at = table.start() if table else len(text)
-        head = text[:at]
-        if head and not head.endswith("\n"):
-            head += "\n"
-        updated = head + line + "\n" + text[at:]
-    if updated == text:
-        return path, False
-    fd, temp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=home)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(updated)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o600)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    sync_dir(home)
-    return path, True
+    return write_setting(home, "model_provider", provider)
 
 
 def learn_with(home: Path, agent: str) -> dict[str, Any]:

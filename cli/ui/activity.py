@@ -7,6 +7,8 @@ the logs of this state directory, which hold only this person's turns.
 
 from __future__ import annotations
 
+from typing import Any
+
 from cli.ui.context import PageContext
 from cli.ui.html import action_form, e, hidden, link, when
 from memory_core.capture.learning_log import REASONS, read_entries
@@ -84,6 +86,7 @@ def queue_page(ctx: PageContext) -> Page:
                 ("resets at", worker["budget_resets_at"] or "-"),
                 ("sources waiting for the model", budget["sources_waiting"]),
                 ("days to drain them", budget["days_to_drain"] if budget["days_to_drain"] is not None else "-"),
+                ("of them backfilled, queued behind live captures", _scheduled(budget)),
             ]
         ),
         "</tbody></table>",
@@ -95,6 +98,14 @@ def queue_page(ctx: PageContext) -> Page:
         '<p class="muted small">The same figures as <code>memevo status</code>.</p>',
     ]
     return "Queue", "".join(body)
+
+
+def _scheduled(budget: dict[str, Any]) -> str:
+    """The backfill backlog as `memevo status` shows it draining: its sources and the last due time."""
+    scheduled = budget.get("scheduled_backfill") or {}
+    if not scheduled.get("sources"):
+        return "none"
+    return f"{scheduled['sources']}, one after another until {scheduled['last_due_at']}"
 
 
 def learning_page(ctx: PageContext) -> Page:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memory_core.clock import iso
 from memory_core.errors import UsageError
+from memory_core.private_text import strip_private
 from memory_core.recall.diagnostics import (
     build_diagnostics,
     claim_verdict,
@@ -163,8 +164,10 @@ SCAN_TEXT_BYTES = 4 * MAX_TEXT_BYTES
 def _clean(texts: Sequence[str]) -> list[str]:
     # Stored text is redacted on capture, so a secret in a query could never match; keeping
     # it out of the plan also keeps it out of the diagnostics file. Valid UTF-8 first, for
-    # callers other than the hook (whose input is made valid at its boundary).
-    return [redact_secrets(strip_controls(clip_text(valid_text(t), SCAN_TEXT_BYTES))) for t in texts]
+    # callers other than the hook (whose input is made valid at its boundary). Text marked
+    # private is never matched, logged nor shown by explain (memory_core.private_text).
+    # Private parts go first, before clipping could part an opening tag from its text.
+    return [redact_secrets(strip_controls(clip_text(strip_private(valid_text(t)), SCAN_TEXT_BYTES))) for t in texts]
 
 
 def _run(

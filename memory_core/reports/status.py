@@ -151,7 +151,12 @@ def worker_section(store: Store, settings: Settings, now: float) -> dict[str, An
 def budget_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:
     """How many sources wait for the model, whether today's budget is spent, when work
     resumes and how many days the daily budget needs to drain what waits."""
-    return backlog_details(backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens))
+    from memory_core.jobs.backlog_pacing import scheduled_backlog
+
+    details = backlog_details(backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens))
+    scheduled, last_due = scheduled_backlog(store.conn, now)
+    details["scheduled_backfill"] = {"sources": scheduled, "last_due_at": iso(last_due)}
+    return details
 
 
 def backlog_details(state: Backlog) -> dict[str, Any]:

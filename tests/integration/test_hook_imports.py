@@ -132,6 +132,8 @@ ENTRY = {
     "memory_core.errors",
     "memory_core.paths",
     "memory_core.sanitize",
+    "memory_core.private_text",  # <private> parts removed at the boundary (docs/configuration.md)
+    "memory_core.exclusion",  # whether the call's directory is excluded (a setting, standard library)
 }
 # Sanitize's secret patterns, split out of it (defined, not compiled): loaded by the first
 # redaction, so never by a session start or end.

@@ -132,6 +132,7 @@ def test_queue_agrees_with_status_and_evolve_needs_a_model(browser: Browser, cli
     for state, count in status["jobs"].items():
         assert f"<th scope='row'>{state}</th><td class='num'>{count}</td>" in page
     assert f"{status['worker']['model_calls_today']} of {status['worker']['daily_call_limit']}" in page
+    assert "of them backfilled, queued behind live captures</th><td class='num'>none</td>" in page
     refused = browser.post("/queue/evolve", expect=400, source="d" * 24, back="/queue")
     assert "no model configured" in refused.body
 

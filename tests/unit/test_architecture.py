@@ -33,6 +33,8 @@ FOUNDATIONS = {
     "redaction",
     "lazy_pattern",
     "model_providers",
+    "private_text",
+    "exclusion",
 }
 LAYERS: dict[str, set[str]] = {
     # records names the source job columns; config validates the store and queue URLs

@@ -37,4 +37,5 @@ def test_status_names_the_capture_project_and_the_recall_scope(
         "recall_searches": "all_projects",
         "projects_with_active_memories": 2,
         "capture_origin_here": os.path.realpath(project),
+        "excluded_here": None,  # the exclude setting names no directory here
     }

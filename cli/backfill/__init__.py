@@ -1,0 +1,1 @@
+"""`memevo backfill AGENT`: the sources the live hooks would have made, from saved sessions."""
