@@ -11,6 +11,7 @@ captures. No schema change: the backlog is ordinary pending jobs with later due 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from memory_core.store.dbapi import DbConn
@@ -37,10 +38,11 @@ def paced_due_times(start: float, count: int, spacing: float) -> list[float]:
 def backlog_start(conn: DbConn, now: float, spacing: float) -> float:
     """When the next backlog job may be due: ``now``, or one spacing after the latest
     pending job (a backfill run again continues the queue it left)."""
-    (latest,) = conn.execute("SELECT MAX(next_due_at) FROM sources WHERE state = 'pending'").fetchone()
-    if latest is None or float(latest) < now:
+    (value,) = conn.execute("SELECT MAX(next_due_at) FROM sources WHERE state = 'pending'").fetchone()
+    latest = _finite(value)
+    if latest is None or latest < now:
         return now
-    return float(latest) + spacing
+    return latest + spacing
 
 
 def make_due(conn: DbConn, source_ids: Sequence[str], times: Sequence[float]) -> None:
@@ -54,4 +56,13 @@ def scheduled_backlog(conn: DbConn, now: float) -> tuple[int, float | None]:
     count, last = conn.execute(
         "SELECT COUNT(*), MAX(next_due_at) FROM sources WHERE state = 'pending' AND next_due_at > ?", (now,)
     ).fetchone()
-    return int(count), (float(last) if last is not None else None)
+    return int(count), _finite(last)
+
+
+def _finite(value: object) -> float | None:
+    """A due time as a number; a damaged column (text, NaN, infinite) is no time at all."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
