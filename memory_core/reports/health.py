@@ -280,7 +280,9 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     except OPEN_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:
-        state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        state = backlog(
+            store.conn, now, settings.daily_model_calls, settings.daily_model_tokens, settings.daily_model_cost_usd
+        )
         used = usage_on(store.conn, now)
     except DATABASE_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
