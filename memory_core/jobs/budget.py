@@ -186,6 +186,12 @@ def cost_per_call(conn: DbConn, now: float) -> float | None:
     return float(cost) / int(costed) if costed and cost else None
 
 
+def calls_for(dollars: float, per_call: float) -> int:
+    """Whole calls ``dollars`` pay for at ``per_call`` each (summed costs carry float noise:
+    $1.00 at $0.02 a call is 50 calls, not 49)."""
+    return max(0, math.floor(dollars / per_call + 1e-9))
+
+
 def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int, cost_limit: float | None = None) -> Backlog:
     """How many of the current person's sources wait for a model call (pending, retrying
     included; not paused) and when their daily budget lets them run: only their own worker
@@ -202,8 +208,8 @@ def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int, cost_li
     )
     dollars = cost_per_call(conn, now) if cost_limit is not None else None
     if cost_limit is not None and dollars:
-        per_day = min(per_day, int(cost_limit // dollars))
-        left = min(left, max(0, int((cost_limit - state.usage.cost_usd) // dollars)))
+        per_day = min(per_day, calls_for(cost_limit, dollars))
+        left = min(left, calls_for(cost_limit - state.usage.cost_usd, dollars))
     if waiting <= left:
         days: int | None = 0
     elif per_day == 0:
