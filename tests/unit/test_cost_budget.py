@@ -105,3 +105,14 @@ def test_the_setting_is_off_by_default_and_checked(monkeypatch: pytest.MonkeyPat
         monkeypatch.setenv("MEMEVO_DAILY_MODEL_COST_USD", bad)
         with pytest.raises(ConfigError, match="MEMEVO_DAILY_MODEL_COST_USD.*US dollars"):
             load_settings()
+
+
+def test_doctor_says_todays_reported_cost(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memory_core.reports.health import budget_check
+
+    with Store.open(home) as store:
+        spend(store, NOW, 0.0125, calls=2)
+    check = budget_check(home, load_settings(), NOW)
+    assert "$0.0250 reported cost" in check["summary"] and check["details"]["cost_usd_today"] == 0.025
+    monkeypatch.setenv("MEMEVO_DAILY_MODEL_COST_USD", "1")
+    assert "$0.0250 of $1.0000 reported cost" in budget_check(home, load_settings(), NOW)["summary"]
