@@ -284,6 +284,11 @@ def learning_worker(agent: Agent, base_url: str, tmp_path: Path, **extra: str) -
         yield worker
 
 
+def learning_lines(state_dir: Path) -> list[dict[str, Any]]:
+    path = state_dir / "logs" / "learning.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
 def snapshot(paths: list[Path]) -> dict[str, bytes | None]:
     return {str(p): p.read_bytes() if p.exists() else None for p in paths}
 
@@ -349,8 +354,17 @@ def test_a_cut_off_answer_writes_nothing(agent: Agent, tmp_path: Path) -> None:
                 "the attempt to fail",
                 describe=worker.output,
             )
+            # The refused answer was spent: its model-call line says so, with its cost where reported.
+            [call] = wait_until(
+                lambda: [line for line in learning_lines(agent.state_dir) if line.get("kind") == "model_call"],
+                WAIT,
+                "the model call's line in the learning log",
+                describe=worker.output,
+            )
         assert (code, reason) in CUT_OFF_FAILURES[agent.provider], (code, reason)
         assert claims(agent.state_dir) == []
+        assert call["outcome"] == f"{code} ({reason})" and call["completion_tokens"] > 0
+        assert (call["cost_usd"] is not None) == (agent.provider in ("claude-code", "pi")), call
 
 
 def _processes_running(binary: Path) -> list[int]:
