@@ -425,9 +425,8 @@ def test_each_clis_usage_and_reported_cost_are_counted(home: Path, cli: FakeCli,
     assert (f"${cost:.4f} reported" if cost else "no cost reported") in shown
 
 
+@pytest.mark.parametrize("provider", ["claude-code"])
 def test_claude_codes_cost_without_a_total_is_the_sum_of_its_models(home: Path, cli: FakeCli, provider: str) -> None:
-    if provider != "claude-code":
-        pytest.skip("Claude Code's modelUsage")
     body = json.loads(CLAUDE_REAL)
     del body["total_cost_usd"]
     body["modelUsage"]["claude-haiku-helper"] = {"inputTokens": 5, "outputTokens": 1, "costUSD": 0.0002}
@@ -440,12 +439,15 @@ def test_claude_codes_cost_without_a_total_is_the_sum_of_its_models(home: Path, 
 BAD_COSTS = [-1, "0.5", True, None, {"usd": 1}]
 
 
+# Only Claude Code and Pi report what a call cost.
+COSTED = ["claude-code", "pi"]
+
+
+@pytest.mark.parametrize("provider", COSTED)
 @pytest.mark.parametrize("value", BAD_COSTS, ids=[repr(v) for v in BAD_COSTS])
 def test_a_cost_that_is_not_a_number_counts_as_none_reported(
     home: Path, cli: FakeCli, provider: str, value: Any
 ) -> None:
-    if provider not in ("claude-code", "pi"):
-        pytest.skip("only Claude Code and Pi report a cost")
     if provider == "claude-code":
         body = json.loads(CLAUDE_REAL)
         body["total_cost_usd"] = value
@@ -458,11 +460,10 @@ def test_a_cost_that_is_not_a_number_counts_as_none_reported(
     assert (usage.calls, usage.cost_usd, usage.costed_calls) == (1, 0.0, 0)
 
 
+@pytest.mark.parametrize("provider", COSTED)
 def test_a_cut_off_answer_still_counts_what_it_cost(
     home: Path, cli: FakeCli, provider: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if provider not in ("claude-code", "pi"):
-        pytest.skip("only Claude Code and Pi report a cost")
     monkeypatch.setenv("MEMEVO_MAX_OUTPUT_TOKENS", "4096")
     if provider == "claude-code":
         body = json.loads(CLAUDE_REAL)
