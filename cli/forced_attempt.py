@@ -36,7 +36,7 @@ def queue_forced(
         before = require_source(store.conn, chosen)
         if before.state == JobState.LEASED:
             return before, True  # running right now: that attempt is the one
-        budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens)
+        budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens, cfg.daily_model_cost_usd)
         if budget.spent:
             raise BudgetSpent(budget_message(budget))
         with store.transaction() as conn:

@@ -41,6 +41,7 @@ ALLOWED = {
     "model_output_limit": "a whole number of tokens, at least 1",
     "daily_model_calls": "a whole number, at least 0",
     "daily_model_tokens": "a whole number, at least 0",
+    "daily_model_cost_usd": "a number of US dollars, at least 0, or unset for no cost limit",
     "model_json_mode": "auto, schema, object_schema, guided_json, object or off",
     "first_call_seconds": "a number of seconds between 1 and 3600",
     "database_url": "postgresql://USER@HOST[:PORT]/DB, or unset for SQLite in the state dir",
@@ -81,6 +82,9 @@ class Settings(BaseModel):
     # Unset: a subscription-safe default for a CLI provider (memory_core.model_providers).
     daily_model_calls: int = Field(default=providers.HTTP_DAILY_CALLS, ge=0)
     daily_model_tokens: int = Field(default=providers.HTTP_DAILY_TOKENS, ge=0)
+    # What the calls whose provider reports a cost (Claude Code, Pi) may cost a UTC day, in
+    # US dollars; unset: no cost limit, only the call and token limits (memory_core.jobs.budget).
+    daily_model_cost_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False)
     # How the model is asked for JSON: auto tries the answer's JSON schema in the spellings
     # of the common servers, then plain JSON mode, then nothing, remembering what the server
     # accepted (workers/json_modes.py).

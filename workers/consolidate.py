@@ -39,6 +39,7 @@ from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.database import Store
 from memory_core.store.origin_aliases import project_origins
 from workers import json_modes, liveness, model_client, providers
+from workers.call_log import log_model_call, model_call_entry
 from workers.logs import worker_logger
 from workers.stale_candidates import with_stale_candidates
 
@@ -89,9 +90,16 @@ def consolidate_source(settings: Settings, source_id: str | None, *, forced: boo
         return AttemptOutcome(AttemptStatus.CLOCK_SKEW, source_id)
     with Store.open(settings.home) as store:
         now = clock.now()
-        budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        budget = budget_state(
+            store.conn, now, settings.daily_model_calls, settings.daily_model_tokens, settings.daily_model_cost_usd
+        )
         if budget.spent:
-            log.info("daily model budget spent; %s waits until %s", source_id, clock.iso(budget.resets_at))
+            log.info(
+                "daily model budget spent (%s); %s waits until %s",
+                budget.spent_by,
+                source_id,
+                clock.iso(budget.resets_at),
+            )
             return AttemptOutcome(AttemptStatus.BUDGET_SPENT, source_id, next_due_at=budget.resets_at)
         with store.transaction() as conn:
             lease = lease_job(
@@ -185,12 +193,37 @@ def _log_cli_call(log: Any, source_id: str, completion: model_client.Completion)
     )
 
 
+def _log_call(settings: Settings, source: Any, used: dict[str, Any], outcome: str) -> None:
+    """The model call of this attempt in the learning log: its usage and how it ended."""
+    log_model_call(
+        settings.home,
+        model_call_entry(
+            at=clock.now(),
+            source_id=source.id,
+            origin=source.origin,
+            provider=settings.provider,
+            model=used["model"],
+            outcome=outcome,
+            prompt_tokens=used["prompt_tokens"],
+            completion_tokens=used["completion_tokens"],
+            cost_usd=used["cost_usd"],
+        ),
+    )
+
+
 def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> AttemptOutcome:
     source = lease.source
     model_id = settings.model or "unconfigured"  # captured before the call, for provenance (HTTP)
     code: ErrorCode
     reason: str | None = None
     retry_after: float | None = None
+    # What the call used, for the learning log (workers/call_log.py).
+    used: dict[str, Any] = {
+        "model": settings.cli_model if settings.uses_cli else settings.model,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "cost_usd": None,
+    }
     try:
         candidates = mentioned_claims(store.conn, source)
         candidates, stale = with_stale_candidates(store.conn, settings.home, source, candidates)
@@ -205,8 +238,16 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
             _remember_json_mode(settings, store, mode, exc.json_mode, log)
             raise
         _remember_json_mode(settings, store, mode, completion.json_mode, log)
+        used.update(
+            model=completion.model,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            cost_usd=getattr(completion, "cost_usd", None),
+        )
         with store.transaction() as conn:
-            count_tokens(conn, clock.now(), completion.prompt_tokens, completion.completion_tokens)
+            count_tokens(
+                conn, clock.now(), completion.prompt_tokens, completion.completion_tokens, cost_usd=used["cost_usd"]
+            )
         if settings.uses_cli:
             # The model the agent's CLI reported it ran (an alias such as "haiku" names none).
             model_id = completion.model
@@ -224,6 +265,7 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
             len(candidates),
             completion.json_mode,
         )
+        _log_call(settings, source, used, "done")
         return AttemptOutcome(
             AttemptStatus.DONE,
             source.id,
@@ -237,9 +279,11 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         )
     except model_client.ModelCallError as exc:
         code, reason, retry_after = exc.code, exc.reason, exc.retry_after
-        if exc.prompt_tokens or exc.completion_tokens:  # answered but unusable: still spent
+        used.update(prompt_tokens=exc.prompt_tokens, completion_tokens=exc.completion_tokens, cost_usd=exc.cost_usd)
+        # Answered but unusable (cut off, refused, a tool used): still spent.
+        if exc.prompt_tokens or exc.completion_tokens or exc.cost_usd is not None:
             with store.transaction() as conn:
-                count_tokens(conn, clock.now(), exc.prompt_tokens, exc.completion_tokens)
+                count_tokens(conn, clock.now(), exc.prompt_tokens, exc.completion_tokens, cost_usd=exc.cost_usd)
     except InvalidModelOutput as exc:
         code, reason = ErrorCode.INVALID_OUTPUT, getattr(exc, "reason_code", Reason.INVALID_VALUE.value)
     except WriteRejected as exc:
@@ -248,6 +292,7 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         code, reason = ErrorCode.STALE_OUTPUT, Reason.ORIGIN_CHANGED.value
     except LeaseLost:
         log.warning("stale result for %s (attempt %d): lease lost, nothing written", source.id, lease.attempt)
+        _log_call(settings, source, used, "stale")
         return AttemptOutcome(AttemptStatus.STALE, source.id)
     except StoreError as exc:  # the store failed under the attempt (PostgreSQL: the connection dropped)
         log.warning("attempt %d on %s interrupted by the store: %s", lease.attempt, source.id, exc)
@@ -257,6 +302,7 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         code, reason = ErrorCode.INTERRUPTED, Reason.INTERNAL_ERROR.value
     outcome = _record_failure(settings, store, lease, code, reason, retry_after)
     shown = f"{code.value} ({reason})" if reason else code.value
+    _log_call(settings, source, used, shown)
     if outcome is None:
         log.warning("stale failure for %s (attempt %d): lease lost, not recorded", source.id, lease.attempt)
         return AttemptOutcome(AttemptStatus.STALE, source.id, error_code=code.value, error_reason=reason)

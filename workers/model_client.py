@@ -83,7 +83,8 @@ class ModelCallError(MemevoError):
     fixed text.
 
     ``prompt_tokens``/``completion_tokens`` carry the usage a failed but answered call
-    reported (for example one cut off at the output limit), so it can still be counted.
+    reported (for example one cut off at the output limit), so it can still be counted, and
+    ``cost_usd`` what it cost where the provider says (an agent's CLI; ``None``: not said).
     ``retry_after`` is the wait in seconds a rate-limited server asked for; ``json_mode``
     the JSON mode of a request the server answered (2xx) before the answer was refused.
     """
@@ -98,6 +99,7 @@ class ModelCallError(MemevoError):
         completion_tokens: int = 0,
         retry_after: float | None = None,
         json_mode: str | None = None,
+        cost_usd: float | None = None,
     ) -> None:
         self.code = code
         self.description = description or _DESCRIPTIONS.get(code, "the model call failed")
@@ -106,6 +108,7 @@ class ModelCallError(MemevoError):
         self.completion_tokens = completion_tokens
         self.retry_after = retry_after
         self.json_mode = json_mode
+        self.cost_usd = cost_usd
         super().__init__(f"model call failed ({code.value}): {self.description}")
 
 

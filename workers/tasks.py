@@ -102,7 +102,7 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
             if failure.state == JobState.PENDING and cfg.model_configured:
                 consolidate.schedule(args=(failure.source_id,), delay=max(0.0, failure.next_due_at - now))
         nudged = 0
-        budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens)
+        budget = budget_state(store.conn, now, cfg.daily_model_calls, cfg.daily_model_tokens, cfg.daily_model_cost_usd)
         if cfg.model_configured and not budget.spent and huey.pending_count() < RENUDGE_QUEUE_LIMIT:
             # A repeated forced nudge is harmless: the lease needs the outstanding request.
             for source_id in forced_source_ids(store.conn, RENUDGE_BATCH):

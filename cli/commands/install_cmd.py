@@ -10,6 +10,7 @@ import click
 from cli.context import emit, json_option
 from cli.hooks.http_server import DEFAULT_PORT
 from cli.install.registry import agent_names, all_scopes
+from cli.model_use import dollars
 from memory_core import clock
 
 
@@ -89,6 +90,12 @@ def _learn_lines(data: dict[str, Any]) -> list[str]:
         f"{learn['config_file']}" + ("" if learn["changed"] else " (already set)") + ".",
         f"  model {model}; daily budget {learn['daily_model_calls']} calls and {learn['daily_model_tokens']:,} "
         "tokens (daily_model_calls, daily_model_tokens)",
+        "  "
+        + (
+            f"and at most {dollars(learn['daily_model_cost_usd'])} of the cost the CLI reports (daily_model_cost_usd)"
+            if learn.get("daily_model_cost_usd") is not None
+            else "no limit on the cost the CLI reports (set daily_model_cost_usd for one)"
+        ),
     ]
     if learn["setup_hint"]:
         lines.append(f"  but the CLI is not found: {learn['setup_hint']}")

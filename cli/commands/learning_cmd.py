@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from cli.context import emit, json_option, settings
+from cli.model_use import MODEL_CALL, render_model_call
 from memory_core.capture.learning_log import REASONS, read_entries
 from memory_core.clock import is_timestamp, iso
 
@@ -38,6 +39,10 @@ def render_learning(report: dict[str, Any]) -> str:
     for entry in entries:
         at = entry.get("at")
         when = iso(at) if is_timestamp(at) else "?"
+        if entry.get("kind") == MODEL_CALL:
+            lines.append(f"{when}  model call  {entry.get('origin', '?')}")
+            lines.append(f"  {'model':<10} {render_model_call(entry)}")
+            continue
         lines.append(f"{when}  {entry.get('agent', '?')}  {entry.get('origin', '?')}")
         if entry.get("message"):
             lines.append(f"  message    {entry['message']}")
@@ -66,7 +71,9 @@ def learning_command(limit: int, as_json: bool) -> None:
     or the reason it was skipped (no statement, a question, a duplicate, no work request,
     no work operation, excluded, no target). A "read" line says what reading the turn left
     out and why (operations past the bound, records too long, a turn the transcript did not
-    hold). Newest first.
+    hold). Each model call the worker made is listed too: provider and model, tokens in and
+    out, the cost the provider reported (Claude Code and Pi report one), the source and how
+    the attempt ended. Newest first.
     """
     entries = read_entries(settings().home, limit)
     emit({"turns": entries}, as_json, render_learning)

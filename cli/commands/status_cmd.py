@@ -7,6 +7,7 @@ from typing import Any
 import click
 
 from cli.context import emit, json_option, open_store, settings
+from cli.model_use import render_model_today
 from memory_core import clock
 from memory_core.reports.status import build_status
 
@@ -61,11 +62,7 @@ def render_status(report: dict[str, Any]) -> str:
     lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}")
     if worker.get("model_provider"):
         lines.append(f"model:           {worker['model_provider']}, {worker['model'] or 'its own default model'}")
-    lines.append(
-        f"model today:     {worker['model_calls_today']} of {worker['daily_call_limit']} calls, "
-        f"{worker['model_tokens_today']:,} of {worker['daily_token_limit']:,} tokens"
-        + (f" (daily budget spent; resets {worker['budget_resets_at']})" if worker["budget_spent"] else "")
-    )
+    lines.append(f"model today:     {render_model_today(worker)}")
     lines.append(f"budget:          {render_budget(report['budget'])}")
     scheduled = report["budget"].get("scheduled_backfill") or {}
     if scheduled.get("sources"):

@@ -102,7 +102,9 @@ def _wait(before: Source, data: dict[str, Any], wait_seconds: float, cfg: Any) -
         time.sleep(0.2)
         with open_store() as store:
             current = require_source(store.conn, before.id)
-            spent = budget_state(store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens).spent
+            spent = budget_state(
+                store.conn, clock.now(), cfg.daily_model_calls, cfg.daily_model_tokens, cfg.daily_model_cost_usd
+            ).spent
             worker_model = read_worker_model(store.conn)
         if current.state == JobState.RETIRED or (current.attempt >= target and current.state != JobState.LEASED):
             return {**attempt_outcome(before, current), "reused": data.get("reused", False)}

@@ -39,6 +39,7 @@ def learning_summary(settings: Settings) -> dict[str, Any]:
         "command": settings.cli_command(),
         "daily_model_calls": settings.daily_model_calls,
         "daily_model_tokens": settings.daily_model_tokens,
+        "daily_model_cost_usd": settings.daily_model_cost_usd,
         "setup_hint": None if settings.model_configured else settings.model_setup_hint(),
     }
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cli.model_use import MODEL_CALL, render_cost, render_model_call
 from cli.ui.context import PageContext
 from cli.ui.html import action_form, e, hidden, link, when
 from memory_core.capture.learning_log import REASONS, read_entries
@@ -82,6 +83,7 @@ def queue_page(ctx: PageContext) -> Page:
                 ("model", f"{worker.get('model_provider') or '-'}, {worker.get('model') or 'its own default'}"),
                 ("model calls", f"{worker['model_calls_today']} of {worker['daily_call_limit']}"),
                 ("tokens", f"{worker['model_tokens_today']} of {worker['daily_token_limit']}"),
+                ("reported cost", render_cost(worker)),
                 ("budget spent", "yes" if worker["budget_spent"] else "no"),
                 ("resets at", worker["budget_resets_at"] or "-"),
                 ("sources waiting for the model", budget["sources_waiting"]),
@@ -124,9 +126,10 @@ def learning_page(ctx: PageContext) -> Page:
             else:
                 text = "skipped: " + REASONS.get(reason, reason)
             decisions.append(f"<li>{e(d.get('source_type'))}: {e(text)}</li>")
+        message = render_model_call(entry) if entry.get("kind") == MODEL_CALL else entry.get("message") or ""
         rows.append(
             f"<tr><td class='small'>{when(entry.get('at'))}</td><td>{e(entry.get('agent', '?'))}</td>"
-            f"<td class='small'>{e(entry.get('origin', '?'))}</td><td>{e(entry.get('message') or '')}"
+            f"<td class='small'>{e(entry.get('origin', '?'))}</td><td>{e(message)}"
             f"<ul class='small'>{''.join(decisions)}</ul></td></tr>"
         )
     return "Learning", (

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_core.ids import normalize_content, sha256_hex
+from memory_core.ids import sha256_hex
 from memory_core.ids import source_id as make_source_id
 from memory_core.project import Project, resolve_project
 from memory_core.sanitize import sanitize_text
@@ -162,37 +162,7 @@ def capture_source(
 
         lines = extract_local_claims(clean)
         if lines:
-            added = _add_local_claims(conn, sid, origin, lines, now)
+            from memory_core.capture.local_claims import add_local_claims  # labelled lines only
+
+            added = add_local_claims(conn, sid, origin, lines, now)
     return CaptureResult(sid, created=True, local_claims=added)
-
-
-def _add_local_claims(conn: DbConn, sid: str, origin: str, lines: list[tuple[str, str]], now: float) -> int:
-    # Only summaries with labelled lines need the record models.
-    from memory_core.records import Evidence, new_memory
-    from memory_core.store.changes import ChangeSet
-    from memory_core.store.claim_ids import claim_id, id_owner
-    from memory_core.store.memories import get_memory
-    from memory_core.store.suppression import is_blocked
-
-    evidence = Evidence(basis="summary", method="local", source_id=sid, at=now)
-    changes = ChangeSet(conn, "capture")
-    owner = id_owner(conn)
-    for kind, content in lines:
-        cid = claim_id(owner, origin, kind, normalize_content(content))
-        claim = new_memory(
-            origin=origin, kind=kind, content=content, source_id=sid, evidence=evidence, now=now, claim_id=cid
-        )
-        # Content the user forgot stays forgotten; a claim already stored is left as it is.
-        if claim.id in changes.after or is_blocked(conn, claim.origin, claim.content_hash):
-            continue
-        if get_memory(conn, claim.id) is None:
-            changes.write(None, claim)
-    changes.commit(
-        at=now,
-        actor="local",
-        operation="capture_local",
-        source_id=sid,
-        manual=False,
-        reason="labelled lines of a compaction summary",
-    )
-    return len(changes.after)

@@ -4,7 +4,9 @@ One JSON line per turn in ``logs/learning.jsonl`` in the state dir: when, which 
 origin, a short sanitized excerpt of the user's message, and for the user statement and
 the progress observation whether a source was captured (its id, nominated targets,
 observation counts) or why not (a reason code). No message bodies, tool output or secrets
-are stored: an excerpt is sanitized and at most :data:`EXCERPT_CHARS` characters.
+are stored: an excerpt is sanitized and at most :data:`EXCERPT_CHARS` characters. The
+worker adds one line per model call (``"kind": "model_call"``, workers/call_log.py): its
+tokens, reported cost and outcome, numbers and codes only.
 
 The log is bounded (:data:`MAX_LINES` lines and :data:`MAX_BYTES` bytes, oldest dropped),
 private (0600) and only ever read by `memevo learning`: it is never learning input.

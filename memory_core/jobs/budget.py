@@ -1,4 +1,10 @@
-"""Model spending: calls and tokens per owner and UTC day, and the daily budget.
+"""Model spending: calls, tokens and reported cost per owner and UTC day, and the daily budget.
+
+The cost is what the provider reported a call cost in US dollars (an agent's CLI: Claude
+Code and Pi say it; the HTTP client and the other CLIs do not), summed with the number of
+calls that reported one, so a day's total says how much of it is known. A daily cost limit
+(``daily_model_cost_usd``, off by default) stops new attempts once the reported cost reaches
+it; calls that report no cost count against the call and token limits only.
 
 Each person's worker runs under their own login with their own model key, so each person
 has their own daily budget: a row of ``model_usage`` belongs to the login that wrote it
@@ -10,6 +16,7 @@ a one-person store, every row is the one owner's.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from memory_core.clock import day_key, next_day_start
@@ -23,6 +30,8 @@ class Usage:
     calls: int
     prompt_tokens: int
     completion_tokens: int
+    cost_usd: float = 0.0
+    costed_calls: int = 0  # calls whose provider reported a cost
 
     @property
     def tokens(self) -> int:
@@ -36,6 +45,23 @@ class BudgetState:
     token_limit: int
     spent: bool
     resets_at: float
+    cost_limit: float | None = None  # US dollars a day; None: no cost limit
+
+    @property
+    def spent_by(self) -> str | None:
+        """Which limit is reached: ``calls``, ``tokens`` or ``cost`` (the first that is)."""
+        if self.usage.calls >= self.call_limit:
+            return "calls"
+        if self.usage.tokens >= self.token_limit:
+            return "tokens"
+        if cost_reached(self.usage.cost_usd, self.cost_limit):
+            return "cost"
+        return None
+
+
+def cost_reached(cost_usd: float, cost_limit: float | None) -> bool:
+    """Whether a day's reported cost has reached the cost limit (never without one)."""
+    return cost_limit is not None and cost_usd >= cost_limit
 
 
 def _own_usage(conn: DbConn) -> tuple[str, tuple[str, ...]]:
@@ -51,19 +77,22 @@ def usage_on(conn: DbConn, now: float) -> Usage:
     """The current person's model usage on the UTC day of ``now``."""
     day = day_key(now)
     mine, owners = _own_usage(conn)
-    row = conn.execute(
-        "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0) "
-        f"FROM model_usage WHERE day = ?{mine}",
+    calls, prompt, completion, cost, costed = conn.execute(
+        "SELECT COALESCE(SUM(calls), 0), COALESCE(SUM(prompt_tokens), 0), COALESCE(SUM(completion_tokens), 0), "
+        f"COALESCE(SUM(cost_usd), 0), COALESCE(SUM(costed_calls), 0) FROM model_usage WHERE day = ?{mine}",
         (day, *owners),
     ).fetchone()
-    return Usage(day, *(int(value) for value in row))
+    return Usage(day, int(calls), int(prompt), int(completion), float(cost), int(costed))
 
 
-def budget_state(conn: DbConn, now: float, call_limit: int, token_limit: int) -> BudgetState:
-    """Whether today's budget is spent, and when it resets (next UTC midnight)."""
+def budget_state(
+    conn: DbConn, now: float, call_limit: int, token_limit: int, cost_limit: float | None = None
+) -> BudgetState:
+    """Whether today's budget is spent (calls, tokens, or the reported cost when
+    ``cost_limit`` is set), and when it resets (next UTC midnight)."""
     usage = usage_on(conn, now)
-    spent = usage.calls >= call_limit or usage.tokens >= token_limit
-    return BudgetState(usage, call_limit, token_limit, spent, next_day_start(now))
+    spent = usage.calls >= call_limit or usage.tokens >= token_limit or cost_reached(usage.cost_usd, cost_limit)
+    return BudgetState(usage, call_limit, token_limit, spent, next_day_start(now), cost_limit)
 
 
 def count_call(conn: DbConn, now: float) -> None:
@@ -76,12 +105,26 @@ def count_call(conn: DbConn, now: float) -> None:
     )
 
 
-def count_tokens(conn: DbConn, now: float, prompt_tokens: int, completion_tokens: int) -> None:
+def count_tokens(
+    conn: DbConn, now: float, prompt_tokens: int, completion_tokens: int, *, cost_usd: float | None = None
+) -> None:
+    """Add what an answered call used (its tokens, and its cost when the provider reported
+    one) to the current person's row of the UTC day of ``now``."""
+    costed = cost_usd is not None and math.isfinite(cost_usd) and cost_usd >= 0
     conn.execute(
-        "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) VALUES (?, 0, ?, ?) "
+        "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens, cost_usd, costed_calls) "
+        "VALUES (?, 0, ?, ?, ?, ?) "
         "ON CONFLICT(owner, day) DO UPDATE SET prompt_tokens = model_usage.prompt_tokens + excluded.prompt_tokens, "
-        "completion_tokens = model_usage.completion_tokens + excluded.completion_tokens",
-        (day_key(now), max(0, prompt_tokens), max(0, completion_tokens)),
+        "completion_tokens = model_usage.completion_tokens + excluded.completion_tokens, "
+        "cost_usd = model_usage.cost_usd + excluded.cost_usd, "
+        "costed_calls = model_usage.costed_calls + excluded.costed_calls",
+        (
+            day_key(now),
+            max(0, prompt_tokens),
+            max(0, completion_tokens),
+            float(cost_usd) if costed and cost_usd is not None else 0.0,
+            1 if costed else 0,
+        ),
     )
 
 
@@ -131,13 +174,31 @@ def tokens_per_call(conn: DbConn, now: float) -> int:
     return max(1, int(tokens) // int(calls))
 
 
-def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int) -> Backlog:
+def cost_per_call(conn: DbConn, now: float) -> float | None:
+    """Average reported cost of the current person's calls that reported one over the last
+    :data:`HISTORY_DAYS` days; ``None`` when none did."""
+    since = day_key(now - HISTORY_DAYS * 86_400.0)
+    mine, owners = _own_usage(conn)
+    cost, costed = conn.execute(
+        f"SELECT COALESCE(SUM(cost_usd), 0), COALESCE(SUM(costed_calls), 0) FROM model_usage WHERE day >= ?{mine}",
+        (since, *owners),
+    ).fetchone()
+    return float(cost) / int(costed) if costed and cost else None
+
+
+def calls_for(dollars: float, per_call: float) -> int:
+    """Whole calls ``dollars`` pay for at ``per_call`` each (summed costs carry float noise:
+    $1.00 at $0.02 a call is 50 calls, not 49)."""
+    return max(0, math.floor(dollars / per_call + 1e-9))
+
+
+def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int, cost_limit: float | None = None) -> Backlog:
     """How many of the current person's sources wait for a model call (pending, retrying
     included; not paused) and when their daily budget lets them run: only their own worker
-    consolidates them."""
+    consolidates them. With a cost limit, the recent cost per call bounds the calls too."""
     mine, owners = source_owner_clause(conn)
     (waiting,) = conn.execute(f"SELECT COUNT(*) FROM sources WHERE state = 'pending'{mine}", owners).fetchone()
-    state = budget_state(conn, now, call_limit, token_limit)
+    state = budget_state(conn, now, call_limit, token_limit, cost_limit)
     per_call = tokens_per_call(conn, now)
     per_day = max(0, min(call_limit, token_limit // per_call))
     left = (
@@ -145,6 +206,10 @@ def backlog(conn: DbConn, now: float, call_limit: int, token_limit: int) -> Back
         if state.spent
         else max(0, min(call_limit - state.usage.calls, (token_limit - state.usage.tokens) // per_call))
     )
+    dollars = cost_per_call(conn, now) if cost_limit is not None else None
+    if cost_limit is not None and dollars:
+        per_day = min(per_day, calls_for(cost_limit, dollars))
+        left = min(left, calls_for(cost_limit - state.usage.cost_usd, dollars))
     if waiting <= left:
         days: int | None = 0
     elif per_day == 0:

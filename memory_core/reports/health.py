@@ -265,6 +265,15 @@ def hook_errors_check(home: Path, now: float, window: float = HOOK_ERROR_WINDOW_
     )
 
 
+def _cost_today(cost_usd: float, costed_calls: int, settings: Settings) -> str:
+    """The reported cost in doctor's budget line: nothing when no call reported one and no
+    cost limit is set."""
+    limit = settings.daily_model_cost_usd
+    if not costed_calls and limit is None:
+        return ""
+    return f", ${cost_usd:,.4f}" + (f" of ${limit:,.4f} reported cost" if limit is not None else " reported cost")
+
+
 def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str, Any]:
     """Whether the daily model budget can drain what waits: a warning when more sources
     wait than one day's budget allows (or the budget allows no calls at all)."""
@@ -280,7 +289,9 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
     except OPEN_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
     try:
-        state = backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+        state = backlog(
+            store.conn, now, settings.daily_model_calls, settings.daily_model_tokens, settings.daily_model_cost_usd
+        )
         used = usage_on(store.conn, now)
     except DATABASE_ERRORS:
         return make_check("budget", WARN, "unknown: the database could not be read", None)
@@ -315,8 +326,10 @@ def budget_check(home: Path, settings: Settings | None, now: float) -> dict[str,
         OK,
         f"{waiting} waiting; {state.calls_left_today:,} of {state.calls_per_day:,} calls left today "
         f"(used today: {used.calls:,} of {settings.daily_model_calls:,} calls, {used.tokens:,} of "
-        f"{settings.daily_model_tokens:,} tokens)",
+        f"{settings.daily_model_tokens:,} tokens{_cost_today(used.cost_usd, used.costed_calls, settings)})",
         calls_today=used.calls,
         tokens_today=used.tokens,
+        cost_usd_today=round(used.cost_usd, 6),
+        costed_calls_today=used.costed_calls,
         **details,
     )

@@ -129,15 +129,24 @@ def _time_or_none(value: object) -> float | None:
 def worker_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:
     """Heartbeat, today's model usage and the daily budget."""
     heartbeat = read_heartbeat(store.conn)
-    budget = budget_state(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens)
+    budget = budget_state(
+        store.conn, now, settings.daily_model_calls, settings.daily_model_tokens, settings.daily_model_cost_usd
+    )
     return {
         "last_heartbeat": iso(heartbeat),
         "heartbeat_age_seconds": None if heartbeat is None else round(max(0.0, now - heartbeat), 1),
         "model_calls_today": budget.usage.calls,
         "model_tokens_today": budget.usage.tokens,
+        "model_prompt_tokens_today": budget.usage.prompt_tokens,
+        "model_completion_tokens_today": budget.usage.completion_tokens,
+        # What the provider reported the calls cost (US dollars), and how many reported one.
+        "model_cost_usd_today": round(budget.usage.cost_usd, 6),
+        "model_costed_calls_today": budget.usage.costed_calls,
         "daily_call_limit": budget.call_limit,
         "daily_token_limit": budget.token_limit,
+        "daily_cost_limit_usd": budget.cost_limit,
         "budget_spent": budget.spent,
+        "budget_spent_by": budget.spent_by,
         "budget_resets_at": iso(budget.resets_at),
         "model_provider": settings.provider,
         "model": settings.cli_model if settings.uses_cli else settings.model,
@@ -153,7 +162,9 @@ def budget_section(store: Store, settings: Settings, now: float) -> dict[str, An
     resumes and how many days the daily budget needs to drain what waits."""
     from memory_core.jobs.backlog_pacing import scheduled_backlog
 
-    details = backlog_details(backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens))
+    details = backlog_details(
+        backlog(store.conn, now, settings.daily_model_calls, settings.daily_model_tokens, settings.daily_model_cost_usd)
+    )
     scheduled, last_due = scheduled_backlog(store.conn, now)
     details["scheduled_backfill"] = {"sources": scheduled, "last_due_at": iso(last_due)}
     return details

@@ -2,8 +2,11 @@
 made the change, and record one event with the actual records before and after, all in the
 caller's transaction, so history never drifts from the data.
 
-Every writer of claims (manual controls, undo, feedback, import, model apply, capture of a
-summary's labelled lines) collects its writes in a :class:`ChangeSet` and commits it once.
+Every writer of claims (manual controls, undo, feedback, import, model apply) collects its
+writes in a :class:`ChangeSet` and commits it once. Capture of a summary's labelled lines
+writes the same rows and one event through the plain writers this shares
+(memory_core.capture.local_claims: new claims only, in a hook that loads no record models;
+a test compares what both write).
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from memory_core.errors import CorruptRecordError, short_error
 from memory_core.records import Event, Memory
 from memory_core.store.columns import EVENT_COLUMNS
 from memory_core.store.dbapi import DbConn
+from memory_core.store.event_rows import insert_event
 from memory_core.store.owners import event_scope
 
 
@@ -29,19 +30,20 @@ def record_event(
 ) -> int:
     """Append one event (call inside the transaction that made the change)."""
     before, after = list(before), list(after)
-    body = {
-        "before": [m.model_dump(mode="json") for m in before],
-        "after": [m.model_dump(mode="json") for m in after],
-        "details": details or {},
-    }
     # Shared with the team only when every claim it holds is (memory_core.store.owners).
     scope = event_scope((m.kind, m.origin, m.content, m.search_terms) for m in [*before, *after])
-    row = conn.execute(
-        "INSERT INTO events (at, actor, operation, reason, source_id, body, scope) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        (at, actor, operation, reason, source_id, json.dumps(body, ensure_ascii=False, sort_keys=True), scope),
-    ).fetchone()
-    return int(row[0])
+    return insert_event(
+        conn,
+        at=at,
+        actor=actor,
+        operation=operation,
+        before=[m.model_dump(mode="json") for m in before],
+        after=[m.model_dump(mode="json") for m in after],
+        scope=scope,
+        reason=reason,
+        source_id=source_id,
+        details=details,
+    )
 
 
 def event_from_row(row: tuple) -> Event:

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 from memory_core.errors import CorruptRecordError, NotFoundError, short_error
 from memory_core.ids import is_memory_id
 from memory_core.records import Memory
+from memory_core.store.claim_rows import write_claim_row
 from memory_core.store.columns import MEMORY_COLUMNS
 from memory_core.store.dbapi import DbConn
 from memory_core.store.owners import claim_scope, may_see_claim
@@ -49,26 +50,19 @@ def require_memory(conn: DbConn, memory_id: str) -> Memory:
 
 def put_memory(conn: DbConn, memory: Memory) -> None:
     """Insert or replace a claim row and its postings (call inside a transaction)."""
-    # The owner is the database's (memory_core.store.owners): the writer's login on a new
-    # row, unchanged on an update, so a member's change to a shared claim keeps whose it was.
-    scope, owner = conn.execute(
-        f"INSERT INTO memories ({MEMORY_COLUMNS}, scope) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT(id) DO UPDATE SET origin=excluded.origin, kind=excluded.kind, "
-        "status=excluded.status, content_hash=excluded.content_hash, "
-        "updated_at=excluded.updated_at, body=excluded.body, scope=excluded.scope RETURNING scope, owner",
-        (
-            memory.id,
-            memory.origin,
-            memory.kind,
-            memory.status,
-            memory.content_hash,
-            memory.updated_at,
-            memory.model_dump_json(),
-            claim_scope(memory.kind, memory.origin, memory.content, memory.search_terms),
-        ),
-    ).fetchone()
+    scope, owner = write_claim_row(
+        conn,
+        memory_id=memory.id,
+        origin=memory.origin,
+        kind=memory.kind,
+        status=memory.status,
+        content_hash=memory.content_hash,
+        updated_at=memory.updated_at,
+        body=memory.model_dump_json(),
+        scope=claim_scope(memory.kind, memory.origin, memory.content, memory.search_terms),
+    )
     # The index rows go where the claim's readers are (memory_core.store.postings, parts).
-    update_postings(conn, memory, index_part(str(scope), str(owner)))
+    update_postings(conn, memory, index_part(scope, owner))
 
 
 def delete_memory(conn: DbConn, memory_id: str) -> None:

@@ -261,6 +261,34 @@ def _migrate_10(conn: DbConn) -> None:
             enable_row_security(conn)
 
 
+# Version 11: what a model call cost, where its provider reports it (an agent's CLI: Claude
+# Code's ``total_cost_usd``, Pi's ``usage.cost.total``), per owner and day beside the calls
+# and tokens (memory_core.jobs.budget), with the number of calls that reported one, so a
+# day's total says how much of it is known. A team member's login may update only the
+# columns it was granted when it was added (memory_core.store.team), so each member is
+# granted the new ones; row-level security is per row and needs no change.
+MIGRATION_11 = """
+ALTER TABLE model_usage ADD COLUMN cost_usd REAL NOT NULL DEFAULT 0;
+ALTER TABLE model_usage ADD COLUMN costed_calls INTEGER NOT NULL DEFAULT 0
+"""
+COST_COLUMNS = ("cost_usd", "costed_calls")
+
+
+def _migrate_11(conn: DbConn) -> None:
+    run_script(conn, MIGRATION_11)
+    if not is_postgres(conn):
+        return
+    members = conn.execute(
+        "SELECT DISTINCT grantee FROM information_schema.column_privileges "
+        "WHERE table_schema = current_schema() AND table_name = 'model_usage' AND privilege_type = 'UPDATE' "
+        "AND grantee <> current_user"
+    ).fetchall()
+    columns = ", ".join(f'"{column}"' for column in COST_COLUMNS)
+    for (member,) in members:
+        name = '"' + str(member).replace('"', '""') + '"'
+        conn.execute(f"GRANT UPDATE ({columns}) ON model_usage TO {name}")
+
+
 def _replace_primary_key(conn: DbConn, table: str, columns: str) -> None:
     """PostgreSQL: give ``table`` the primary key ``columns`` in place (which keeps members'
     grants and policies; SQLite rebuilds such a table instead)."""
@@ -288,4 +316,5 @@ MIGRATIONS: dict[int, Callable[[DbConn], None]] = {
     8: migrate_8,
     9: _migrate_9,
     10: _migrate_10,
+    11: _migrate_11,
 }

@@ -21,7 +21,7 @@ from memory_core.store.dialect import user_tables
 
 # The newest step of memory_core.store.migration_steps (a test keeps them equal): a process
 # that finds its store current, such as every hook, never loads the steps.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 VERSION_KEY = "schema_version"
 
 

@@ -40,12 +40,12 @@ on PostgreSQL) and recall reads the parts it may see before ranking
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from memory_core.store.dbapi import DbConn
 from memory_core.store.index_version import INDEX_VERSION
 from memory_core.text.tokenize import index_fields, origin_features
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
     from memory_core.records import Memory
 
@@ -188,45 +188,83 @@ def update_postings(conn: DbConn, memory: Memory, part: str) -> None:
     # needs when it only reads.
     from memory_core.evidence import source_priority
 
-    fields = index_fields(memory.content, memory.search_terms)
+    evidence = memory.evidence
+    utility = memory.feedback.utility
+    accuracy = memory.feedback.accuracy
+    index_claim(
+        conn,
+        memory_id=memory.id,
+        origin=memory.origin,
+        kind=memory.kind,
+        content=memory.content,
+        search_terms=memory.search_terms,
+        content_hash=memory.content_hash,
+        updated_at=memory.updated_at,
+        clock_at=memory.clock_at,
+        pinned=memory.pinned,
+        priority=source_priority(memory),
+        basis=evidence.basis if evidence else None,
+        method=evidence.method if evidence else None,
+        utility=utility.verdict if utility else None,
+        accuracy=accuracy.verdict if accuracy else None,
+        part=part,
+    )
+
+
+def index_claim(
+    conn: DbConn,
+    *,
+    memory_id: str,
+    origin: str,
+    kind: str,
+    content: str,
+    search_terms: list[str] | tuple[str, ...],
+    content_hash: str,
+    updated_at: float,
+    clock_at: float,
+    pinned: bool,
+    priority: int,
+    basis: str | None,
+    method: str | None,
+    utility: str | None,
+    accuracy: str | None,
+    part: str,
+) -> None:
+    """Index a recallable claim that has no postings yet, from its plain facts, in ``part``
+    (:func:`update_postings` for records; capture's labelled lines without the record models)."""
+    fields = index_fields(content, search_terms)
     conn.executemany(
         "INSERT INTO postings (feature, memory_id, field, tf, recency, part) VALUES (?, ?, ?, ?, ?, ?)",
         [
-            (feature, memory.id, field, n, memory.updated_at, part)
+            (feature, memory_id, field, n, updated_at, part)
             for field, counts in fields.items()
             for feature, n in counts.items()
         ],
     )
     distinct = {feature for counts in fields.values() for feature in counts}
-    _bump(conn, _header_keys(sorted(distinct), memory.origin), 1, part)
+    _bump(conn, _header_keys(sorted(distinct), origin), 1, part)
     _write_version(conn)
-    evidence = memory.evidence
-    utility = memory.feedback.utility
-    accuracy = memory.feedback.accuracy
-    priority = source_priority(memory)
     feature_count = len(fields.get("body", ()))
     body = _attach_body(conn, [(field, f) for field, counts in fields.items() for f in counts], feature_count, part)
     conn.execute(
         f"INSERT INTO index_docs ({DOC_COLUMNS}, body, grade, part) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            memory.id,
-            memory.origin,
-            memory.kind,
-            memory.content_hash,
-            memory.updated_at,
-            memory.clock_at,
-            int(memory.pinned),
+            memory_id,
+            origin,
+            kind,
+            content_hash,
+            updated_at,
+            clock_at,
+            int(pinned),
             priority,
-            evidence.basis if evidence else None,
-            evidence.method if evidence else None,
-            utility.verdict if utility else None,
-            accuracy.verdict if accuracy else None,
+            basis,
+            method,
+            utility,
+            accuracy,
             feature_count,
             body,
-            grade(
-                memory.pinned, priority, utility.verdict if utility else None, accuracy.verdict if accuracy else None
-            ),
+            grade(pinned, priority, utility, accuracy),
             part,
         ),
     )

@@ -15,9 +15,9 @@ from __future__ import annotations
 from memory_core.errors import CorruptRecordError
 from memory_core.ids import normalize_content
 from memory_core.records import JobState, Memory
+from memory_core.store.blocked import is_blocked as is_blocked
 from memory_core.store.columns import SOURCE_COLUMNS
 from memory_core.store.dbapi import DbConn
-from memory_core.store.origin_aliases import project_origins
 from memory_core.store.owners import PERSONAL, claim_scope, source_owner_clause, visible_clause
 from memory_core.store.sources import source_from_row
 
@@ -45,19 +45,6 @@ def block_claim(conn: DbConn, memory: Memory, at: float, reason: str) -> bool:
     """Block a claim's content in its origin, with the claim's scope."""
     scope = claim_scope(memory.kind, memory.origin, memory.content, memory.search_terms)
     return block(conn, memory.origin, memory.content_hash, at, reason, scope)
-
-
-def is_blocked(conn: DbConn, origin: str, content_hash: str) -> bool:
-    """True if ``content_hash`` may not be added again in ``origin``'s project (content
-    forgotten under an old path origin stays forgotten in the project it now belongs to,
-    memory_core.store.origin_aliases) by the current person: a shared block, or their own."""
-    origins = project_origins(conn, origin)
-    mine, params = visible_clause(conn)
-    row = conn.execute(
-        f"SELECT 1 FROM blocked_hashes WHERE origin IN ({','.join('?' * len(origins))}) AND content_hash=?{mine}",
-        (*origins, content_hash, *params),
-    ).fetchone()
-    return row is not None
 
 
 def blocked_rows(conn: DbConn) -> list[tuple[str, str, float, str]]:

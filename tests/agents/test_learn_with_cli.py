@@ -284,6 +284,11 @@ def learning_worker(agent: Agent, base_url: str, tmp_path: Path, **extra: str) -
         yield worker
 
 
+def learning_lines(state_dir: Path) -> list[dict[str, Any]]:
+    path = state_dir / "logs" / "learning.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
 def snapshot(paths: list[Path]) -> dict[str, bytes | None]:
     return {str(p): p.read_bytes() if p.exists() else None for p in paths}
 
@@ -312,8 +317,24 @@ def test_a_capture_is_learned_through_the_agents_own_cli(agent: Agent, tmp_path:
         assert claim["model_id"] == agent.reported_model(fake)
         assert len(sources(agent.state_dir)) == 1  # no memevo hook captured the consolidation
         assert hook_log(agent.state_dir) == log_before
-        # No digest given and no turn logged: the learning and injection logs are as they were.
-        assert snapshot([agent.state_dir / "logs" / n for n in ("injections.jsonl", "learning.jsonl")]) == logs_before
+        # No digest given and no turn logged: the injection log is as it was, and the learning
+        # log only gained the worker's line for its model call, with what the CLI reported it cost.
+        logs_after = snapshot([agent.state_dir / "logs" / n for n in ("injections.jsonl", "learning.jsonl")])
+        injections, learning = (str(agent.state_dir / "logs" / n) for n in ("injections.jsonl", "learning.jsonl"))
+        assert logs_after[injections] == logs_before[injections]
+        lines = [json.loads(line) for line in (logs_after[learning] or b"").splitlines()]
+        [call] = [line for line in lines if line.get("kind") == "model_call"]
+        assert [line for line in lines if line.get("kind") != "model_call"] == [
+            json.loads(line) for line in (logs_before[learning] or b"").splitlines()
+        ]
+        assert (call["provider"], call["outcome"], call["model"]) == (agent.provider, "done", claim["model_id"])
+        assert call["prompt_tokens"] > 0 and call["completion_tokens"] > 0
+        # Claude Code and Pi report what a call cost (a number, maybe 0 for a fake model); the others do not.
+        reports_cost = agent.provider in ("claude-code", "pi")
+        assert (call["cost_usd"] is not None) == reports_cost, call
+        worker_status = json.loads(run_memevo("status", "--json", env=memevo_env(agent.state_dir)).stdout)["worker"]
+        assert worker_status["model_costed_calls_today"] == (1 if reports_cost else 0)
+        assert worker_status["model_cost_usd_today"] == round(call["cost_usd"] or 0.0, 6)
         assert agent.session_files() == []
         assert snapshot(agent.settings_files()) == before
 
@@ -333,8 +354,17 @@ def test_a_cut_off_answer_writes_nothing(agent: Agent, tmp_path: Path) -> None:
                 "the attempt to fail",
                 describe=worker.output,
             )
+            # The refused answer was spent: its model-call line says so, with its cost where reported.
+            [call] = wait_until(
+                lambda: [line for line in learning_lines(agent.state_dir) if line.get("kind") == "model_call"],
+                WAIT,
+                "the model call's line in the learning log",
+                describe=worker.output,
+            )
         assert (code, reason) in CUT_OFF_FAILURES[agent.provider], (code, reason)
         assert claims(agent.state_dir) == []
+        assert call["outcome"] == f"{code} ({reason})" and call["completion_tokens"] > 0
+        assert (call["cost_usd"] is not None) == (agent.provider in ("claude-code", "pi")), call
 
 
 def _processes_running(binary: Path) -> list[int]:

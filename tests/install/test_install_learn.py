@@ -28,9 +28,18 @@ def test_learn_writes_the_provider_and_prints_model_and_budget(home: Path, cli_r
     assert settings.daily_model_calls == model_providers.CLI_DAILY_CALLS
     assert "Claude Code's own login" in result.output and "model haiku" in result.output
     assert f"daily budget {model_providers.CLI_DAILY_CALLS} calls" in result.output
+    assert "no limit on the cost the CLI reports (set daily_model_cost_usd for one)" in result.output
     assert "`memevo config`" not in result.output
     shown = json.loads(cli_run("config", "--json").output)
     assert (shown["model_provider"], shown["model"]) == ("claude-code", "haiku")
+
+
+def test_learn_says_the_daily_cost_limit(home: Path, cli_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMEVO_DAILY_MODEL_COST_USD", "1.5")
+    result = cli_run("install", "claude-code", "--learn")
+    assert "and at most $1.50 of the cost the CLI reports (daily_model_cost_usd)" in result.output
+    shown = json.loads(cli_run("config", "--json").output)
+    assert shown["daily_model_cost_usd"] == 1.5
 
 
 def test_learn_again_with_another_agent_replaces_the_line(home: Path, cli_run) -> None:

@@ -494,6 +494,62 @@ def test_claude_code_stop_that_captures_a_statement_and_progress(home: Path, tmp
     check("claude_code_stop", modules)
 
 
+# A compaction summary: its source, and its self-labelled lines as claims at once. The claims'
+# rows, index rows and event are written as plain data (memory_core.store.claim_rows,
+# event_rows): the tokenizer for the index, never the record models.
+SUMMARY = "The session reviewed the release.\n- Decision: the billing service deploys blue-green behind port 9010."
+LOCAL_CLAIMS = TEXT | {
+    "memory_core.capture.local_claims",
+    "memory_core.capture.summary_lines",
+    "memory_core.store.blocked",
+    "memory_core.store.claim_ids",
+    "memory_core.store.claim_rows",
+    "memory_core.store.event_rows",
+    "memory_core.store.owners",
+    "memory_core.store.postings",
+}
+ALLOWED["compaction"] = CAPTURE | LOCAL_CLAIMS | {"cli.hooks.adapters.generic"}
+ALLOWED["claude_code_post_compact"] = CAPTURE | CLAUDE_CODE | LOCAL_CLAIMS
+STDLIB_OF["compaction"] = STDLIB - {"typing", "typing.io", "typing.re"}
+STDLIB_OF["claude_code_post_compact"] = STDLIB - {"typing", "typing.io", "typing.re"}
+
+
+def local_claims(home: Path) -> list[str]:
+    from memory_core.store.database import Store
+
+    with Store.open(home) as store:
+        rows = store.conn.execute("SELECT body FROM memories").fetchall()
+    bodies = [json.loads(row[0]) for row in rows]
+    return [b["content"] for b in bodies if b["evidence"] and b["evidence"]["method"] == "local"]
+
+
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
+def test_compaction_with_a_labelled_line(seeded_home: Path, tmp_path: Path) -> None:
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "compaction"], generic("compaction", summary=SUMMARY))
+    assert "workers.nudge_queue" in modules and "memory_core.capture.local_claims" in modules
+    assert "the billing service deploys blue-green behind port 9010." in local_claims(seeded_home)
+    check("compaction", modules)
+
+
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
+def test_claude_code_post_compact_with_a_labelled_line(seeded_home: Path, tmp_path: Path) -> None:
+    data = claude_data.payload("turn9-compact.PostCompact.1")
+    data["compact_summary"] = f"<summary>\n{SUMMARY}\n</summary>"
+    modules = loaded_modules(seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data))
+    assert "memory_core.capture.local_claims" in modules
+    assert "the billing service deploys blue-green behind port 9010." in local_claims(seeded_home)
+    check("claude_code_post_compact", modules)
+
+
+def test_no_hook_event_loads_the_validation_library() -> None:
+    """Every event this test runs is held to NEVER (pydantic, the record models, …); the
+    compaction paths are among them."""
+    assert {"compaction", "claude_code_post_compact", "turn_end", "claude_code_stop"} <= set(ALLOWED)
+    assert {"pydantic", "memory_core.records"} <= NEVER
+    allowed = {name for names in ALLOWED.values() for name in names}
+    assert not {name for name in allowed if "pydantic" in name or name == "memory_core.records"}
+
+
 def test_the_checker_sees_a_new_module() -> None:
     assert beyond("session_start", ["cli.main", "click", "_sre", "memory_core.recall.service"]) == [
         "click",

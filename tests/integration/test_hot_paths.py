@@ -64,3 +64,15 @@ def test_recall_paths_stay_light(ready_home: Path) -> None:
     command_heavy = ("pydantic", "httpx", "memory_core.records")
     assert support.loaded_heavy_modules(ready_home, "", ("recall", "node version"), command_heavy) == []
     assert loaded_heavy_modules(ready_home, ["hook", "session_start"], event("session_start")) == []
+
+
+def test_compaction_capture_with_labelled_lines_stays_light(ready_home: Path) -> None:
+    """A summary whose labelled lines become claims at once writes them as plain rows."""
+    summary = "The session reviewed the release.\n- Decision: the billing service deploys blue-green."
+    payload = event("compaction", summary=summary)
+    assert loaded_heavy_modules(ready_home, ["hook", "compaction"], payload) == []
+    from memory_core.store.database import Store
+
+    with Store.open(ready_home) as store:  # and it really captured the summary and its claim
+        assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
+        assert store.conn.execute("SELECT COUNT(*) FROM memories").fetchone()[0] == 1

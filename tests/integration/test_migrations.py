@@ -91,9 +91,20 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def back_to_version_10(conn: sqlite3.Connection) -> None:
+    """Undo what version 11 added: model usage without its cost."""
+    for statement in (
+        "ALTER TABLE model_usage DROP COLUMN cost_usd",
+        "ALTER TABLE model_usage DROP COLUMN costed_calls",
+        "UPDATE metadata SET value='10' WHERE key='schema_version'",
+    ):
+        conn.execute(statement)
+
+
 def back_to_version_8(conn: sqlite3.Connection) -> None:
-    """Undo what version 9 added: blocks without owner or scope, keyed by origin and content
-    (the index tables keep their parts: version 8 makes them anew whatever they hold)."""
+    """Undo what versions 9 to 11 added: blocks without owner or scope, keyed by origin and
+    content (the index tables keep their parts: version 8 makes them anew whatever they hold)."""
+    back_to_version_10(conn)
     for statement in (
         "CREATE TABLE blocked_hashes_v8 (origin TEXT NOT NULL, content_hash TEXT NOT NULL, "
         "created_at REAL NOT NULL, reason TEXT NOT NULL, PRIMARY KEY (origin, content_hash)) WITHOUT ROWID",
@@ -439,6 +450,39 @@ def test_version_6_usage_is_keyed_by_owner_and_day_keeping_its_numbers(home: Pat
     copy = sqlite3.connect(store.backup_path)
     try:
         assert sorted(copy.execute("SELECT * FROM model_usage").fetchall()) == before
+    finally:
+        copy.close()
+
+
+def test_version_10_usage_gains_its_cost_keeping_its_numbers(home: Path) -> None:
+    """A real version-10 file with usage: every number is kept, the cost starts at nothing
+    known, and the next call counts its cost in the same row."""
+    from memory_core.jobs.budget import count_call, count_tokens, usage_on
+
+    today = 1_700_000_000.0
+    with Store.open(home) as store, store.transaction() as conn:
+        count_call(conn, today)
+        count_tokens(conn, today, 1_200, 300)
+    conn = sqlite3.connect(home / "memory.db")
+    back_to_version_10(conn)
+    conn.commit()
+    before = conn.execute("SELECT owner, day, calls, prompt_tokens, completion_tokens FROM model_usage").fetchall()
+    conn.close()
+    with Store.open(home) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 11
+        assert store.backup_path is not None and store.backup_path.name.startswith("memory-v10-")
+        c = store.conn
+        assert c.execute("SELECT * FROM model_usage").fetchall() == [(*before[0], 0.0, 0)]
+        usage = usage_on(c, today)
+        assert (usage.calls, usage.tokens, usage.cost_usd, usage.costed_calls) == (1, 1_500, 0.0, 0)
+        with store.transaction() as w:
+            count_call(w, today)
+            count_tokens(w, today, 100, 20, cost_usd=0.0125)
+        usage = usage_on(c, today)
+        assert (usage.calls, usage.tokens, usage.cost_usd, usage.costed_calls) == (2, 1_620, 0.0125, 1)
+    copy = sqlite3.connect(store.backup_path)
+    try:
+        assert copy.execute("SELECT * FROM model_usage").fetchall() == before
     finally:
         copy.close()
 

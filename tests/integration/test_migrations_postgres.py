@@ -260,3 +260,53 @@ def test_version_7_index_gets_parts_and_blocks_get_owners_and_scopes(pg_url: str
         )
         found = recall(c, "when does the deploy run?", now=shared.updated_at)
         assert shared.id in [claim.memory_id for claim in found.claims]
+
+
+def test_version_10_usage_gains_its_cost_and_members_may_count_theirs(pg_url: str, home: Path) -> None:
+    """A version-10 team store: usage keeps its numbers and gains a cost; a member added
+    before the migration may still count their own calls, now with their cost (version 11
+    grants members the new columns: a member's UPDATE is column by column)."""
+    from cli.commands.team_cmd import member_url
+    from memory_core.jobs.budget import count_call, count_tokens, usage_on
+    from memory_core.store.backend import POSTGRESQL, Backend
+    from memory_core.store.team import add_member, remove_member
+
+    today = 1_700_000_000.0
+    name, password = "dora_" + os.urandom(4).hex(), "p" + os.urandom(12).hex()
+    conn = connect()
+    try:
+        migrations.build_schema(conn, 10)
+        with conn.write_transaction():
+            conn.execute(
+                "INSERT INTO model_usage (day, calls, prompt_tokens, completion_tokens) "
+                "VALUES ('2023-11-14', 3, 1200, 300)"
+            )
+            add_member(conn, name, password)
+        (login,) = conn.execute("SELECT current_user").fetchone()
+    finally:
+        conn.close()
+    try:
+        with Store.open(home) as store:
+            assert store.schema_version() == migrations.SCHEMA_VERSION == 11
+            c = store.conn
+            rows = c.execute(
+                "SELECT owner, day, calls, prompt_tokens, completion_tokens, cost_usd, costed_calls FROM model_usage"
+            )
+            assert rows.fetchall() == [(login, "2023-11-14", 3, 1200, 300, 0.0, 0)]
+            url = member_url(store.backend.url, name, password)
+        with Store.open(home / name, Backend(POSTGRESQL, url, None)) as member:
+            with member.transaction() as w:
+                count_call(w, today)
+                count_tokens(w, today, 100, 20, cost_usd=0.004)
+            with member.transaction() as w:
+                count_call(w, today)
+                count_tokens(w, today, 100, 20, cost_usd=0.006)
+            usage = usage_on(member.conn, today)
+            assert (usage.calls, usage.tokens, usage.costed_calls) == (2, 240, 2)
+            assert abs(usage.cost_usd - 0.01) < 1e-12
+        with Store.open(home) as store:  # the administrator's own day is untouched
+            usage = usage_on(store.conn, today)
+            assert (usage.calls, usage.cost_usd) == (3, 0.0)
+    finally:
+        with Store.open(home) as store, store.transaction() as w:
+            remove_member(w, name)

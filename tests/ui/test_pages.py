@@ -133,6 +133,7 @@ def test_queue_agrees_with_status_and_evolve_needs_a_model(browser: Browser, cli
         assert f"<th scope='row'>{state}</th><td class='num'>{count}</td>" in page
     assert f"{status['worker']['model_calls_today']} of {status['worker']['daily_call_limit']}" in page
     assert "of them backfilled, queued behind live captures</th><td class='num'>none</td>" in page
+    assert "<th scope='row'>reported cost</th><td class='num'>no cost reported</td>" in page
     refused = browser.post("/queue/evolve", expect=400, source="d" * 24, back="/queue")
     assert "no model configured" in refused.body
 
@@ -205,7 +206,24 @@ def test_learning_and_injections_pages_read_their_logs(browser: Browser, home: P
         size_bytes=99,
         via="memevo recall",
     )
+    from workers.call_log import log_model_call, model_call_entry
+
+    log_model_call(
+        home,
+        model_call_entry(
+            at=clock.now(),
+            source_id="b" * 24,
+            origin="/work/app",
+            provider="claude-code",
+            model="claude-haiku-4-5",
+            outcome="done",
+            prompt_tokens=12_209,
+            completion_tokens=40,
+            cost_usd=0.0123,
+        ),
+    )
     learning = browser.get("/learning").body
     assert "codex" in learning and "a question, not something to learn" in learning
+    assert f"claude-code claude-haiku-4-5: 12,209 in, 40 out, $0.0123 reported; source {'b' * 24} done" in learning
     injections = browser.get("/injections").body
     assert "lookup" in injections and f"/memory/{'a' * 24}" in injections and ">99<" in injections

@@ -329,3 +329,171 @@ def test_the_subscription_budget_stops_the_worker_by_default(
     assert consolidate_source(settings(), capture(home)).status == AttemptStatus.DONE
     second = capture(home, "remember that the owl-cache service listens on port 6000")
     assert consolidate_source(settings(), second).status == AttemptStatus.BUDGET_SPENT
+
+
+# What each CLI prints for one call, as the pinned CLIs print it: Claude Code's result (its
+# ``usage`` with the cache counts, ``modelUsage`` keyed by the model with ``costUSD``, and
+# ``total_cost_usd``), Pi's assistant message (``usage`` with ``cacheRead``/``cacheWrite``,
+# ``totalTokens`` and a ``cost`` broken down with its ``total``); Codex's and Gemini CLI's
+# usage report tokens only.
+CLAUDE_REAL = claude_result(
+    duration_ms=2140,
+    duration_api_ms=1980,
+    num_turns=1,
+    session_id="0f4c6b1e-1111-4e1e-9c53-5a2a6a0e7b10",
+    usage={
+        "input_tokens": 9,
+        "cache_creation_input_tokens": 1200,
+        "cache_read_input_tokens": 11000,
+        "output_tokens": 40,
+        "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0},
+        "service_tier": "standard",
+    },
+    modelUsage={
+        REPORTED: {
+            "inputTokens": 9,
+            "outputTokens": 40,
+            "cacheReadInputTokens": 11000,
+            "cacheCreationInputTokens": 1200,
+            "webSearchRequests": 0,
+            "costUSD": 0.0123,
+            "contextWindow": 200000,
+        }
+    },
+    total_cost_usd=0.0123,
+    uuid="3c3e0c55-2222-4d0b-8d1c-0b9a4b7f4a11",
+)
+
+
+def pi_priced(*, stop: str = "stop", text: str = TEXT) -> str:
+    usage = {
+        "input": 90,
+        "output": 30,
+        "cacheRead": 500,
+        "cacheWrite": 0,
+        "totalTokens": 620,
+        "cost": {"input": 0.0027, "output": 0.0012, "cacheRead": 0.0003, "cacheWrite": 0, "total": 0.0042},
+    }
+    return pi_events(stop=stop, text=text).replace(
+        json.dumps({"input": 90, "output": 30, "cost": {"total": 0.0}}), json.dumps(usage)
+    )
+
+
+REAL = {"claude-code": CLAUDE_REAL, "codex": codex_events(), "gemini": gemini_result(), "pi": pi_priced()}
+# (prompt tokens, output tokens, cost in US dollars or None where the CLI reports none)
+REAL_USAGE = {
+    "claude-code": (12_209, 40, 0.0123),
+    "codex": (800, 40, None),
+    "gemini": (200, 40, None),
+    "pi": (590, 30, 0.0042),
+}
+
+
+def todays_usage(home: Path) -> Any:
+    from memory_core import clock
+    from memory_core.jobs.budget import usage_on
+
+    with Store.open(home) as store:
+        return usage_on(store.conn, clock.now())
+
+
+def learning_log(home: Path) -> list[dict[str, Any]]:
+    path = home / "logs" / "learning.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def test_each_clis_usage_and_reported_cost_are_counted(home: Path, cli: FakeCli, provider: str, cli_run) -> None:
+    cli.plan(REAL[provider])
+    sid = capture(home)
+    assert consolidate_source(settings(), sid).status == AttemptStatus.DONE
+    prompt, output, cost = REAL_USAGE[provider]
+    usage = todays_usage(home)
+    assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (1, prompt, output)
+    assert (usage.cost_usd, usage.costed_calls) == ((cost, 1) if cost is not None else (0.0, 0))
+    [entry] = [e for e in learning_log(home) if e.get("kind") == "model_call"]
+    assert (entry["source_id"], entry["provider"], entry["outcome"]) == (sid, provider, "done")
+    assert (entry["prompt_tokens"], entry["completion_tokens"], entry["cost_usd"]) == (prompt, output, cost)
+    assert entry["model"] == REPORTED_AS[provider]
+    worker = json.loads(cli_run("status", "--json").output)["worker"]
+    assert (worker["model_cost_usd_today"], worker["model_costed_calls_today"]) == (cost or 0.0, 1 if cost else 0)
+    assert (worker["model_prompt_tokens_today"], worker["model_completion_tokens_today"]) == (prompt, output)
+    text = cli_run("status").output
+    assert f"({prompt:,} in, {output:,} out)" in text
+    assert (f"${cost:.4f} reported (every call)" if cost else "no cost reported") in text
+    shown = cli_run("learning").output
+    assert "model call" in shown and f"{prompt:,} in, {output:,} out" in shown and f"source {sid} done" in shown
+    assert (f"${cost:.4f} reported" if cost else "no cost reported") in shown
+
+
+@pytest.mark.parametrize("provider", ["claude-code"])
+def test_claude_codes_cost_without_a_total_is_the_sum_of_its_models(home: Path, cli: FakeCli, provider: str) -> None:
+    body = json.loads(CLAUDE_REAL)
+    del body["total_cost_usd"]
+    body["modelUsage"]["claude-haiku-helper"] = {"inputTokens": 5, "outputTokens": 1, "costUSD": 0.0002}
+    cli.plan(json.dumps(body))
+    assert consolidate_source(settings(), capture(home)).status == AttemptStatus.DONE
+    usage = todays_usage(home)
+    assert usage.costed_calls == 1 and abs(usage.cost_usd - 0.0125) < 1e-12
+
+
+BAD_COSTS = [-1, "0.5", True, None, {"usd": 1}]
+
+
+# Only Claude Code and Pi report what a call cost.
+COSTED = ["claude-code", "pi"]
+
+
+@pytest.mark.parametrize("provider", COSTED)
+@pytest.mark.parametrize("value", BAD_COSTS, ids=[repr(v) for v in BAD_COSTS])
+def test_a_cost_that_is_not_a_number_counts_as_none_reported(
+    home: Path, cli: FakeCli, provider: str, value: Any
+) -> None:
+    if provider == "claude-code":
+        body = json.loads(CLAUDE_REAL)
+        body["total_cost_usd"] = value
+        body["modelUsage"][REPORTED]["costUSD"] = value
+        cli.plan(json.dumps(body))
+    else:
+        cli.plan(pi_priced().replace('"total": 0.0042', f'"total": {json.dumps(value)}'))
+    assert consolidate_source(settings(), capture(home)).status == AttemptStatus.DONE
+    usage = todays_usage(home)
+    assert (usage.calls, usage.cost_usd, usage.costed_calls) == (1, 0.0, 0)
+
+
+@pytest.mark.parametrize("provider", COSTED)
+def test_a_cut_off_answer_still_counts_what_it_cost(
+    home: Path, cli: FakeCli, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMEVO_MAX_OUTPUT_TOKENS", "4096")
+    if provider == "claude-code":
+        body = json.loads(CLAUDE_REAL)
+        body.update(stop_reason="max_tokens", structured_output=None)
+        cli.plan(json.dumps(body))
+    else:
+        cli.plan(pi_priced(stop="length", text=TEXT[:30]))
+    outcome = consolidate_source(settings(), capture(home))
+    assert (outcome.error_code, outcome.error_reason) == ("output_limit", "cut_off")
+    usage = todays_usage(home)
+    assert (usage.calls, usage.costed_calls, usage.cost_usd) == (1, 1, REAL_USAGE[provider][2])
+    [entry] = [e for e in learning_log(home) if e.get("kind") == "model_call"]
+    assert entry["outcome"] == "output_limit (cut_off)" and entry["cost_usd"] == REAL_USAGE[provider][2]
+    assert memory_count(home) == 0
+
+
+def test_a_daily_cost_limit_stops_the_worker_once_the_reported_cost_reaches_it(
+    home: Path, cli: FakeCli, provider: str, monkeypatch: pytest.MonkeyPatch, cli_run
+) -> None:
+    monkeypatch.setenv("MEMEVO_DAILY_MODEL_COST_USD", "0.004")  # one call of each CLI costs more
+    cli.plan(REAL[provider])
+    assert consolidate_source(settings(), capture(home)).status == AttemptStatus.DONE
+    second = capture(home, "remember that the owl-cache service listens on port 6000")
+    outcome = consolidate_source(settings(), second)
+    if REAL_USAGE[provider][2] is None:  # no cost reported: only the call and token limits hold
+        assert outcome.status == AttemptStatus.DONE
+        return
+    assert outcome.status == AttemptStatus.BUDGET_SPENT
+    assert source_row(home, second).attempt == 0  # no call was made
+    worker = json.loads(cli_run("status", "--json").output)["worker"]
+    assert (worker["budget_spent"], worker["budget_spent_by"], worker["daily_cost_limit_usd"]) == (True, "cost", 0.004)
+    assert "of $0.004 reported (every call)" in cli_run("status").output
+    assert "daily cost budget spent" in cli_run("status").output

@@ -108,6 +108,22 @@ def _model(usage: Any) -> str:
     )
 
 
+def _cost(body: dict[str, Any]) -> float | None:
+    """What the call cost as Claude Code reports it: ``total_cost_usd``, else the sum of each
+    model's ``modelUsage[…].costUSD``; ``None`` when it says neither."""
+    total = cost(body.get("total_cost_usd"))
+    if total is not None:
+        return total
+    usage = body.get("modelUsage")
+    parts = (
+        [cost(entry.get("costUSD")) for entry in usage.values() if isinstance(entry, dict)]
+        if isinstance(usage, dict)
+        else []
+    )
+    known = [part for part in parts if part is not None]
+    return sum(known) if known else None
+
+
 def read(settings: Settings, result: CliResult) -> CliCompletion:
     """The answer of a finished ``claude -p``, or the failure it stands for."""
     body = parsed_output(result.returncode, result.stdout, json_object)
@@ -118,7 +134,11 @@ def read(settings: Settings, result: CliResult) -> CliCompletion:
         count(usage.get(name)) for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
     )
     completion_tokens = count(usage.get("output_tokens"))
-    spent: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+    spent: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "cost_usd": _cost(body),
+    }
     status = body.get("api_error_status")
     if isinstance(status, int) and not isinstance(status, bool) and status >= 300:
         code = ErrorCode.UNAVAILABLE if status == 429 or status >= 500 else ErrorCode.PROVIDER
@@ -156,6 +176,6 @@ def read(settings: Settings, result: CliResult) -> CliCompletion:
         model=_model(body.get("modelUsage")),
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        cost_usd=cost(body.get("total_cost_usd")),
+        cost_usd=spent["cost_usd"],
         json_mode="schema",
     )

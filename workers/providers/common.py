@@ -4,6 +4,7 @@ JSON a CLI printed read strictly, and the failures mapped to the HTTP client's c
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -91,6 +92,10 @@ def count(value: Any) -> int:
 
 
 def cost(value: Any) -> float | None:
+    """A reported cost in US dollars, or ``None`` for anything that is not a finite
+    non-negative number (a CLI that says nothing, or something else)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
         return float(value)
     return None
@@ -117,20 +122,16 @@ def finished(
     json_mode: str = "off",
 ) -> CliCompletion:
     """The completion, once memevo's own output cap holds (a CLI may not honour one)."""
+    spent: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "cost_usd": cost_usd,
+    }
     if completion_tokens > settings.output_tokens:
-        raise ModelCallError(
-            ErrorCode.OUTPUT_LIMIT,
-            reason=Reason.CUT_OFF,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
-        )
+        raise ModelCallError(ErrorCode.OUTPUT_LIMIT, reason=Reason.CUT_OFF, **spent)
     if not text.strip():
         raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT,
-            "the model answered without text",
-            reason=Reason.NO_TEXT,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
+            ErrorCode.INVALID_OUTPUT, "the model answered without text", reason=Reason.NO_TEXT, **spent
         )
     return CliCompletion(
         text=text,

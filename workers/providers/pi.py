@@ -93,7 +93,12 @@ def read(settings: Settings, result: CliResult) -> CliCompletion:
     usage = mapping(message.get("usage"))
     prompt_tokens = count(usage.get("input")) + count(usage.get("cacheRead")) + count(usage.get("cacheWrite"))
     completion_tokens = count(usage.get("output"))
-    spent: dict[str, Any] = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
+    # Pi reports what the call cost in its usage: ``cost.total`` in US dollars.
+    spent: dict[str, Any] = {
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "cost_usd": cost(mapping(usage.get("cost")).get("total")),
+    }
     stop = message.get("stopReason")
     if stop == "length":
         raise ModelCallError(ErrorCode.OUTPUT_LIMIT, reason=Reason.CUT_OFF, **spent)
@@ -121,12 +126,11 @@ def read(settings: Settings, result: CliResult) -> CliCompletion:
     )
     provider, model = message.get("provider"), message.get("model")
     named = f"{provider}/{model}" if isinstance(provider, str) and provider and isinstance(model, str) else model
-    spent_cost = mapping(usage.get("cost"))
     return finished(
         settings,
         text,
         model=model_name(named),
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        cost_usd=cost(spent_cost.get("total")),
+        cost_usd=spent["cost_usd"],
     )
