@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from memory_core import clock  # noqa: E402
 from memory_core.capture.intake import capture_source  # noqa: E402
 from memory_core.config import load_settings  # noqa: E402
-from memory_core.store.database import Store  # noqa: E402
+from memory_core.store.engines.database import Store  # noqa: E402
 from workers.consolidate import AttemptStatus, consolidate_source  # noqa: E402
 
 PROVIDERS = ("openai", "claude-code", "codex", "gemini", "pi")

@@ -216,8 +216,8 @@ def summary_claim(origin: str, kind: str, text: str, at: float, source: str) -> 
 
 def _write(home: Path, claims: Iterator[tuple[str, str]], now: float) -> None:
     """Every (origin, text) as an active summary claim, 2,000 to a transaction."""
-    from memory_core.store.database import Store
-    from memory_core.store.memories import put_memory
+    from memory_core.store.engines.database import Store
+    from memory_core.store.tables.memories import put_memory
 
     store = Store.open(home)
     try:
@@ -263,8 +263,8 @@ def built_home(cache: Path, kind: str, size: int) -> tuple[Path, float, float]:
     """A built store of ``kind`` and ``size`` under ``cache`` (built once, keyed by the index
     and schema versions); returns it, the build seconds (0 when cached) and its build time
     (claims are aged against it)."""
-    from memory_core.store.index_version import INDEX_VERSION
-    from memory_core.store.migrations import SCHEMA_VERSION
+    from memory_core.store.schema.index_version import INDEX_VERSION
+    from memory_core.store.schema.migrations import SCHEMA_VERSION
 
     home = cache / f"{kind}-{size}-v{INDEX_VERSION}-s{SCHEMA_VERSION}"
     meta = home / "bench.json"

@@ -6,7 +6,7 @@ on the same claims, and the same hook with the gateway down, in one interleaved 
 
 The claims are ``bench/hooks.py``'s (LoCoMo observations repeated to size, else its synthetic
 corpus), built once into a SQLite state dir (``--cache`` keeps them), then copied into a fresh
-schema of ``--database-url`` (``memory_core.store.copying``), dropped at the end. A second
+schema of ``--database-url`` (``memory_core.store.engines.copying``), dropped at the end. A second
 state dir names that schema in its ``config.toml``, and ``memevo serve --port 0`` runs on it:
 the gateway. Each round runs, for every size: the SQLite hook, the hook through the gateway,
 the hook with no gateway (no ``gateway`` file: a stopped ``memevo serve``), and the hook whose
@@ -55,8 +55,8 @@ def pg_home_for(sqlite_home: Path, into: Path, base_url: str, schema: str) -> tu
     """A state dir whose config.toml names a new ``schema`` holding a copy of ``sqlite_home``'s store."""
     import psycopg
 
-    from memory_core.store.copying import copy_rows
-    from memory_core.store.database import Store
+    from memory_core.store.engines.copying import copy_rows
+    from memory_core.store.engines.database import Store
 
     with psycopg.connect(base_url, autocommit=True) as conn:
         conn.execute(f"CREATE SCHEMA {schema}")

@@ -21,7 +21,7 @@ def in_process(home: Path, shapes: dict[str, list[list[str]]], now: float, repea
     recall works on bodies (docs/recall.md, "Speed"): matched counts bodies, scored counts
     the bodies scored plus the claims read to choose among the band's copies."""
     from memory_core.recall.service import turn_recall
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     out: dict[str, Any] = {}
     with Store.open_readonly(home) as store:

@@ -204,7 +204,7 @@ _RECALL_LOOP = """
 import functools, json, sys
 from pathlib import Path
 from memory_core.recall.service import turn_recall
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 
 home, now, questions = Path(sys.argv[1]), float(sys.argv[2]), json.loads(sys.argv[3])
 with Store.open_readonly(home) as store:  # imports and lazy imports, on a throwaway connection

@@ -12,8 +12,8 @@ from typing import Any
 
 from bench import distinct_store
 from bench.recall_speed import Corpus, build
-from memory_core.store.index_version import INDEX_VERSION
-from memory_core.store.migrations import SCHEMA_VERSION
+from memory_core.store.schema.index_version import INDEX_VERSION
+from memory_core.store.schema.migrations import SCHEMA_VERSION
 
 
 def locomo() -> tuple[list[str], list[str]] | None:
@@ -69,7 +69,7 @@ def copy_home(home: Path, into: Path) -> Path:
 def matching_questions(questions: list[str], homes: Path | list[Path], now: float, want: int) -> list[str]:
     """Questions whose turn recall prints a digest at every one of these stores."""
     from memory_core.recall.service import turn_recall
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     stores = [Store.open_readonly(home) for home in ([homes] if isinstance(homes, Path) else homes)]
     found = []

@@ -65,7 +65,7 @@ from bench.hook_stores import built_store, chosen_questions, copy_home  # noqa: 
 
 # matching_questions: bench/mcp_server.py imports it from here.
 from bench.hook_stores import matching_questions as matching_questions  # noqa: E402
-from memory_core.store.index_version import INDEX_VERSION  # noqa: E402
+from memory_core.store.schema.index_version import INDEX_VERSION  # noqa: E402
 
 WARMUP = 2
 

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._util import REPO, bench_env, memevo_exe  # noqa: E402
 from bench.recall_speed import Corpus, build  # noqa: E402
 from memory_core.capture.intake import capture_source  # noqa: E402
-from memory_core.store.database import Store  # noqa: E402
+from memory_core.store.engines.database import Store  # noqa: E402
 from tests.support.pg_cluster import drop_schema, fresh_schema_url  # noqa: E402
 
 NOW = 1_760_000_000.0

@@ -157,7 +157,7 @@ def hook(env: dict[str, str], payload: dict[str, Any]) -> None:
 
 def make_due(home: Path, retries: int) -> int:
     """Sources refused on their answer that may still be retried: due now."""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store, store.transaction() as conn:
         cursor = conn.execute(
@@ -198,7 +198,7 @@ def run_worker(home: Path, retries: int) -> list[dict[str, Any]]:
 
 
 def sources(home: Path) -> dict[str, dict[str, Any]]:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store:
         rows = store.conn.execute("SELECT id, source_type, body, state, attempt FROM sources").fetchall()
@@ -206,7 +206,7 @@ def sources(home: Path) -> dict[str, dict[str, Any]]:
 
 
 def claims(home: Path) -> list[dict[str, Any]]:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store:
         rows = store.conn.execute("SELECT body FROM memories").fetchall()

@@ -55,8 +55,8 @@ from bench.eval_sets import Claim, Conversation, Question, locomo, madial, memda
 from memory_core.ids import content_hash, memory_id  # noqa: E402
 from memory_core.recall import service  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
-from memory_core.store.database import Store  # noqa: E402
-from memory_core.store.memories import put_memory  # noqa: E402
+from memory_core.store.engines.database import Store  # noqa: E402
+from memory_core.store.tables.memories import put_memory  # noqa: E402
 from memory_core.text.query_features import query_terms  # noqa: E402
 from memory_core.text.tokenize import features  # noqa: E402
 

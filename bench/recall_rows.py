@@ -61,7 +61,7 @@ class CountingConnection:
 def work(home: Path, questions: list[str], now: float) -> dict[str, Any]:
     """Per query, averaged over ``questions``: rows by (function, table), candidates, time."""
     from memory_core.recall.service import turn_recall
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     rows: Counter[tuple[str, str]] = Counter()
     statements: Counter[tuple[str, str]] = Counter()

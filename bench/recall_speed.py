@@ -37,8 +37,8 @@ from bench import distinct_store  # noqa: E402
 from bench._util import bench_env, memevo_exe, summary, time_command  # noqa: E402
 from bench.distinct_store import summary_claim  # noqa: E402
 from memory_core.recall.service import recall  # noqa: E402
-from memory_core.store.database import Store  # noqa: E402
-from memory_core.store.memories import put_memory  # noqa: E402
+from memory_core.store.engines.database import Store  # noqa: E402
+from memory_core.store.tables.memories import put_memory  # noqa: E402
 
 VOCABULARY = 40_000
 ZIPF = 1.05

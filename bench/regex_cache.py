@@ -38,8 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._util import REPO, bench_env, memevo_exe, summary, time_command  # noqa: E402
 from memory_core.ids import content_hash, memory_id  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
-from memory_core.store.database import Store  # noqa: E402
-from memory_core.store.memories import put_memory  # noqa: E402
+from memory_core.store.engines.database import Store  # noqa: E402
+from memory_core.store.tables.memories import put_memory  # noqa: E402
 
 WARMUP = 2
 QUESTION = "which port does service 17 listen on?"

@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._util import bench_env, memevo_exe  # noqa: E402
 from memory_core import clock  # noqa: E402
 from memory_core.records import new_memory  # noqa: E402
-from memory_core.store.database import Store  # noqa: E402
-from memory_core.store.memories import put_memory  # noqa: E402
+from memory_core.store.engines.database import Store  # noqa: E402
+from memory_core.store.tables.memories import put_memory  # noqa: E402
 
 DAY = 86_400.0
 

@@ -40,7 +40,7 @@ import sys
 from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.paths import state_home
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from workers.tasks import consolidate
 
 n, tag = int(sys.argv[1]), sys.argv[2]
@@ -59,7 +59,7 @@ print(len(ids))
 STATES = r"""
 import json
 from memory_core.paths import state_home
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 with Store.open_readonly(state_home()) as store:
     done = store.conn.execute("SELECT COUNT(*) FROM sources WHERE state='done'").fetchone()[0]
     leases = store.conn.execute("SELECT COALESCE(SUM(attempt), 0) FROM sources").fetchone()[0]
@@ -69,7 +69,7 @@ print(json.dumps([int(done), int(leases)]))
 POLL = r"""
 import sys, time
 from memory_core.paths import state_home
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 n = int(sys.argv[1])
 with Store.open_readonly(state_home()) as store:
     while store.conn.execute("SELECT COUNT(*) FROM sources WHERE state='done'").fetchone()[0] < n:

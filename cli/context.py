@@ -10,7 +10,7 @@ import click
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -30,7 +30,7 @@ def settings() -> Settings:
 
 def open_store() -> Store:
     """Open (and migrate) the memory database of the configured state dir."""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     return Store.open(settings().home)
 

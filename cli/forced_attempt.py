@@ -13,8 +13,8 @@ from memory_core.errors import BudgetSpent, StoreError
 from memory_core.jobs.budget import budget_state
 from memory_core.jobs.forced import clear_forced, request_forced
 from memory_core.records import JobState, Source
-from memory_core.store.database import Store
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.sources import require_source
 
 
 def budget_message(budget: Any) -> str:

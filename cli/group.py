@@ -116,7 +116,7 @@ def _masked(text: str) -> str:
     """One line, any URL in it with its password masked."""
     import re
 
-    from memory_core.store.backend import redact
+    from memory_core.store.engines.backend import redact
 
     return re.sub(r"[A-Za-z][A-Za-z0-9+.-]*://\S+", lambda m: redact(m.group()), " ".join(text.split()))
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def _enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> bool:
     try:
         from memory_core.paths import state_home
-        from memory_core.store.backend import SQLITE, resolve_queue
+        from memory_core.store.engines.backend import SQLITE, resolve_queue
 
         home = state_home()
         if resolve_queue(home).kind == SQLITE:
@@ -60,12 +60,12 @@ def nudge_consolidate_in(conn: Any, source_id: str, *, forced: bool = False) -> 
             nudge_consolidate(result.source_id)
     """
     try:
-        from memory_core.store.dbapi import is_postgres
+        from memory_core.store.engines.dbapi import is_postgres
 
         if not is_postgres(conn):
             return False
         from memory_core.paths import state_home
-        from memory_core.store.backend import POSTGRESQL, resolve_queue
+        from memory_core.store.engines.backend import POSTGRESQL, resolve_queue
 
         queue = resolve_queue(state_home())
         if queue.kind != POSTGRESQL or queue.url != getattr(conn, "url", None):
@@ -86,7 +86,7 @@ def nudge_captured_in(conn: Any, source_ids: list[str] | tuple[str, ...]) -> fro
     the sources); the ids nudged so. Nothing on SQLite: :func:`nudge_captured` after the commit."""
     if not source_ids:
         return frozenset()
-    from memory_core.store.dbapi import is_postgres
+    from memory_core.store.engines.dbapi import is_postgres
 
     if not is_postgres(conn):
         return frozenset()

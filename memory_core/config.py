@@ -15,11 +15,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from memory_core import exclusion
 from memory_core import model_providers as providers
 from memory_core.errors import ConfigError
 from memory_core.paths import state_home
-from memory_core.store.backend import POSTGRESQL, REDIS, Backend, Queue, parse_database_url, parse_queue_url, redact
+from memory_core.privacy import exclusion
+from memory_core.store.engines.backend import (
+    POSTGRESQL,
+    REDIS,
+    Backend,
+    Queue,
+    parse_database_url,
+    parse_queue_url,
+    redact,
+)
 
 ENV_PREFIX = "MEMEVO_"
 CONFIG_FILE = "config.toml"
@@ -89,7 +97,7 @@ class Settings(BaseModel):
     # of the common servers, then plain JSON mode, then nothing, remembering what the server
     # accepted (workers/json_modes.py).
     model_json_mode: Literal["auto", "schema", "object_schema", "guided_json", "object", "off"] = "auto"
-    # Where the memory lives (memory_core.store.backend): unset is memory.db in the state dir
+    # Where the memory lives (memory_core.store.engines.backend): unset is memory.db in the state dir
     # and huey's queue.db beside it. Kept out of repr: a URL may carry a password.
     database_url: str | None = Field(default=None, repr=False)
     queue_url: str | None = Field(default=None, repr=False)
@@ -103,7 +111,7 @@ class Settings(BaseModel):
     # The conventions given at session start (memory_core.recall.standing_setting reads it
     # for the hooks): on (1,024 bytes), off, or a bound in bytes.
     standing_digest: str = "on"
-    # Directories whose sessions are never read (memory_core.exclusion reads it for the hooks).
+    # Directories whose sessions are never read (memory_core.privacy.exclusion reads it for the hooks).
     exclude: tuple[str, ...] = ()
 
     @model_validator(mode="before")
@@ -165,7 +173,7 @@ class Settings(BaseModel):
     @field_validator("exclude", mode="before")
     @classmethod
     def _exclude(cls, value: Any) -> tuple[str, ...]:
-        # As memory_core.exclusion reads it for the hooks.
+        # As memory_core.privacy.exclusion reads it for the hooks.
         return exclusion.parse_exclude(value)
 
     @field_validator("project")

@@ -66,7 +66,7 @@ def memory_id(origin: str, kind: str, content: str) -> str:
 
 def owned_memory_id(origin: str, kind: str, content: str, owner: str) -> str:
     """A claim id derived from its origin, kind, normalized content and owner: a team
-    member's personal claim (memory_core.store.claim_ids), so two members' identical
+    member's personal claim (memory_core.store.tables.claim_ids), so two members' identical
     personal claims are two rows."""
     return _digest(["memory", origin, kind, normalize_content(content), owner])[:24]
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 class LazyPattern:
     """A regular expression compiled on its first use.
 
-    Compiling every secret pattern of :mod:`memory_core.redaction` costs a process about
+    Compiling every secret pattern of :mod:`memory_core.privacy.redaction` costs a process about
     8 ms, and most processes that import it use a few of them, so each pattern is compiled
     once, when it is first needed."""
 

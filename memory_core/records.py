@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memory_core.clock import MAX_TIMESTAMP
 from memory_core.ids import ID_PATTERN, content_hash, memory_id, normalize_content
-from memory_core.store.columns import SOURCE_JOB_FIELDS as SOURCE_JOB_FIELDS
+from memory_core.store.schema.columns import SOURCE_JOB_FIELDS as SOURCE_JOB_FIELDS
 
 Kind = Literal["fact", "preference", "decision", "project_state"]
 KINDS: tuple[str, ...] = ("fact", "preference", "decision", "project_state")
@@ -360,7 +360,7 @@ def new_memory(
 ) -> Memory:
     """A new active claim with host-assigned provenance. Its id derives from origin, kind and
     content unless the store's rule for its writer gave ``claim_id``
-    (memory_core.store.claim_ids: a team member's personal claim names its owner)."""
+    (memory_core.store.tables.claim_ids: a team member's personal claim names its owner)."""
     text = normalize_content(content)
     return Memory(
         id=claim_id or memory_id(origin, kind, text),

@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from memory_core.config import Settings, load_settings
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support import pg_cluster
 from tests.support.fake_model import FakeModelServer, point_at
 from tests.support.processes import REPO, memevo_process  # noqa: F401  (re-exported for older imports)

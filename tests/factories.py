@@ -33,7 +33,7 @@ def make_memory(
 
 def seed(store, *memories: Memory) -> None:
     """Write ``memories`` to an open store in one transaction."""
-    from memory_core.store.memories import put_memory
+    from memory_core.store.tables.memories import put_memory
 
     with store.transaction() as conn:
         for memory in memories:

@@ -27,8 +27,8 @@ from huey import Huey, PostgresHuey, RedisHuey, SqliteHuey
 from huey.storage import PostgresStorage, SqliteStorage
 
 from memory_core.paths import state_home
-from memory_core.store.backend import POSTGRESQL, REDIS, resolve, resolve_queue
-from memory_core.store.connection import ensure_private_dir, secure_sidecars
+from memory_core.store.engines.backend import POSTGRESQL, REDIS, resolve, resolve_queue
+from memory_core.store.engines.connection import ensure_private_dir, secure_sidecars
 from workers.queue_names import QUEUE_NAME as QUEUE_NAME  # a SQLite store's queue
 from workers.queue_names import queue_name
 
@@ -52,7 +52,7 @@ class StateDirStorage(SqliteStorage):
         path = Path(self.filename)
         ensure_private_dir(path.parent)
         conn = super()._create_connection()  # SQLite creates the file: never opened here
-        secure_sidecars(path)  # by their paths (memory_core.store.connection.make_private)
+        secure_sidecars(path)  # by their paths (memory_core.store.engines.connection.make_private)
         for statement in self.ddl:  # every statement is idempotent ("if not exists")
             conn.execute(statement)
         return conn
@@ -80,7 +80,7 @@ class LazyPostgresStorage(PostgresStorage):
         )
         if not self._schema_ready:
             if self.store_home is not None:
-                from memory_core.store.database import Store
+                from memory_core.store.engines.database import Store
 
                 Store.open(self.store_home).close()  # migrates, under the store's write lock
             try:

@@ -36,8 +36,8 @@ from memory_core.jobs.lifecycle import (
 )
 from memory_core.jobs.model_state import remember_json_mode, remembered_json_mode, write_worker_model
 from memory_core.records import ErrorCode, JobState, Reason
-from memory_core.store.database import Store
-from memory_core.store.origin_aliases import project_origins
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.origin_aliases import project_origins
 from workers import json_modes, liveness, model_client, providers
 from workers.call_log import log_model_call, model_call_entry
 from workers.logs import worker_logger

@@ -25,7 +25,7 @@ from memory_core.records import ErrorCode
 from memory_core.reports.database_state import DATABASE_ERRORS
 from memory_core.reports.health import ERROR, OK, make_check
 from memory_core.reports.postgres_problems import postgres_fix, postgres_problem
-from memory_core.store.backend import POSTGRESQL, SQLITE, redact, resolve_queue
+from memory_core.store.engines.backend import POSTGRESQL, SQLITE, redact, resolve_queue
 from workers.json_modes import DESCRIPTIONS
 from workers.model_client import ModelCallError, complete
 from workers.queue_names import QUEUE_NAME, queue_name
@@ -124,7 +124,7 @@ def postgres_queue_check(url: str, name: str = QUEUE_NAME) -> dict[str, Any]:
     """PostgresHuey's tables in the database: reachable, and writable by this login, whose
     queue is ``name`` (the login the server reports must be the one the name was read from);
     the messages waiting on it."""
-    from memory_core.store import pg
+    from memory_core.store.engines import pg
 
     where = redact(url)
     details: dict[str, Any] = {"backend": POSTGRESQL, "url": where}

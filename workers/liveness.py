@@ -63,7 +63,7 @@ def judge(verdict: clock_skew.SkewVerdict | None, log: logging.Logger) -> None:
 
 def beat(cfg: Settings) -> clock_skew.SkewVerdict | None:
     """One heartbeat and clock check for this worker process."""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from workers.logs import worker_logger
 
     with Store.open(cfg.home) as store:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from memory_core.store.connection import ensure_private_dir
+from memory_core.store.engines.connection import ensure_private_dir
 
 _configured: set[Path] = set()
 

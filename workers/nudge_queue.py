@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 
 from memory_core.paths import state_home
-from memory_core.store.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
-from memory_core.store.connection import ensure_private_dir, make_private
+from memory_core.store.engines.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
+from memory_core.store.engines.connection import ensure_private_dir, make_private
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ def enqueue_with_huey(
 
     The queue is the one configured for ``home`` now, not the one ``workers.app`` was
     imported with: a long-lived process may serve a state dir whose queue changed since."""
-    from memory_core.store.backend import resolve, resolve_queue
+    from memory_core.store.engines.backend import resolve, resolve_queue
     from workers.app import make_huey
     from workers.queue_names import queue_name
 

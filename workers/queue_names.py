@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memory_core.paths import state_home
-from memory_core.store.backend import POSTGRESQL, resolve
+from memory_core.store.engines.backend import POSTGRESQL, resolve
 
 QUEUE_NAME = "memevo"  # a SQLite store's queue, and the stem of every login's
 PG_CHANNEL_BYTES = 63  # PostgreSQL's longest channel name (NAMEDATALEN - 1)

@@ -15,11 +15,11 @@ import os
 from pathlib import Path
 
 from memory_core.records import Memory, Source
-from memory_core.store.columns import MEMORY_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.memories import memory_from_row
-from memory_core.store.origin_aliases import project_origins
-from memory_core.store.owners import visible_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import MEMORY_COLUMNS
+from memory_core.store.schema.owners import visible_clause
+from memory_core.store.tables.memories import memory_from_row
+from memory_core.store.tables.origin_aliases import project_origins
 
 MAX_OFFERED = 8
 

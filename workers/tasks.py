@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memory_core.config import Settings
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
 # recover() re-nudges due sources only while the queue is short, so a backlog is not
 # multiplied by one copy per minute.
@@ -73,7 +73,7 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
     from memory_core.jobs.model_state import write_worker_model
     from memory_core.jobs.recovery_claim import claim_recovery_minute
     from memory_core.records import JobState
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from workers.liveness import worker_name
     from workers.logs import worker_logger
 
@@ -89,9 +89,9 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
             if periodic:
                 forget_silent_workers(conn, now)
         if periodic and store.backend.is_sqlite:
-            # Connections close without a checkpoint (memory_core.store.close_checkpoint): the
+            # Connections close without a checkpoint (memory_core.store.engines.close_checkpoint): the
             # worker folds the WAL into the database once a minute, waiting for no one.
-            from memory_core.store.close_checkpoint import truncate_wal
+            from memory_core.store.engines.close_checkpoint import truncate_wal
 
             truncate_wal(store.conn)  # type: ignore[arg-type]
             daily_backup(store, cfg.home, now)
@@ -115,10 +115,10 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
 
 
 def daily_backup(store: Store, home: Path, now: float) -> None:
-    """Once a day, a checked copy of memory.db in backups/ (memory_core.store.backups); a copy
+    """Once a day, a checked copy of memory.db in backups/ (memory_core.store.safekeeping.backups); a copy
     that fails its check is logged as an error and not kept."""
     from memory_core.errors import StoreError
-    from memory_core.store.backups import make_daily_backup
+    from memory_core.store.safekeeping.backups import make_daily_backup
     from workers.logs import worker_logger
 
     try:
@@ -136,7 +136,7 @@ def announce_missing_model() -> bool:
     this process said it."""
     from memory_core import clock
     from memory_core.jobs.model_state import claim_missing_model_announcement
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from workers.logs import worker_logger
 
     cfg = settings()

@@ -218,7 +218,7 @@ def run(
         root = Path(tmp)
         with new_place(root / "home", database_url, None) as place:
             with place.active():
-                from memory_core.store.database import Store
+                from memory_core.store.engines.database import Store
 
                 Store.open(place.home).close()
             with FakeModelProcess(root, default_delay=model_delay) as model:

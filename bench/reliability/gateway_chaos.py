@@ -43,7 +43,7 @@ def run(
 ) -> dict[str, Any]:
     """Run the gateway chaos check; raises AssertionError when a turn was lost or stored twice."""
     from cli.hooks import spool
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.support.memevo_serve import MemevoServe
 
     rng = random.Random(seed)

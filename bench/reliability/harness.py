@@ -133,7 +133,7 @@ def gateway(place: Place, log: Path) -> Iterator[MemevoServe | None]:
     from tests.support.memevo_serve import MemevoServe
 
     with place.active():
-        from memory_core.store.database import Store
+        from memory_core.store.engines.database import Store
 
         Store.open(place.home).close()  # a machine set up for PostgreSQL (memevo status does it)
     with MemevoServe(place.env(), log=log) as server:

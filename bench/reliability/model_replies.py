@@ -135,7 +135,7 @@ def attempt(name: str, spec: dict[str, Any], place: Place, tag: str = "") -> dic
     from memory_core import clock
     from memory_core.capture.intake import capture_source
     from memory_core.config import load_settings
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.support.fake_model import FakeModelServer, Reply
     from workers.consolidate import consolidate_source
 

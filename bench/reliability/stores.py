@@ -6,7 +6,7 @@ so checks never see each other's rows; the queue, ``PostgresHuey``, lives in tha
 too, unless a Redis queue is named: its database is emptied before and after). Child
 processes get the place's settings through :meth:`Place.env`, in-process calls through
 :meth:`Place.active`. The checks read the store through memevo's own
-:class:`~memory_core.store.database.Store`, opened read-only, never through the engine's
+:class:`~memory_core.store.engines.database.Store`, opened read-only, never through the engine's
 files, so one check reads both backends the same way; what only one engine has (SQLite's
 ``PRAGMA integrity_check``, PostgreSQL's locks) is checked by :func:`integrity` per engine.
 """
@@ -87,7 +87,7 @@ class Place:
     def query(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         """The rows of ``sql`` (``?`` placeholders) read through the store opened read-only;
         none while no store exists yet."""
-        from memory_core.store.database import Store
+        from memory_core.store.engines.database import Store
 
         with self.active():
             store = Store.open_existing_readonly(self.home)
@@ -184,7 +184,7 @@ def write_lock_holders(place: Place) -> int:
         return 0
     import psycopg
 
-    from memory_core.store.pg import WRITE_LOCK_CLASS
+    from memory_core.store.engines.pg import WRITE_LOCK_CLASS
 
     with psycopg.connect(place.database_url, autocommit=True) as conn:
         row = conn.execute(
@@ -199,8 +199,8 @@ def integrity(place: Place) -> dict[str, Any]:
     """memevo's row checks (what `memevo status` runs) on both engines; SQLite's own
     ``PRAGMA integrity_check`` on SQLite; on PostgreSQL, that no backend still holds the
     write lock. ``ok`` is all of them."""
-    from memory_core.store.database import Store
-    from memory_core.store.integrity import check_integrity
+    from memory_core.store.engines.database import Store
+    from memory_core.store.schema.integrity import check_integrity
 
     with place.active(), Store.open_readonly(place.home) as store:
         report = check_integrity(store.conn)

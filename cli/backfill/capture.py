@@ -9,11 +9,11 @@ from cli.hooks.event import HookEvent
 from memory_core.capture.cues import explicit_statements
 from memory_core.capture.feedback_syntax import parse_feedback_message
 from memory_core.capture.intake import adopt_project_paths, capture_project, capture_source, dedupe_key
-from memory_core.capture.progress import ProgressPlan
 from memory_core.capture.turn import TurnPlan, capture_turn, plan_turn
+from memory_core.capture.work.progress import ProgressPlan
 from memory_core.ids import source_id as make_source_id
-from memory_core.sanitize import sanitize_text
-from memory_core.store.dbapi import DbConn
+from memory_core.privacy.sanitize import sanitize_text
+from memory_core.store.engines.dbapi import DbConn
 
 
 def _plan(home: Path, event: HookEvent, origin: str) -> TurnPlan:
@@ -86,8 +86,8 @@ def planned_sources(conn: DbConn | None, home: Path, event: HookEvent, origin: s
 def _names_a_target(conn: DbConn, plan: TurnPlan, progress: ProgressPlan) -> bool:
     """Whether capture would find a project state for the progress source to update (the
     reading half of memory_core.capture.turn's progress capture; a store without claims has none)."""
-    from memory_core.capture.progress_targets import nominate
-    from memory_core.capture.topic_carry import carried_topic, earlier_requests
+    from memory_core.capture.work.progress_targets import nominate
+    from memory_core.capture.work.topic_carry import carried_topic, earlier_requests
 
     topics = progress.topics
     carried = carried_topic(progress.request, topics, earlier_requests(conn, plan.agent, plan.session_id))

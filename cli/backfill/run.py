@@ -26,7 +26,7 @@ from cli.backfill.locate import session_files, sessions_root
 from cli.backfill.reading import SessionEvent, SessionSkipped, Tally
 from cli.hooks.entry import valid_event, without_private
 from cli.hooks.event import HookEvent
-from memory_core.exclusion import exclude_globs, excluded_by
+from memory_core.privacy.exclusion import exclude_globs, excluded_by
 
 DAY = 86_400.0
 
@@ -195,12 +195,12 @@ class Backfill:
         return self.summary()
 
     def _open_store(self) -> Any:
-        from memory_core.store.database import Store
+        from memory_core.store.engines.database import Store
 
         return Store.open(self.home)
 
     def _open_readonly(self) -> Any:
-        from memory_core.store.database import Store
+        from memory_core.store.engines.database import Store
 
         return Store.open_existing_readonly(self.home)
 
@@ -293,6 +293,6 @@ def _exists(conn: Any, source_id: str) -> bool:
     """Whether the store (``None``: none yet) holds ``source_id``."""
     if conn is None:
         return False
-    from memory_core.store.source_rows import source_exists
+    from memory_core.store.tables.source_rows import source_exists
 
     return bool(source_exists(conn, source_id))

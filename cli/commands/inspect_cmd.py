@@ -23,10 +23,10 @@ from memory_core.reports.inspection import (
     list_memories,
     memory_summary,
 )
-from memory_core.store.dbapi import DbConn
-from memory_core.store.memories import get_memory
-from memory_core.store.owners import may_see_claim, others_owners, owns_source
-from memory_core.store.sources import get_source
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import may_see_claim, others_owners, owns_source
+from memory_core.store.tables.memories import get_memory
+from memory_core.store.tables.sources import get_source
 
 EXCERPT_CHARS = 80
 
@@ -40,7 +40,7 @@ def _origin_filter(conn: DbConn, choice: str) -> tuple[str, ...]:
     if choice == "here":
         # The project a capture here is filed under, with the path origins it adopted.
         from memory_core.capture.intake import canonical_origin
-        from memory_core.store.origin_aliases import project_origins
+        from memory_core.store.tables.origin_aliases import project_origins
 
         return project_origins(conn, canonical_origin(os.getcwd()))
     if choice == "legacy":

@@ -2,7 +2,7 @@
 
 From SQLite (``memory.db``) into an empty PostgreSQL database, or from PostgreSQL into a new
 SQLite file (the way back). The source is only read; the target gets every table, verified
-by per-table digests before it commits (memory_core.store.relocate.copy_store).
+by per-table digests before it commits (memory_core.store.engines.relocate.copy_store).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import click
 
 from cli.context import emit, json_option, settings
 from memory_core.errors import UsageError
-from memory_core.store.backend import DATABASE_VARIABLE, MASK, Backend, redact, resolve
+from memory_core.store.engines.backend import DATABASE_VARIABLE, MASK, Backend, redact, resolve
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 
@@ -40,7 +40,7 @@ def _target(url: str) -> tuple[str, Path | None]:
 
 
 def _open_source(home: Path, current: Backend) -> Any:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     if current.is_sqlite:
         path = current.path
@@ -59,7 +59,7 @@ def _sqlite_file(path: Path, home: Path) -> None:
                 "or move that file aside"
             )
     if path.parent == home:
-        from memory_core.store.connection import ensure_private_dir
+        from memory_core.store.engines.connection import ensure_private_dir
 
         ensure_private_dir(home)
     if not path.parent.is_dir():
@@ -70,7 +70,7 @@ def _new_sqlite(path: Path) -> Any:
     """A new private SQLite file in WAL mode (its directory is left as it is)."""
     import sqlite3
 
-    from memory_core.store.connection import make_private
+    from memory_core.store.engines.connection import make_private
 
     conn = sqlite3.connect(path, isolation_level=None)
     make_private(path)
@@ -140,8 +140,8 @@ def migrate_to_command(url: str, as_json: bool) -> None:
     From PostgreSQL: URL is sqlite:////abs/path/memory.db, a file that does not exist yet.
     The current store is only read: it stays the way back.
     """
-    from memory_core.store.copying import postgres_size, vacuum_analyze
-    from memory_core.store.relocate import copy_store
+    from memory_core.store.engines.copying import postgres_size, vacuum_analyze
+    from memory_core.store.engines.relocate import copy_store
 
     home = settings().home
     kind, path = _target(url)
@@ -156,7 +156,7 @@ def migrate_to_command(url: str, as_json: bool) -> None:
     data: dict[str, Any] = {"source": current.redacted, "target": redact(url.strip())}
     with _open_source(home, current) as store:
         if kind == "postgresql":
-            from memory_core.store import pg
+            from memory_core.store.engines import pg
 
             target = pg.connect(url.strip(), application="memevo-migrate")
             try:

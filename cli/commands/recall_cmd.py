@@ -28,7 +28,7 @@ from memory_core.recall.service import (
 
 if TYPE_CHECKING:
     from memory_core.recall.service import RecallResult
-    from memory_core.store.dbapi import DbConn
+    from memory_core.store.engines.dbapi import DbConn
 
 
 def _render_recall(data: dict[str, Any]) -> str:

@@ -37,9 +37,9 @@ def _render_restored(data: dict[str, Any]) -> str:
 def restore_command(backup: str | None, as_json: bool) -> None:
     """Put BACKUP (a name in backups/ or a path) back as memory.db, keeping the damaged file
     in damaged/; without BACKUP, list the copies in backups/ and check each."""
-    from memory_core.store import migrations
-    from memory_core.store.backend import resolve
-    from memory_core.store.backups import backups_dir, check_backup, list_backups
+    from memory_core.store.engines.backend import resolve
+    from memory_core.store.safekeeping.backups import backups_dir, check_backup, list_backups
+    from memory_core.store.schema import migrations
 
     cfg = settings()
     current = resolve(cfg.home)
@@ -65,7 +65,7 @@ def restore_command(backup: str | None, as_json: bool) -> None:
             )
         emit({"directory": str(directory), "backups": found}, as_json, _render_list)
         return
-    from memory_core.store.restore import restore_backup
+    from memory_core.store.safekeeping.restore import restore_backup
 
     done = restore_backup(cfg.home, current.path, backup, migrations.SCHEMA_VERSION, clock.now())
     emit(

@@ -149,7 +149,7 @@ def _excluded_here(globs: tuple[str, ...]) -> str | None:
     """The glob of the exclude setting naming this directory (None: its sessions are read)."""
     import os
 
-    from memory_core.exclusion import excluded_by
+    from memory_core.privacy.exclusion import excluded_by
 
     try:
         return excluded_by(os.getcwd(), globs)

@@ -14,7 +14,7 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import click
 
 from cli.context import emit, json_option, open_store, settings
-from memory_core.store.backend import redact
+from memory_core.store.engines.backend import redact
 
 
 def member_url(admin_url: str, name: str, password: str) -> str:
@@ -46,7 +46,7 @@ def _render_added(data: dict[str, Any]) -> str:
 @json_option
 def add_command(name: str, as_json: bool) -> None:
     """Create NAME's own login and print the URL to hand them."""
-    from memory_core.store.team import add_member, require_administrator, require_member_name
+    from memory_core.store.schema.team import add_member, require_administrator, require_member_name
     from workers.app import make_huey
 
     require_member_name(name)  # before opening anything
@@ -64,7 +64,7 @@ def add_command(name: str, as_json: bool) -> None:
 @json_option
 def list_command(as_json: bool) -> None:
     """List the members (not the administrator)."""
-    from memory_core.store.team import list_members
+    from memory_core.store.schema.team import list_members
 
     with open_store() as store:
         members = list_members(store.conn)
@@ -89,7 +89,7 @@ def remove_command(name: str, erase: bool, as_json: bool) -> None:
 
     One transaction: nothing changes if any step is refused."""
     from memory_core.errors import NotFoundError
-    from memory_core.store.team import (
+    from memory_core.store.schema.team import (
         erase_member_rows,
         has_personal_rows,
         list_members,

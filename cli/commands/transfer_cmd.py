@@ -23,7 +23,7 @@ def export_command(file: Path | None, as_json: bool) -> None:
     """Write every memory, block and event as JSON lines to FILE (default: stdout)."""
     written = 0
     if file is not None:
-        from memory_core.store.connection import is_state_database_file
+        from memory_core.store.engines.connection import is_state_database_file
 
         if is_state_database_file(file, settings().home):
             raise UsageError(

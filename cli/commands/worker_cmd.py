@@ -17,7 +17,7 @@ from memory_core.jobs.budget import budget_state
 from memory_core.jobs.forced import attempt_outcome, pick_forced_source
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import JobState, Source
-from memory_core.store.sources import require_source
+from memory_core.store.tables.sources import require_source
 
 # Graceful stop on SIGTERM; after 3 s a running attempt is interrupted and its job is
 # handed back as pending (not a failure). Supervisors should wait longer than that.

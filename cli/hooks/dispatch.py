@@ -16,7 +16,7 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs
 if TYPE_CHECKING:
     from typing import Any
 
-    from memory_core.store.dbapi import DbConn
+    from memory_core.store.engines.dbapi import DbConn
 
 Handler = Callable[[HookEvent, Path, float], str]
 
@@ -50,7 +50,7 @@ def _session_start(event: HookEvent, home: Path, now: float) -> str:
 
     if standing_bytes(home) <= 0 or not event.cwd:
         return ""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     opened = Store.open_existing_readonly(home)  # not recall's service: no query engine to load
     if opened is None:
@@ -93,7 +93,7 @@ def _standing(event: HookEvent, home: Path, conn: DbConn, now: float) -> tuple[s
 
 
 def _compaction(event: HookEvent, home: Path, now: float) -> str:
-    from memory_core.sanitize import strip_controls
+    from memory_core.privacy.sanitize import strip_controls
 
     # Judged as capture will store it: a summary of control characters alone is empty.
     if not event.summary or not strip_controls(event.summary).strip():
@@ -149,7 +149,7 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
     nudged: frozenset[str] = frozenset()
     if plan.needs_store:
         from cli.nudge import nudge_captured_in
-        from memory_core.store.database import Store
+        from memory_core.store.engines.database import Store
 
         with Store.open(home) as store:
             with store.transaction() as conn:
@@ -255,7 +255,7 @@ HANDLERS: dict[str, Handler] = {
 def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: float) -> None:
     from cli.nudge import nudge_captured, nudge_captured_in
     from memory_core.capture.intake import adopt_project_paths, capture_project, capture_source
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     project = capture_project(event.cwd, home)
     # Only the state dir matters here; worker settings are checked by the worker and status.
@@ -279,7 +279,7 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
 def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str, str]]], now: float) -> None:
     """Apply feedback messages; the receipt key makes a re-sent turn a no-op."""
     from memory_core.controls.feedback import chat_receipt_id, give_feedback
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     problems = []
     with Store.open(home) as store:

@@ -25,7 +25,7 @@ import sys
 from cli.hooks.event import Frozen, HookEvent
 from cli.hooks.hook_log import log_failure as log_failure
 from memory_core.errors import MemevoError, StoreError, UsageError
-from memory_core.sanitize import valid_text
+from memory_core.privacy.sanitize import valid_text
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -88,11 +88,11 @@ def valid_event(event: HookEvent) -> HookEvent:
 
 
 def without_private(event: HookEvent) -> HookEvent | None:
-    """``event`` without the text its person marked private (memory_core.private_text) in
+    """``event`` without the text its person marked private (memory_core.privacy.private_text) in
     the texts an agent sent or a transcript held: messages, prompt, summary, final message,
     tool input and output. A message private as a whole is left out; ``None`` when nothing
     of what the event is about is left (a summary private as a whole)."""
-    from memory_core.private_text import strip_private
+    from memory_core.privacy.private_text import strip_private
 
     changes: dict[str, Any] = {}
     for name in ("summary", "prompt", "final_message"):
@@ -193,10 +193,10 @@ def run_events(
 
 
 def _excluded(cwd: object, home: Path) -> bool:
-    """Whether ``cwd`` is a directory the ``exclude`` setting names (memory_core.exclusion)."""
+    """Whether ``cwd`` is a directory the ``exclude`` setting names (memory_core.privacy.exclusion)."""
     if not isinstance(cwd, str) or not cwd:
         return False
-    from memory_core.exclusion import excluding_glob
+    from memory_core.privacy.exclusion import excluding_glob
 
     return excluding_glob(cwd, home) is not None
 
@@ -242,7 +242,7 @@ def damaged_store(exc: Exception) -> str | None:
     sqlite3 = sys.modules.get("sqlite3")  # loaded already if a database raised it
     if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError):
         return None
-    from memory_core.store.damage import is_damage
+    from memory_core.store.safekeeping.damage import is_damage
 
     if not is_damage(str(exc)):
         return None
@@ -288,7 +288,7 @@ def store_home() -> tuple[Path, bool] | None:
     the configuration cannot be read: the hook then reports it as before."""
     try:
         from memory_core.paths import state_home
-        from memory_core.store.backend import POSTGRESQL, resolve
+        from memory_core.store.engines.backend import POSTGRESQL, resolve
 
         home = state_home()
         return home, resolve(home).kind == POSTGRESQL

@@ -9,7 +9,7 @@ adapter should have let through.
 
 from __future__ import annotations
 
-from memory_core.private_text import strip_private
+from memory_core.privacy.private_text import strip_private
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def clip_middle(text: str, limit: int) -> str:
     """At most ``limit`` characters: the head and the tail of a long text, with a marker between.
 
     Tool output and long messages say what happened at the start and how it ended at the
-    end, so both are kept. Text marked private is removed first (memory_core.private_text),
+    end, so both are kept. Text marked private is removed first (memory_core.privacy.private_text),
     so a cut can never part a ``<private>`` tag from the text it covers.
     """
     text = strip_private(text)

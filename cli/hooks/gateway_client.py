@@ -59,7 +59,7 @@ def gateway_file(home: Path) -> Path:
 def write_gateway_file(home: Path, port: int, pid: int) -> None:
     """Record where this state dir's gateway listens (atomically, mode 0600)."""
     from memory_core.paths import private_temp_file
-    from memory_core.store.connection import ensure_private_dir
+    from memory_core.store.engines.connection import ensure_private_dir
 
     ensure_private_dir(home)
     fd, temp = private_temp_file(home, f".{GATEWAY_FILE}.")

@@ -8,7 +8,7 @@ def log_failure(message: str, detail: str | None = None) -> None:
     try:
         from memory_core import clock
         from memory_core.paths import state_home
-        from memory_core.store.connection import ensure_private_dir
+        from memory_core.store.engines.connection import ensure_private_dir
 
         logs = ensure_private_dir(state_home() / "logs")
         path = logs / "hooks.log"

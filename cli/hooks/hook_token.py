@@ -44,7 +44,7 @@ def hook_token(home: Path, env: Mapping[str, str] | None = None) -> str:
 
 def _file_token(path: Path) -> str:
     from memory_core.paths import private_temp_file
-    from memory_core.store.connection import ensure_private_dir
+    from memory_core.store.engines.connection import ensure_private_dir
 
     try:
         if path.is_file():

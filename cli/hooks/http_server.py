@@ -65,7 +65,7 @@ from cli.loopback_http import (
 from memory_core import clock
 from memory_core.clock import is_timestamp
 from memory_core.errors import MemevoError, UsageError
-from memory_core.sanitize import valid_text
+from memory_core.privacy.sanitize import valid_text
 
 DEFAULT_PORT = 17417
 PATH_PREFIX = "/hooks/"
@@ -125,7 +125,7 @@ def warm_up() -> None:
         "cli.nudge",
         "workers.nudge_queue",
         "memory_core.recall.service",
-        "memory_core.store.database",
+        "memory_core.store.engines.database",
         "memory_core.capture.turn",
         "memory_core.capture.intake",
         "memory_core.capture.cues",
@@ -286,7 +286,7 @@ def serve(
 
     server = make_server(LOOPBACK, port, token, log=log)
     warm_up()
-    from memory_core.store import pg
+    from memory_core.store.engines import pg
 
     pg.enable_pool()  # on PostgreSQL, requests reuse open connections (no connect per event)
 

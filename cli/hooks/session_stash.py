@@ -61,9 +61,9 @@ def stash_path(home: Path, session_id: str) -> Path:
 def write_prompt(home: Path, session_id: str, prompt: str, prompt_id: str | None, now: float) -> bool:
     """Replace the session's stash with ``prompt``; False if it could not be written."""
     from memory_core.paths import private_temp_file
-    from memory_core.private_text import strip_private
-    from memory_core.sanitize import redact_clipped, valid_text
-    from memory_core.store.connection import ensure_private_dir
+    from memory_core.privacy.private_text import strip_private
+    from memory_core.privacy.sanitize import redact_clipped, valid_text
+    from memory_core.store.engines.connection import ensure_private_dir
 
     # The digest is of the prompt as typed (the transcript holds the same text); what is
     # written is valid UTF-8, without private parts, redacted and bounded (the hook's input is made valid only
@@ -126,7 +126,7 @@ def write_standing(home: Path, session_id: str, claim_ids: list[str], now: float
     """Record that the session was given its standing digest with ``claim_ids`` (maybe none);
     the per-turn digest of the session leaves those claims out. False if it could not be written."""
     from memory_core.paths import private_temp_file
-    from memory_core.store.connection import ensure_private_dir
+    from memory_core.store.engines.connection import ensure_private_dir
 
     path = standing_path(home, session_id)
     try:

@@ -5,7 +5,7 @@ here instead (:func:`spool_event`): one file per event, mode 0600 in a 0700 dir,
 a temporary name, flushed to disk and renamed into place, so a file is either whole or
 absent. A file holds one JSON header line (the event, the adapter and the time of the event)
 and then the payload's raw bytes, without the text its person marked ``<private>``
-(memory_core.private_text). Names sort by the time they were written.
+(memory_core.privacy.private_text). Names sort by the time they were written.
 
 The spool is bounded (:data:`MAX_FILES`, :data:`MAX_BYTES`): when full, the oldest events
 are dropped and the drop is logged with its count in ``logs/hooks.log``.
@@ -115,8 +115,8 @@ def decode(path: Path, data: bytes) -> Spooled:
 
 def excluded_payload(home: Path, raw: bytes) -> bool:
     """Whether a hook's payload comes from a directory the ``exclude`` setting names
-    (memory_core.exclusion); parsed only when something is excluded."""
-    from memory_core.exclusion import exclude_globs, excluded_by
+    (memory_core.privacy.exclusion); parsed only when something is excluded."""
+    from memory_core.privacy.exclusion import exclude_globs, excluded_by
 
     globs = exclude_globs(home)
     if not globs:
@@ -134,8 +134,8 @@ def excluded_payload(home: Path, raw: bytes) -> bool:
 def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, now: float, log: Log) -> Path:
     """Keep one event for the gateway, durably; returns its file."""
     from memory_core.paths import private_temp_file
-    from memory_core.private_text import strip_private_json
-    from memory_core.store.connection import ensure_private_dir
+    from memory_core.privacy.private_text import strip_private_json
+    from memory_core.store.engines.connection import ensure_private_dir
 
     directory = ensure_private_dir(spool_dir(home))
     data = encode(strip_private_json(raw), event, adapter, now)  # nothing private waits on disk
@@ -154,7 +154,7 @@ def spool_event(home: Path, raw: bytes, event: str | None, adapter: str | None, 
         except OSError:
             pass
         raise
-    from memory_core.durable_files import sync_dir  # only when an event is spooled
+    from memory_core.files.durable_files import sync_dir  # only when an event is spooled
 
     sync_dir(directory)
     return final
@@ -188,7 +188,7 @@ def _make_room(home: Path, incoming: int, log: Log) -> None:
 def set_aside(path: Path, why: str, log: Log) -> None:
     """Move a spool file that is not an event (or cannot ever be delivered) to
     ``spool/corrupt/`` and log why."""
-    from memory_core.store.connection import ensure_private_dir
+    from memory_core.store.engines.connection import ensure_private_dir
 
     corrupt = ensure_private_dir(path.parent / CORRUPT_DIR)
     try:

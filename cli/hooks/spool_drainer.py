@@ -14,7 +14,7 @@ from pathlib import Path
 from cli.hooks import spool
 from cli.hooks.entry import event_label, log_failure, parse_payload, run_events
 from memory_core.errors import MemevoError, StoreError
-from memory_core.sanitize import valid_text
+from memory_core.privacy.sanitize import valid_text
 
 DRAIN_SECONDS = 30.0  # how often the spool is looked at besides start-up and gateway requests
 

@@ -208,7 +208,7 @@ def gateway_notice(env: Mapping[str, str] | None = None) -> str | None:
     """On a machine whose store is PostgreSQL, the line that says hooks need ``memevo serve``."""
     from memory_core.errors import MemevoError
     from memory_core.paths import state_home
-    from memory_core.store.backend import POSTGRESQL, resolve
+    from memory_core.store.engines.backend import POSTGRESQL, resolve
 
     try:
         if resolve(state_home(env), env).kind != POSTGRESQL:

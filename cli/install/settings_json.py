@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memory_core.durable_files import sync_dir
 from memory_core.errors import MemevoError
+from memory_core.files.durable_files import sync_dir
 
 HookEntry = dict[str, Any]
 IsOurs = Callable[[Any], bool]

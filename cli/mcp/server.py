@@ -18,7 +18,7 @@ from typing import IO, Any
 from cli.mcp import protocol
 from cli.mcp.protocol import ProtocolError
 from cli.mcp.tools import TOOL_NAMES, TOOLS, ToolAnswer, ToolFailure, call_tool, store_problem
-from memory_core.sanitize import valid_text
+from memory_core.privacy.sanitize import valid_text
 
 SERVER_NAME = "memevo"
 LOG_NAME = "mcp.log"
@@ -61,7 +61,7 @@ class McpLog:
             return  # a state dir that does not exist yet is not created just for a log
         try:
             from memory_core import clock
-            from memory_core.store.connection import ensure_private_dir
+            from memory_core.store.engines.connection import ensure_private_dir
 
             ensure_private_dir(self.path.parent)
             fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

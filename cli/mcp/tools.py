@@ -163,8 +163,8 @@ def get_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
     """``memory_get {id}``: one claim in full, as ``memevo show`` prints it."""
     from cli.commands.inspect_cmd import _render_show as render_show
     from memory_core.reports.inspection import describe_memory, events_touching
-    from memory_core.store.memories import get_memory
-    from memory_core.store.owners import hidden_claim_ids, may_see_claim
+    from memory_core.store.schema.owners import hidden_claim_ids, may_see_claim
+    from memory_core.store.tables.memories import get_memory
 
     memory_id = _claim_id("memory_get", _arguments("memory_get", arguments, ("id",)).get("id"))
     store = _open(home)
@@ -226,7 +226,7 @@ def explain_tool(arguments: object, home: Path, now: float) -> ToolAnswer:
     """``memory_explain {query, id?}``: why ``query`` selects what it selects (``memevo explain``)."""
     from cli.commands.recall_cmd import _render_diagnostics as render_diagnostics
     from memory_core.recall.service import preview
-    from memory_core.store.owners import hidden_claim_ids
+    from memory_core.store.schema.owners import hidden_claim_ids
 
     given = _arguments("memory_explain", arguments, ("query", "id"))
     query = _query("memory_explain", given)

@@ -15,7 +15,7 @@ from memory_core.controls.feedback import give_feedback
 from memory_core.controls.review import approve, approve_all
 from memory_core.controls.undo import undo
 from memory_core.errors import NotFoundError, UsageError
-from memory_core.store.owners import owns_source
+from memory_core.store.schema.owners import owns_source
 
 Form = dict[str, str]
 MANUAL: dict[str, Callable[..., manual.ManualResult]] = {

@@ -15,7 +15,7 @@ from cli.ui.html import action_form, e, hidden, link, when
 from memory_core.capture.learning_log import REASONS, read_entries
 from memory_core.reports.injection_log import read_injections
 from memory_core.reports.status import build_status
-from memory_core.store.owners import source_owner_clause
+from memory_core.store.schema.owners import source_owner_clause
 
 Page = tuple[str, str]
 PAUSED_SHOWN = 20

@@ -16,10 +16,10 @@ from cli.ui.html import e
 from memory_core.controls.review import LEARNING_ACTORS, event_items, visible_items
 from memory_core.records import KINDS
 from memory_core.reports.injection_log import read_injections
-from memory_core.store.columns import EVENT_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.events import event_from_row
-from memory_core.store.owners import hidden_claim_ids, source_owner_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import EVENT_COLUMNS
+from memory_core.store.schema.owners import hidden_claim_ids, source_owner_clause
+from memory_core.store.tables.events import event_from_row
 
 DAYS = 30
 DAY = 86_400.0

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
 
 class PageContext(NamedTuple):
@@ -28,7 +28,7 @@ class PageContext(NamedTuple):
     @contextmanager
     def store(self) -> Iterator[Store]:
         """The memory store of the state dir, opened for this request."""
-        from memory_core.store.database import Store
+        from memory_core.store.engines.database import Store
 
         with Store.open(self.home) as store:
             yield store

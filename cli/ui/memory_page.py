@@ -20,8 +20,8 @@ from memory_core.ids import is_memory_id
 from memory_core.recall.aging import SECONDS_PER_DAY, policy_for
 from memory_core.records import Event, Memory
 from memory_core.reports.inspection import describe_memory, events_touching
-from memory_core.store.memories import get_memory
-from memory_core.store.owners import hidden_claim_ids, may_see_claim, others_owners
+from memory_core.store.schema.owners import hidden_claim_ids, may_see_claim, others_owners
+from memory_core.store.tables.memories import get_memory
 
 Page = tuple[str, str]
 RECEIPTS_SHOWN = 20

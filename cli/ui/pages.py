@@ -3,7 +3,7 @@
 On a team store (docs/team.md) every list holds the claims the person may see, as `memevo
 list` does: their own and the team's shared ones, never another member's personal claims
 (the administrator's login is not bound by row-level security, so the filter is in these
-queries, memory_core.store.owners.visible_clause). Another member's shared claim says whose
+queries, memory_core.store.schema.owners.visible_clause). Another member's shared claim says whose
 it is.
 """
 
@@ -17,10 +17,10 @@ from memory_core.errors import UsageError
 from memory_core.recall.aging import AGING_WARNING_BELOW
 from memory_core.records import KINDS, MEMORY_STATUSES, Memory
 from memory_core.reports.inspection import quality_of
-from memory_core.store.columns import MEMORY_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.memories import memory_from_row
-from memory_core.store.owners import others_owners, visible_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import MEMORY_COLUMNS
+from memory_core.store.schema.owners import others_owners, visible_clause
+from memory_core.store.tables.memories import memory_from_row
 
 PAGE_SIZE = 50
 SCAN_LIMIT = 2_000  # rows read for the filters computed per claim (evidence, aging)

@@ -255,7 +255,7 @@ class UiRequestHandler(loopback_http.QuietHandler):
 
 def serve_ui(server: UiServer) -> None:
     """Answer until interrupted (SIGINT or SIGTERM)."""
-    from memory_core.store import pg
+    from memory_core.store.engines import pg
 
     pg.enable_pool()
     loopback_http.stop_on_sigterm()

@@ -1,11 +1,11 @@
 """Capture: turning what happened in an agent into stored sources.
 
 * ``intake``: sanitize, dedupe and store one source (and the summary's own labelled lines)
-* ``cues``: explicit user statements worth remembering
-* ``feedback_syntax``: whole messages that give feedback on a recalled claim
-* ``summary_lines``: self-labelled lines of a summary that become local claims
+* ``local_claims``: a summary's labelled lines written as claims, as plain rows
+* ``cues`` / ``feedback_syntax`` / ``summary_lines``: explicit statements; feedback messages;
+  self-labelled lines of a summary
 * ``turn``: one finished turn: statements, feedback messages and completed work
-* ``work_operations`` / ``progress``: which operations are work; the bounded progress source
-* ``progress_targets``: the project states a progress source may update
-* ``learning_log``: the bounded log of capture decisions behind ``memevo learning``
+* ``learning_log``: the log of capture decisions
+* ``statements``: the classifier of a person's own statements (English and Chinese)
+* ``work``: completed work observed in a turn, made into a bounded progress source
 """

@@ -1,7 +1,7 @@
 """User statements worth learning from one turn's user messages.
 
 The hook passes only the user's own messages here (never assistant or tool text). Each
-message is classified by :func:`memory_core.capture.statements.classify_statement`:
+message is classified by :func:`memory_core.capture.statements.statements.classify_statement`:
 standing requirements, preferences, decisions and conventions (English and Chinese, with
 or without an explicit cue such as "remember that …" / "记住…") are captured; questions,
 recall requests ("do you remember …?"), one-off task requests, narration, failure
@@ -10,8 +10,8 @@ complaints, quotes and pasted logs are not. See ``docs/statements.md``.
 
 from __future__ import annotations
 
-from memory_core.capture.statement_reference import refers_back
-from memory_core.capture.statements import StatementDecision, classify_statement, is_recall_request
+from memory_core.capture.statements.statement_reference import refers_back
+from memory_core.capture.statements.statements import StatementDecision, classify_statement, is_recall_request
 
 __all__ = ["StatementDecision", "classify_statement", "explicit_statements", "is_recall_question"]
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 from memory_core.ids import sha256_hex
 from memory_core.ids import source_id as make_source_id
+from memory_core.privacy.sanitize import sanitize_text
 from memory_core.project import Project, resolve_project
-from memory_core.sanitize import sanitize_text
-from memory_core.store.source_rows import insert_source_row, new_job, source_exists
+from memory_core.store.tables.source_rows import insert_source_row, new_job, source_exists
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
-    from memory_core.store.dbapi import DbConn
+    from memory_core.store.engines.dbapi import DbConn
 
 SOURCE_TYPES = ("summary", "user_statement", "progress")
 
@@ -68,9 +68,9 @@ def canonical_origin(cwd: str, home: Path | None = None) -> str:
 
 def adopt_project_paths(conn: DbConn, project: Project) -> None:
     """Record the path origins of the project's directories that hold claims as its aliases
-    (memory_core.store.origin_aliases), so claims captured before projects were repositories
+    (memory_core.store.tables.origin_aliases), so claims captured before projects were repositories
     are found from it. Call in the capture's write transaction, before capturing."""
-    from memory_core.store.origin_aliases import adopt_path_origins
+    from memory_core.store.tables.origin_aliases import adopt_path_origins
 
     if project.roots:
         adopt_path_origins(conn, project.origin, project.roots)

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_core import jsonl_log
-from memory_core.sanitize import redact_clipped, strip_controls
-from memory_core.store.connection import ensure_private_dir
+from memory_core.files import jsonl_log
+from memory_core.privacy.sanitize import redact_clipped, strip_controls
+from memory_core.store.engines.connection import ensure_private_dir
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@ capture's transaction with the standard library only.
 
 The lines become claims at once (a failed or absent model pass never loses them), and the
 hook that captures a summary stays as cheap as any capture: the rows, their index and the
-one ``capture_local`` event are written as plain data (memory_core.store.claim_rows,
+one ``capture_local`` event are written as plain data (memory_core.store.tables.claim_rows,
 event_rows, postings.index_claim), exactly as the record models would write them (a test
 compares them). Reads validate every row as a record.
 """
@@ -11,17 +11,17 @@ compares them). Reads validate every row as a record.
 from __future__ import annotations
 
 from memory_core.ids import content_hash, normalize_content
-from memory_core.store.blocked import is_blocked
-from memory_core.store.claim_ids import claim_id, id_owner
-from memory_core.store.claim_rows import body_json, claim_exists, new_claim_body, write_claim_row
-from memory_core.store.connection import require_transaction
-from memory_core.store.event_rows import insert_event
-from memory_core.store.owners import claim_scope, event_scope
-from memory_core.store.postings import index_claim, index_part
+from memory_core.store.engines.connection import require_transaction
+from memory_core.store.schema.owners import claim_scope, event_scope
+from memory_core.store.tables.blocked import is_blocked
+from memory_core.store.tables.claim_ids import claim_id, id_owner
+from memory_core.store.tables.claim_rows import body_json, claim_exists, new_claim_body, write_claim_row
+from memory_core.store.tables.event_rows import insert_event
+from memory_core.store.tables.postings import index_claim, index_part
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
-    from memory_core.store.dbapi import DbConn
+    from memory_core.store.engines.dbapi import DbConn
 
 # memory_core.evidence's priority of summary evidence (evidence_priority), which ranks it.
 SUMMARY_PRIORITY = 1
@@ -90,7 +90,7 @@ def add_local_claims(conn: DbConn, source_id: str, origin: str, lines: list[tupl
             operation="capture_local",
             before=[],
             after=claims,
-            # Shared with the team only when every claim it holds is (memory_core.store.owners).
+            # Shared with the team only when every claim it holds is (memory_core.store.schema.owners).
             scope=event_scope((str(c["kind"]), origin, str(c["content"]), ()) for c in claims),
             reason="labelled lines of a compaction summary",
             source_id=source_id,

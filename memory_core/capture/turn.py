@@ -18,15 +18,15 @@ from pathlib import Path
 
 from memory_core.capture.intake import capture_source, captured_texts, source_exists_for
 from memory_core.capture.learning_log import excerpt
-from memory_core.capture.progress import ProgressPlan, ProgressSkip, is_question, plan_progress
-from memory_core.sanitize import sanitize_text
+from memory_core.capture.work.progress import ProgressPlan, ProgressSkip, is_question, plan_progress
+from memory_core.privacy.sanitize import sanitize_text
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
     from typing import Any
 
-    from memory_core.capture.progress import OperationLike
-    from memory_core.store.dbapi import DbConn
+    from memory_core.capture.work.progress import OperationLike
+    from memory_core.store.engines.dbapi import DbConn
 
 STATEMENT, PROGRESS = "user_statement", "progress"
 
@@ -245,8 +245,8 @@ def _progress(conn: DbConn, plan: TurnPlan, progress: ProgressPlan, now: float) 
     existing = source_exists_for(conn, plan.agent, plan.session_id, PROGRESS, progress.identity)
     if existing is not None:
         return Decision(PROGRESS, "duplicate", existing)
-    from memory_core.capture.progress_targets import nominate  # a turn without work never nominates
-    from memory_core.capture.topic_carry import carried_topic, earlier_requests
+    from memory_core.capture.work.progress_targets import nominate  # a turn without work never nominates
+    from memory_core.capture.work.topic_carry import carried_topic, earlier_requests
 
     topics = progress.topics
     carried = carried_topic(progress.request, topics, earlier_requests(conn, plan.agent, plan.session_id))

@@ -18,13 +18,13 @@ from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
 from memory_core.ids import normalize_content
 from memory_core.jobs.lifecycle import Lease, complete_job, holds_lease
 from memory_core.records import Evidence, Memory, Reason, Source, new_memory, reason_code
-from memory_core.store.changes import ChangeSet
-from memory_core.store.claim_ids import claim_id, id_owner
-from memory_core.store.dbapi import DbConn
-from memory_core.store.generations import current_generation
-from memory_core.store.memories import get_memory
-from memory_core.store.origin_aliases import same_project
-from memory_core.store.suppression import block_claim, is_blocked, retire_repeating_sources
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.tables.changes import ChangeSet
+from memory_core.store.tables.claim_ids import claim_id, id_owner
+from memory_core.store.tables.generations import current_generation
+from memory_core.store.tables.memories import get_memory
+from memory_core.store.tables.origin_aliases import same_project
+from memory_core.store.tables.suppression import block_claim, is_blocked, retire_repeating_sources
 
 
 class GuardRejected(WriteRejected):
@@ -117,7 +117,7 @@ def _check_guards(
 
 def build_id(source: Source, proposed: Proposal, owner: str | None) -> str:
     """The id a proposal would get in the source's origin, written by the worker's person
-    (``owner`` from :func:`memory_core.store.claim_ids.id_owner`)."""
+    (``owner`` from :func:`memory_core.store.tables.claim_ids.id_owner`)."""
     return claim_id(owner, source.origin, proposed.kind, normalize_content(proposed.content))
 
 

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from memory_core.errors import InvalidModelOutput
 from memory_core.ids import ID_PATTERN, is_memory_id
+from memory_core.privacy.redaction import redact_secrets
 from memory_core.records import CONTRACT_FIELDS, HOST_FIELDS, KINDS, Kind, Reason, reason_code
-from memory_core.redaction import redact_secrets
 
 OUTPUT_MAX_BYTES = 64_000
 CLAIMS_MAX = 16

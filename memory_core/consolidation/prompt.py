@@ -14,8 +14,8 @@ from memory_core import clock
 from memory_core.clock import iso
 from memory_core.consolidation.contract import SEARCH_TERM_MAX_CHARS, SEARCH_TERMS_MAX_BYTES, search_terms_bytes
 from memory_core.consolidation.retry_note import retry_note
+from memory_core.privacy.sanitize import clip_utf8
 from memory_core.records import Memory, Source
-from memory_core.sanitize import clip_utf8
 
 CANDIDATE_LIMIT = 32
 CANDIDATE_BYTES = 1_440
@@ -181,7 +181,7 @@ def eligible_candidates(
     source: Source, candidates: list[Memory], origins: tuple[str, ...] | None = None
 ) -> list[Memory]:
     """The candidates the model may see: active, from the source's own project (``origins``,
-    memory_core.store.origin_aliases; default the source's origin alone), at most
+    memory_core.store.tables.origin_aliases; default the source's origin alone), at most
     :data:`CANDIDATE_LIMIT`, in the caller's order (most relevant first)."""
     chosen: list[Memory] = []
     seen: set[str] = set()

@@ -2,27 +2,27 @@
 
 The host measures mentions with the recall tokenizer's features (shared features between
 the source text and a claim's body and aliases), within the source's own project only (its
-origin and the path origins recorded as its aliases, memory_core.store.origin_aliases),
+origin and the path origins recorded as its aliases, memory_core.store.tables.origin_aliases),
 dormant claims included, then keeps the 32 most recently updated. A ``progress`` source
 instead gets the project states nominated when it was captured
-(:mod:`memory_core.capture.progress_targets`), each followed along its replacement chain to
+(:mod:`memory_core.capture.work.progress_targets`), each followed along its replacement chain to
 the state holding its place now, those active, unpinned and of its project.
 
 Only claims the current person may see are offered (their own and the team's shared ones,
-memory_core.store.owners.visible_clause): a worker's model never reads another member's
+memory_core.store.schema.owners.visible_clause): a worker's model never reads another member's
 personal claims, nor confirms or replaces them.
 """
 
 from __future__ import annotations
 
 from memory_core.records import Memory, Source
-from memory_core.store.columns import MEMORY_COLUMNS
-from memory_core.store.connection import in_chunks
-from memory_core.store.dbapi import DbConn
-from memory_core.store.memories import memory_from_row
-from memory_core.store.origin_aliases import project_origins
-from memory_core.store.owners import visible_clause
-from memory_core.store.replacements import current_claim
+from memory_core.store.engines.connection import in_chunks
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import MEMORY_COLUMNS
+from memory_core.store.schema.owners import visible_clause
+from memory_core.store.tables.memories import memory_from_row
+from memory_core.store.tables.origin_aliases import project_origins
+from memory_core.store.tables.replacements import current_claim
 from memory_core.text.tokenize import features
 
 CANDIDATE_LIMIT = 32
@@ -89,7 +89,7 @@ def _load_newest(conn: DbConn, ids: list[str], limit: int) -> list[Memory]:
 
 def nominated_claims(conn: DbConn, source: Source) -> list[Memory]:
     """The project states a progress source may update: for each nominated id, the state
-    holding its place now (:func:`~memory_core.store.replacements.current_claim`), when it is
+    holding its place now (:func:`~memory_core.store.tables.replacements.current_claim`), when it is
     active, unpinned, of the source's project and, if an earlier turn moved it on after the
     capture, not based on evidence newer than the source (the source has nothing newer to say
     about it). In nomination order, each state once."""

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.config import CONFIG_FILE
-from memory_core.durable_files import sync_dir
 from memory_core.errors import ConfigError
-from memory_core.store.connection import ensure_private_dir
+from memory_core.files.durable_files import sync_dir
+from memory_core.store.engines.connection import ensure_private_dir
 
 
 def toml_value(value: str | list[str]) -> str:

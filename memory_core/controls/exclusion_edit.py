@@ -2,7 +2,7 @@
 
 A path is kept absolute (``.`` is the directory the command runs in; symbolic links
 resolved, unless it is a glob); a path beginning with ``~`` is kept as typed, so it means the
-same for every login. ``MEMEVO_EXCLUDE`` wins over the file (memory_core.exclusion): the
+same for every login. ``MEMEVO_EXCLUDE`` wins over the file (memory_core.privacy.exclusion): the
 answer says so, since an edit of the file then changes nothing until it is unset.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 from memory_core.controls.config_edit import read_config, write_setting
 from memory_core.errors import UsageError
-from memory_core.exclusion import SETTING, VARIABLE, exclude_globs, excluded_by, expand_glob, parse_exclude
+from memory_core.privacy.exclusion import SETTING, VARIABLE, exclude_globs, excluded_by, expand_glob, parse_exclude
 
 _GLOB_CHARACTERS = frozenset("*?[")
 

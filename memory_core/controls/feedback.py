@@ -22,10 +22,10 @@ from memory_core import ids
 from memory_core.controls.manual import commit_manual_change, live_duplicates
 from memory_core.errors import ConflictError, UsageError
 from memory_core.records import Memory, VerdictSlot
-from memory_core.store.connection import require_transaction
-from memory_core.store.dbapi import DbConn
-from memory_core.store.memories import require_memory
-from memory_core.store.suppression import retire_repeating_sources
+from memory_core.store.engines.connection import require_transaction
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.tables.memories import require_memory
+from memory_core.store.tables.suppression import retire_repeating_sources
 
 UTILITY_VERDICTS = ("useful", "unhelpful")
 ACCURACY_VERDICTS = ("accurate", "incorrect")

@@ -18,16 +18,16 @@ from dataclasses import dataclass, field
 from memory_core import ids
 from memory_core.errors import ConflictError, UsageError
 from memory_core.evidence import manual_evidence
+from memory_core.privacy.sanitize import sanitize_text
 from memory_core.records import Feedback, Memory
-from memory_core.sanitize import sanitize_text
-from memory_core.store.changes import ChangeSet
-from memory_core.store.claim_ids import claim_id_on
-from memory_core.store.columns import MEMORY_COLUMNS
-from memory_core.store.connection import require_transaction
-from memory_core.store.dbapi import DbConn
-from memory_core.store.memories import get_memory, memory_from_row, require_memory
-from memory_core.store.owners import SHARED, claim_scope, visible_clause
-from memory_core.store.suppression import block_claim, retire_repeating_sources
+from memory_core.store.engines.connection import require_transaction
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import MEMORY_COLUMNS
+from memory_core.store.schema.owners import SHARED, claim_scope, visible_clause
+from memory_core.store.tables.changes import ChangeSet
+from memory_core.store.tables.claim_ids import claim_id_on
+from memory_core.store.tables.memories import get_memory, memory_from_row, require_memory
+from memory_core.store.tables.suppression import block_claim, retire_repeating_sources
 
 MAX_CONTENT_CHARS = 4000
 # Statuses a duplicate can have and still be live enough to follow its twin.
@@ -124,8 +124,8 @@ def _refuse_taking_shared_claim_private(conn: DbConn, target: Memory, content: s
     scope = claim_scope(target.kind, target.origin, target.content, target.search_terms)
     if scope != SHARED or claim_scope(target.kind, target.origin, content) == SHARED:
         return
-    from memory_core.store.dbapi import is_postgres
-    from memory_core.store.policies import row_security_on
+    from memory_core.store.engines.dbapi import is_postgres
+    from memory_core.store.schema.policies import row_security_on
 
     if is_postgres(conn) and row_security_on(conn):
         raise UsageError(
@@ -139,7 +139,7 @@ def correct(conn: DbConn, memory_id: str, text: str, now: float) -> ManualResult
     """Replace a claim's content with a person's literal correction.
 
     The new record (id from origin, kind and new content, and the corrector when it is a
-    member's personal claim: memory_core.store.claim_ids) carries manual-correction
+    member's personal claim: memory_core.store.tables.claim_ids) carries manual-correction
     evidence, no aliases and no feedback: old assessments described other content. The old
     record and its live same-content twins become ``superseded`` and the old content is
     blocked in the origin. A record already stored under the new id (say, a tombstone of

@@ -3,7 +3,7 @@ approving it.
 
 Items come from the events written by learning (actor ``model`` for consolidation,
 ``local`` for a summary's self-labelled lines) after the review watermark
-(:mod:`memory_core.store.review_marks`), newest first, as a diff:
+(:mod:`memory_core.store.tables.review_marks`), newest first, as a diff:
 
 * ``new``: a claim that did not exist before the event;
 * ``replaced``: a claim that took the place of an older one (``old`` -> ``new``);
@@ -32,12 +32,12 @@ from typing import Any
 
 from memory_core.errors import NotFoundError, UsageError
 from memory_core.records import Event, Memory
-from memory_core.store.columns import EVENT_COLUMNS
-from memory_core.store.connection import in_chunks, require_transaction
-from memory_core.store.dbapi import DbConn
-from memory_core.store.events import event_from_row
-from memory_core.store.owners import hidden_claim_ids, others_owners
-from memory_core.store.review_marks import (
+from memory_core.store.engines.connection import in_chunks, require_transaction
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import EVENT_COLUMNS
+from memory_core.store.schema.owners import hidden_claim_ids, others_owners
+from memory_core.store.tables.events import event_from_row
+from memory_core.store.tables.review_marks import (
     MAX_APPROVED,
     ReviewMarks,
     item_key,
@@ -104,7 +104,7 @@ def event_items(event: Event) -> list[dict[str, Any]]:
 
 def visible_items(items: list[dict[str, Any]], hidden: frozenset[str]) -> list[dict[str, Any]]:
     """``items`` without those of claims in ``hidden`` (another member's personal claims,
-    memory_core.store.owners.hidden_claim_ids); a replacement of a hidden claim becomes
+    memory_core.store.schema.owners.hidden_claim_ids); a replacement of a hidden claim becomes
     ``new``, so the old claim's content is not shown."""
     if not hidden:
         return items

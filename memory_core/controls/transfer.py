@@ -19,7 +19,7 @@ evidence. Events of an export are history of another database and are not replay
 import writes one event of its own listing the records it added, so it can be undone.
 
 A team member's import gives each personal claim the id that member would give it
-(memory_core.store.claim_ids), and links between the file's claims (``replaces``,
+(memory_core.store.tables.claim_ids), and links between the file's claims (``replaces``,
 ``replaced_by``) follow, so two members importing the same file get a claim each.
 """
 
@@ -34,16 +34,16 @@ from pydantic import ValidationError
 
 from memory_core import ids
 from memory_core.errors import ImportFormatError, short_error
+from memory_core.privacy.sanitize import sanitize_text
 from memory_core.records import KINDS, Memory
-from memory_core.sanitize import sanitize_text
-from memory_core.store.changes import ChangeSet
-from memory_core.store.claim_ids import claim_id, id_owner
-from memory_core.store.dbapi import DbConn, is_postgres
-from memory_core.store.dialect import read_snapshot_begin
-from memory_core.store.events import event_from_row, iter_event_rows
-from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
-from memory_core.store.owners import PERSONAL, SHARED, claim_scope, hidden_claim_ids
-from memory_core.store.suppression import block, blocked_rows, is_blocked
+from memory_core.store.engines.dbapi import DbConn, is_postgres
+from memory_core.store.engines.dialect import read_snapshot_begin
+from memory_core.store.schema.owners import PERSONAL, SHARED, claim_scope, hidden_claim_ids
+from memory_core.store.tables.changes import ChangeSet
+from memory_core.store.tables.claim_ids import claim_id, id_owner
+from memory_core.store.tables.events import event_from_row, iter_event_rows
+from memory_core.store.tables.memories import get_memory, iter_memory_rows, memory_from_row
+from memory_core.store.tables.suppression import block, blocked_rows, is_blocked
 
 LEGACY_ORIGIN = "legacy"
 CLAIM_FIELDS = frozenset({"kind", "content", "origin", "source_id", "created_at", "search_terms"})

@@ -15,11 +15,11 @@ from __future__ import annotations
 from memory_core import ids
 from memory_core.errors import ConflictError, CorruptRecordError, NotFoundError
 from memory_core.records import Event, Memory
-from memory_core.store.changes import ChangeSet
-from memory_core.store.dbapi import DbConn
-from memory_core.store.events import get_event
-from memory_core.store.memories import get_memory
-from memory_core.store.owners import hidden_claim_ids
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import hidden_claim_ids
+from memory_core.store.tables.changes import ChangeSet
+from memory_core.store.tables.events import get_event
+from memory_core.store.tables.memories import get_memory
 
 
 def _paired(event: Event) -> tuple[dict[str, Memory], dict[str, Memory]]:

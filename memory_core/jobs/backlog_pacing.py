@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 BACKLOG_SHARE = 0.5  # of the daily model calls a backlog may use
 

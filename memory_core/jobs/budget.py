@@ -9,7 +9,7 @@ it; calls that report no cost count against the call and token limits only.
 Each person's worker runs under their own login with their own model key, so each person
 has their own daily budget: a row of ``model_usage`` belongs to the login that wrote it
 (``owner`` defaults to ``current_user`` on PostgreSQL, so no call names it), and the budget
-of the current person counts only their rows (memory_core.store.owners.own_owners: their
+of the current person counts only their rows (memory_core.store.schema.owners.own_owners: their
 login's, and ``''`` for the store's owner, the rows copied from a SQLite store). On SQLite,
 a one-person store, every row is the one owner's.
 """
@@ -20,8 +20,8 @@ import math
 from dataclasses import dataclass
 
 from memory_core.clock import day_key, next_day_start
-from memory_core.store.dbapi import DbConn, is_postgres
-from memory_core.store.owners import own_owners, source_owner_clause
+from memory_core.store.engines.dbapi import DbConn, is_postgres
+from memory_core.store.schema.owners import own_owners, source_owner_clause
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from memory_core import clock
-from memory_core.store.dbapi import DbConn, is_postgres
+from memory_core.store.engines.dbapi import DbConn, is_postgres
 
 WARN_SECONDS = 2.0
 # Below this, refusing would only chase measurement noise (a lease grace of 0 is allowed).

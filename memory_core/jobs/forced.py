@@ -10,8 +10,8 @@ from __future__ import annotations
 from memory_core.errors import NotFoundError, UsageError
 from memory_core.jobs.lifecycle import own_source
 from memory_core.records import JobState, Source
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import source_owner_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import source_owner_clause
 
 
 def pick_forced_source(conn: DbConn, source_id: str | None) -> str | None:

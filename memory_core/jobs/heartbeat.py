@@ -3,7 +3,7 @@ last time each one did (keyed ``host:pid``), so status can say how many workers 
 many hosts, whichever machines they are on.
 
 On a team store each person's workers beat under keys of that person's
-(memory_core.store.owners.person_key): a member's workers consolidate only that member's
+(memory_core.store.schema.owners.person_key): a member's workers consolidate only that member's
 sources, so status tells each person whether their own workers run.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from memory_core.clock import is_timestamp
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import person_key
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import person_key
 
 HEARTBEAT_KEY = "worker_heartbeat"
 # Each worker also beats under HEARTBEAT_KEY + ":host:pid" (per person: person_key).

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from memory_core.jobs import policy
 from memory_core.jobs.progress_order import earlier_progress_of_same_state
 from memory_core.records import ErrorCode, JobState, Reason, Source, is_reason_code
-from memory_core.store.columns import SOURCE_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.dialect import null_safe_equal, skip_locked
-from memory_core.store.generations import current_generation
-from memory_core.store.owners import source_owner_clause
-from memory_core.store.sources import get_source, source_from_row
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.engines.dialect import null_safe_equal, skip_locked
+from memory_core.store.schema.columns import SOURCE_COLUMNS
+from memory_core.store.schema.owners import source_owner_clause
+from memory_core.store.tables.generations import current_generation
+from memory_core.store.tables.sources import get_source, source_from_row
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 
 from memory_core.jobs.heartbeat import live_workers, worker_beats
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import person_key
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import person_key
 
 WORKER_MODEL_KEY = "worker_model"
 MODEL_CONFIGURED, MODEL_MISSING = "configured", "missing"

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from memory_core.jobs import policy
 from memory_core.records import Source
-from memory_core.store.columns import SOURCE_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import source_owner_clause
-from memory_core.store.replacements import current_ids
-from memory_core.store.sources import source_from_row
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import SOURCE_COLUMNS
+from memory_core.store.schema.owners import source_owner_clause
+from memory_core.store.tables.replacements import current_ids
+from memory_core.store.tables.sources import source_from_row
 
 # Unfinished progress sources of one origin examined: a turn leaves at most one, so this
 # is far more than can be waiting for one state.

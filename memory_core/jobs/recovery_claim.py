@@ -6,14 +6,14 @@ write transaction (a ``metadata`` key); the others find it claimed and only beat
 heartbeat. Expired leases are then recorded once, and due work is re-nudged once.
 
 On a team store each person's workers recover only that person's sources, so each person
-claims their own minute (:func:`~memory_core.store.owners.person_key`): one member's recovery
+claims their own minute (:func:`~memory_core.store.schema.owners.person_key`): one member's recovery
 never stands in for another's.
 """
 
 from __future__ import annotations
 
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import person_key
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import person_key
 
 RECOVERY_KEY = "worker_recovery_minute"
 MINUTE = 60.0

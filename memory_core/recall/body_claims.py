@@ -11,7 +11,7 @@ from memory_core.recall import index
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
 from memory_core.recall.rank import rank_score
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 # Claims of a group read by the first page; each later page is twice the one before.
 FIRST_PAGE = 4

@@ -40,7 +40,7 @@ from memory_core.recall.scoring import (
     PlanScorer,
     field_strength,
 )
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.tokenize import origin_features
 
 # A bound: candidates come from at most this many claims of each enumerated posting list,

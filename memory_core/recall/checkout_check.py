@@ -24,7 +24,7 @@ from pathlib import Path
 from memory_core.lazy_pattern import lazy
 from memory_core.project import find_checkout
 from memory_core.recall.named_things import BRANCH, PATH, SCRIPT, TARGET, Named, named_things
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 MAX_READ = 64 * 1024
 _answers: dict[tuple[str, str, str, str, str], bool | None] = {}
@@ -222,7 +222,7 @@ def forget_answers() -> None:
 def project_group(conn: DbConn, cwd: str, home: Path | None) -> tuple[str, tuple[str, ...]]:
     """The project of ``cwd`` (as capture names it) and every origin of its group."""
     from memory_core.project import resolve_project
-    from memory_core.store.origin_aliases import project_origins
+    from memory_core.store.tables.origin_aliases import project_origins
 
     project = resolve_project(cwd, home).origin
     group = project_origins(conn, project)

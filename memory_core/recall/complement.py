@@ -46,7 +46,7 @@ from memory_core.recall.scoring import (
     EVIDENCE_FIELDS,
     FIELD_BITS,
 )
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.concepts import BY_FEATURE
 
 MIN_BRIDGE_SHARE = 0.3

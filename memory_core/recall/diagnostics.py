@@ -15,8 +15,8 @@ from typing import Any
 
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import visible_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import visible_clause
 
 MAX_DIAGNOSTIC_BYTES = 8000
 MAX_PLAN_FEATURES = 32
@@ -167,7 +167,7 @@ def claim_verdict(
     verdict: dict[str, Any] = {"id": memory_id, "selected": False}
     found = next((c for c in candidates if c.doc.memory_id == memory_id), None)
     if found is None:
-        # Another member's personal claim is as absent as no claim (memory_core.store.owners).
+        # Another member's personal claim is as absent as no claim (memory_core.store.schema.owners).
         mine, params = visible_clause(conn)
         row = conn.execute(f"SELECT status FROM memories WHERE id=?{mine}", (memory_id, *params)).fetchone()
         verdict["reason"] = "not_found" if row is None else "not_recallable"

@@ -41,7 +41,7 @@ from memory_core.recall.rank import (
     select,
 )
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 FIRST_BATCH = 48
 # Automatic recall scores each distinct indexed content once (:mod:`.expansion`) where the

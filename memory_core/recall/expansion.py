@@ -1,7 +1,7 @@
 """Automatic recall over bodies: each distinct indexed content scored once, then only as many
 of the claims repeating it read as the choice needs.
 
-Claims whose indexed fields are the same share one body (:mod:`memory_core.store.postings`)
+Claims whose indexed fields are the same share one body (:mod:`memory_core.store.tables.postings`)
 and so the same raw relevance, unless a query word matches their origin's name (then this
 path is not taken). So the gates, the best raw relevance and the relative cutoff are worked
 out on bodies, best-first with the same stopping proof as for claims, and the result is the
@@ -33,7 +33,7 @@ from memory_core.recall.index import Headers, IndexedDoc
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, select
 from memory_core.recall.scoring import FIELD_BITS, Evaluation, length_factor
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 # Claims of the band read at most before the choice is given up as unproven (``truncated``).
 MAX_EXPANDED = 4096

@@ -1,7 +1,7 @@
-"""The read side of the persisted recall index (layout: :mod:`memory_core.store.postings`).
+"""The read side of the persisted recall index (layout: :mod:`memory_core.store.tables.postings`).
 
 Lists of a feature and the counts are read from the parts the current person may see
-(:func:`memory_core.store.index_parts.part_filter`), counts summed over them; what is read by
+(:func:`memory_core.store.tables.index_parts.part_filter`), counts summed over them; what is read by
 body or claim id comes from those lists."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from memory_core.store.connection import in_chunks
-from memory_core.store.dbapi import DbConn
-from memory_core.store.index_parts import part_filter
-from memory_core.store.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_FIELD_PREFIX
+from memory_core.store.engines.connection import in_chunks
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.tables.index_parts import part_filter
+from memory_core.store.tables.postings import BODY_HEADER, DOC_COLUMNS, HEADER, ORIGIN_FIELD_PREFIX
 
 # Bodies per statement of :func:`read_first_claims` (SQLite allows 500 terms in a compound select).
 FIRST_CLAIMS_CHUNK = 200
@@ -118,7 +118,7 @@ def read_docs(conn: DbConn, memory_ids: Sequence[str]) -> dict[str, IndexedDoc]:
     return docs
 
 
-# Bodies (claims with the same indexed fields, see memory_core.store.postings): their ids are
+# Bodies (claims with the same indexed fields, see memory_core.store.tables.postings): their ids are
 # read as text, like claim ids, so the candidate machinery serves both.
 
 

@@ -2,7 +2,7 @@
 
 Recall runs in a short-lived process on every user turn; importing the record models costs
 more than the whole lookup. So the (at most ten) chosen rows are read as JSON and checked
-here with the checks of :func:`memory_core.store.memories.memory_from_row` that matter for
+here with the checks of :func:`memory_core.store.tables.memories.memory_from_row` that matter for
 showing a claim: the indexed columns must agree with the body and every field the digest
 prints must have its type (``memevo status`` runs the full validation). A row that fails
 is skipped and named in the diagnostics, never shown and never fatal.
@@ -14,9 +14,9 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from memory_core.store.columns import MEMORY_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import visible_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.columns import MEMORY_COLUMNS
+from memory_core.store.schema.owners import visible_clause
 
 
 # Fields given as types, not annotations: under ``from __future__ import annotations`` a

@@ -3,7 +3,7 @@
 One evaluation does everything: plan the query, read the postings of its features, apply
 the relevance gates, age and rank what passed, load only the chosen claims, and render the
 digest and the diagnostics. Nothing here writes ``memory.db``; callers open it with
-:meth:`memory_core.store.database.Store.open_readonly`. No model is called.
+:meth:`memory_core.store.engines.database.Store.open_readonly`. No model is called.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memory_core.clock import iso
 from memory_core.errors import UsageError
-from memory_core.private_text import strip_private
+from memory_core.privacy.private_text import strip_private
+from memory_core.privacy.sanitize import redact_secrets, strip_controls, valid_text
 from memory_core.recall.diagnostics import (
     build_diagnostics,
     claim_verdict,
@@ -36,10 +37,9 @@ from memory_core.recall.query_plan import (
 )
 from memory_core.recall.rank import accuracy_factor, utility_factor
 from memory_core.recall.rows import load_claims
-from memory_core.sanitize import redact_secrets, strip_controls, valid_text
-from memory_core.store.database import Store
-from memory_core.store.dbapi import DbConn
-from memory_core.store.index_version import INDEX_VERSION, index_version
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.index_version import INDEX_VERSION, index_version
 
 __all__ = [
     "RecallResult",
@@ -165,7 +165,7 @@ def _clean(texts: Sequence[str]) -> list[str]:
     # Stored text is redacted on capture, so a secret in a query could never match; keeping
     # it out of the plan also keeps it out of the diagnostics file. Valid UTF-8 first, for
     # callers other than the hook (whose input is made valid at its boundary). Text marked
-    # private is never matched, logged nor shown by explain (memory_core.private_text).
+    # private is never matched, logged nor shown by explain (memory_core.privacy.private_text).
     # Private parts go first, before clipping could part an opening tag from its text.
     return [redact_secrets(strip_controls(clip_text(strip_private(valid_text(t)), SCAN_TEXT_BYTES))) for t in texts]
 

@@ -48,7 +48,7 @@ def remember_stale(home: Path, found: list[tuple[str, str, list[str]]], root: st
         return
     try:
         from memory_core.paths import private_temp_file
-        from memory_core.store.connection import ensure_private_dir
+        from memory_core.store.engines.connection import ensure_private_dir
 
         entries = read_stale(home)
         for memory_id, origin, missing in found:

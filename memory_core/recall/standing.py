@@ -27,8 +27,8 @@ from typing import Any, NamedTuple
 from memory_core.clock import iso
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.rows import ClaimRow, load_claims
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import visible_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import visible_clause
 
 STANDING_KINDS = ("preference", "decision")
 GENERAL_KINDS = ("preference",)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.clock import iso
-from memory_core.store.backups import backups_dir, newest_good_backup
-from memory_core.store.damage import damage_phrase
+from memory_core.store.safekeeping.backups import backups_dir, newest_good_backup
+from memory_core.store.safekeeping.damage import damage_phrase
 
 
 def damage_report(home: Path, problem: str, newest_version: int) -> dict[str, Any]:

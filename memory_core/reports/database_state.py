@@ -15,16 +15,16 @@ from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.reports.postgres_problems import postgres_problem
 from memory_core.reports.status import memory_counts
-from memory_core.store import migrations
-from memory_core.store.backend import SQLITE, Backend, redact, resolve
-from memory_core.store.connection import connect
-from memory_core.store.damage import is_damage
-from memory_core.store.database import Store
-from memory_core.store.dbapi import DbConn
-from memory_core.store.integrity import check_integrity
+from memory_core.store.engines.backend import SQLITE, Backend, redact, resolve
+from memory_core.store.engines.connection import connect
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.safekeeping.damage import is_damage
+from memory_core.store.schema import migrations
+from memory_core.store.schema.integrity import check_integrity
 
 # What may escape a read of the store: memevo's own errors (every psycopg error becomes a
-# StoreError in memory_core.store.pg) and sqlite3's, which a SQLite read can still raise.
+# StoreError in memory_core.store.engines.pg) and sqlite3's, which a SQLite read can still raise.
 DATABASE_ERRORS: tuple[type[Exception], ...] = (MemevoError, sqlite3.DatabaseError)
 OPEN_ERRORS: tuple[type[Exception], ...] = (OSError, *DATABASE_ERRORS)
 
@@ -99,6 +99,6 @@ def _damaged(base: dict[str, Any], problem: str) -> dict[str, Any]:
 def _connect_readonly(backend: Backend) -> DbConn:
     if backend.path is not None:
         return connect(backend.path, readonly=True)
-    from memory_core.store import pg
+    from memory_core.store.engines import pg
 
     return pg.connect(backend.url, readonly=True, application="memevo-doctor")

@@ -25,9 +25,9 @@ from memory_core.reports.damage import damage_report
 from memory_core.reports.database_state import DATABASE_ERRORS, OPEN_ERRORS
 from memory_core.reports.postgres_problems import PG_SUMMARIES, postgres_fix
 from memory_core.reports.status import backlog_details, recent_hook_errors
-from memory_core.store import migrations
-from memory_core.store.backend import SQLITE
-from memory_core.store.database import Store
+from memory_core.store.engines.backend import SQLITE
+from memory_core.store.engines.database import Store
+from memory_core.store.schema import migrations
 
 OK, WARN, ERROR = "ok", "warn", "error"
 _RANK = {OK: 0, WARN: 1, ERROR: 2}

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from memory_core import jsonl_log
+from memory_core.files import jsonl_log
 
 LOG_NAME = "injections.jsonl"
 MAX_BYTES = 512_000  # about 2,500 entries; trimmed to three quarters when passed

@@ -12,13 +12,13 @@ from memory_core.evidence import source_priority
 from memory_core.recall.aging import age_days, freshness, is_dormant
 from memory_core.recall.rank import accuracy_factor, evidence_weight, utility_factor
 from memory_core.records import Event, Memory, Source
-from memory_core.store.columns import EVENT_COLUMNS, MEMORY_COLUMNS
-from memory_core.store.dbapi import DbConn
-from memory_core.store.dialect import json_text, position
-from memory_core.store.events import event_from_row, latest_events
-from memory_core.store.memories import memory_from_row
-from memory_core.store.owners import hidden_claim_ids, others_owners, visible_clause
-from memory_core.store.suppression import is_blocked
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.engines.dialect import json_text, position
+from memory_core.store.schema.columns import EVENT_COLUMNS, MEMORY_COLUMNS
+from memory_core.store.schema.owners import hidden_claim_ids, others_owners, visible_clause
+from memory_core.store.tables.events import event_from_row, latest_events
+from memory_core.store.tables.memories import memory_from_row
+from memory_core.store.tables.suppression import is_blocked
 
 LIST_PAGE_SIZE = 20
 HISTORY_PAGE_SIZE = 10
@@ -42,7 +42,7 @@ def list_memories(
     origins: tuple[str, ...] = (),
 ) -> list[Memory]:
     """One page of claims, newest update first (ties by id); filters are exact matches
-    (``origins``: any of them, e.g. a project's, memory_core.store.origin_aliases)."""
+    (``origins``: any of them, e.g. a project's, memory_core.store.tables.origin_aliases)."""
     clauses: list[str] = []
     params: list[object] = []
     if origins:
@@ -63,7 +63,7 @@ def list_memories(
 
 def memory_summary(memory: Memory, owner: str | None = None) -> dict[str, Any]:
     """The short form used in lists and action results; ``owner`` names whose a shared
-    claim of another member is (memory_core.store.owners.others_owners)."""
+    claim of another member is (memory_core.store.schema.owners.others_owners)."""
     summary = {
         "id": memory.id,
         "kind": memory.kind,

@@ -1,6 +1,6 @@
 """What a PostgreSQL connection error is about, and the command that fixes it, for doctor.
 
-:mod:`memory_core.store.pg` turns every driver error into one line (``describe_error``);
+:mod:`memory_core.store.engines.pg` turns every driver error into one line (``describe_error``);
 here that line is sorted into a problem (``login``, ``no_database``, …) with a summary and a
 fix naming the server, port, user and database of the URL, never its password.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import shlex
 from urllib.parse import unquote, urlsplit
 
-# The problem a PostgreSQL connection error names, by the words memory_core.store.pg uses for
+# The problem a PostgreSQL connection error names, by the words memory_core.store.engines.pg uses for
 # it (describe_error and the driver check); the first match wins.
 _PG_PROBLEMS = (
     ("driver", "driver is not installed"),

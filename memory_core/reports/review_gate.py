@@ -4,7 +4,7 @@ Off by default (setting ``review_before_recall``). When on, a claim that recall 
 held back while it is *pending review*: its current content was inferred by a model
 (evidence method ``model``) in a consolidation event after the review watermark, and that
 item was not approved (memory_core/controls/review.py). On a team store the watermark and
-approvals are the current person's own (memory_core.store.review_marks): a claim another
+approvals are the current person's own (memory_core.store.tables.review_marks): a claim another
 member approved is still held back for someone who has not seen it. Held-back claims are dropped from
 the result and the digest is drawn again from the rest; recall does not reach further down
 its ranking to fill their places, so a held-back claim leaves a gap instead of letting a
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 if TYPE_CHECKING:
     from memory_core.recall.service import RecallResult
@@ -66,7 +66,7 @@ def pending_review(conn: DbConn, memory_id: str, source_id: str | None, through:
     that item is not approved."""
     if not source_id:
         return False
-    from memory_core.store.review_marks import item_key
+    from memory_core.store.tables.review_marks import item_key
 
     rows = conn.execute(
         "SELECT id, body FROM events WHERE source_id = ? AND id > ? AND actor = 'model'", (source_id, through)
@@ -92,7 +92,7 @@ def hold_unreviewed(conn: DbConn, result: RecallResult) -> RecallResult:
     model_claims = [c for c in claims if c.evidence.endswith("/model")]
     if not model_claims:
         return result
-    from memory_core.store.review_marks import read_review_marks
+    from memory_core.store.tables.review_marks import read_review_marks
 
     marks = read_review_marks(conn)
     held = {

@@ -15,8 +15,8 @@ from typing import Any
 from memory_core.clock import iso
 from memory_core.recall.checkout_check import CheckoutView, forget_answers, project_group
 from memory_core.recall.named_things import named_things
-from memory_core.store.dbapi import DbConn
-from memory_core.store.owners import visible_clause
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import visible_clause
 
 MAX_CLAIMS = 20_000
 

@@ -15,7 +15,7 @@ from memory_core.recall.checkout_check import project_group
 from memory_core.recall.rows import ClaimRow
 from memory_core.recall.standing import StandingResult, enclosing_directories, standing_digest
 from memory_core.recall.standing_setting import standing_bytes
-from memory_core.store.dbapi import DbConn
+from memory_core.store.engines.dbapi import DbConn
 
 
 def standing_for(
@@ -39,7 +39,7 @@ def standing_for(
 
     if gate_enabled(home, env):
         from memory_core.reports.review_gate import pending_review
-        from memory_core.store.review_marks import read_review_marks
+        from memory_core.store.tables.review_marks import read_review_marks
 
         marks = read_review_marks(conn)
 

@@ -22,12 +22,12 @@ from memory_core.jobs.budget import Backlog, backlog, budget_state
 from memory_core.jobs.heartbeat import read_heartbeat
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
-from memory_core.store import migrations
-from memory_core.store.database import Store
-from memory_core.store.dbapi import DbConn
-from memory_core.store.dialect import json_int
-from memory_core.store.integrity import check_integrity
-from memory_core.store.owners import source_owner_clause, visible_clause
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.engines.dialect import json_int
+from memory_core.store.schema import migrations
+from memory_core.store.schema.integrity import check_integrity
+from memory_core.store.schema.owners import source_owner_clause, visible_clause
 
 
 def memory_counts(store: Store) -> dict[str, Any]:
@@ -77,7 +77,7 @@ def processed_counts(store: Store) -> dict[str, int]:
 
 
 def _own_sources(conn: DbConn, table: str) -> tuple[str, tuple[str, ...]]:
-    """:func:`memory_core.store.owners.source_owner_clause` with the column qualified (a
+    """:func:`memory_core.store.schema.owners.source_owner_clause` with the column qualified (a
     query that also reads ``events``, which has an ``owner`` too)."""
     mine, owners = source_owner_clause(conn)
     if not mine:

@@ -2,7 +2,7 @@
 
 Recall replays the user's last messages into a query plan
 (:func:`memory_core.recall.query_plan.build_plan`) and progress capture carries a request's
-topic from the previous one (:mod:`memory_core.capture.topic_carry`); both read a message
+topic from the previous one (:mod:`memory_core.capture.work.topic_carry`); both read a message
 the same way, here: it *continues* the last subject when it says nothing topical
 ("continue", "继续"), when none of its words is a subject (only attributes, generic words,
 numbers or words in a verb's place: "port?", "now push it"), or when it is short and points

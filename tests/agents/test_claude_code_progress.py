@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.agents.helpers import agent_runner, git, hook_log, make_widget_repo, memevo_as_user
 from tests.factories import make_memory, seed
 from tests.support.agent_clis import ClaudeRunner

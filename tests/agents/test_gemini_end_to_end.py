@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.agents.helpers import (
     CLAIM,
     DIGEST_OPEN,

@@ -18,7 +18,7 @@ import pytest
 from cli.backfill import claude_code as claude_reader
 from cli.backfill.reading import SessionSkipped, Tally
 from cli.backfill.run import Backfill
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.hooks.claude_data import SESSION, TRANSCRIPT, assistant_record, records, user_record
 
 NOW = 1_800_000_000.0  # 2027-01-15, after the recorded sessions of 2026-12-03

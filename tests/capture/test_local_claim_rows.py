@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 from memory_core.capture.local_claims import add_local_claims
 from memory_core.ids import content_hash, memory_id, normalize_content
 from memory_core.records import KINDS, Evidence, new_memory
-from memory_core.store.changes import ChangeSet
-from memory_core.store.claim_ids import claim_id, id_owner
-from memory_core.store.claim_rows import body_json, new_claim_body
-from memory_core.store.database import Store
-from memory_core.store.dbapi import DbConn
-from memory_core.store.events import latest_events
-from memory_core.store.memories import get_memory, iter_memory_rows, memory_from_row
-from memory_core.store.suppression import block, is_blocked
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.tables.changes import ChangeSet
+from memory_core.store.tables.claim_ids import claim_id, id_owner
+from memory_core.store.tables.claim_rows import body_json, new_claim_body
+from memory_core.store.tables.events import latest_events
+from memory_core.store.tables.memories import get_memory, iter_memory_rows, memory_from_row
+from memory_core.store.tables.suppression import block, is_blocked
 from tests.factories import make_memory, seed
 
 NOW = 1_760_000_000.25

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.capture.cues import explicit_statements
-from memory_core.capture.statement_reference import refers_back
-from memory_core.capture.statements import classify_statement
+from memory_core.capture.statements.statement_reference import refers_back
+from memory_core.capture.statements.statements import classify_statement
 from tests.support.processes import memevo_process
 
 WITH_SUBJECT = [

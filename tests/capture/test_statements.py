@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.capture import statement_en, statements
 from memory_core.capture.cues import explicit_statements, is_recall_question
-from memory_core.capture.statements import (
+from memory_core.capture.statements import statement_en, statements
+from memory_core.capture.statements.statements import (
     MAX_SCAN_CHARS,
     MAX_UNIT_CHARS,
     MAX_UNITS,
@@ -253,9 +253,9 @@ def test_english_turns_do_not_load_the_chinese_rules() -> None:
     probe = (
         "import sys\nfrom memory_core.capture.cues import explicit_statements\n"
         "assert explicit_statements(['we use pnpm here, not npm']) == ['we use pnpm here, not npm']\n"
-        "assert 'memory_core.capture.statement_zh' not in sys.modules\n"
+        "assert 'memory_core.capture.statements.statement_zh' not in sys.modules\n"
         "assert explicit_statements(['这个项目用 pnpm']) == ['这个项目用 pnpm']\n"
-        "assert 'memory_core.capture.statement_zh' in sys.modules\n"
+        "assert 'memory_core.capture.statements.statement_zh' in sys.modules\n"
         "assert not {'pydantic', 'memory_core.records', 'sqlite3'} & set(sys.modules)\n"
     )
     result = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import StoreError
-from memory_core.store import backups
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
+from memory_core.store.safekeeping import backups
 from tests.hooks.support import hook_process
 from tests.support.processes import REPO, memevo_process
 

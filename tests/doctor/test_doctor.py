@@ -18,7 +18,7 @@ from cli.install.claude_code import TARGET
 from memory_core import clock
 from memory_core.jobs.heartbeat import write_heartbeat
 from memory_core.jobs.model_state import remembered_json_mode
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.install.support import EVENTS, INSTALLED_MEMEVO, ClaudeSandbox, needs_installed_memevo, write_hooks
 from tests.support.fake_model import FakeModelServer, Reply
 

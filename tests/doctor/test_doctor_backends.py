@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from memory_core import clock
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support import pg_cluster
 from tests.support.memevo_serve import MemevoServe
 from tests.support.memevo_worker import memevo_env
@@ -153,7 +153,7 @@ def password_cluster() -> Iterator[tuple[str, str]]:
 @pytest.mark.slow
 def test_refused_login(password_cluster: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     from memory_core.errors import StoreError
-    from memory_core.store import pg
+    from memory_core.store.engines import pg
 
     right, _ = password_cluster
     pg.connect(right).close()  # the right password logs in

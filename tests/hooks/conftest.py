@@ -9,7 +9,7 @@ import pytest
 def seeded(home: Path) -> str:
     """The id of an hour-old claim in the state dir: the staging database listens on port 5433."""
     from memory_core import clock
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.factories import make_memory, seed
 
     claim = make_memory(

@@ -42,7 +42,7 @@ def generic(event: str, **fields: Any) -> dict[str, Any]:
 
 
 def seed_claim(home: Path, at: float) -> None:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.factories import make_memory, seed
 
     with Store.open(home) as store:
@@ -51,7 +51,7 @@ def seed_claim(home: Path, at: float) -> None:
 
 def pg_sources(home: Path) -> list[tuple[str, str, float]]:
     """Every source in the PostgreSQL store: ``(source_type, text, created_at)``, oldest first."""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store:
         rows = store.conn.execute("SELECT source_type, body, created_at FROM sources ORDER BY created_at").fetchall()
@@ -60,7 +60,7 @@ def pg_sources(home: Path) -> list[tuple[str, str, float]]:
 
 @pytest.fixture
 def pg_home(home: Path, pg_url: str) -> Path:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     Store.open(home).close()  # migrated, as a machine set up for PostgreSQL
     return home

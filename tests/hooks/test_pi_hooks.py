@@ -90,7 +90,7 @@ def test_bad_input_fails_open_with_one_line(home: Path) -> None:
 
 def test_pi_hooks_stay_light(home: Path) -> None:
     """Recall before each prompt and capture after each run load no validation library."""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.integration.test_hot_paths import loaded_heavy_modules
 
     Store.open(home).close()

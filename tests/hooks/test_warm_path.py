@@ -33,7 +33,7 @@ def generic(event: str, **fields: Any) -> str:
 
 @pytest.fixture
 def seeded(home: Path) -> Path:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.factories import make_memory, seed
 
     with Store.open(home) as store:
@@ -42,7 +42,7 @@ def seeded(home: Path) -> Path:
 
 
 def statements(home: Path) -> list[str]:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open_readonly(home) as store:
         rows = store.conn.execute("SELECT body FROM sources WHERE source_type = 'user_statement'").fetchall()
@@ -59,7 +59,9 @@ def test_a_command_hook_hands_its_call_to_the_warm_server(seeded: Path, tmp_path
         assert printed == local.stdout  # the same bytes, from the warm server
         assert "cli.hooks.gateway_client" in modules
         # no recall and no database in the hook's own process (it only read which store it has)
-        assert not [name for name in modules if name.startswith(("memory_core.recall", "memory_core.store.database"))]
+        assert not [
+            name for name in modules if name.startswith(("memory_core.recall", "memory_core.store.engines.database"))
+        ]
         said = hook_process(generic("turn_end", user_messages=[SAID]), "turn_end")
         assert (said.returncode, said.stdout, said.stderr) == (0, b"", b"")
         again = hook_process(generic("turn_end", user_messages=[SAID]), "turn_end")  # sent twice: one source

@@ -134,7 +134,7 @@ def _prompt(text: str, earlier: list[str] | None = None) -> bytes:
 @pytest.fixture
 def recall_home(home: Path) -> Path:
     from memory_core import clock
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store:
         seed(

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core import sanitize
-from memory_core.sanitize import (
+from memory_core.privacy import sanitize
+from memory_core.privacy.sanitize import (
     REDACTED,
     SCAN_MARGIN,
     SOURCE_MAX_BYTES,

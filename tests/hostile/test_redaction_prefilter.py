@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from memory_core import redaction
-from memory_core.redaction import REDACTED, redact_secrets
+from memory_core.privacy import redaction
+from memory_core.privacy.redaction import REDACTED, redact_secrets
 from tests.hostile.secrets_corpus import NEGATIVES, POSITIVES, PROVIDER_KEYS
 
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

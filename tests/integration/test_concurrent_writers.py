@@ -6,15 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memory_core.store.database import Store
-from memory_core.store.integrity import check_integrity
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.integrity import check_integrity
 from tests.support.processes import REPO
 
 WRITER = r"""
 import sys
 from pathlib import Path
-from memory_core.store.memories import put_memory
-from memory_core.store.database import Store
+from memory_core.store.tables.memories import put_memory
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory
 
 home, tag, n = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

@@ -13,8 +13,8 @@ from memory_core.capture.intake import capture_source
 from memory_core.config import load_settings
 from memory_core.jobs.budget import usage_on
 from memory_core.records import ErrorCode, JobState
-from memory_core.store.database import Store
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.sources import require_source
 from tests.support.fake_model import FakeModelServer, Reply
 from workers.consolidate import consolidate_source
 

@@ -108,7 +108,7 @@ def test_session_start_is_quiet(home: Path) -> None:
 
 def test_user_prompt_prints_a_bounded_digest_and_writes_nothing(home: Path) -> None:
     from memory_core import clock
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
     from tests.factories import make_memory, seed
 
     claim = make_memory(
@@ -131,8 +131,8 @@ def test_user_prompt_prints_a_bounded_digest_and_writes_nothing(home: Path) -> N
 
 def test_turn_end_feedback_message_applies_once(home: Path) -> None:
     from memory_core import clock
-    from memory_core.store.database import Store
-    from memory_core.store.memories import require_memory
+    from memory_core.store.engines.database import Store
+    from memory_core.store.tables.memories import require_memory
     from tests.factories import make_memory, seed
 
     claim = make_memory("The docs site deploys from the gh-pages branch", at=clock.now() - 60)

@@ -29,7 +29,7 @@ def loaded_heavy_modules(home: Path, argv: list[str], stdin: str = "") -> list[s
 def ready_home(home: Path, backend: str, tmp_path: Path) -> Iterator[Path]:
     """A migrated store; on PostgreSQL named in the state dir's config.toml (the probe passes
     no environment beyond MEMEVO_HOME), with the machine's gateway running."""
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     Store.open(home).close()
     if backend != "postgresql":
@@ -51,7 +51,7 @@ def event(name: str, **fields) -> str:
 def test_statement_capture_hook_stays_light(ready_home: Path) -> None:
     payload = event("turn_end", user_messages=["remember that the build needs node 20"])
     assert loaded_heavy_modules(ready_home, ["hook", "turn_end"], payload) == []
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(ready_home) as store:  # and it really captured
         assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
@@ -71,7 +71,7 @@ def test_compaction_capture_with_labelled_lines_stays_light(ready_home: Path) ->
     summary = "The session reviewed the release.\n- Decision: the billing service deploys blue-green."
     payload = event("compaction", summary=summary)
     assert loaded_heavy_modules(ready_home, ["hook", "compaction"], payload) == []
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(ready_home) as store:  # and it really captured the summary and its claim
         assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1

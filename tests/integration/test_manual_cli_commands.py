@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.ids import memory_id
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 
 T0 = 1_700_000_000.0

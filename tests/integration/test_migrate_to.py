@@ -19,9 +19,9 @@ from memory_core.jobs.budget import count_call, count_tokens
 from memory_core.jobs.lifecycle import complete_job, fail_job, lease_job
 from memory_core.recall.service import turn_recall
 from memory_core.records import ErrorCode
-from memory_core.store import pg
-from memory_core.store.copying import STORE_TABLES, table_digests
-from memory_core.store.database import Store
+from memory_core.store.engines import pg
+from memory_core.store.engines.copying import STORE_TABLES, table_digests
+from memory_core.store.engines.database import Store
 from tests.conftest import postgres_base_url
 from tests.factories import make_memory, seed
 from tests.support import pg_cluster
@@ -97,7 +97,7 @@ def build_store(home: Path) -> None:
         correct(conn, claims[1].id, "The API server listens on port 8081", NOW - 200)
         forget(conn, claims[7].id, NOW - 100)
         # A block that retires a queued source repeating it.
-        from memory_core.store.suppression import block, retire_repeating_sources
+        from memory_core.store.tables.suppression import block, retire_repeating_sources
 
         block(conn, ORIGIN, "0" * 64, NOW - 50, "forgotten")
         retire_repeating_sources(conn, ORIGIN, [texts[4]], NOW - 50)
@@ -291,7 +291,7 @@ def test_postgres_store_goes_back_to_a_new_sqlite_file(home: Path, pg_url: str, 
 @pytest.mark.sqlite_only
 def test_a_copy_that_differs_is_rolled_back(home: Path, target_url: str, cli_run, monkeypatch) -> None:
     """The digests are compared before the commit: a lost row leaves the target as found."""
-    from memory_core.store import copying
+    from memory_core.store.engines import copying
 
     build_store(home)
     real = copying.copy_rows

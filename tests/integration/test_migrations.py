@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import SchemaVersionError
-from memory_core.store.database import Store
-from memory_core.store.migrations import SCHEMA_VERSION
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.migrations import SCHEMA_VERSION
 from tests.factories import make_memory
 from tests.support.processes import memevo_process
 
@@ -206,7 +206,7 @@ def test_pre_release_layout_migrates_without_rewriting_rows(home: Path) -> None:
 
 
 def test_the_schema_version_is_the_newest_step() -> None:
-    from memory_core.store.migration_steps import MIGRATIONS
+    from memory_core.store.schema.migration_steps import MIGRATIONS
 
     assert sorted(MIGRATIONS) == list(range(1, SCHEMA_VERSION + 1))
 
@@ -257,8 +257,8 @@ def test_unknown_layout_is_refused(home: Path) -> None:
 
 
 def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Path) -> None:
-    from memory_core.store.migration_steps import MIGRATION_1
-    from memory_core.store.sources import get_source
+    from memory_core.store.schema.migration_steps import MIGRATION_1
+    from memory_core.store.tables.sources import get_source
 
     db = home / "memory.db"
     build_v0(db)
@@ -288,7 +288,7 @@ def test_version_1_gains_the_failure_reason_and_forced_request_columns(home: Pat
 def table_rows(conn: sqlite3.Connection, table: str, *, recency: bool = True) -> list[tuple]:
     """A table's rows, sorted; the index tables in the columns every version since 2 has
     (version 8 made them anew, the part among the key columns)."""
-    from memory_core.store.postings import DOC_COLUMNS
+    from memory_core.store.tables.postings import DOC_COLUMNS
 
     columns = {
         "postings": "feature, memory_id, field, tf" + (", recency" if recency else ""),
@@ -299,8 +299,8 @@ def table_rows(conn: sqlite3.Connection, table: str, *, recency: bool = True) ->
 
 def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
     """A real version-2 file: every row is kept, each posting gets its claim's updated_at."""
-    from memory_core.store.memories import iter_memory_rows, memory_from_row, put_memory
-    from memory_core.store.postings import rebuild_index
+    from memory_core.store.tables.memories import iter_memory_rows, memory_from_row, put_memory
+    from memory_core.store.tables.postings import rebuild_index
 
     with Store.open(home) as store, store.transaction() as conn:
         for i, text in enumerate(["Uses port 5432 for PostgreSQL", "偏好使用中文回答", "Deploys on Fridays"]):
@@ -347,8 +347,8 @@ def test_version_2_postings_gain_recency_and_its_index(home: Path) -> None:
 def test_version_3_claims_share_bodies_derived_from_their_postings(home: Path) -> None:
     """A real version-3 file: every row is kept, claims with the same indexed fields share a
     body, and what the migration derives is what writing every claim again gives."""
-    from memory_core.store.memories import iter_memory_rows, memory_from_row, put_memory
-    from memory_core.store.postings import rebuild_index
+    from memory_core.store.tables.memories import iter_memory_rows, memory_from_row, put_memory
+    from memory_core.store.tables.postings import rebuild_index
 
     with Store.open(home) as store, store.transaction() as conn:
         for i, origin in enumerate(["/work/a", "/work/b", "/work/c"]):
@@ -491,8 +491,8 @@ def test_version_8_blocks_take_the_scope_of_their_claims(home: Path) -> None:
     """A real version-8 file: every block is kept, with the one owner (``''``) and the scope
     of the claim it came from; forgotten content stays forgotten."""
     from memory_core.controls.manual import forget
-    from memory_core.store.memories import put_memory
-    from memory_core.store.suppression import blocked_rows, is_blocked
+    from memory_core.store.tables.memories import put_memory
+    from memory_core.store.tables.suppression import blocked_rows, is_blocked
 
     shared = make_memory("The deploy runs on Fridays", origin="github.com/acme/shop")
     personal = make_memory("Answer in French", origin="github.com/acme/shop", kind="preference")

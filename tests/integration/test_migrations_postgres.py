@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import SchemaVersionError
-from memory_core.store import migration_steps, migrations, pg
-from memory_core.store.copying import STORE_TABLES, table_digests
-from memory_core.store.database import Store
-from memory_core.store.dialect import user_tables
-from memory_core.store.memories import put_memory
+from memory_core.store.engines import pg
+from memory_core.store.engines.copying import STORE_TABLES, table_digests
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dialect import user_tables
+from memory_core.store.schema import migration_steps, migrations
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 
 pytestmark = pytest.mark.postgres_only
@@ -215,7 +216,7 @@ def test_version_7_index_gets_parts_and_blocks_get_owners_and_scopes(pg_url: str
     claim's rows in its part (shared ``*``, a personal claim its owner's), version 9 gives
     each block the scope of its claim and that claim's owner."""
     from memory_core.recall.service import recall
-    from memory_core.store.columns import MEMORY_COLUMNS
+    from memory_core.store.schema.columns import MEMORY_COLUMNS
 
     shared = make_memory("The deploy runs on Fridays", origin="github.com/acme/shop")
     personal = make_memory("Answer in French about deploys", origin="github.com/acme/shop", kind="preference")
@@ -268,8 +269,8 @@ def test_version_10_usage_gains_its_cost_and_members_may_count_theirs(pg_url: st
     grants members the new columns: a member's UPDATE is column by column)."""
     from cli.commands.team_cmd import member_url
     from memory_core.jobs.budget import count_call, count_tokens, usage_on
-    from memory_core.store.backend import POSTGRESQL, Backend
-    from memory_core.store.team import add_member, remove_member
+    from memory_core.store.engines.backend import POSTGRESQL, Backend
+    from memory_core.store.schema.team import add_member, remove_member
 
     today = 1_700_000_000.0
     name, password = "dora_" + os.urandom(4).hex(), "p" + os.urandom(12).hex()

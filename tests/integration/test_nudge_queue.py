@@ -92,7 +92,7 @@ _PG_NUDGES = """
 import json
 from cli.nudge import nudge_consolidate, nudge_consolidate_in, nudge_recover
 from memory_core.paths import state_home
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from workers import nudge_queue
 from workers.queue_names import pg_channel
 
@@ -187,7 +187,7 @@ print(json.dumps([[t.name, list(t.args)] for t in huey.pending()]))
 
 @pytest.mark.postgres_only
 def test_a_capture_on_postgresql_is_nudged_in_its_own_transaction_once(pg_url: str, home: Path) -> None:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     result = python_process(_PG_CAPTURE, env={"MEMEVO_HOME": str(home), "MEMEVO_DATABASE_URL": pg_url})
     assert result.returncode == 0, result.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.processes import memevo_process, python_process
 
 # Lists the queued task names and arguments of the queue in MEMEVO_HOME.

@@ -12,9 +12,9 @@ import pytest
 
 from memory_core import clock
 from memory_core.capture.intake import capture_source
-from memory_core.store.backend import POSTGRESQL, Backend
-from memory_core.store.database import Store
-from memory_core.store.owners import (
+from memory_core.store.engines.backend import POSTGRESQL, Backend
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.owners import (
     PERSONAL,
     SHARED,
     claim_scope,
@@ -174,7 +174,7 @@ def test_views_show_a_member_their_own_and_the_shared_claims(store: Store, membe
     from memory_core.jobs.lifecycle import lease_job
     from memory_core.recall.service import recall
     from memory_core.reports.inspection import describe_memory, list_memories, memory_summary
-    from memory_core.store.owners import may_see_claim, others_owners, owns_source
+    from memory_core.store.schema.owners import may_see_claim, others_owners, owns_source
 
     name, bob = member
     admin = current_person(store.conn)

@@ -1,4 +1,4 @@
-"""The idle connections `memevo serve` keeps (memory_core.store.pg.enable_pool): a connection
+"""The idle connections `memevo serve` keeps (memory_core.store.engines.pg.enable_pool): a connection
 the server ended while it waited is never handed to a request."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from memory_core.store import pg
+from memory_core.store.engines import pg
 
 pytestmark = pytest.mark.postgres_only
 

@@ -9,13 +9,13 @@ import pytest
 
 from memory_core import clock
 from memory_core.capture.intake import adopt_project_paths, capture_project, capture_source
-from memory_core.capture.progress_targets import nominate
+from memory_core.capture.work.progress_targets import nominate
 from memory_core.config import load_settings
 from memory_core.consolidation.targets import mentioned_claims
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
-from memory_core.store.origin_aliases import PREFIX, project_origins, same_project
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory
+from memory_core.store.tables.origin_aliases import PREFIX, project_origins, same_project
+from memory_core.store.tables.sources import require_source
 from tests.factories import make_memory, seed
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.support.git_checkouts import add_worktree, make_repo
@@ -162,7 +162,7 @@ def test_content_forgotten_under_an_old_path_stays_forgotten_in_the_project(
     store: Store, checkout: Path, home: Path
 ) -> None:
     from memory_core.ids import content_hash
-    from memory_core.store.suppression import block, is_blocked
+    from memory_core.store.tables.suppression import block, is_blocked
 
     text = "Ship the CLI before the web page"
     with store.transaction() as conn:
@@ -181,7 +181,7 @@ def test_content_forgotten_under_an_old_path_stays_forgotten_in_the_project(
 def test_a_manual_change_under_an_old_path_invalidates_the_projects_model_output(
     store: Store, checkout: Path, home: Path
 ) -> None:
-    from memory_core.store.generations import bump_generation, current_generation
+    from memory_core.store.tables.generations import bump_generation, current_generation
 
     seed(store, make_memory("A claim that makes the path an origin", origin=str(checkout)))
     adopt(store, checkout, home)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.store.database import Store
-from memory_core.store.origin_aliases import PREFIX
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.origin_aliases import PREFIX
 from tests.factories import make_memory, seed
 from tests.support.git_checkouts import add_worktree, make_repo
 from tests.support.processes import memevo_process

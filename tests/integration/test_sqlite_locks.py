@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from memory_core.store.connection import connect, is_state_database_file, write_transaction
+from memory_core.store.engines.connection import connect, is_state_database_file, write_transaction
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -124,8 +124,8 @@ def test_no_memevo_path_opens_a_database_file_outside_sqlite(home: Path, model: 
     from cli.hooks.entry import run_hook
     from memory_core.config import load_settings
     from memory_core.reports.database_state import inspect_database
-    from memory_core.store.database import Store
-    from memory_core.store.migrations import backup_database
+    from memory_core.store.engines.database import Store
+    from memory_core.store.schema.migrations import backup_database
     from workers import nudge_queue
     from workers.app import StateDirStorage
     from workers.consolidate import consolidate_source
@@ -172,7 +172,7 @@ def test_export_refuses_to_write_over_a_database_file(home: Path, cli_run: Any) 
 
 @contextmanager
 def cli_run_store(home: Path) -> Iterator[Any]:
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store:
         yield store

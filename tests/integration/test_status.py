@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 
 from memory_core.reports.status import memory_counts
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory, put_memory
-from memory_core.store.migrations import SCHEMA_VERSION
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.migrations import SCHEMA_VERSION
+from memory_core.store.tables.memories import get_memory, put_memory
 from tests.factories import make_memory
 from tests.support.processes import memevo_process
 

@@ -13,8 +13,8 @@ import pytest
 
 from memory_core import clock
 from memory_core.capture.intake import capture_project, capture_source
-from memory_core.store.backend import POSTGRESQL, Backend
-from memory_core.store.database import Store
+from memory_core.store.engines.backend import POSTGRESQL, Backend
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.support.git_checkouts import make_repo
 
@@ -34,7 +34,7 @@ def team(store: Store, pg_url: str, cli_run) -> Iterator[tuple[str, str]]:
         yield name, url
     finally:
         if roles(store, name):
-            from memory_core.store.team import remove_member
+            from memory_core.store.schema.team import remove_member
 
             with store.transaction() as conn:
                 remove_member(conn, name)
@@ -49,7 +49,7 @@ def test_two_members_share_project_facts_and_nothing_personal(
     from memory_core.controls.manual import correct
     from memory_core.recall.service import recall
     from memory_core.reports.inspection import history_page
-    from memory_core.store.owners import others_owners
+    from memory_core.store.schema.owners import others_owners
 
     name, url = team
     alice_repo = make_repo(tmp_path / "home" / "alice" / "shop", "git@github.com:acme/shop.git")

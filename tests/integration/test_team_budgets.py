@@ -16,8 +16,8 @@ from memory_core.capture.intake import capture_source
 from memory_core.config import load_settings
 from memory_core.jobs.budget import budget_state, count_call, count_tokens, usage_on
 from memory_core.reports.status import budget_section
-from memory_core.store.backend import POSTGRESQL, Backend
-from memory_core.store.database import Store
+from memory_core.store.engines.backend import POSTGRESQL, Backend
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer, Reply
 from workers.consolidate import consolidate_source
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.postgres_only  # members are PostgreSQL logins
 @pytest.fixture
 def members(store: Store, pg_url: str, cli_run) -> Iterator[dict[str, str]]:
     """Two members added with `memevo team add`: ``{name: url}``; removed afterwards."""
-    from memory_core.store.team import remove_member
+    from memory_core.store.schema.team import remove_member
 
     added: dict[str, str] = {}
     try:
@@ -115,7 +115,8 @@ def test_grants_on_usage_from_before_version_7_still_let_a_login_count(pg_url: s
     import secrets
 
     from cli.commands.team_cmd import member_url
-    from memory_core.store import migrations, pg
+    from memory_core.store.engines import pg
+    from memory_core.store.schema import migrations
 
     name = "dave_" + os.urandom(4).hex()
     password = secrets.token_urlsafe(18)
@@ -125,7 +126,7 @@ def test_grants_on_usage_from_before_version_7_still_let_a_login_count(pg_url: s
         migrations.build_schema(conn, 6)
         (schema,) = conn.execute("SELECT current_schema()").fetchone()
         with conn.write_transaction():
-            # A member's grants as memory_core.store.team gave them (rows only), written out
+            # A member's grants as memory_core.store.schema.team gave them (rows only), written out
             # here: the team's code speaks the current schema, this store is at version 6.
             conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD '{password}'")
             conn.execute(f'GRANT USAGE ON SCHEMA "{schema}" TO {name}')

@@ -17,9 +17,9 @@ from memory_core.consolidation.apply import apply_batch
 from memory_core.consolidation.contract import ModelBatch
 from memory_core.ids import memory_id
 from memory_core.jobs.lifecycle import lease_job
-from memory_core.store.backend import POSTGRESQL, Backend
-from memory_core.store.database import Store
-from memory_core.store.owners import current_person, visible_clause
+from memory_core.store.engines.backend import POSTGRESQL, Backend
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.owners import current_person, visible_clause
 from tests.factories import make_memory, seed
 
 SHOP = "github.com/acme/shop"
@@ -31,7 +31,7 @@ FACT = "The shop listens on port 8080"
 def members(store: Store, home: Path, cli_run) -> Iterator[dict[str, Store]]:
     """Two members added with `memevo team add` (row-level security on), each with the store
     opened under their own login: ``{name: store}``."""
-    from memory_core.store.team import remove_member
+    from memory_core.store.schema.team import remove_member
 
     opened: dict[str, Store] = {}
     names = [f"{who}_{os.urandom(4).hex()}" for who in ("bob", "carol")]
@@ -115,7 +115,7 @@ def test_members_restating_their_own_preference_reaffirm_it(store: Store, member
     (bob_pref,) = learn(bob, [{"kind": "preference", "content": PREFERENCE}], at)
     (carol_pref,) = learn(carol, [{"kind": "preference", "content": PREFERENCE}], at)
     # A later pass offered Bob's own claim replaces it with the same words: a restatement.
-    from memory_core.store.memories import get_memory
+    from memory_core.store.tables.memories import get_memory
 
     with bob.transaction() as conn:
         sid = capture_source(

@@ -14,7 +14,7 @@ import pytest
 
 from memory_core.recall.index import read_body_counts, read_headers
 from memory_core.recall.service import recall
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.support.team import added_member
 
@@ -115,8 +115,8 @@ def test_changes_move_rows_between_parts_and_counts_stay_exact(store: Store, mem
     """A shared fact Bob corrects stays in the shared part, a claim forgotten leaves every
     count it held, and what writes leave is what a rebuild from the claims gives."""
     from memory_core.controls.manual import correct, forget
-    from memory_core.store.memories import iter_memory_rows, memory_from_row
-    from memory_core.store.postings import rebuild_index
+    from memory_core.store.tables.memories import iter_memory_rows, memory_from_row
+    from memory_core.store.tables.postings import rebuild_index
 
     _, url, bob = member
     fact = make_memory("The release train leaves on Thursday", origin=PROJECT, at=AT)
@@ -150,8 +150,8 @@ def test_row_security_covers_the_index_tables_and_survives_their_migration(
 ) -> None:
     """Version 8 makes the index tables anew: on a store with members their policies are
     back in the same step, and the members' grants come from the default privileges."""
-    from memory_core.store import migration_steps
-    from memory_core.store.connection import write_transaction
+    from memory_core.store.engines.connection import write_transaction
+    from memory_core.store.schema import migration_steps
 
     _, url, bob = member
     seed(store, make_memory("Answer about zanzibarite in Chinese", origin=PROJECT, kind="preference", at=AT))
@@ -226,7 +226,7 @@ def test_a_members_forget_blocks_their_personal_content_for_them_alone(
     from memory_core.controls.manual import forget
     from memory_core.controls.transfer import export_lines
     from memory_core.ids import content_hash
-    from memory_core.store.suppression import is_blocked
+    from memory_core.store.tables.suppression import is_blocked
 
     name, _, bob = member
     text = "Answer in short bullet lists"
@@ -246,7 +246,7 @@ def test_a_members_forget_blocks_their_personal_content_for_them_alone(
         assert raw.execute("SELECT COUNT(*) FROM blocked_hashes").fetchone() == (2,)
     # Another member's raw SQL sees the shared block only.
     from cli.commands.team_cmd import member_url
-    from memory_core.store.team import add_member, remove_member
+    from memory_core.store.schema.team import add_member, remove_member
 
     other, password = "carol_" + os.urandom(4).hex(), "p" + os.urandom(12).hex()
     with store.transaction() as conn:

@@ -15,18 +15,18 @@ from typing import Any
 import pytest
 
 from memory_core.capture.intake import capture_source
-from memory_core.capture.progress_targets import nominate
+from memory_core.capture.work.progress_targets import nominate
 from memory_core.consolidation.targets import mentioned_claims
 from memory_core.controls.feedback import give_feedback
 from memory_core.controls.manual import pin
 from memory_core.ids import memory_id
-from memory_core.store.claim_ids import claim_id_on
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
-from memory_core.store.origin_aliases import adopt_path_origins
-from memory_core.store.owners import may_see_claim
-from memory_core.store.review_marks import read_review_marks
-from memory_core.store.sources import get_source
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.owners import may_see_claim
+from memory_core.store.tables.claim_ids import claim_id_on
+from memory_core.store.tables.memories import get_memory
+from memory_core.store.tables.origin_aliases import adopt_path_origins
+from memory_core.store.tables.review_marks import read_review_marks
+from memory_core.store.tables.sources import get_source
 from tests.factories import make_memory, seed
 from tests.support.team import added_member
 
@@ -209,7 +209,7 @@ def test_a_members_recovery_run_leaves_the_others_recovery_to_run(store: Store, 
 
 
 def test_a_member_cannot_change_the_schema_marker_with_raw_sql(store: Store, member: tuple[str, str, Store]) -> None:
-    from memory_core.store.migrations import SCHEMA_VERSION
+    from memory_core.store.schema.migrations import SCHEMA_VERSION
 
     _, url, _ = member
     try:

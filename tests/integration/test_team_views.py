@@ -27,9 +27,9 @@ from memory_core.recall.service import recall
 from memory_core.records import Memory
 from memory_core.reports.review_gate import hold_unreviewed
 from memory_core.reports.status import build_status
-from memory_core.store.backend import POSTGRESQL, Backend
-from memory_core.store.database import Store
-from memory_core.store.owners import current_person
+from memory_core.store.engines.backend import POSTGRESQL, Backend
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.owners import current_person
 from tests.factories import make_memory, seed
 from tests.ui.learned import learn, model_claim
 from tests.ui.server_fixture import csrf_of, post_form, request, running_ui, sign_in
@@ -100,7 +100,7 @@ def team(store: Store, pg_url: str, home: Path, cli_run) -> Iterator[Team]:
         yield Team(current_person(store.conn), name, url, bob, claims, {"alice": alice_source, "bob": bob_source})
     finally:
         bob.close()
-        from memory_core.store.team import remove_member
+        from memory_core.store.schema.team import remove_member
 
         with store.transaction() as conn:
             remove_member(conn, name)
@@ -298,7 +298,7 @@ def test_show_lists_no_event_that_touched_another_members_personal_claim(team: T
     """Bob's learning event holds his shared decision and his personal preference: Bob's
     `show` of the decision lists it, the administrator's lists none of it (as `history`)."""
     from memory_core.reports.inspection import describe_memory, history_page
-    from memory_core.store.memories import require_memory
+    from memory_core.store.tables.memories import require_memory
 
     decision = team.claims["bob_decision"].id
     hidden = team.claims["bob_pref"].id

@@ -25,9 +25,9 @@ from memory_core.consolidation.targets import nominated_claims
 from memory_core.errors import NotFoundError
 from memory_core.jobs.forced import forced_source_ids, pick_forced_source, request_forced
 from memory_core.jobs.lifecycle import due_source_ids, lease_job, must_wait, recover_expired_leases
-from memory_core.store.claim_ids import claim_id_on
-from memory_core.store.database import Store
-from memory_core.store.sources import get_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.claim_ids import claim_id_on
+from memory_core.store.tables.sources import get_source
 from tests.factories import make_memory, seed
 from tests.support.fake_model import FakeModelProcess
 from tests.support.processes import REPO

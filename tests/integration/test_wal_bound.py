@@ -1,4 +1,4 @@
-"""The 2 MB rule that bounds memory.db's WAL (memory_core/store/close_checkpoint.py).
+"""The 2 MB rule that bounds memory.db's WAL (memory_core/store/engines/close_checkpoint.py).
 
 Connections close without a checkpoint, so the WAL is only folded back by SQLite's automatic
 checkpoint, the worker's periodic one, and this rule: a connection that opens a WAL past
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.store import close_checkpoint
-from memory_core.store.close_checkpoint import WAL_TRUNCATE_BYTES, fold_large_wal, skip_checkpoint_on_close
-from memory_core.store.connection import connect
+from memory_core.store.engines import close_checkpoint
+from memory_core.store.engines.close_checkpoint import WAL_TRUNCATE_BYTES, fold_large_wal, skip_checkpoint_on_close
+from memory_core.store.engines.connection import connect
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL; no store backend involved
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelProcess, Reply
 from tests.support.processes import REPO, memevo_process
 from tests.support.redis_server import redis_url  # noqa: F401  (fixture)
@@ -79,7 +79,7 @@ def claim_bodies(home: Path) -> list[dict]:
 
 def integrity_ok(home: Path) -> bool:
     """SQLite's own check on SQLite (PostgreSQL has none to run), memevo's row checks on both."""
-    from memory_core.store.integrity import check_integrity
+    from memory_core.store.schema.integrity import check_integrity
 
     with Store.open_readonly(home) as store:
         if store.backend.is_sqlite and store.conn.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
@@ -221,7 +221,7 @@ from cli.nudge import nudge_consolidate, nudge_consolidate_in
 from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.paths import state_home
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 
 tag, n = sys.argv[1], int(sys.argv[2])
 in_transaction = 0

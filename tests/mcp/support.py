@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memory_core.store.copying import table_digests
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.copying import table_digests
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 from tests.support.processes import REPO
 

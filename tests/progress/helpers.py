@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from cli.hooks.event import Operation
-from memory_core.capture.progress import ProgressPlan, ProgressSkip, plan_progress
+from memory_core.capture.work.progress import ProgressPlan, ProgressSkip, plan_progress
 
 _ids = itertools.count(1)
 

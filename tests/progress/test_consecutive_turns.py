@@ -23,9 +23,9 @@ from cli.hooks.event import HookEvent, Operation
 from memory_core.capture.intake import canonical_origin
 from memory_core.config import load_settings
 from memory_core.records import Evidence, Memory
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory
+from memory_core.store.tables.sources import require_source
 from tests.factories import make_memory, seed
 from tests.progress.helpers import bash
 from tests.support.fake_model import FakeModelServer, claims_from_prompt
@@ -302,7 +302,7 @@ def test_a_state_a_person_corrected_after_the_capture_is_not_offered(store: Stor
 
 
 def test_a_replacement_chain_that_loops_ends(store: Store) -> None:
-    from memory_core.store.replacements import current_claim
+    from memory_core.store.tables.replacements import current_claim
 
     a = make_memory("cart service: state a", origin=ORIGIN, kind="project_state")
     b = make_memory("cart service: state b", origin=ORIGIN, kind="project_state")

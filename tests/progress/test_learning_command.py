@@ -15,7 +15,7 @@ from memory_core.capture import learning_log
 from memory_core.capture.learning_log import append_entry, log_path, read_entries
 from memory_core.clock import now as clock_now
 from memory_core.config import load_settings
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.progress.helpers import bash
 from tests.support.fake_model import FakeModelServer, Reply

@@ -17,7 +17,7 @@ import pytest
 
 from memory_core.capture.intake import canonical_origin
 from memory_core.capture.learning_log import read_entries
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.hooks import claude_data, codex_data, gemini_data
 from tests.hooks.support import hook_process, write_records

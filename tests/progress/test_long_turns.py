@@ -17,7 +17,7 @@ from cli.hooks.dispatch import handle_event
 from cli.hooks.event import HookEvent
 from memory_core.capture.intake import canonical_origin
 from memory_core.capture.learning_log import read_entries
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.hooks import claude_data
 from tests.hooks.support import write_records

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.capture.progress import (
+from memory_core.capture.work.progress import (
     MAX_OBSERVATIONS,
     OPERATION_BYTES,
     OUTPUT_BYTES,
@@ -15,7 +15,7 @@ from memory_core.capture.progress import (
     is_question,
     work_request,
 )
-from memory_core.sanitize import sanitize_text
+from memory_core.privacy.sanitize import sanitize_text
 from tests.progress.helpers import bash, edit, op, planned, skipped
 
 REQUEST = "Commit the parser fix and push it"
@@ -266,7 +266,7 @@ def test_a_turn_of_thousands_of_calls_is_chosen_among_all_and_costs_the_kept_few
     import json
 
     from cli.hooks.event import MAX_OPERATIONS
-    from memory_core.capture import progress
+    from memory_core.capture.work import progress
 
     cleaned: list[str] = []
     looked_up: list[str] = []

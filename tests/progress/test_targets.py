@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_core.capture.progress import resources_of
-from memory_core.capture.progress_targets import MAX_TARGETS, is_pending, nominate
-from memory_core.store.database import Store
+from memory_core.capture.work.progress import resources_of
+from memory_core.capture.work.progress_targets import MAX_TARGETS, is_pending, nominate
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.progress.helpers import bash, edit, planned
 

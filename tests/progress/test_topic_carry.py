@@ -15,8 +15,8 @@ import pytest
 from memory_core import clock
 from memory_core.capture.intake import canonical_origin
 from memory_core.capture.learning_log import read_entries
-from memory_core.capture.topic_carry import carried_topic
-from memory_core.store.database import Store
+from memory_core.capture.work.topic_carry import carried_topic
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.hooks.support import hook_process
 from tests.support.hook_gateway import gateway_for

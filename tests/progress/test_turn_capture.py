@@ -12,8 +12,8 @@ from cli.hooks.event import HookEvent, Operation
 from memory_core.capture.learning_log import read_entries
 from memory_core.config import load_settings
 from memory_core.jobs.lifecycle import complete_job, lease_job
-from memory_core.store.database import Store
-from memory_core.store.dbapi import is_postgres
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import is_postgres
 from tests.factories import make_memory, seed
 from tests.integration.test_hot_paths import loaded_heavy_modules
 from tests.progress.helpers import bash

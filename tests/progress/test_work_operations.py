@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memory_core.capture.work_operations import read_command, read_operation
+from memory_core.capture.work.work_operations import read_command, read_operation
 
 
 @pytest.mark.parametrize(

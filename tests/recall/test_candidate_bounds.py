@@ -10,8 +10,8 @@ from memory_core.recall.engine import evaluate_plan
 from memory_core.recall.index import probe_postings
 from memory_core.recall.query_plan import build_plan
 from memory_core.recall.scoring import CONTEXT_WEIGHT, FIELD_BITS, field_strength
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 from tests.support.times import NOW
 

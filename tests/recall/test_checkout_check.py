@@ -17,7 +17,7 @@ from cli.hooks.event import HookEvent
 from memory_core.recall.checkout_check import CheckoutView, forget_answers, missing_names
 from memory_core.recall.named_things import BRANCH, PATH, SCRIPT, TARGET, Named, named_things
 from memory_core.recall.stale_record import read_stale
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 
 NOW = 1_800_000_000.0

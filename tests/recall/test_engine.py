@@ -9,8 +9,8 @@ import pytest
 from memory_core.recall import engine
 from memory_core.recall.query_plan import plan_query
 from memory_core.recall.service import recall
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 from tests.support.times import DAY, NOW, T0
 

@@ -11,8 +11,8 @@ import pytest
 
 from cli.hooks.dispatch import handle_event
 from cli.hooks.event import HookEvent
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 
 

@@ -12,11 +12,11 @@ from memory_core.recall.index import read_headers, read_recent_postings
 from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import explain_claim, recall, search
 from memory_core.records import Feedback, VerdictSlot
-from memory_core.store.database import Store
-from memory_core.store.dbapi import DbConn, is_postgres
-from memory_core.store.index_version import INDEX_VERSION, index_version
-from memory_core.store.memories import delete_memory, iter_memory_rows, memory_from_row, put_memory
-from memory_core.store.postings import DOC_COLUMNS, rebuild_index
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import DbConn, is_postgres
+from memory_core.store.schema.index_version import INDEX_VERSION, index_version
+from memory_core.store.tables.memories import delete_memory, iter_memory_rows, memory_from_row, put_memory
+from memory_core.store.tables.postings import DOC_COLUMNS, rebuild_index
 from tests.factories import make_memory
 from tests.support.times import NOW, T0
 

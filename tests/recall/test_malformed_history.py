@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memory_core import clock
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.hooks import claude_data, codex_data, gemini_data
 from tests.hooks.support import hook_process, write_records

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memory_core.recall.service import recall, search, turn_recall
-from memory_core.store.memories import put_memory
+from memory_core.store.tables.memories import put_memory
 from tests.support.times import NOW
 
 

@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from memory_core.recall import engine, expansion
 from memory_core.recall.query_plan import build_plan
 from memory_core.records import Evidence, Feedback, VerdictSlot
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 from tests.support.times import DAY, NOW
 

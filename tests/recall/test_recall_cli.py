@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.recall.service import write_last_diagnostics
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
 from tests.factories import make_memory
 from tests.support.processes import memevo_process
 
@@ -158,7 +158,7 @@ def test_explain_says_which_gate_dropped_a_claim(home: Path, cli_run) -> None:
 def test_explain_claim_never_scored(home: Path) -> None:
     """A claim the best-first scoring never reached still gets its reason."""
     from memory_core.recall.service import explain_claim, recall
-    from memory_core.store.database import Store as _Store
+    from memory_core.store.engines.database import Store as _Store
 
     ids = seed(home, "Worker pool threads: eight", *[f"Worker pool queue {n} drains jobs nightly" for n in range(80)])
     reader = _Store.open_readonly(home)

@@ -21,7 +21,7 @@ from memory_core.recall.standing_setting import DEFAULT_BYTES, parse_standing, s
 from memory_core.records import Evidence, Feedback, VerdictSlot
 from memory_core.reports.injection_log import read_injections
 from memory_core.reports.standing_view import standing_for
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 
 NOW = 1_800_000_000.0

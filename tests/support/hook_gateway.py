@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.memevo_serve import MemevoServe
 from tests.support.memevo_worker import memevo_env
 

@@ -166,8 +166,8 @@ def drop_schema(base_url: str, schema: str) -> None:
 def open_other_store(home: Path, name: str):  # type: ignore[no-untyped-def]
     """A second, empty store beside the test's own: ``memory.db`` in ``home/name`` on SQLite;
     on PostgreSQL (while the test runs there) a fresh schema of the test database."""
-    from memory_core.store.backend import POSTGRESQL, Backend
-    from memory_core.store.database import Store
+    from memory_core.store.engines.backend import POSTGRESQL, Backend
+    from memory_core.store.engines.database import Store
 
     if not os.environ.get("MEMEVO_DATABASE_URL") or BASE_URL is None:
         return Store.open(home / name)

@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from memory_core.store.backend import POSTGRESQL, Backend
-from memory_core.store.database import Store
+from memory_core.store.engines.backend import POSTGRESQL, Backend
+from memory_core.store.engines.database import Store
 
 
 @contextlib.contextmanager
@@ -29,7 +29,7 @@ def added_member(
         yield name, url, member
     finally:
         member.close()
-        from memory_core.store.team import list_members, remove_member
+        from memory_core.store.schema.team import list_members, remove_member
 
         with store.transaction() as conn:
             if name in list_members(conn):

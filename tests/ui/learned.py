@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memory_core.records import Evidence, Memory
-from memory_core.store.changes import ChangeSet
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.changes import ChangeSet
 from tests.factories import make_memory
 
 

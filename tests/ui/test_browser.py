@@ -16,7 +16,7 @@ import pytest
 
 from cli.hooks.entry import run_hook
 from memory_core import clock
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.support.browser import artifacts_dir, chromium_page
 from tests.support.processes import REPO, memevo_process

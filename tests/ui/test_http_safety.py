@@ -9,8 +9,8 @@ import pytest
 from cli.ui.server import MAX_BODY_BYTES, UiServer
 from memory_core import clock
 from memory_core.records import Memory
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory
 from tests.factories import make_memory, seed
 from tests.ui.server_fixture import csrf_of, post_form, request, running_ui, sign_in
 

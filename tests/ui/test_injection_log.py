@@ -12,7 +12,7 @@ import pytest
 from memory_core import clock
 from memory_core.reports import injection_log
 from memory_core.reports.injection_log import log_path, read_injections, record_injection
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.support.processes import memevo_process
 

@@ -13,8 +13,8 @@ import pytest
 from cli.ui.charts import day_starts, learned_per_day, queue_per_day
 from cli.ui.server import UiServer
 from memory_core import clock
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory
 from tests.factories import make_memory, seed
 from tests.ui.learned import learn, model_claim
 from tests.ui.server_fixture import Answer, csrf_of, post_form, request, running_ui, sign_in

@@ -13,8 +13,8 @@ from memory_core.controls.review import approve, approve_all, review_report
 from memory_core.errors import NotFoundError
 from memory_core.recall.service import recall
 from memory_core.reports.review_gate import gate_enabled, hold_unreviewed
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory
 from tests.factories import make_memory, seed
 from tests.ui.learned import learn, model_claim
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_core import clock
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 from tests.ui.server_fixture import request, running_ui, sign_in
 

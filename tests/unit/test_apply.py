@@ -14,13 +14,13 @@ from memory_core.controls.undo import undo
 from memory_core.errors import LeaseLost, StaleOutput, WriteRejected
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import Evidence, Feedback, JobState, VerdictSlot
-from memory_core.store.database import Store
-from memory_core.store.dialect import json_text
-from memory_core.store.events import latest_events
-from memory_core.store.generations import bump_generation
-from memory_core.store.memories import get_memory, put_memory, require_memory
-from memory_core.store.sources import require_source
-from memory_core.store.suppression import is_blocked
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dialect import json_text
+from memory_core.store.tables.events import latest_events
+from memory_core.store.tables.generations import bump_generation
+from memory_core.store.tables.memories import get_memory, put_memory, require_memory
+from memory_core.store.tables.sources import require_source
+from memory_core.store.tables.suppression import is_blocked
 from tests.factories import make_memory
 
 ORIGIN = "/work/app"

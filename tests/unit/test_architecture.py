@@ -22,23 +22,19 @@ FOUNDATIONS = {
     "errors",
     "ids",
     "paths",
-    "durable_files",
     "config_file",
-    "jsonl_log",
     "project",
     "config",
     "records",
     "evidence",
-    "sanitize",
-    "redaction",
     "lazy_pattern",
     "model_providers",
-    "private_text",
-    "exclusion",
+    "privacy",  # sanitize, redaction, private_text, exclusion
+    "files",  # durable_files, jsonl_log
 }
 LAYERS: dict[str, set[str]] = {
     # records names the source job columns; config validates the store and queue URLs
-    "foundations": {"store.columns", "store.backend"},
+    "foundations": {"store.schema.columns", "store.engines.backend"},
     "text": set(),
     "store": {"text"},
     "capture": {"store", "text"},
@@ -49,7 +45,19 @@ LAYERS: dict[str, set[str]] = {
     "reports": {"store", "text", "jobs", "recall"},
 }
 # Modules of a layer that write memory: reports (read-only views) must import none of them.
-WRITERS = {"store.changes", "controls", "capture", "consolidation.apply"}
+WRITERS = {"store.tables.changes", "controls", "capture", "consolidation.apply"}
+
+
+# The database drivers, and the only places in memory_core that may import them: the store's
+# engines, its safekeeping of SQLite files, and doctor's own reading of a store.
+DRIVERS = {"sqlite3", "_sqlite3", "psycopg", "psycopg_pool", "redis"}
+DRIVER_PLACES = (
+    "memory_core/store/engines/",
+    "memory_core/store/safekeeping/",
+    "memory_core/reports/database_state.py",
+)
+# memory_core's own top level: foundations only, and few of them (sub-packages group the rest).
+TOP_LEVEL_MODULES = 12
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -70,7 +78,7 @@ def imported_roots(path: Path) -> set[str]:
 
 
 def layer_of(module: str) -> str:
-    """``memory_core.store.memories`` -> ``store``; a top-level foundation -> ``foundations``."""
+    """``memory_core.store.tables.memories`` -> ``store``; a top-level foundation -> ``foundations``."""
     parts = module.split(".")
     if len(parts) < 2:
         return "foundations"
@@ -124,6 +132,43 @@ def test_package_does_not_import_upward(package: str) -> None:
         if imported_roots(path) & FORBIDDEN[package]
     }
     assert offenders == {}
+
+
+def driver_imports(paths: list[Path]) -> dict[str, list[str]]:
+    """Files outside :data:`DRIVER_PLACES` that import a database driver, with the drivers."""
+    found = {}
+    for path in paths:
+        rel = path.relative_to(REPO).as_posix()
+        drivers = sorted(imported_roots(path) & DRIVERS)
+        if drivers and not rel.startswith(DRIVER_PLACES):
+            found[rel] = drivers
+    return found
+
+
+def test_only_the_engines_speak_to_a_driver() -> None:
+    assert driver_imports(sorted((REPO / "memory_core").rglob("*.py"))) == {}
+
+
+def test_driver_checker_sees_a_table_module_importing_sqlite3() -> None:
+    probe = REPO / "memory_core" / "store" / "tables" / "_driver_probe.py"
+    probe.write_text("import sqlite3\n")
+    try:
+        assert driver_imports([probe]) == {"memory_core/store/tables/_driver_probe.py": ["sqlite3"]}
+    finally:
+        probe.unlink()
+
+
+def test_memory_core_top_level_stays_small() -> None:
+    modules = sorted(p.name for p in (REPO / "memory_core").glob("*.py") if p.name != "__init__.py")
+    assert len(modules) <= TOP_LEVEL_MODULES, modules
+
+
+@pytest.mark.parametrize("room", ["store", "capture"])
+def test_a_room_is_grouped_by_concept(room: str) -> None:
+    """No room of memory_core grows past a glance again: at most a dozen modules beside its
+    sub-packages."""
+    modules = [p for p in (REPO / "memory_core" / room).glob("*.py") if p.name != "__init__.py"]
+    assert len(modules) <= TOP_LEVEL_MODULES, sorted(p.name for p in modules)
 
 
 def test_layers_inside_memory_core_import_only_downward() -> None:

@@ -14,7 +14,7 @@ from memory_core.config import Settings, load_settings
 from memory_core.jobs.budget import DEFAULT_TOKENS_PER_CALL, backlog, count_call, count_tokens
 from memory_core.reports.health import OK, WARN, budget_check
 from memory_core.reports.status import budget_section
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 
 NOW = 1_796_270_400.0 + 3_600  # 01:00 UTC
 MIDNIGHT = clock.next_day_start(NOW)

@@ -3,11 +3,11 @@ from __future__ import annotations
 from memory_core.capture.cues import explicit_statements, is_recall_question
 from memory_core.capture.intake import canonical_origin, capture_source
 from memory_core.capture.summary_lines import extract_local_claims
-from memory_core.sanitize import REDACTED, SOURCE_MAX_BYTES, sanitize_text
-from memory_core.store.database import Store
-from memory_core.store.events import latest_events
-from memory_core.store.memories import iter_memory_rows, memory_from_row
-from memory_core.store.sources import require_source
+from memory_core.privacy.sanitize import REDACTED, SOURCE_MAX_BYTES, sanitize_text
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.events import latest_events
+from memory_core.store.tables.memories import iter_memory_rows, memory_from_row
+from memory_core.store.tables.sources import require_source
 
 NOW = 1_760_000_000.0
 

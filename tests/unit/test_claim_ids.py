@@ -14,8 +14,8 @@ from memory_core.controls.manual import correct
 from memory_core.controls.transfer import import_file
 from memory_core.ids import memory_id, owned_memory_id
 from memory_core.jobs.lifecycle import lease_job
-from memory_core.store.claim_ids import claim_id, claim_id_on, id_owner
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.claim_ids import claim_id, claim_id_on, id_owner
 from tests.factories import make_memory, seed
 
 SHOP = "github.com/acme/shop"

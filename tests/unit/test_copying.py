@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from memory_core.store.copying import STORE_TABLES, is_empty, occupied_tables
-from memory_core.store.dbapi import is_postgres
-from memory_core.store.dialect import user_tables
-from memory_core.store.relocate import describe_occupied
+from memory_core.store.engines.copying import STORE_TABLES, is_empty, occupied_tables
+from memory_core.store.engines.dbapi import is_postgres
+from memory_core.store.engines.dialect import user_tables
+from memory_core.store.engines.relocate import describe_occupied
 from tests.factories import make_memory, seed
 
 
@@ -44,7 +44,7 @@ def test_a_fresh_store_is_an_empty_target_and_a_used_one_is_not(store) -> None:
 
 
 def test_rows_are_read_in_key_order_across_batches(store, monkeypatch) -> None:
-    from memory_core.store import copying
+    from memory_core.store.engines import copying
 
     seed(store, *(make_memory(f"Service {n} listens on port {8000 + n} behind the proxy") for n in range(12)))
     monkeypatch.setattr(copying, "BATCH", 3)

@@ -15,7 +15,7 @@ from memory_core.capture.intake import capture_source
 from memory_core.config import load_settings
 from memory_core.errors import ConfigError
 from memory_core.jobs.budget import backlog, budget_state, cost_per_call, cost_reached, count_call, count_tokens
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 
 NOW = 1_796_270_400.0 + 3_600  # 01:00 UTC
 MIDNIGHT = clock.next_day_start(NOW)

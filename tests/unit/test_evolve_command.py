@@ -10,8 +10,8 @@ from memory_core.jobs.budget import count_call
 from memory_core.jobs.forced import attempt_outcome
 from memory_core.jobs.lifecycle import fail_job, lease_job, release_job
 from memory_core.records import ErrorCode
-from memory_core.store.database import Store
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.sources import require_source
 
 
 def capture(store: Store) -> str:

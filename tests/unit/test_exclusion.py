@@ -1,4 +1,4 @@
-"""The ``exclude`` setting: which working directories memevo never reads (memory_core.exclusion)."""
+"""The ``exclude`` setting: which working directories memevo never reads (memory_core.privacy.exclusion)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from memory_core.config import load_settings
 from memory_core.errors import ConfigError
-from memory_core.exclusion import excluded_by, excluding_glob, parse_exclude
+from memory_core.privacy.exclusion import excluded_by, excluding_glob, parse_exclude
 
 
 @pytest.mark.parametrize(

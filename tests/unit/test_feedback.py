@@ -10,8 +10,8 @@ from memory_core.controls.feedback import give_feedback
 from memory_core.controls.undo import undo
 from memory_core.errors import ConflictError, UsageError
 from memory_core.evidence import source_priority
-from memory_core.store.database import Store
-from memory_core.store.memories import require_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import require_memory
 from tests.factories import make_memory, seed
 
 T0 = 1_700_000_000.0

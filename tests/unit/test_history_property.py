@@ -29,12 +29,12 @@ from memory_core.controls.undo import undo
 from memory_core.errors import ConflictError, UsageError, WriteRejected
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import Evidence, Feedback, Memory, Source, VerdictSlot
-from memory_core.store.database import Store
-from memory_core.store.dbapi import DbConn
-from memory_core.store.events import get_event
-from memory_core.store.memories import MEMORY_COLUMNS, get_memory, put_memory
-from memory_core.store.postings import DOC_COLUMNS
-from memory_core.store.suppression import blocked_rows
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.tables.events import get_event
+from memory_core.store.tables.memories import MEMORY_COLUMNS, get_memory, put_memory
+from memory_core.store.tables.postings import DOC_COLUMNS
+from memory_core.store.tables.suppression import blocked_rows
 from tests.factories import make_memory
 from tests.support.pg_cluster import open_other_store
 

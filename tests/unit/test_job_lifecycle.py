@@ -19,8 +19,8 @@ from memory_core.jobs.lifecycle import (
     release_job,
 )
 from memory_core.records import ErrorCode, JobState
-from memory_core.store.database import Store
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.sources import require_source
 
 LEASE = 150.0
 START = "2026-03-01 12:00:00"

@@ -8,12 +8,12 @@ from memory_core.controls import manual
 from memory_core.errors import ConflictError, NotFoundError, UsageError
 from memory_core.ids import memory_id, source_id
 from memory_core.records import Event, Evidence, Feedback, JobState, Memory, Source, VerdictSlot
-from memory_core.store.database import Store
-from memory_core.store.events import get_event
-from memory_core.store.generations import current_generation
-from memory_core.store.memories import get_memory
-from memory_core.store.sources import get_source, insert_source
-from memory_core.store.suppression import is_blocked
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.events import get_event
+from memory_core.store.tables.generations import current_generation
+from memory_core.store.tables.memories import get_memory
+from memory_core.store.tables.sources import get_source, insert_source
+from memory_core.store.tables.suppression import is_blocked
 from tests.factories import make_memory, seed
 
 T0 = 1_700_000_000.0

@@ -1,11 +1,11 @@
-"""Text marked ``<private>`` is removed before anything keeps it (memory_core.private_text)."""
+"""Text marked ``<private>`` is removed before anything keeps it (memory_core.privacy.private_text)."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory_core.private_text import has_private, strip_private
-from memory_core.sanitize import sanitize_text
+from memory_core.privacy.private_text import has_private, strip_private
+from memory_core.privacy.sanitize import sanitize_text
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_sanitize_removes_private_parts_before_clipping_and_redaction() -> None:
 def test_a_json_payload_loses_its_private_parts_everywhere() -> None:
     import json
 
-    from memory_core.private_text import strip_private_json
+    from memory_core.privacy.private_text import strip_private_json
 
     raw = json.dumps({"user_messages": ["keep <PRIVATE>pin 4242</PRIVATE> this"], "n": 1, "x": {"y": "<private>z"}})
     assert json.loads(strip_private_json(raw.encode())) == {"user_messages": ["keep  this"], "n": 1, "x": {"y": ""}}

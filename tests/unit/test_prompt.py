@@ -15,8 +15,8 @@ from memory_core.consolidation.prompt import (
     candidate_line,
 )
 from memory_core.ids import source_id
+from memory_core.privacy.sanitize import clip_utf8
 from memory_core.records import Evidence, Feedback, Source, VerdictSlot
-from memory_core.sanitize import clip_utf8
 from tests.factories import make_memory
 
 ORIGIN = "/work/app"

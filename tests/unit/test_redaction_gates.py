@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from memory_core import sanitize
+from memory_core.privacy import sanitize
 from tests.hostile.secrets_corpus import NEGATIVES, POSITIVES, PROVIDER_KEYS
 
 

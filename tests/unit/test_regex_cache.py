@@ -18,7 +18,7 @@ sys.dont_write_bytecode = False
 from cli import regex_cache
 regex_cache.preload(DIR)
 import memory_core.recall.service, memory_core.capture.turn, cli.hooks.entry
-from memory_core.sanitize import _STEPS, redact_secrets
+from memory_core.privacy.sanitize import _STEPS, redact_secrets
 redact_secrets("password: hunter2Xyz api_key=abc https://u:p@h Authorization: Bearer abcdefghijklmnop")
 for pattern, _, _ in _STEPS:
     pattern.compiled
@@ -33,7 +33,7 @@ from re import _compiler
 from cli import regex_cache
 loaded = regex_cache.preload(DIR)
 import memory_core.recall.service, memory_core.capture.turn, cli.hooks.entry
-from memory_core.sanitize import redact_secrets
+from memory_core.privacy.sanitize import redact_secrets
 from memory_core.text import tokenize
 sample = ("Please remember that the staging DB (数据库) runs on port 5433; password: hunter2Xyz, see "
           "/srv/app/config.py and https://u:p@example.com/x?y=1 -- what did we decide about it? 密码是abc123XYZ "

@@ -12,7 +12,7 @@ import pytest
 from memory_core.errors import CorruptRecordError
 from memory_core.recall.rows import _claim
 from memory_core.records import Evidence, Feedback, Memory, VerdictSlot
-from memory_core.store.memories import memory_from_row
+from memory_core.store.tables.memories import memory_from_row
 from tests.factories import make_memory
 
 

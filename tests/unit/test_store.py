@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import CorruptRecordError
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory, put_memory, require_memory
-from memory_core.store.migrations import SCHEMA_VERSION
+from memory_core.store.engines.database import Store
+from memory_core.store.schema.migrations import SCHEMA_VERSION
+from memory_core.store.tables.memories import get_memory, put_memory, require_memory
 from tests.factories import make_memory
 
 
@@ -84,7 +84,7 @@ def test_stale_recall_index_is_rebuilt_on_open(home: Path) -> None:
             conn.execute("UPDATE postings SET tf = 0 WHERE feature='' AND memory_id='' AND field='version'")
             conn.execute("DELETE FROM postings WHERE memory_id=?", (memory.id,))
     with Store.open(home) as store:
-        from memory_core.store.index_version import INDEX_VERSION, index_version
+        from memory_core.store.schema.index_version import INDEX_VERSION, index_version
 
         assert index_version(store.conn) == INDEX_VERSION
         assert store.conn.execute("SELECT COUNT(*) FROM postings WHERE memory_id=?", (memory.id,)).fetchone()[0] > 0

@@ -10,10 +10,10 @@ from memory_core.controls import manual
 from memory_core.ids import content_hash, source_id
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import JobState, Source
-from memory_core.store.database import Store
-from memory_core.store.memories import put_memory
-from memory_core.store.sources import get_source, insert_source
-from memory_core.store.suppression import block, is_blocked, retire_repeating_sources
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import put_memory
+from memory_core.store.tables.sources import get_source, insert_source
+from memory_core.store.tables.suppression import block, is_blocked, retire_repeating_sources
 from tests.factories import make_memory
 
 T0 = 1_700_000_000.0

@@ -13,9 +13,9 @@ from memory_core.controls.undo import undo
 from memory_core.errors import ImportFormatError
 from memory_core.ids import memory_id
 from memory_core.records import Feedback, VerdictSlot
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory, put_memory
-from memory_core.store.suppression import block, is_blocked
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory, put_memory
+from memory_core.store.tables.suppression import block, is_blocked
 from tests.factories import make_memory
 from tests.support.pg_cluster import open_other_store
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.jobs.budget import backlog, budget_state, count_call, count_tokens, tokens_per_call, usage_on
-from memory_core.store.database import Store
-from memory_core.store.dbapi import is_postgres
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dbapi import is_postgres
 
 NOW = 1_796_270_400.0 + 3_600  # 01:00 UTC
 DAY = clock.day_key(NOW)

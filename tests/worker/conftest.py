@@ -11,8 +11,8 @@ from memory_core import clock
 from memory_core.capture.intake import capture_source
 from memory_core.config import Settings, load_settings
 from memory_core.records import Source
-from memory_core.store.database import Store
-from memory_core.store.sources import require_source
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.sources import require_source
 from tests.support.fake_model import FakeModelServer, point_at  # noqa: F401  (point_at: for the tests here)
 
 ORIGIN = "/work/app"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from cli.backfill.run import Backfill
 from memory_core import clock
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.hooks.claude_data import SESSION, assistant_record, records, user_record
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import settings

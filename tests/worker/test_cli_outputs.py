@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from memory_core.model_providers import CLI_PROVIDERS, MODEL_CALL_MARKER
-from memory_core.store.database import Store
-from memory_core.store.memories import iter_memory_rows
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import iter_memory_rows
 from tests.worker.conftest import SECRET, capture, settings, source_row, state_bytes
 from workers.consolidate import AttemptStatus, consolidate_source
 
@@ -191,7 +191,7 @@ def test_a_good_answer_is_learned_with_the_model_the_cli_reported(home: Path, cl
     assert outcome.status == AttemptStatus.DONE, outcome
     [added] = outcome.changes["added"]
     with Store.open(home) as store:
-        from memory_core.store.memories import require_memory
+        from memory_core.store.tables.memories import require_memory
 
         memory = require_memory(store.conn, added)
     assert memory.model_id == REPORTED_AS[provider]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import StoreError
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer
 from tests.worker.conftest import capture, point_at, settings, source_row, worker_log
 from workers import consolidate as consolidate_module

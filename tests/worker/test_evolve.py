@@ -15,7 +15,7 @@ from memory_core import clock
 from memory_core.jobs.budget import count_call
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.records import JobState
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import capture, settings, source_row
 from workers.consolidate import consolidate_source

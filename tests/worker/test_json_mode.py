@@ -12,7 +12,7 @@ import pytest
 
 from memory_core.consolidation.contract import response_schema
 from memory_core.jobs.model_state import remembered_json_mode
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import capture, point_at, settings, source_row, state_bytes, worker_log
 from workers.consolidate import consolidate_source

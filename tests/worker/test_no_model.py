@@ -17,7 +17,7 @@ from memory_core import clock
 from memory_core.jobs.budget import usage_on
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import JobState
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.processes import REPO
 from tests.worker.conftest import capture, settings, source_row, worker_log
 from workers.consolidate import AttemptStatus, consolidate_source

@@ -9,7 +9,7 @@ from pathlib import Path
 from memory_core.recall.digest import MAX_CLAIMS, MAX_DIGEST_BYTES, DigestRow, render_digest
 from memory_core.recall.service import recall
 from memory_core.records import Evidence
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.factories import make_memory, seed
 
 T0 = 1_700_000_000.0

@@ -154,7 +154,7 @@ def test_reason_codes_are_a_closed_list() -> None:
 
 def test_a_stored_reason_outside_the_list_is_an_integrity_problem(home: Path, cli_run) -> None:
     sid = capture(home)
-    from memory_core.store.database import Store
+    from memory_core.store.engines.database import Store
 
     with Store.open(home) as store, store.transaction() as conn:
         conn.execute(

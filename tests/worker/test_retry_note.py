@@ -12,7 +12,7 @@ import pytest
 
 from memory_core.consolidation.retry_note import _NOTES, retry_note
 from memory_core.records import ErrorCode, Reason
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import SECRET, capture, point_at, settings, source_row
 from workers.consolidate import AttemptOutcome, consolidate_source

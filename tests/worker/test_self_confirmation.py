@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from memory_core.store.database import Store
-from memory_core.store.dialect import json_text
-from memory_core.store.memories import get_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.engines.dialect import json_text
+from memory_core.store.tables.memories import get_memory
 from tests.factories import make_memory, seed
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import ORIGIN, capture, settings

@@ -11,7 +11,7 @@ import pytest
 
 from memory_core import clock
 from memory_core.jobs.budget import usage_on
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import capture, settings, source_row
 from workers.consolidate import consolidate_source

@@ -16,7 +16,7 @@ from memory_core.jobs.heartbeat import read_heartbeat, read_worker_count, write_
 from memory_core.jobs.lifecycle import lease_job
 from memory_core.jobs.model_state import read_worker_model, write_worker_model
 from memory_core.jobs.recovery_claim import claim_recovery_minute, minute_is_new
-from memory_core.store.database import Store
+from memory_core.store.engines.database import Store
 from tests.support.fake_model import FakeModelServer
 from tests.worker.conftest import capture
 from workers import liveness

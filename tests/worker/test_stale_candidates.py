@@ -11,8 +11,8 @@ from pathlib import Path
 
 from memory_core import clock
 from memory_core.recall.stale_record import remember_stale
-from memory_core.store.database import Store
-from memory_core.store.memories import get_memory
+from memory_core.store.engines.database import Store
+from memory_core.store.tables.memories import get_memory
 from tests.factories import make_memory, seed
 from tests.support.fake_model import FakeModelServer, Reply
 from tests.worker.conftest import capture, settings

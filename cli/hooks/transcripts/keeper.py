@@ -2,7 +2,7 @@
 
 A turn hands capture at most :data:`~cli.hooks.event.MAX_OPERATIONS` operations, and
 progress capture keeps the few most important of them (commits, pushes and merges, then
-test, build and process results, …; :mod:`memory_core.capture.work_operations`). A turn
+test, build and process results, …; :mod:`memory_core.capture.work.work_operations`). A turn
 with more operations than that used to keep its *last* ones, so a long turn lost its early
 commit; streamed, it keeps the most important ones by the same ranking (a failure before a
 success of the same rank, then the later one), in the order they ran, and counts what it
@@ -46,7 +46,7 @@ class KeptOperations:
         return tuple(operation for _, operation in sorted(self._held, key=lambda item: item[0]))
 
     def _trim(self) -> None:
-        from memory_core.capture.work_operations import IMPORTANCE, read_operation
+        from memory_core.capture.work.work_operations import IMPORTANCE, read_operation
 
         def rank(item: tuple[int, Operation]) -> tuple[int, int, int]:
             position, operation = item

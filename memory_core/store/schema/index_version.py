@@ -1,0 +1,16 @@
+"""Which tokenizer version the persisted index was built with, readable without loading
+the tokenizer (every store open checks it)."""
+
+from __future__ import annotations
+
+from memory_core.store.engines.dbapi import DbConn
+
+# Bump when the features a text yields change; stores rebuild their index once on open.
+INDEX_VERSION = 4  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
+# 4: personal-detail concepts (age, height, education ...) and more Chinese filler
+
+
+def index_version(conn: DbConn) -> int | None:
+    """The tokenizer version the index was built with (``None`` before the first claim)."""
+    row = conn.execute("SELECT tf FROM postings WHERE feature='' AND memory_id='' AND field='version'").fetchone()
+    return None if row is None else int(row[0])
