@@ -100,6 +100,7 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
     """What became of the claim named by ``--claim``: selected, or the gate or step that dropped it."""
     if claim.get("selected"):
         how = "as complementary evidence" if claim.get("complement") else "by relevance"
+        how = "as the lexical lead" if claim.get("lead") else how
         lines = [f"claim {claim['id']}: selected ({how})"]
     else:
         stage = {
@@ -110,6 +111,8 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         lines = [f"claim {claim['id']}: {stage} ({claim.get('reason')}): {claim.get('detail', '')}"]
         if claim.get("status"):
             lines.append(f"      status: {claim['status']}")
+    if claim.get("lead"):
+        lines.append(f"      {claim['lead']}")
     if "raw" in claim:
         lines.append(
             f"      raw {claim['raw']:.3f}, matched {claim.get('coverage', 0):.0%} of the question's "

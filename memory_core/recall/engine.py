@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import complement, expansion
+from memory_core.recall import complement, expansion, lead
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -73,10 +73,12 @@ class Outcome(
             ("matched", int),
             ("scored", int),
             ("truncated", bool),
+            ("lead", lead.Lead | None),
         ],
     )
 ):
-    """Scored candidates (passing ones and a few rejects), the chosen ones, and counts."""
+    """Scored candidates (passing ones and a few rejects), the chosen ones, counts, and the
+    lexical lead when nothing passed (:mod:`.lead`)."""
 
     __slots__ = ()
 
@@ -220,7 +222,9 @@ def evaluate_plan(
                 )
             elif chosen and len(chosen) < limit:
                 _add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
-            return Outcome(candidates, chosen, fast.retrieval.headers.total, fast.matched, fast.scored, fast.truncated)
+            found = _add_lead(candidates, chosen, now=now, include_dormant=include_dormant)
+            total = fast.retrieval.headers.total
+            return Outcome(candidates, chosen, total, fast.matched, fast.scored, fast.truncated, found)
     r = retrieve(conn, plan, headers=headers)
     grouped = any(t.group for t in plan.focus)
     proof = _Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
@@ -275,7 +279,20 @@ def evaluate_plan(
         _add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)
     elif narrow and chosen and len(chosen) < limit:
         _add_complement(conn, r, candidates, chosen, now=now, include_dormant=include_dormant)
-    return Outcome(candidates, chosen, r.headers.total, matched, done, truncated)
+    found = _add_lead(candidates, chosen, now=now, include_dormant=include_dormant) if narrow else None
+    return Outcome(candidates, chosen, r.headers.total, matched, done, truncated, found)
+
+
+def _add_lead(
+    candidates: list[Candidate], chosen: list[Candidate], *, now: float, include_dormant: bool
+) -> lead.Lead | None:
+    """When nothing was chosen: the lexical lead (:mod:`.lead`), chosen if it leads by enough."""
+    if chosen:
+        return None
+    found = lead.find(candidates, now=now, include_dormant=include_dormant)
+    if found is not None and found.taken:
+        chosen.append(_chosen(found.candidate, now=now, complement=False))
+    return found
 
 
 def _add_pair(
