@@ -222,7 +222,8 @@ def evaluate_plan(
                 )
             elif chosen and len(chosen) < limit:
                 _add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
-            found = _add_lead(candidates, chosen, now=now, include_dormant=include_dormant)
+            skip = frozenset({fast.revealed}) if fast.revealed else frozenset()
+            found = _add_lead(candidates, chosen, skip, now=now, include_dormant=include_dormant)
             total = fast.retrieval.headers.total
             return Outcome(candidates, chosen, total, fast.matched, fast.scored, fast.truncated, found)
     r = retrieve(conn, plan, headers=headers)
@@ -254,7 +255,9 @@ def evaluate_plan(
     extra = _exact(conn, r, [memory_id for _, memory_id, _ in rejected[:room]])
     candidates = passing + failed[:REJECTS_KEPT] + extra
     matched = len(r.masks)
+    skip: frozenset[str] = frozenset()
     if force is not None and all(c.doc.memory_id != force for c in candidates):
+        skip = frozenset({force})  # judged only because explain named it: recall never ranks it
         known = next((c for c in failed if c.doc.memory_id == force), None)
         # Not offered by a list read only as far as its most recent claims: never a candidate.
         unread = known is None and bool(r.capped) and force not in r.masks
@@ -279,17 +282,19 @@ def evaluate_plan(
         _add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)
     elif narrow and chosen and len(chosen) < limit:
         _add_complement(conn, r, candidates, chosen, now=now, include_dormant=include_dormant)
-    found = _add_lead(candidates, chosen, now=now, include_dormant=include_dormant) if narrow else None
+    found = _add_lead(candidates, chosen, skip, now=now, include_dormant=include_dormant) if narrow else None
     return Outcome(candidates, chosen, r.headers.total, matched, done, truncated, found)
 
 
 def _add_lead(
-    candidates: list[Candidate], chosen: list[Candidate], *, now: float, include_dormant: bool
+    candidates: list[Candidate], chosen: list[Candidate], skip: frozenset[str], *, now: float, include_dormant: bool
 ) -> lead.Lead | None:
-    """When nothing was chosen: the lexical lead (:mod:`.lead`), chosen if it leads by enough."""
+    """When nothing was chosen: the lexical lead (:mod:`.lead`), chosen if it leads by enough.
+    ``skip``: a claim scored only because ``explain --claim`` named it, which the ranking of
+    the recall being explained never held."""
     if chosen:
         return None
-    found = lead.find(candidates, now=now, include_dormant=include_dormant)
+    found = lead.find([c for c in candidates if c.doc.memory_id not in skip], now=now, include_dormant=include_dormant)
     if found is not None and found.taken:
         chosen.append(_chosen(found.candidate, now=now, complement=False))
     return found

@@ -102,3 +102,27 @@ def test_recall_takes_the_lead_and_explain_says_why(add, reader) -> None:
     result = recall(reader.conn, weaker, now=NOW)
     assert result.claims == [] and not result.diagnostics["lead"]["taken"]
     assert "not taken" in explain_claim(reader.conn, weaker, claims[0].id, now=NOW)["lead"]
+
+
+def test_explain_agrees_with_recall_on_every_claim(add, reader) -> None:
+    # Recall never ranks a claim whose only match is a word most claims hold (its list is not
+    # read for candidates); explain --claim scores it anyway, and it must not become a lead
+    # there, "selected" in explain alone.
+    claims = [
+        add(text)
+        for text in (
+            "我的同事只读到初中。",
+            "我同事的老家在湖南长沙。",
+            "我同事身高165厘米。",
+            "我同事42岁了。",
+            "我的同事喜欢爬山。",
+            "我姑姑读的是本科。",
+            "我堂弟读的是本科。",
+            "我的邻居只读到初中。",
+        )
+    ]
+    for query in ("同事是哪个学校毕业的？", "同事是哪里人？", "同事是做什么工作的？"):
+        chosen = {c.memory_id for c in recall(reader.conn, query, now=NOW).claims}
+        for claim in claims:
+            verdict = explain_claim(reader.conn, query, claim.id, now=NOW)
+            assert verdict["selected"] == (claim.id in chosen), (query, claim.content, verdict)
