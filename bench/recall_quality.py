@@ -313,6 +313,7 @@ def leave_one_out(figures: dict, before: dict[str, dict[str, float]]) -> dict:
         report["left_out"][name] = {"choice": choice, **figures[choice][name]}
     choice = best(names)
     report["all"] = {"choice": choice, "figures": figures[choice]}
+    report["each"] = {str(k): f for k, f in figures.items()}
     return report
 
 
