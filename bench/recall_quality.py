@@ -254,7 +254,7 @@ SETS = {
 ABSTENTION = {"LoCoMo": "LoCoMo category 5 (adversarial)", "DevMemBench": "DevMemBench abstention"}
 GOAL_RECALL, GOAL_PRECISION = 0.8, 1.3
 LEAD_RATIOS = (1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.5, 3.0, 4.0, math.inf)
-LEAD_COVERAGES = (0.0, 0.1, 0.2, 0.3, 0.4)
+LEAD_COVERAGES = (0.0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.42, 0.44)
 
 
 def lead_tallies(run: Run, ratio: float | None, coverage: float) -> dict[str, Tally]:
