@@ -71,6 +71,14 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
         "lifecycle:  " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in life.items()),
         f"digest:     {digest.get('claims', 0)} claims, {digest.get('bytes', 0)} bytes",
     ]
+    lead = data.get("lead")
+    if lead:
+        ahead = "alone" if lead.get("ratio") is None else f"{lead['ratio']:.2f}x the next"
+        state = "taken" if lead.get("taken") else "not taken"
+        lines.append(
+            f"lead:       {lead['id']} {state} (no claim passed the gates; it failed {lead.get('gate')}, "
+            f"scores {ahead}, matches {lead.get('coverage', 0):.0%} of the question)"
+        )
     candidates = data.get("candidates", [])
     if candidates:
         lines.append("candidates:")

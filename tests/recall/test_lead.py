@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cli.commands.recall_cmd import _render_claim
+from cli.commands.recall_cmd import _render_claim, _render_diagnostics
 from memory_core.recall import lead
 from memory_core.recall.diagnostics import lead_text
 from memory_core.recall.lead import LEAD_MIN_COVERAGE, LEAD_RATIO, find
@@ -97,6 +97,9 @@ def test_recall_takes_the_lead_and_explain_says_why(add, reader) -> None:
     assert verdict["selected"] and "leads the lexical ranking (1.50x" in verdict["lead"]
     rendered = "\n".join(_render_claim(verdict))
     assert "selected (as the lexical lead)" in rendered
+    assert f"lead:       {claims[0].id} taken (no claim passed the gates; it failed focus_coverage, scores 1.50x" in (
+        _render_diagnostics(result.diagnostics)
+    )
     # Two more words the notes lack: 0.375 of the question, below LEAD_MIN_COVERAGE.
     weaker = "why does the zephyr gauge drift in the quarterly audit of the harbor storage pumps?"
     result = recall(reader.conn, weaker, now=NOW)
