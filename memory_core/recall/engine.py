@@ -222,8 +222,8 @@ def evaluate_plan(
                 )
             elif chosen and len(chosen) < limit:
                 _add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
-            skip = frozenset({fast.revealed}) if fast.revealed else frozenset()
-            found = _add_lead(candidates, chosen, skip, now=now, include_dormant=include_dormant)
+            revealed = frozenset({fast.revealed}) if fast.revealed else frozenset()
+            found = _add_lead(candidates, chosen, revealed, now=now, include_dormant=include_dormant)
             total = fast.retrieval.headers.total
             return Outcome(candidates, chosen, total, fast.matched, fast.scored, fast.truncated, found)
     r = retrieve(conn, plan, headers=headers)
