@@ -98,7 +98,7 @@ def memdaily(eval_dir: Path) -> Iterator[Conversation]:
                 ]
                 qa = event["QA"]
                 now = _zh_time(qa.get("time", "")) or max(c.at for c in claims) + DAY
-                splits = (f"MemDaily {scenario}", f"MemDaily {scenario} / {kind}")
+                splits = ("MemDaily", f"MemDaily {scenario}", f"MemDaily {scenario} / {kind}")
                 yield Conversation(
                     claims, [Question([qa["question"]], {str(i) for i in qa["target_step_id"]}, now, splits)]
                 )
@@ -129,4 +129,56 @@ def madial(eval_dir: Path, lang: str) -> Conversation:
             if not t.startswith("<Assistant>")
         ]
         questions.append(Question(users[-6:], {str(i) for i in dialogue["relevant-id"]}, now, (f"MADial {tag}",)))
+    return Conversation(claims, questions)
+
+
+# DevMemBench's units: each message cut at sentence ends into pieces of at most this many
+# characters (consecutive sentences share a piece while they fit; a longer sentence is cut
+# at a space).
+DEVMEM_PIECE = 440
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def pieces(text: str, size: int = DEVMEM_PIECE) -> list[str]:
+    """``text`` cut at sentence ends into pieces of at most ``size`` characters."""
+    out: list[str] = []
+    current = ""
+    for sentence in (s.strip() for s in _SENTENCE_END.split(text)):
+        while len(sentence) > size:
+            cut = sentence.rfind(" ", 0, size)
+            cut = cut if cut > 0 else size
+            if current:
+                out.append(current)
+                current = ""
+            out.append(sentence[:cut])
+            sentence = sentence[cut:].strip()
+        if not sentence:
+            continue
+        if current and len(current) + 1 + len(sentence) > size:
+            out.append(current)
+            current = ""
+        current = f"{current} {sentence}" if current else sentence
+    if current:
+        out.append(current)
+    return out
+
+
+def devmembench(eval_dir: Path) -> Conversation:
+    """Every session's messages (both roles) as pieces keyed by session; every question."""
+    folder = eval_dir / "devmembench"
+    claims: list[Claim] = []
+    for session in json.loads((folder / "sessions.json").read_text(encoding="utf-8")):
+        day = datetime.strptime(session["metadata"]["date"], "%Y-%m-%d").replace(tzinfo=UTC).timestamp()
+        for n, message in enumerate(session["messages"]):
+            for piece in pieces(message["content"]):
+                # Messages of one session keep their order within the day.
+                claims.append(Claim(piece, day + 60.0 * n, keys={session["sessionId"]}))
+    now = max(c.at for c in claims) + DAY
+    questions = []
+    for qa in json.loads((folder / "questions.json").read_text(encoding="utf-8")):
+        kind = qa["questionType"]
+        splits = (
+            ("DevMemBench abstention",) if kind == "abstention" else ("DevMemBench answerable", f"DevMemBench {kind}")
+        )
+        questions.append(Question([qa["question"]], set(qa["haystackSessionIds"]), now, splits))
     return Conversation(claims, questions)

@@ -51,7 +51,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.eval_sets import Claim, Conversation, Question, locomo, madial, memdaily  # noqa: E402
+from bench.eval_sets import Claim, Conversation, Question, devmembench, locomo, madial, memdaily  # noqa: E402
 from memory_core.ids import content_hash, memory_id  # noqa: E402
 from memory_core.recall import service  # noqa: E402
 from memory_core.records import Evidence, Memory  # noqa: E402
@@ -163,6 +163,16 @@ def _store(home: Path, claims: list[Claim], origin: str) -> tuple[Store, dict[st
     return Store.open_readonly(home), keys
 
 
+@dataclass
+class Answer:
+    """memevo's answer to one question without the lexical lead, and the lead it had (if any)."""
+
+    question: Question
+    base: list[set[str]]
+    lead: dict | None
+    lead_keys: set[str]
+
+
 class Run:
     """Tallies per split and system (and, with ``why``, memevo's reasons for BM25-found misses)."""
 
@@ -171,6 +181,7 @@ class Run:
         self.why = why
         self.tallies: dict[str, dict[str, Tally]] = {}
         self.reasons: dict[str, Counter[str]] = {}
+        self.answers: list[Answer] = []
 
     def _add(self, q: Question, system: str, returned: list[set[str]], seconds: float = 0.0) -> None:
         for split in q.splits:
@@ -189,7 +200,12 @@ class Run:
                         result = service.recall(store.conn, q.texts[0][:2048], now=q.now)
                     else:
                         result = service.turn_recall(store.conn, q.texts, now=q.now, session_is_fresh=False)
-                    self._add(q, "memevo", [keys[c.memory_id] for c in result.claims], time.perf_counter() - started)
+                    returned = [keys[c.memory_id] for c in result.claims]
+                    self._add(q, "memevo", returned, time.perf_counter() - started)
+                    found = result.diagnostics.get("lead")
+                    lead_keys = keys.get(found["id"], set()) if found else set()
+                    base = [] if found and found["taken"] else returned
+                    self.answers.append(Answer(q, base, found, lead_keys))
                     top = bm25.scored(" ".join(q.texts))
                     self._add(q, "bm25_top3", [conv.claims[i].keys for _, i in top])
                     kept = [i for s, i in top if s >= self.fraction * top[0][0]]
@@ -226,6 +242,135 @@ class Run:
         return out
 
 
+# The sets a choice is made on and measured on, each left out in turn (``--lead-grid``), and
+# the questions whose right answer is nothing (their share answered with nothing must hold).
+SETS = {
+    "LoCoMo": "LoCoMo categories 1-4",
+    "MemDaily": "MemDaily",
+    "MADial zh": "MADial zh",
+    "MADial en": "MADial en",
+    "DevMemBench": "DevMemBench answerable",
+}
+ABSTENTION = {"LoCoMo": "LoCoMo category 5 (adversarial)", "DevMemBench": "DevMemBench abstention"}
+GOAL_RECALL, GOAL_PRECISION = 0.8, 1.3
+LEAD_RATIOS = (1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2.0, 2.5, 3.0, 4.0, math.inf)
+LEAD_COVERAGES = (0.0, 0.1, 0.2, 0.3, 0.35, 0.4, 0.42, 0.44)
+
+
+def lead_tallies(run: Run, ratio: float | None, coverage: float) -> dict[str, Tally]:
+    """memevo's tallies per split had the lexical lead needed ``ratio`` and ``coverage``
+    (``None``: no lead at all)."""
+    tallies: dict[str, Tally] = {}
+    for a in run.answers:
+        returned = a.base
+        if ratio is not None and not returned and a.lead and a.lead["eligible"]:
+            lead_ratio = math.inf if a.lead["ratio"] is None else a.lead["ratio"]
+            if lead_ratio >= ratio and a.lead["coverage"] >= coverage:
+                returned = [a.lead_keys]
+        for split in a.question.splits:
+            tallies.setdefault(split, Tally()).add(returned, a.question.gold)
+    return tallies
+
+
+def _figures(tallies: dict[str, Tally], bm25: dict[str, dict], name: str) -> dict[str, float]:
+    m, b = tallies[SETS[name]].row(), bm25[SETS[name]]
+    out = {
+        "recall": m["recall"],
+        "precision": m["precision"],
+        "empty": m["empty"],
+        "recall_ratio": round(m["recall"] / b["recall"], 3) if b["recall"] else 0.0,
+        "precision_ratio": round(m["precision"] / b["precision"], 3) if b["precision"] else 0.0,
+    }
+    if name in ABSTENTION:
+        out["abstention_empty"] = tallies[ABSTENTION[name]].row()["empty"]
+    return out
+
+
+def _objective(figures: dict[str, dict[str, float]], before: dict[str, dict[str, float]]) -> float:
+    """Mean recall ratio over the sets, less penalties for precision lost (twice over below
+    the goal, or below what it was where it already was) and for abstention questions answered."""
+    total = 0.0
+    for name, f in figures.items():
+        floor = min(GOAL_PRECISION, before[name]["precision_ratio"])
+        lost = max(0.0, before[name]["precision_ratio"] - f["precision_ratio"])
+        total += f["recall_ratio"] - 2 * max(0.0, floor - f["precision_ratio"]) - lost
+        if "abstention_empty" in f:
+            total -= max(0.0, before[name]["abstention_empty"] - f["abstention_empty"])
+    return total / len(figures)
+
+
+def leave_one_out(figures: dict, before: dict[str, dict[str, float]]) -> dict:
+    """For each set, the choice (a key of ``figures``) made on the other sets and that set's
+    figures with it; ``figures`` maps each choice to figures per set. Ties go to the larger key."""
+    names = list(before)
+
+    def best(tuned: list[str]):
+        return max(figures, key=lambda k: (_objective({n: figures[k][n] for n in tuned}, before), k))
+
+    report: dict = {"before": before, "left_out": {}}
+    for name in names:
+        choice = best([n for n in names if n != name])
+        report["left_out"][name] = {"choice": choice, **figures[choice][name]}
+    choice = best(names)
+    report["all"] = {"choice": choice, "figures": figures[choice]}
+    report["each"] = {str(k): f for k, f in figures.items()}
+    return report
+
+
+def lead_grid(run: Run, results: dict[str, dict]) -> dict:
+    """The lead's two constants chosen on all sets but one, and that set's figures with them."""
+    bm25 = {split: systems["bm25_top3"] for split, systems in results.items()}
+    names = [n for n in SETS if SETS[n] in bm25]
+    grid = {(r, c): lead_tallies(run, r, c) for r in LEAD_RATIOS for c in LEAD_COVERAGES}
+    figures = {key: {n: _figures(t, bm25, n) for n in names} for key, t in grid.items()}
+    off = lead_tallies(run, None, 0.0)
+    return leave_one_out(figures, {n: _figures(off, bm25, n) for n in names})
+
+
+def _patch(name: str, value: float) -> float:
+    """Set the constant ``name`` to ``value`` in every recall module holding it; the old value."""
+    holders = [m for k, m in sys.modules.items() if k.startswith("memory_core.") and hasattr(m, name)]
+    old = getattr(holders[0], name)
+    for module in holders:
+        if getattr(module, name) == old:
+            setattr(module, name, value)
+    return old
+
+
+def sweep(args: argparse.Namespace, wanted: set[str]) -> dict:
+    """``--sweep NAME=v1,v2,...``: the whole bench once per value, then each set left out in turn."""
+    name, values = args.sweep.split("=")
+    figures: dict = {}
+    current = None
+    for value in [float(v) for v in values.split(",")]:
+        old = _patch(name, value)
+        current = old if current is None else current
+        run = _measure(args, wanted)
+        results = run.results()
+        bm25 = {split: systems["bm25_top3"] for split, systems in results.items()}
+        tallies = {split: systems["memevo"] for split, systems in run.tallies.items()}
+        figures[value] = {n: _figures(tallies, bm25, n) for n in SETS if SETS[n] in bm25}
+        _patch(name, old)
+    if current not in figures:
+        raise SystemExit(f"give the current value of {name} ({current}) among the values swept")
+    return leave_one_out(figures, figures[current])
+
+
+def _print_grid(report: dict, title: str) -> None:
+    print(f"\n{title}, each set left out in turn (chosen on the other sets):")
+    head = "recall  prec empty R/BM25 P/BM25"
+    print(f"{'set':<12} | before: {head} | {'choice':>10} | left out: {head} | abstention empty")
+    for name, b in report["before"].items():
+        f = report["left_out"][name]
+        abst = f"{b['abstention_empty']:.2f} -> {f['abstention_empty']:.2f}" if "abstention_empty" in b else ""
+        print(
+            f"{name:<12} | {b['recall']:>13.3f} {b['precision']:.3f} {b['empty']:.3f} {b['recall_ratio']:>6.2f} "
+            f"{b['precision_ratio']:>6.2f} | {str(f['choice']):>10} | {f['recall']:>16.3f} "
+            f"{f['precision']:.3f} {f['empty']:.3f} {f['recall_ratio']:>6.2f} {f['precision_ratio']:>6.2f} | {abst}"
+        )
+    print(f"chosen on all sets: {report['all']['choice']}")
+
+
 def _print(results: dict[str, dict], fraction: float) -> None:
     rel = f"BM25 >={fraction:.0%} of top"
     print(f"{'benchmark / split':<34} {'n':>4} | {'memevo':^20} {'ms/q':>5} | {'BM25 top-3':^13} | {rel:^20}")
@@ -245,10 +390,25 @@ def _print(results: dict[str, dict], fraction: float) -> None:
             print(f"{'':<34}      memevo dropped BM25-found gold: " + ", ".join(f"{k} {v}" for k, v in why.items()))
 
 
+def _measure(args: argparse.Namespace, wanted: set[str]) -> Run:
+    """One run of every wanted benchmark."""
+    run = Run(args.bm25_fraction, args.why)
+    if "locomo" in wanted:
+        run.conversations(locomo(args.eval_dir), "locomo")
+    if "memdaily" in wanted:
+        run.conversations(memdaily(args.eval_dir), "memdaily")
+    if "madial" in wanted:
+        for lang in ("ch", "en"):
+            run.conversations([madial(args.eval_dir, lang)], f"madial-{lang}")
+    if "devmembench" in wanted:
+        run.conversations([devmembench(args.eval_dir)], "devmembench")
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval-dir", type=Path, default=DEFAULT_EVAL)
-    parser.add_argument("--only", default="locomo,memdaily,madial")
+    parser.add_argument("--only", default="locomo,memdaily,madial,devmembench")
     parser.add_argument(
         "--bm25-fraction",
         type=float,
@@ -257,26 +417,38 @@ def main() -> None:
     )
     parser.add_argument("--why", action="store_true", help="say why memevo dropped the gold claims BM25's top 3 held")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--lead-grid", action="store_true", help="choose the lexical lead's constants with each set left out in turn"
+    )
+    parser.add_argument(
+        "--sweep",
+        metavar="NAME=V1,V2,...",
+        help="run once per value of a recall constant (the current one among them) and choose it leaving each set out",
+    )
     args = parser.parse_args()
     wanted = set(args.only.split(","))
-    run = Run(args.bm25_fraction, args.why)
     started = time.perf_counter()
-    if "locomo" in wanted:
-        run.conversations(locomo(args.eval_dir), "locomo")
-    if "memdaily" in wanted:
-        run.conversations(memdaily(args.eval_dir), "memdaily")
-    if "madial" in wanted:
-        for lang in ("ch", "en"):
-            run.conversations([madial(args.eval_dir, lang)], f"madial-{lang}")
+    if args.sweep:
+        report = sweep(args, wanted)
+        if args.json:
+            print(json.dumps(report, indent=2, default=str))
+        else:
+            _print_grid(report, args.sweep.split("=")[0])
+            print(f"({time.perf_counter() - started:.1f} s)")
+        return
+    run = _measure(args, wanted)
     order = ["LoCoMo categories 1-4", *[f"LoCoMo category {c}" for c in range(1, 5)], "LoCoMo category 5 (adversarial)"]
     results = run.results()
     ranked = {k: results[k] for k in order if k in results}
     ranked.update({k: v for k, v in sorted(results.items()) if k not in ranked and k.startswith("MemDaily")})
     ranked.update({k: v for k, v in results.items() if k not in ranked})
+    grid = lead_grid(run, results) if args.lead_grid else None
     if args.json:
-        print(json.dumps(ranked, indent=2, ensure_ascii=False))
+        print(json.dumps({**ranked, "lead_grid": grid} if grid else ranked, indent=2, ensure_ascii=False, default=str))
         return
     _print(ranked, args.bm25_fraction)
+    if grid:
+        _print_grid(grid, "Lexical lead (ratio, coverage)")
     print(f"({time.perf_counter() - started:.1f} s)")
 
 

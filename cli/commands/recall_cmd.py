@@ -71,6 +71,14 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
         "lifecycle:  " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in life.items()),
         f"digest:     {digest.get('claims', 0)} claims, {digest.get('bytes', 0)} bytes",
     ]
+    lead = data.get("lead")
+    if lead:
+        ahead = "alone" if lead.get("ratio") is None else f"{lead['ratio']:.2f}x the next"
+        state = "taken" if lead.get("taken") else "not taken"
+        lines.append(
+            f"lead:       {lead['id']} {state} (no claim passed the gates; it failed {lead.get('gate')}, "
+            f"scores {ahead}, matches {lead.get('coverage', 0):.0%} of the question)"
+        )
     candidates = data.get("candidates", [])
     if candidates:
         lines.append("candidates:")
@@ -100,6 +108,7 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
     """What became of the claim named by ``--claim``: selected, or the gate or step that dropped it."""
     if claim.get("selected"):
         how = "as complementary evidence" if claim.get("complement") else "by relevance"
+        how = "as the lexical lead" if claim.get("lead") else how
         lines = [f"claim {claim['id']}: selected ({how})"]
     else:
         stage = {
@@ -110,6 +119,8 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         lines = [f"claim {claim['id']}: {stage} ({claim.get('reason')}): {claim.get('detail', '')}"]
         if claim.get("status"):
             lines.append(f"      status: {claim['status']}")
+    if claim.get("lead"):
+        lines.append(f"      {claim['lead']}")
     if "raw" in claim:
         lines.append(
             f"      raw {claim['raw']:.3f}, matched {claim.get('coverage', 0):.0%} of the question's "

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memory_core.recall.lead import LEAD_MIN_COVERAGE, LEAD_RATIO, Lead
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
 from memory_core.store.engines.dbapi import DbConn
@@ -162,6 +163,7 @@ def claim_verdict(
     candidates: Sequence[Candidate],
     chosen: Sequence[Candidate],
     plan: QueryPlan,
+    lead: Lead | None = None,
 ) -> dict[str, Any]:
     """What one recall did with one claim: selected, or which gate or step dropped it."""
     verdict: dict[str, Any] = {"id": memory_id, "selected": False}
@@ -186,7 +188,27 @@ def claim_verdict(
     if verdict["reason"] is not None:
         verdict["stage"] = "gate" if found.excluded in _GATE_REASONS else "selection"
         verdict["detail"] = REASON_TEXT.get(verdict["reason"], verdict["reason"])
+    if lead is not None and lead.candidate is found:
+        verdict["lead"] = lead_text(lead)
     return verdict
+
+
+def lead_text(lead: Lead) -> str:
+    """Why the lexical lead (:mod:`memory_core.recall.lead`) was taken or not, in words."""
+    gate = REASON_TEXT.get(lead.gate or "", lead.gate or "it passed")
+    ahead = "no other claim matched" if lead.ratio == float("inf") else f"{lead.ratio:.2f}x the next claim's score"
+    if lead.taken:
+        return (
+            f"no claim passed the relevance gates; this one failed one ({gate}), but it leads the "
+            f"lexical ranking ({ahead}, at least {LEAD_RATIO}x needed) and matches "
+            f"{lead.candidate.coverage:.0%} of the question (at least {LEAD_MIN_COVERAGE:.0%} needed)"
+        )
+    return (
+        f"no claim passed the relevance gates and this one leads the lexical ranking ({ahead}), "
+        f"but it is not taken: a lead needs at least {LEAD_RATIO}x, {LEAD_MIN_COVERAGE:.0%} of the "
+        "question, an awake claim and none of the firm gates (no word of the question itself, a "
+        "quoted question only, a missing path or identifier, an unknown subject)"
+    )
 
 
 def _size(data: dict[str, Any]) -> int:

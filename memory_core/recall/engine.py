@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import complement, expansion
+from memory_core.recall import complement, expansion, lead
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -73,10 +73,12 @@ class Outcome(
             ("matched", int),
             ("scored", int),
             ("truncated", bool),
+            ("lead", lead.Lead | None),
         ],
     )
 ):
-    """Scored candidates (passing ones and a few rejects), the chosen ones, and counts."""
+    """Scored candidates (passing ones and a few rejects), the chosen ones, counts, and the
+    lexical lead when nothing passed (:mod:`.lead`)."""
 
     __slots__ = ()
 
@@ -220,7 +222,10 @@ def evaluate_plan(
                 )
             elif chosen and len(chosen) < limit:
                 _add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
-            return Outcome(candidates, chosen, fast.retrieval.headers.total, fast.matched, fast.scored, fast.truncated)
+            revealed = frozenset({fast.revealed}) if fast.revealed else frozenset()
+            found = _add_lead(candidates, chosen, revealed, now=now, include_dormant=include_dormant)
+            total = fast.retrieval.headers.total
+            return Outcome(candidates, chosen, total, fast.matched, fast.scored, fast.truncated, found)
     r = retrieve(conn, plan, headers=headers)
     grouped = any(t.group for t in plan.focus)
     proof = _Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
@@ -250,7 +255,9 @@ def evaluate_plan(
     extra = _exact(conn, r, [memory_id for _, memory_id, _ in rejected[:room]])
     candidates = passing + failed[:REJECTS_KEPT] + extra
     matched = len(r.masks)
+    skip: frozenset[str] = frozenset()
     if force is not None and all(c.doc.memory_id != force for c in candidates):
+        skip = frozenset({force})  # judged only because explain named it: recall never ranks it
         known = next((c for c in failed if c.doc.memory_id == force), None)
         # Not offered by a list read only as far as its most recent claims: never a candidate.
         unread = known is None and bool(r.capped) and force not in r.masks
@@ -275,7 +282,22 @@ def evaluate_plan(
         _add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)
     elif narrow and chosen and len(chosen) < limit:
         _add_complement(conn, r, candidates, chosen, now=now, include_dormant=include_dormant)
-    return Outcome(candidates, chosen, r.headers.total, matched, done, truncated)
+    found = _add_lead(candidates, chosen, skip, now=now, include_dormant=include_dormant) if narrow else None
+    return Outcome(candidates, chosen, r.headers.total, matched, done, truncated, found)
+
+
+def _add_lead(
+    candidates: list[Candidate], chosen: list[Candidate], skip: frozenset[str], *, now: float, include_dormant: bool
+) -> lead.Lead | None:
+    """When nothing was chosen: the lexical lead (:mod:`.lead`), chosen if it leads by enough.
+    ``skip``: a claim scored only because ``explain --claim`` named it, which the ranking of
+    the recall being explained never held."""
+    if chosen:
+        return None
+    found = lead.find([c for c in candidates if c.doc.memory_id not in skip], now=now, include_dormant=include_dormant)
+    if found is not None and found.taken:
+        chosen.append(_chosen(found.candidate, now=now, complement=False))
+    return found
 
 
 def _add_pair(

@@ -62,6 +62,7 @@ class BodyOutcome(
             ("scored", int),
             ("truncated", bool),
             ("anchors", list[Candidate]),
+            ("revealed", str | None),
         ],
     )
 ):
@@ -162,12 +163,15 @@ def evaluate(
         for key, raw in best.items():
             walk.close_best(key, raw)
         pool, chosen, truncated = walk.run(limit)
+    # A claim judged only because ``explain --claim`` named it: not one recall itself ranks.
+    revealed = None
     if force is not None and all(c.doc.memory_id != force for c in (*pool, *rejects)):
         pool, chosen = _reveal(conn, r, claims, bodies, walk, pool, force, limit=limit)
+        revealed = force
     for memory_id, body in body_of.items():
         claims.masks[memory_id] = dict(r.masks[body])
     return BodyOutcome(
-        claims, pool + rejects, chosen, len(r.masks), done + len(walk.met if walk else ()), truncated, anchors
+        claims, pool + rejects, chosen, len(r.masks), done + len(walk.met if walk else ()), truncated, anchors, revealed
     )
 
 

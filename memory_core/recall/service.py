@@ -260,8 +260,10 @@ def _run(
         notes=notes,
     )
     diagnostics.update(left_out)
+    if outcome.lead is not None:
+        diagnostics["lead"] = outcome.lead.as_dict()
     if explain_id is not None:
-        diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan)
+        diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan, outcome.lead)
         for item in left_out.get("stale", []):
             if item["id"] == explain_id:
                 missing = ", ".join(item["missing"])

@@ -1,0 +1,88 @@
+"""When the gates pass nothing: the claim a plain lexical ranking puts far ahead of the rest.
+
+The relevance gates are precise and, on data they were not tuned on, often too strict: a
+question answered by one clearly best claim that misses a gate by a little (a paraphrase
+covers too small a share of the question's words, a name is spelt another way) gets
+nothing. When no claim passed, the candidates are ranked by their raw relevance alone (the
+weighted words they share with the question, as BM25 ranks them) and the first one is taken
+when it leads the next distinct claim by :data:`LEAD_RATIO` and matches at least
+:data:`LEAD_MIN_COVERAGE` of the question's weight. A question no claim answers rarely has
+one claim that far ahead of the others: its best matches share a common word or two.
+
+The constants were chosen on the development sets with each set left out in turn (``bench/
+recall_quality.py --lead-grid``; docs/recall.md, "Lexical lead").
+"""
+
+from __future__ import annotations
+
+from memory_core.recall.aging import is_dormant
+from memory_core.recall.rank import Candidate
+
+LEAD_RATIO = 1.3
+LEAD_MIN_COVERAGE = 0.4
+# Gates a lead may not overrule: the claim shares no word of the question itself (only the
+# conversation's), only a quoted question, lacks a path or identifier the question names;
+# the question names something no claim holds (a subject it asks a value of, or a name
+# beside the one word the claim matches: memory has never heard of what is asked about);
+# or a short question names a subject and an attribute and the claim lacks one of them
+# (another subject's port, or the subject's timeout, is no answer to "SQLite port?").
+FIRM_REASONS = frozenset(
+    {
+        "no_focus_match",
+        "quoted_question_only",
+        "literal_missing",
+        "unknown_subject",
+        "unknown_words",
+        "named_subject_missing",
+        "named_attribute_missing",
+    }
+)
+
+
+# Candidates the ranking leaves out: no word of the question itself, or a claim recall never
+# judged (``explain --claim`` scores it, so it must not change what recall chooses).
+UNRANKED = frozenset({"no_focus_match", "not_read", "not_scored"})
+
+
+class Lead:
+    """The best candidate by raw relevance, how far it leads the next one, and whether it is taken."""
+
+    __slots__ = ("candidate", "eligible", "gate", "ratio", "taken")
+
+    def __init__(self, candidate: Candidate, ratio: float, *, eligible: bool, taken: bool) -> None:
+        self.candidate = candidate
+        self.gate = candidate.excluded  # the gate it failed (selection clears it when taken)
+        self.ratio = ratio
+        # Awake and failing no firm gate: the margin and coverage decide.
+        self.eligible = eligible
+        self.taken = taken
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain data for the diagnostics."""
+        c = self.candidate
+        return {
+            "id": c.doc.memory_id,
+            "ratio": round(self.ratio, 3) if self.ratio != float("inf") else None,
+            "coverage": round(c.coverage, 3),
+            "gate": self.gate,
+            "eligible": self.eligible,
+            "taken": self.taken,
+        }
+
+
+def find(candidates: list[Candidate], *, now: float, include_dormant: bool) -> Lead | None:
+    """The lexical lead among ``candidates`` (none passed the gates), or ``None`` when none matched."""
+    ranked = sorted(
+        (c for c in candidates if c.raw > 0 and c.excluded not in UNRANKED),
+        key=lambda c: (-c.raw, c.doc.memory_id),
+    )
+    if not ranked:
+        return None
+    best = ranked[0]
+    key = (best.doc.origin, best.doc.content_hash)
+    second = next((c for c in ranked[1:] if (c.doc.origin, c.doc.content_hash) != key), None)
+    ratio = best.raw / second.raw if second is not None else float("inf")
+    dormant = is_dormant(best.doc.kind, best.doc.clock_at, now, pinned=bool(best.doc.pinned))
+    eligible = best.excluded not in FIRM_REASONS and (include_dormant or not dormant)
+    taken = eligible and ratio >= LEAD_RATIO and best.coverage >= LEAD_MIN_COVERAGE
+    return Lead(best, ratio, eligible=eligible, taken=taken)
