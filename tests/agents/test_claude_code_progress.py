@@ -104,6 +104,7 @@ def test_commit_then_failed_push_leaves_committed_not_pushed(
     assert f"Nominated ids: {pending.id}" in consolidation["messages"][-1]["content"]
 
     learning = json.loads(run_memevo("learning", "--json", env=env).stdout)
-    [turn] = learning["turns"]
+    # the worker's model call is a line of the log too (kind model_call); one turn was logged
+    [turn] = [entry for entry in learning["turns"] if entry.get("kind") != "model_call"]
     progress = {d["source_type"]: d for d in turn["decisions"]}["progress"]
     assert progress["reason"] == "captured" and progress["source_id"] == source["id"]
