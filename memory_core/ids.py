@@ -7,7 +7,6 @@ import json
 import os
 import re
 import sys
-import unicodedata
 from collections.abc import Callable
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -50,8 +49,15 @@ def _digest(payload: object) -> str:
 
 
 def normalize_content(content: str) -> str:
-    """The form two contents are compared in: NFC, collapsed whitespace."""
-    return " ".join(unicodedata.normalize("NFC", content).split())
+    """The form two contents are compared in: NFC, collapsed whitespace.
+
+    An ASCII text is its own NFC (no ASCII character composes or decomposes), so only other
+    texts load :mod:`unicodedata` (a shared library a capture hook otherwise does not need)."""
+    if not content.isascii():
+        import unicodedata
+
+        content = unicodedata.normalize("NFC", content)
+    return " ".join(content.split())
 
 
 def content_hash(content: str) -> str:

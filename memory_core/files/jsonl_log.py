@@ -47,14 +47,16 @@ def append(path: Path, lock: Path, line: bytes, *, max_bytes: int, max_lines: in
 
 def _line_count(path: Path) -> int:
     with open(path, "rb") as handle:
-        return sum(1 for _ in handle)
+        data = handle.read()
+    return data.count(b"\n") + (not data.endswith(b"\n") and bool(data))  # as iterating its lines
 
 
 def _trim(path: Path, max_bytes: int, max_lines: int | None) -> None:
-    """Keep the newest lines that fit in three quarters of the bound (called under the lock)."""
+    """Keep the newest lines that fit in three quarters of the bounds (called under the lock):
+    room for a quarter more before the next trim, so not every append rewrites the file."""
     lines = path.read_bytes().splitlines()
     if max_lines is not None:
-        lines = lines[-max_lines:]
+        lines = lines[-max(1, max_lines * 3 // 4) :]
     kept: list[bytes] = []
     size = 0
     for line in reversed(lines):

@@ -60,6 +60,10 @@ NEVER = DRIVERS | {
     "pickle",
     "logging",
     "asyncio",
+    # Python 3.11 sets SQLite's no-checkpoint-on-close through the interpreter's own _ctypes
+    # (memory_core.store.engines.close_checkpoint), without the ctypes package and struct.
+    "ctypes",
+    "struct",
 }
 
 # Standard-library modules any hook may load (C accelerators, named with a leading
@@ -69,10 +73,6 @@ NEVER = DRIVERS | {
 # hashlib (OpenSSL): ids, dedupe keys and the prompt stash hash with the interpreter's
 # built-in SHA-256 (memory_core.ids.sha256_hex).
 STDLIB = {
-    # ctypes (with struct) where a hook writes on Python 3.11: memory_core.store.engines.close_checkpoint
-    "ctypes",
-    "ctypes._endian",
-    "struct",
     "bisect",
     "collections.abc",
     "datetime",
@@ -98,10 +98,6 @@ STDLIB = {
 # adapter, the clock and the queue name their types for the type checker only), nor the
 # tokenizer's ``unicodedata`` or capture's ``shlex``.
 SESSION_STDLIB = {
-    # ctypes (with struct) where a hook writes its nudge on Python 3.11: close_checkpoint
-    "ctypes",
-    "ctypes._endian",
-    "struct",
     "collections.abc",
     "datetime",
     "json",

@@ -34,13 +34,16 @@ from cli.hooks.adapters.native import (
     session_end,
 )
 from cli.hooks.event import MAX_TEXT, HookEvent
-from cli.hooks.transcripts.claude_code import read_current_turn, read_transcript, read_user_records
 from cli.hooks.transcripts.claude_compaction import canonical_summary
 from memory_core.errors import UsageError
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+    from cli.hooks.transcripts.claude_code import Transcript
+    from cli.hooks.transcripts.common import Turn
 
 AGENT = "claude-code"
 TITLE = "Claude Code"
@@ -50,6 +53,30 @@ PROMPT_WINDOW_BYTES = 512 * 1024  # read first for the earlier turns; the whole 
 # within 0.05 s in every observed run.
 LAG_WAIT_SECONDS = 0.3
 LAG_POLL_SECONDS = 0.05
+
+
+# The transcript reader (with its records and tail reader) loads when a handler reads the
+# transcript: a PostCompact hook has its summary in the payload and reads none.
+def read_transcript(path: str | None, *, max_bytes: int | None = None) -> Transcript:
+    from cli.hooks.transcripts.claude_code import read_transcript
+
+    return read_transcript(path) if max_bytes is None else read_transcript(path, max_bytes=max_bytes)
+
+
+def read_user_records(path: str | None, *, max_bytes: int | None = None) -> Transcript:
+    from cli.hooks.transcripts.claude_code import read_user_records
+
+    return read_user_records(path) if max_bytes is None else read_user_records(path, max_bytes=max_bytes)
+
+
+def read_current_turn(
+    path: str | None, prompt_id: str | None, is_prompt: Callable[[str], bool] | None = None
+) -> Turn | None:
+    from cli.hooks.transcripts.claude_code import read_current_turn
+
+    return read_current_turn(path, prompt_id, is_prompt)
+
+
 _TURNS = StashedTurns(
     read_transcript,
     "prompt_id",

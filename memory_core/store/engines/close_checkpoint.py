@@ -35,7 +35,7 @@ JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024  # what a WAL reset truncates the file to, 
 # the checkpoint's syncs instead.
 WAL_TRUNCATE_BYTES = 2 * 1024 * 1024
 
-_library = None
+_library: _SqliteLibrary | None = None
 
 
 def skip_checkpoint_on_close(conn: sqlite3.Connection, path: str) -> bool:
@@ -79,24 +79,52 @@ def truncate_wal(conn: sqlite3.Connection) -> bool:
 def _db_config_311(conn: sqlite3.Connection, path: str) -> bool:
     if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11) or hasattr(sys, "gettotalrefcount"):
         return False
-    import ctypes
-
     global _library
     if _library is None:
-        import _sqlite3
-
-        library = ctypes.CDLL(_sqlite3.__file__)  # its symbols include the SQLite it links
-        library.sqlite3_db_filename.restype = ctypes.c_char_p
-        library.sqlite3_db_filename.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-        library.sqlite3_db_config.restype = ctypes.c_int
-        _library = library
+        _library = _SqliteLibrary()
+    library = _library
     # CPython 3.11's pysqlite_Connection: PyObject_HEAD, then the sqlite3 pointer.
-    handle = ctypes.c_void_p.from_address(id(conn) + 2 * ctypes.sizeof(ctypes.c_void_p)).value
+    handle = library.pointer.from_address(id(conn) + 2 * library.pointer_size).value
     if not handle:
         return False
-    name = _library.sqlite3_db_filename(handle, b"main")
+    name = library.db_filename(handle, b"main")
     if name is None or os.path.realpath(os.fsdecode(name)) != os.path.realpath(path):
         return False
-    done = ctypes.c_int(-1)
-    result = _library.sqlite3_db_config(ctypes.c_void_p(handle), NO_CKPT_ON_CLOSE, ctypes.c_int(1), ctypes.byref(done))
+    done = library.integer(-1)
+    result = library.db_config(library.pointer(handle), NO_CKPT_ON_CLOSE, library.integer(1), library.byref(done))
     return result == 0 and done.value == 1
+
+
+class _SqliteLibrary:
+    """The two SQLite functions :func:`_db_config_311` calls, from the library the interpreter's
+    ``_sqlite3`` module links, declared with :mod:`_ctypes` itself: the same calls as through
+    :mod:`ctypes`, whose package (with ``struct``) costs a hook process about 1-2 ms to import
+    for three C types and a library handle (docs/hooks.md, "Cost")."""
+
+    def __init__(self) -> None:
+        import _ctypes
+        import _sqlite3
+
+        class c_int(_ctypes._SimpleCData):  # type: ignore[misc,name-defined]  # ctypes.c_int
+            _type_ = "i"
+
+        class c_void_p(_ctypes._SimpleCData):  # type: ignore[misc,name-defined]  # ctypes.c_void_p
+            _type_ = "P"
+
+        class c_char_p(_ctypes._SimpleCData):  # type: ignore[misc,name-defined]  # ctypes.c_char_p
+            _type_ = "z"
+
+        class Function(_ctypes.CFuncPtr):  # type: ignore[misc,name-defined]  # a ctypes.CDLL's functions
+            _flags_ = _ctypes.FUNCFLAG_CDECL
+            _restype_ = c_int
+
+        # Its symbols include the SQLite it links, as ctypes.CDLL(_sqlite3.__file__) finds them.
+        self._handle = _ctypes.dlopen(_sqlite3.__file__, _ctypes.RTLD_LOCAL)
+        self.integer = c_int
+        self.pointer = c_void_p
+        self.pointer_size = _ctypes.sizeof(c_void_p)
+        self.byref = _ctypes.byref
+        self.db_filename = Function(("sqlite3_db_filename", self))  # type: ignore[arg-type]  # any object with _handle
+        self.db_filename.restype = c_char_p
+        self.db_filename.argtypes = [c_void_p, c_char_p]
+        self.db_config = Function(("sqlite3_db_config", self))  # type: ignore[arg-type]

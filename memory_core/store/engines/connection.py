@@ -15,7 +15,7 @@ import contextlib
 import os
 import stat
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from memory_core.errors import StoreError
@@ -90,13 +90,19 @@ def secure_sidecars(db_path: Path) -> None:
         make_private(Path(str(db_path) + suffix))
 
 
-def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+def connect(
+    db_path: Path, *, readonly: bool = False, before_wal: Callable[[sqlite3.Connection], object] | None = None
+) -> sqlite3.Connection:
     """Open ``db_path`` with WAL, ``synchronous=FULL`` and a busy timeout.
 
-    A read-only connection never creates or changes the database file.
+    A read-only connection never creates or changes the database file. ``before_wal`` runs
+    on a writable connection before it is switched to WAL or changes anything (a store reads
+    and checks its schema version there, so a database this build must refuse is never
+    switched); whatever it raises closes the connection and propagates.
     """
     import sqlite3
 
+    conn = None
     try:
         if readonly:
             if not db_path.exists():
@@ -119,12 +125,16 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             make_private(db_path)  # SQLite created it if it was missing: private before its WAL
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if not readonly:
+            from memory_core.store.engines.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
+
+            # The commit makes a write durable (close_checkpoint); set first, so that not even
+            # closing a connection ``before_wal`` refused checkpoints the database.
+            skip_checkpoint_on_close(conn, str(db_path))
+            if before_wal is not None:
+                before_wal(conn)
             mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{db_path}: could not enable WAL mode (got {mode})")
-            from memory_core.store.engines.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
-
-            skip_checkpoint_on_close(conn, str(db_path))  # the commit made it durable (close_checkpoint)
             fold_large_wal(conn, str(db_path))
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
@@ -132,7 +142,13 @@ def connect(db_path: Path, *, readonly: bool = False) -> sqlite3.Connection:
             secure_sidecars(db_path)
         return conn
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise StoreError(f"cannot open {db_path}: {exc}; check the file or restore a copy from backups/") from None
+    except BaseException:
+        if conn is not None:
+            conn.close()
+        raise
 
 
 def _enable_wal(conn: sqlite3.Connection) -> str:

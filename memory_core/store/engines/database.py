@@ -18,6 +18,10 @@ from memory_core.store.engines.dbapi import DbConn
 from memory_core.store.schema import migrations
 
 
+def _check_version(conn: DbConn) -> None:
+    migrations.check_supported(migrations.read_version(conn))
+
+
 class Store:
     """An open memory database. Use as a context manager or call :meth:`close`."""
 
@@ -44,15 +48,11 @@ class Store:
         if not backend.is_sqlite:
             return cls._open_postgres(home, backend)
         path = home / "memory.db"
-        if path.exists() and path.stat().st_size > 0:
-            # Identify the version read-only first: a database this build must refuse is
-            # not even switched to WAL.
-            probe = connect(path, readonly=True)
-            try:
-                migrations.check_supported(migrations.read_version(probe))
-            finally:
-                probe.close()
-        conn = connect(path)
+        # The version is identified on the connection itself before it changes anything: a
+        # database this build must refuse is not even switched to WAL. (One connection, not a
+        # read-only probe first: each connection that finds no other open rebuilds the WAL's
+        # index by reading the whole WAL, docs/hooks.md "Cost".)
+        conn = connect(path, before_wal=_check_version)
         try:
             store = cls(conn, path)
             store.backup_path = migrations.migrate(conn, home / "backups", clock.now())
