@@ -23,7 +23,9 @@ def run_hook(home: Path, event: str, payload: dict) -> None:
         [sys.executable, "-m", "cli", "hook", event],
         input=json.dumps(payload).encode(),
         capture_output=True,
-        env={**os.environ, "MEMEVO_HOME": str(home)},
+        # without bytecode writing, as many container images run Python: the compiled patterns
+        # are then kept in the state dir (cache/regex.*), the case that was 0644
+        env={**os.environ, "MEMEVO_HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"},
         cwd=REPO,
         preexec_fn=lambda: os.umask(0),  # the most permissive umask a person can have
         timeout=60,
