@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import Any
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, MAX_USER_MESSAGES, HookEvent, clip_middle
+from cli.hooks.event import MAX_TEXT, HookEvent
 from cli.hooks.transcripts.claude_code import _prompt_id, _read_turn, user_text
 from cli.hooks.transcripts.claude_compaction import summary_from_compact_message
 from cli.hooks.transcripts.common import texts
 
-from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of
+from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of, turn_end_event
 
 AGENT = "claude-code"
 
@@ -94,14 +94,5 @@ def read_session(path: str, tally: Tally, fallback_at: float) -> Iterator[Sessio
         if number == 0 or not turn.user_messages:
             continue  # records before the first prompt; a turn without typed words (a slash command)
         tally.turns += 1
-        final = turn.final_message
-        event = HookEvent(
-            "turn_end",
-            user_messages=tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]),
-            operations=turn.operations,
-            final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-            ended_in_error=turn.ended_in_error,
-            notes=turn.notes,
-            **base,
-        )
+        event = turn_end_event(turn, base)
         yield SessionEvent(event, at)

@@ -13,10 +13,9 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import Any
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, MAX_USER_MESSAGES, HookEvent, clip_middle
 from cli.hooks.transcripts.codex import _current_after, _turn_of, read_turn
 
-from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of
+from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of, turn_end_event
 
 AGENT = "codex"
 
@@ -61,14 +60,5 @@ def read_session(path: str, tally: Tally, fallback_at: float) -> Iterator[Sessio
         if not turn.user_messages:
             continue  # records outside any turn, or a turn whose message was never written
         tally.turns += 1
-        final = turn.final_message
-        event = HookEvent(
-            "turn_end",
-            user_messages=tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]),
-            operations=turn.operations,
-            final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-            ended_in_error=turn.ended_in_error,
-            notes=turn.notes,
-            **base,
-        )
+        event = turn_end_event(turn, base)
         yield SessionEvent(event, keys.last_at.pop(number, fallback_at))

@@ -19,10 +19,9 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, HookEvent, clip_middle
 from cli.hooks.transcripts.gemini import _read_turn, replay, user_text
 
-from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of
+from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of, turn_end_event
 
 AGENT = "gemini"
 MAX_REPLAY_BYTES = 256 * 1024 * 1024
@@ -61,16 +60,7 @@ def read_session(path: str, tally: Tally, fallback_at: float) -> Iterator[Sessio
         at = next(
             (t for m in reversed(messages[start:end]) if (t := time_of(m.get("timestamp"))) is not None), fallback_at
         )
-        final = turn.final_message
-        event = HookEvent(
-            "turn_end",
-            user_messages=tuple(clip_middle(m, MAX_TEXT) for m in turn.user_messages),
-            operations=turn.operations,
-            final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-            ended_in_error=turn.ended_in_error,
-            notes=turn.notes,
-            **base,
-        )
+        event = turn_end_event(turn, base, last=None)
         yield SessionEvent(event, at)
 
 

@@ -13,10 +13,10 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import Any
 
-from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, MAX_USER_MESSAGES, HookEvent, clip_middle
+from cli.hooks.event import MAX_TEXT, HookEvent, clip_middle
 from cli.hooks.transcripts.pi import read_turn, user_text
 
-from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of
+from .reading import SessionEvent, SessionSkipped, Tally, stream_records, time_of, turn_end_event
 
 AGENT = "pi"
 
@@ -61,13 +61,5 @@ def read_session(path: str, tally: Tally, fallback_at: float) -> Iterator[Sessio
         if number == 0 or not turn.user_messages:
             continue
         tally.turns += 1
-        final = turn.final_message
-        event = HookEvent(
-            "turn_end",
-            user_messages=tuple(clip_middle(t, MAX_TEXT) for t in turn.user_messages[-MAX_USER_MESSAGES:]),
-            operations=turn.operations,
-            final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
-            ended_in_error=turn.ended_in_error,
-            **base,
-        )
+        event = turn_end_event(turn, base)
         yield SessionEvent(event, at)

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from cli.hooks.event import HookEvent
+from cli.hooks.event import MAX_FINAL_MESSAGE, MAX_TEXT, MAX_USER_MESSAGES, HookEvent, clip_middle
+from cli.hooks.transcripts.common import Turn
 from cli.hooks.transcripts.stream import forward_lines, open_transcript
 from cli.hooks.transcripts.tail import parse_record
 
@@ -83,3 +84,19 @@ def time_of(value: object) -> float | None:
     if moment.tzinfo is None:
         return None
     return moment.timestamp()
+
+
+def turn_end_event(turn: Turn, base: dict[str, Any], *, last: int | None = MAX_USER_MESSAGES) -> HookEvent:
+    """The ``turn_end`` event a live hook would have sent for ``turn``: its ``last`` user
+    messages (all of them with ``None``) and its final message clipped as the adapters clip."""
+    messages = turn.user_messages if last is None else turn.user_messages[-last:]
+    final = turn.final_message
+    return HookEvent(
+        "turn_end",
+        user_messages=tuple(clip_middle(t, MAX_TEXT) for t in messages),
+        operations=turn.operations,
+        final_message=clip_middle(final, MAX_FINAL_MESSAGE) if final else None,
+        ended_in_error=turn.ended_in_error,
+        notes=turn.notes,
+        **base,
+    )
