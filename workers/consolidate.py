@@ -38,7 +38,7 @@ from memory_core.jobs.model_state import remember_json_mode, remembered_json_mod
 from memory_core.records import ErrorCode, JobState, Reason
 from memory_core.store.engines.database import Store
 from memory_core.store.tables.origin_aliases import project_origins
-from workers import json_modes, liveness, model_client, providers
+from workers import json_modes, liveness, model_call, model_client, providers
 from workers.call_log import log_model_call, model_call_entry
 from workers.logs import worker_logger
 from workers.stale_candidates import with_stale_candidates
@@ -181,7 +181,7 @@ def _record_failure(
             return fail_job(conn, lease, code, clock.now(), reason=reason, retry_after=retry_after)
 
 
-def _log_cli_call(log: Any, source_id: str, completion: model_client.Completion) -> None:
+def _log_cli_call(log: Any, source_id: str, completion: model_call.Completion) -> None:
     spent = getattr(completion, "cost_usd", None)
     log.info(
         "%s: %s answered through the agent's CLI, %d prompt and %d output tokens%s",
@@ -234,7 +234,7 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
         mode, fallback = ("off", False) if settings.uses_cli else _json_mode(settings, store)
         try:
             completion = providers.complete(settings, messages, json_mode=mode, fallback=fallback)
-        except model_client.ModelCallError as exc:
+        except model_call.ModelCallError as exc:
             _remember_json_mode(settings, store, mode, exc.json_mode, log)
             raise
         _remember_json_mode(settings, store, mode, completion.json_mode, log)
@@ -277,7 +277,7 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
                 "event_id": report.event_id,
             },
         )
-    except model_client.ModelCallError as exc:
+    except model_call.ModelCallError as exc:
         code, reason, retry_after = exc.code, exc.reason, exc.retry_after
         used.update(prompt_tokens=exc.prompt_tokens, completion_tokens=exc.completion_tokens, cost_usd=exc.cost_usd)
         # Answered but unusable (cut off, refused, a tool used): still spent.

@@ -27,7 +27,8 @@ from memory_core.reports.health import ERROR, OK, make_check
 from memory_core.reports.postgres_problems import postgres_fix, postgres_problem
 from memory_core.store.engines.backend import POSTGRESQL, SQLITE, redact, resolve_queue
 from workers.json_modes import DESCRIPTIONS
-from workers.model_client import ModelCallError, complete
+from workers.model_call import ModelCallError
+from workers.model_client import complete
 from workers.queue_names import QUEUE_NAME, queue_name
 
 # PostgresHuey's task table (workers.app.TABLE_PREFIX + "_task"; a test keeps them equal).

@@ -23,20 +23,16 @@ The deadline is :func:`workers.model_warmup.call_seconds`: longer for the first 
 process makes to a server and model, and a server that answers 503 "loading" is asked again
 every few seconds within it.
 
-Servers differ from OpenAI in ways handled here: no ``usage`` (counted as 0), ``content``
-as a list of parts (text parts joined, reasoning parts skipped), ``finish_reason``
-``eos``/``eos_token``/``end``/``end_turn`` or missing (a normal end: the strict parse of
-the answer still has to pass), a reasoning field beside the content or a leading
-``<think>`` block (ignored), and ``Retry-After`` on 429/503 (honoured by the backoff).
+``Retry-After`` on 429/503 is honoured by the backoff. Reading the answer is
+:mod:`workers.chat_answer`; what a call gives back (:class:`~workers.model_call.Completion`,
+:class:`~workers.model_call.ModelCallError`) is :mod:`workers.model_call`, shared by every
+provider.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import threading
 import time
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -44,84 +40,19 @@ import httpx
 
 from memory_core import clock
 from memory_core.config import Settings
-from memory_core.errors import MemevoError
 from memory_core.records import ErrorCode, Reason
 from workers import json_modes, model_warmup
+from workers.chat_answer import read_completion
+from workers.model_call import Completion, ModelCallError
 
 # A valid answer is at most 64,000 bytes of text; JSON escaping can grow that a few
 # times, so anything far beyond is not a completion worth reading.
 RESPONSE_MAX_BYTES = 2_000_000
 # Of an error answer only enough is read to tell a refused JSON mode or a loading model.
 ERROR_BODY_MAX_BYTES = 65_536
-MODEL_NAME_MAX_CHARS = 200
 
-_DESCRIPTIONS = {
-    ErrorCode.UNAVAILABLE: "the model server could not be reached or is overloaded; retried later",
-    ErrorCode.PROVIDER: "the model server refused the request or sent a malformed response",
-    ErrorCode.TIMEOUT: "the model did not answer within MEMEVO_ATTEMPT_SECONDS",
-    ErrorCode.OUTPUT_LIMIT: "the answer was cut off at the output token limit",
-    ErrorCode.INVALID_OUTPUT: "the model did not finish with a plain text answer",
-}
-
-
-# finish_reason values that mean the model ended its answer by itself. OpenAI says "stop";
-# Together says "eos", older TGI "eos_token", some gateways "end"; Anthropic-style
-# adapters pass "end_turn"/"stop_sequence" through. Missing (null) is read the same way:
-# a cut-off answer would not survive the strict parse of the contract anyway.
-STOP_REASONS = frozenset({"stop", "eos", "eos_token", "end", "end_turn", "stop_sequence"})
-LENGTH_REASONS = frozenset({"length", "max_tokens", "model_length"})
-# Content parts that are the model's reasoning, not its answer.
-_REASONING_PARTS = frozenset({"thinking", "reasoning", "redacted_thinking"})
-_TEXT_PARTS = frozenset({"text", "output_text"})
-_LEADING_THINK = re.compile(r"\A\s*<think>.*?</think>\s*", re.DOTALL)
 RETRY_AFTER_MAX_SECONDS = 86_400.0
 SCHEMA_NAME = json_modes.SCHEMA_NAME
-
-
-class ModelCallError(MemevoError):
-    """A model call failed. ``code`` and ``reason`` are what gets stored; the message is
-    fixed text.
-
-    ``prompt_tokens``/``completion_tokens`` carry the usage a failed but answered call
-    reported (for example one cut off at the output limit), so it can still be counted, and
-    ``cost_usd`` what it cost where the provider says (an agent's CLI; ``None``: not said).
-    ``retry_after`` is the wait in seconds a rate-limited server asked for; ``json_mode``
-    the JSON mode of a request the server answered (2xx) before the answer was refused.
-    """
-
-    def __init__(
-        self,
-        code: ErrorCode,
-        description: str | None = None,
-        *,
-        reason: Reason | None = None,
-        prompt_tokens: int = 0,
-        completion_tokens: int = 0,
-        retry_after: float | None = None,
-        json_mode: str | None = None,
-        cost_usd: float | None = None,
-    ) -> None:
-        self.code = code
-        self.description = description or _DESCRIPTIONS.get(code, "the model call failed")
-        self.reason = reason.value if reason is not None else None
-        self.prompt_tokens = prompt_tokens
-        self.completion_tokens = completion_tokens
-        self.retry_after = retry_after
-        self.json_mode = json_mode
-        self.cost_usd = cost_usd
-        super().__init__(f"model call failed ({code.value}): {self.description}")
-
-
-@dataclass(frozen=True)
-class Completion:
-    """A finished answer and what it cost."""
-
-    text: str
-    finish_reason: str
-    model: str
-    prompt_tokens: int
-    completion_tokens: int
-    json_mode: str = "off"  # the response_format the answered request carried
 
 
 def complete(
@@ -307,98 +238,3 @@ def _check_status(status: int, retry_after: str | None = None) -> None:
         raise ModelCallError(
             ErrorCode.PROVIDER, f"the model server refused the request (HTTP {status})", reason=http_reason(status)
         )
-
-
-def _token_count(usage: Any, name: str) -> int:
-    value = usage.get(name) if isinstance(usage, dict) else None
-    # bool is an int subclass; a true/false "count" is not a count.
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def _answer_text(content: Any) -> str | None:
-    """The answer's text: a string, or the text parts of a list of content parts joined
-    (reasoning parts skipped); ``None`` when it holds anything else."""
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        pieces: list[str] = []
-        for part in content:
-            if isinstance(part, str):
-                pieces.append(part)
-            elif isinstance(part, dict) and part.get("type") in _TEXT_PARTS and isinstance(part.get("text"), str):
-                pieces.append(part["text"])
-            elif not (isinstance(part, dict) and part.get("type") in _REASONING_PARTS):
-                return None
-        text = "".join(pieces)
-    else:
-        return None
-    # A reasoning model served without a reasoning parser writes its thinking first.
-    return _LEADING_THINK.sub("", text, count=1)
-
-
-def read_completion(raw: bytes, *, fallback_model: str, json_mode: str = "off") -> Completion:
-    """Interpret a chat-completions response body; raise :class:`ModelCallError` unless it
-    holds a text answer that finished normally."""
-    try:
-        body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        raise ModelCallError(
-            ErrorCode.PROVIDER, "the model server's response is not JSON", reason=Reason.RESPONSE_NOT_JSON
-        ) from None
-    if not isinstance(body, dict):
-        raise ModelCallError(
-            ErrorCode.PROVIDER, "the model server's response is not a JSON object", reason=Reason.RESPONSE_NOT_JSON
-        )
-    choices = body.get("choices")
-    choice = choices[0] if isinstance(choices, list) and choices else None
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(choice, dict) or not isinstance(message, dict):
-        raise ModelCallError(
-            ErrorCode.PROVIDER, "the model server's response has no answer in it", reason=Reason.NO_CHOICES
-        )
-    usage = body.get("usage")
-    spent: dict[str, Any] = {
-        "prompt_tokens": _token_count(usage, "prompt_tokens"),
-        "completion_tokens": _token_count(usage, "completion_tokens"),
-        "json_mode": json_mode,
-    }
-    finish_reason = choice.get("finish_reason")
-    if finish_reason is not None and not isinstance(finish_reason, str):
-        finish_reason = "<not a string>"
-    if finish_reason in LENGTH_REASONS:
-        raise ModelCallError(ErrorCode.OUTPUT_LIMIT, reason=Reason.CUT_OFF, **spent)
-    if message.get("tool_calls") or message.get("function_call") or finish_reason in ("tool_calls", "function_call"):
-        raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT, "the model called a tool instead of answering", reason=Reason.TOOL_CALLS, **spent
-        )
-    if finish_reason == "content_filter":
-        raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT,
-            "the server's content filter stopped the answer",
-            reason=Reason.CONTENT_FILTER,
-            **spent,
-        )
-    if finish_reason is not None and finish_reason not in STOP_REASONS:
-        raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT,
-            "the model stopped for a reason other than finishing its answer",
-            reason=Reason.WRONG_FINISH_REASON,
-            **spent,
-        )
-    text = _answer_text(message.get("content"))
-    if text is None:
-        raise ModelCallError(
-            ErrorCode.INVALID_OUTPUT, "the model answered without plain text", reason=Reason.NO_TEXT, **spent
-        )
-    reported = body.get("model")
-    # What the server says it ran, for the worker's log; claims record the configured name
-    # (captured before the call), never this.
-    model = reported if isinstance(reported, str) and 0 < len(reported) <= MODEL_NAME_MAX_CHARS else fallback_model
-    return Completion(
-        text=text,
-        finish_reason=finish_reason if isinstance(finish_reason, str) else "stop",
-        model=model,
-        prompt_tokens=spent["prompt_tokens"],
-        completion_tokens=spent["completion_tokens"],
-        json_mode=json_mode,
-    )

@@ -17,7 +17,8 @@ from memory_core.consolidation.prompt import build_messages
 from memory_core.ids import source_id
 from memory_core.records import ErrorCode, Source
 from tests.support.fake_model import FakeModelProcess, FakeModelServer, Reply
-from workers.model_client import Completion, ModelCallError, complete
+from workers.model_call import Completion, ModelCallError
+from workers.model_client import complete
 
 KEY = "sk-test-0123456789abcdefSECRET"
 MESSAGES = [{"role": "system", "content": "Answer in JSON."}, {"role": "user", "content": "hi"}]

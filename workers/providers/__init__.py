@@ -1,7 +1,7 @@
 """The worker's one model seam: :func:`complete` sends the consolidation prompt to the
 configured provider (memory_core.model_providers) and returns a
-:class:`~workers.model_client.Completion`, or raises
-:class:`~workers.model_client.ModelCallError` with the same codes for every provider.
+:class:`~workers.model_call.Completion`, or raises
+:class:`~workers.model_call.ModelCallError` with the same codes for every provider.
 
 ``openai`` is the HTTP client (:mod:`workers.model_client`, unchanged). Each CLI provider is
 one module (``claude_code``, ``codex``, ``gemini``, ``pi``) with ``command()`` (the argument
@@ -22,7 +22,7 @@ from memory_core import model_providers
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
 from workers import model_client
-from workers.model_client import Completion, ModelCallError
+from workers.model_call import Completion, ModelCallError
 from workers.providers import claude_code, codex, gemini, pi
 from workers.providers.common import split_messages
 from workers.providers.process import call_directory, cli_environment, run_cli, shared_call_directory

@@ -28,7 +28,8 @@ from typing import Any
 from memory_core.config import Settings
 from memory_core.consolidation.contract import response_schema
 from memory_core.records import ErrorCode, Reason
-from workers.model_client import ModelCallError, http_reason
+from workers.model_call import ModelCallError
+from workers.model_client import http_reason
 from workers.providers.common import (
     CliCompletion,
     cost,

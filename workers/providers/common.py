@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
-from workers.model_client import MODEL_NAME_MAX_CHARS, Completion, ModelCallError
+from workers.model_call import MODEL_NAME_MAX_CHARS, Completion, ModelCallError
 
 T = TypeVar("T")
 

@@ -16,7 +16,7 @@ from memory_core import model_providers
 from memory_core.config import Settings
 from memory_core.records import ErrorCode
 from memory_core.reports.health import ERROR, OK, WARN, make_check
-from workers.model_client import ModelCallError
+from workers.model_call import ModelCallError
 from workers.providers import CLI_MODULES, complete_with_cli
 from workers.providers.process import cli_environment
 

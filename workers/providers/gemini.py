@@ -26,7 +26,7 @@ from typing import Any
 
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
-from workers.model_client import ModelCallError
+from workers.model_call import ModelCallError
 from workers.providers.common import (
     CliCompletion,
     count,

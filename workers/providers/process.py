@@ -29,7 +29,8 @@ from pathlib import Path
 
 from memory_core.model_providers import MODEL_CALL_MARKER
 from memory_core.records import ErrorCode, Reason
-from workers.model_client import RESPONSE_MAX_BYTES, ModelCallError
+from workers.model_call import ModelCallError
+from workers.model_client import RESPONSE_MAX_BYTES
 
 READ_CHUNK = 65_536
 
