@@ -27,7 +27,7 @@ from memory_core.recall.service import (
 )
 
 if TYPE_CHECKING:
-    from memory_core.recall.service import RecallResult
+    from memory_core.recall.results import RecallResult
     from memory_core.store.engines.dbapi import DbConn
 
 

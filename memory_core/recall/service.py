@@ -8,10 +8,9 @@ digest and the diagnostics. Nothing here writes ``memory.db``; callers open it w
 
 from __future__ import annotations
 
-from collections import namedtuple
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any
 
 from memory_core.clock import iso
 from memory_core.errors import UsageError
@@ -36,6 +35,7 @@ from memory_core.recall.query_plan import (
     conversation_slots,
 )
 from memory_core.recall.rank import accuracy_factor, utility_factor
+from memory_core.recall.results import RecalledClaim, RecallResult
 from memory_core.recall.rows import load_claims
 from memory_core.store.engines.database import Store
 from memory_core.store.engines.dbapi import DbConn
@@ -58,88 +58,6 @@ __all__ = [
 
 SEARCH_LIMIT = 10
 MAX_QUERY_CHARS = 512
-
-
-# Named tuples, not dataclasses: the per-turn hook builds these classes on every start, and a
-# named tuple is several times cheaper to define (docs/hooks.md, "Cost"). The claim's fields
-# are given as types, not as annotations: under ``from __future__ import annotations`` each
-# annotation is a string that ``typing`` compiles, about 0.1 M instructions per field.
-class RecalledClaim(
-    NamedTuple(
-        "RecalledClaim",
-        [
-            ("memory_id", str),
-            ("source_id", str | None),
-            ("kind", str),
-            ("status", str),
-            ("origin", str),
-            ("evidence", str),
-            ("updated_at", float),
-            ("pinned", bool),
-            ("dormant", bool),
-            ("raw_score", float),
-            ("rank_score", float),
-            ("freshness", float),
-            ("priority", int),
-            ("utility", float),
-            ("accuracy", float),
-            ("matched", tuple[str, ...]),
-            ("excerpt", str),
-        ],
-    )
-):
-    """One selected claim with its provenance and scores."""
-
-    __slots__ = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain data for JSON output."""
-        return {
-            "id": self.memory_id,
-            "source_id": self.source_id,
-            "kind": self.kind,
-            "status": self.status,
-            "origin": self.origin,
-            "evidence": self.evidence,
-            "updated_at": self.updated_at,
-            "pinned": self.pinned,
-            "dormant": self.dormant,
-            "raw_score": round(self.raw_score, 4),
-            "rank_score": round(self.rank_score, 4),
-            "freshness": round(self.freshness, 4),
-            "priority": self.priority,
-            "utility": self.utility,
-            "accuracy": self.accuracy,
-            "matched": list(self.matched),
-            "excerpt": self.excerpt,
-        }
-
-
-# The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
-# same class) at run time, whose fields ``typing`` need not compile one annotation string at
-# a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
-if TYPE_CHECKING:
-
-    class _RecallResultFields(NamedTuple):
-        claims: list[RecalledClaim]
-        digest: str
-        diagnostics: dict[str, Any]
-        plan: QueryPlan = QueryPlan(())
-
-else:
-    _RecallResultFields = namedtuple(
-        "RecallResult", ("claims", "digest", "diagnostics", "plan"), defaults=(QueryPlan(()),)
-    )
-
-
-class RecallResult(_RecallResultFields):
-    """The selected claims, the digest for the agent ('' when nothing) and bounded diagnostics."""
-
-    __slots__ = ()
-
-    def as_dict(self) -> dict[str, Any]:
-        """Plain data for JSON output."""
-        return {"claims": [c.as_dict() for c in self.claims], "digest": self.digest}
 
 
 def validate_query(query: object) -> str:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from memory_core.store.engines.dbapi import DbConn
 
 if TYPE_CHECKING:
-    from memory_core.recall.service import RecallResult
+    from memory_core.recall.results import RecallResult
 
 SETTING = "review_before_recall"
 VARIABLE = "MEMEVO_REVIEW_BEFORE_RECALL"

@@ -178,6 +178,7 @@ RECALL = (
         "memory_core.recall.scoring",
         "memory_core.recall.query_units",
         "memory_core.recall.service",
+        "memory_core.recall.results",  # what recall gives back (claims, digest, diagnostics)
         "memory_core.store.tables.postings",
         # the injection log (a plain append when a digest is printed) and the check of the
         # optional review gate (the setting alone when it is off; docs/ui.md)

@@ -27,7 +27,7 @@ STUBBED = {
     "memory_core.text.concepts": ["Concept"],
     "memory_core.recall.query_plan": ["QueryPlan"],
     "memory_core.recall.scoring": ["Evaluation"],
-    "memory_core.recall.service": ["RecallResult"],
+    "memory_core.recall.results": ["RecallResult"],
     "memory_core.recall.candidates": ["Retrieval"],
 }
 
