@@ -4,7 +4,8 @@ the leave-one-set-out choice."""
 from __future__ import annotations
 
 from bench.eval_sets import DAY, Claim, Conversation, Question, pieces
-from bench.recall_quality import Run, leave_one_out
+from bench.recall_quality import leave_one_out
+from bench.recall_runs import Run
 
 
 def test_why_explains_the_claim_bm25_returned_not_another_with_its_key() -> None:
