@@ -11,9 +11,9 @@ captures. No schema change: the backlog is ordinary pending jobs with later due 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
+from memory_core.clock import is_timestamp
 from memory_core.store.engines.dbapi import DbConn
 
 BACKLOG_SHARE = 0.5  # of the daily model calls a backlog may use
@@ -39,10 +39,9 @@ def backlog_start(conn: DbConn, now: float, spacing: float) -> float:
     """When the next backlog job may be due: ``now``, or one spacing after the latest
     pending job (a backfill run again continues the queue it left)."""
     (value,) = conn.execute("SELECT MAX(next_due_at) FROM sources WHERE state = 'pending'").fetchone()
-    latest = _finite(value)
-    if latest is None or latest < now:
-        return now
-    return latest + spacing
+    if not is_timestamp(value) or value < now:
+        return now  # none pending, or a damaged due time (text, NaN): no time at all
+    return float(value) + spacing
 
 
 def make_due(conn: DbConn, source_ids: Sequence[str], times: Sequence[float]) -> None:
@@ -56,13 +55,4 @@ def scheduled_backlog(conn: DbConn, now: float) -> tuple[int, float | None]:
     count, last = conn.execute(
         "SELECT COUNT(*), MAX(next_due_at) FROM sources WHERE state = 'pending' AND next_due_at > ?", (now,)
     ).fetchone()
-    return int(count), _finite(last)
-
-
-def _finite(value: object) -> float | None:
-    """A due time as a number; a damaged column (text, NaN, infinite) is no time at all."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
+    return int(count), (float(last) if is_timestamp(last) else None)
