@@ -53,7 +53,7 @@ class Lead:
         self.candidate = candidate
         self.gate = candidate.excluded  # the gate it failed (selection clears it when taken)
         self.ratio = ratio
-        # Awake and failing no firm gate: the margin and coverage decide.
+        # Failing no firm gate: the margin and coverage decide.
         self.eligible = eligible
         self.taken = taken
 
@@ -72,8 +72,17 @@ class Lead:
 
 def find(candidates: list[Candidate], *, now: float, include_dormant: bool) -> Lead | None:
     """The lexical lead among ``candidates`` (none passed the gates), or ``None`` when none matched."""
+    # A dormant claim is out of sight of a recall that leaves dormant claims out: it neither
+    # leads nor stands in an awake claim's way. (Whether it was scored at all depends on how
+    # far the pruned search went; a ranking that counted it would differ between the two.)
     ranked = sorted(
-        (c for c in candidates if c.raw > 0 and c.excluded not in UNRANKED),
+        (
+            c
+            for c in candidates
+            if c.raw > 0
+            and c.excluded not in UNRANKED
+            and (include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))
+        ),
         key=lambda c: (-c.raw, c.doc.memory_id),
     )
     if not ranked:
@@ -82,7 +91,6 @@ def find(candidates: list[Candidate], *, now: float, include_dormant: bool) -> L
     key = (best.doc.origin, best.doc.content_hash)
     second = next((c for c in ranked[1:] if (c.doc.origin, c.doc.content_hash) != key), None)
     ratio = best.raw / second.raw if second is not None else float("inf")
-    dormant = is_dormant(best.doc.kind, best.doc.clock_at, now, pinned=bool(best.doc.pinned))
-    eligible = best.excluded not in FIRM_REASONS and (include_dormant or not dormant)
+    eligible = best.excluded not in FIRM_REASONS
     taken = eligible and ratio >= LEAD_RATIO and best.coverage >= LEAD_MIN_COVERAGE
     return Lead(best, ratio, eligible=eligible, taken=taken)

@@ -48,9 +48,15 @@ def test_firm_gates_dormant_and_unjudged_claims_are_never_a_lead() -> None:
     for reason in lead.UNRANKED:
         found = find([cand("a", 3.0, reason), cand("b", 1.0)], now=NOW, include_dormant=False)
         assert found is not None and found.candidate.doc.memory_id == "b", reason
+    # A dormant claim is out of sight when recall leaves dormant claims out: it is not the
+    # lead, and it does not stand in the way of the awake claim behind it either.
     old = [cand("a", 3.0, clock_at=T0 - 400 * 86_400.0), cand("b", 1.0)]
-    assert not find(old, now=NOW, include_dormant=False).taken
-    assert find(old, now=NOW, include_dormant=True).taken
+    awake = find(old, now=NOW, include_dormant=False)
+    assert awake is not None and awake.candidate.doc.memory_id == "b" and awake.ratio == float("inf")
+    assert awake.taken
+    with_dormant = find(old, now=NOW, include_dormant=True)
+    assert with_dormant is not None and with_dormant.candidate.doc.memory_id == "a" and with_dormant.taken
+    assert find(old[:1], now=NOW, include_dormant=False) is None
 
 
 def test_nothing_matched_means_no_lead() -> None:

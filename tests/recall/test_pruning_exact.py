@@ -210,6 +210,35 @@ def chosen(conn, texts: list[str], *, narrow: bool, limit: int) -> tuple[bool, l
     ],
     asked=["deploy"],
 )
+# Found by this test: a dormant claim the pruned search never scored stood in the way of
+# the lexical lead only when everything was scored.
+@example(
+    specs=[
+        {
+            "words": ["deploy", "staging"],
+            "filler": 0,
+            "origins": [0],
+            "kind": "fact",
+            "age_days": 0.0,
+            "pinned": False,
+            "basis": "summary",
+            "utility": None,
+            "accurate": False,
+        },
+        {
+            "words": ["deploy", "cache", "billing"],
+            "filler": 0,
+            "origins": [0, 1],
+            "kind": "fact",
+            "age_days": 200.0,
+            "pinned": False,
+            "basis": "summary",
+            "utility": None,
+            "accurate": False,
+        },
+    ],
+    asked=["cache billing staging"],
+)
 def test_pruned_engine_chooses_what_scoring_everything_chooses(specs: list[dict], asked: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
