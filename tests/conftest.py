@@ -21,12 +21,18 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from memory_core.config import Settings, load_settings
 from memory_core.store.engines.database import Store
 from tests.support import pg_cluster
 from tests.support.fake_model import FakeModelServer, point_at
 from tests.support.processes import REPO, memevo_process  # noqa: F401  (re-exported for older imports)
+
+# Property tests explore new examples on every local run; CI (``HYPOTHESIS_PROFILE=ci``, set by
+# .ci/run) runs the same derived examples every time, so what lands does not hang on a draw.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 SQLITE, POSTGRESQL = "sqlite", "postgresql"
 # Test folders whose tests reach the store and run on both backends (unless marked).
