@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -25,10 +26,27 @@ def _render_list(data: dict[str, Any]) -> str:
 
 def _render_restored(data: dict[str, Any]) -> str:
     kept = ", ".join(data["kept_aside"]) or "nothing (there was no memory.db)"
+    spooled = data["spool"]
+    waiting = ""
+    if spooled["delivered"] or spooled["left"]:
+        waiting = f" Stored {spooled['delivered']} capture(s) the hooks kept in spool/ while it was damaged"
+        waiting += f"; {spooled['left']} still wait (logs/hooks.log says why)." if spooled["left"] else "."
     return (
         f"restored {data['backup']} (schema {data['schema_version']}, {data['how']}); the damaged files are kept "
-        f"as {kept}. Captures made since that copy are not in it; `memevo doctor` checks the store again."
+        f"as {kept}.{waiting} Other captures made since that copy are not in it; `memevo doctor` checks the "
+        "store again."
     )
+
+
+def _deliver_spool(home: Path) -> dict[str, int]:
+    """Store the captures the hooks kept in ``spool/`` while ``memory.db`` was damaged
+    (cli.hooks.entry.keep_for_restore), each at its original time."""
+    from cli.hooks import spool
+    from cli.hooks.entry import log_failure
+    from cli.hooks.spool_drainer import deliver_spooled
+
+    delivered, aside = spool.drain(home, deliver_spooled, log_failure)
+    return {"delivered": delivered, "set_aside": aside, "left": len(spool.pending(home))}
 
 
 @click.command("restore")
@@ -36,7 +54,8 @@ def _render_restored(data: dict[str, Any]) -> str:
 @json_option
 def restore_command(backup: str | None, as_json: bool) -> None:
     """Put BACKUP (a name in backups/ or a path) back as memory.db, keeping the damaged file
-    in damaged/; without BACKUP, list the copies in backups/ and check each."""
+    in damaged/, then store the captures hooks kept in spool/ meanwhile; without BACKUP, list
+    the copies in backups/ and check each."""
     from memory_core.store.engines.backend import resolve
     from memory_core.store.safekeeping.backups import backups_dir, check_backup, list_backups
     from memory_core.store.schema import migrations
@@ -74,6 +93,7 @@ def restore_command(backup: str | None, as_json: bool) -> None:
             "schema_version": done.schema_version,
             "kept_aside": [str(path) for path in done.kept_aside],
             "how": done.how,
+            "spool": _deliver_spool(cfg.home),
         },
         as_json,
         _render_restored,

@@ -153,7 +153,7 @@ def run_hook(
         message = valid_text(str(exc))
         log_failure(f"{event or 'hook'}: {message}")
         return HookRun("", f"memevo hook: {message}")
-    return run_payload(payload, event, adapter, now, keep)
+    return run_payload(payload, event, adapter, now, keep, raw=raw)
 
 
 def event_label(payload: dict[str, Any], event: str | None) -> str:
@@ -207,12 +207,16 @@ def run_payload(
     adapter: str | None,
     now: float | None = None,
     keep: Callable[[MemevoError], bool] | None = None,
+    *,
+    raw: bytes | None = None,
 ) -> HookRun:
     """Handle one hook call whose input :func:`parse_payload` has read (what :func:`run_hook`
     and ``memevo serve`` share); never raises (except on interpreter exit).
 
     ``keep`` (the gateway's) is offered a store that cannot be reached; when it keeps the
-    event for later delivery (True), that is no failure to report."""
+    event for later delivery (True), that is no failure to report. ``raw``, the call's input
+    as read: a capture that finds ``memory.db`` damaged is kept in the spool with it
+    (:func:`keep_for_restore`)."""
     label = event or "hook"
     out: list[str] = []
     try:
@@ -227,6 +231,8 @@ def run_payload(
     except Exception as exc:  # fail open: the agent's turn goes on
         damage = damaged_store(exc)
         if damage is not None:
+            if raw is not None and keep_for_restore(raw, event, adapter, now):
+                damage += "; this capture waits in spool/ and is stored by the restore"
             log_failure(f"{label}: {damage}")
             return HookRun("\n".join(out), f"memevo hook: {damage}")
         import traceback
@@ -248,6 +254,26 @@ def damaged_store(exc: Exception) -> str | None:
         return None
     problem = valid_text(str(exc))
     return f"memory.db is damaged ({problem}); `memevo doctor` names a backup, `memevo restore` puts it back"
+
+
+def keep_for_restore(raw: bytes, event: str | None, adapter: str | None, now: float | None) -> bool:
+    """Keep a capture that found ``memory.db`` damaged in the spool (:mod:`cli.hooks.spool`),
+    where ``memevo restore`` (and ``memevo serve``, once the store reads again) delivers it at
+    its original time; whether it was kept. A recall is not kept: its answer is due now."""
+    try:
+        from cli.hooks.gateway_client import is_recall
+        from cli.hooks.spool import excluded_payload, spool_event
+        from memory_core import clock
+        from memory_core.paths import state_home
+
+        home = state_home()
+        if is_recall(raw, event) or excluded_payload(home, raw):
+            return False
+        spool_event(home, raw, event, adapter, clock.now() if now is None else now, log_failure)
+        return True
+    except Exception as exc:  # the hook still fails open; the line says the capture is lost
+        log_failure(f"{event or 'hook'}: could not keep the capture in spool/ ({type(exc).__name__}: {exc})")
+        return False
 
 
 def read_input(event: str | None) -> bytes:

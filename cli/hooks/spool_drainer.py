@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cli.hooks import spool
-from cli.hooks.entry import event_label, log_failure, parse_payload, run_events
+from cli.hooks.entry import damaged_store, event_label, log_failure, parse_payload, run_events
 from memory_core.errors import MemevoError, StoreError
 from memory_core.privacy.sanitize import valid_text
 
@@ -22,7 +22,7 @@ DRAIN_SECONDS = 30.0  # how often the spool is looked at besides start-up and ga
 def deliver_spooled(item: spool.Spooled) -> bool:
     """Deliver one spooled event through the hook's own code at its original time: ``True``
     once done (a failure the hook would only have reported is logged as it would have been),
-    ``False`` when the store cannot be reached (tried again later); an event that fails
+    ``False`` when the store cannot be reached or is damaged (tried again later); an event that fails
     inside memevo is set aside (:class:`cli.hooks.spool.CorruptSpoolFile`), not retried."""
     label = item.event or "hook"
     try:
@@ -36,6 +36,10 @@ def deliver_spooled(item: spool.Spooled) -> bool:
         log_failure(f"{label}: {valid_text(str(exc))}")
         return True
     except Exception as exc:
+        damage = damaged_store(exc)
+        if damage is not None:  # kept for the restore (cli.hooks.entry.keep_for_restore)
+            log_failure(f"{label}: spooled event not delivered yet: {damage}")
+            return False
         import traceback
 
         log_failure(f"{label}: internal error delivering a spooled event", traceback.format_exc())

@@ -26,6 +26,7 @@ def damage_report(home: Path, problem: str, newest_version: int) -> dict[str, An
         }
     return {
         "summary": f"memory.db is damaged ({problem}); newest good backup: {good.path.name} ({iso(good.made_at)})",
-        "fix": f"memevo restore {shlex.quote(good.path.name)}  # keeps the damaged file in damaged/",
+        "fix": f"memevo restore {shlex.quote(good.path.name)}  # keeps the damaged file in damaged/, then stores "
+        "the captures hooks kept in spool/ meanwhile",
         "backup": {"path": str(good.path), "made_at": iso(good.made_at), "schema_version": good.schema_version},
     }

@@ -95,15 +95,20 @@ def test_doctor_names_the_newest_good_backup_and_restore_puts_it_back(home: Path
     assert check["fix"].startswith(f"memevo restore {learned.name}")
     assert check["details"]["backup"]["path"] == str(learned)
 
-    # The hooks fail open meanwhile: exit 0, nothing on stdout, one line naming the damage.
+    # The hooks fail open meanwhile: exit 0, nothing on stdout, one line naming the damage; a
+    # capture waits in the spool for the restore, a recall (due now) does not.
     hooked = capture("during", "remember that the cache lives in /var/cache/app")
     assert hooked.returncode == 0 and hooked.stdout == b""
     assert b"memory.db is damaged" in hooked.stderr and b"internal error" not in hooked.stderr
+    assert b"waits in spool/" in hooked.stderr
+    assert len(list((home / "spool").glob("*.hook"))) == 1
     recall = hook_process(
         {"schema": "memevo.hook/v1", "event": "user_prompt", "cwd": "/tmp", "prompt": "which port does s1 use?"},
         "user_prompt",
     )
     assert recall.returncode == 0 and recall.stdout == b""
+    assert b"waits in spool/" not in recall.stderr
+    assert len(list((home / "spool").glob("*.hook"))) == 1
     assert "memory.db is damaged" in (home / "logs" / "hooks.log").read_text()
 
     listed = memevo_process("restore", "--json", env={"MEMEVO_HOME": str(home)})
@@ -118,11 +123,30 @@ def test_doctor_names_the_newest_good_backup_and_restore_puts_it_back(home: Path
     assert kept.parent == home / "damaged" and kept.read_bytes() == damaged_bytes
     assert oct(kept.stat().st_mode & 0o777) == "0o600"
 
+    # The capture made while it was damaged is stored by the restore, at its own time.
+    assert done["spool"] == {"delivered": 1, "set_aside": 0, "left": 0}
+    assert not list((home / "spool").glob("*.hook"))
     code, check = doctor_database(home)
     assert check["status"] == "ok", check
-    assert source_count(db) == 3
-    assert capture("after", "remember that the queue listens on port 7100").returncode == 0
     assert source_count(db) == 4
+    assert capture("after", "remember that the queue listens on port 7100").returncode == 0
+    assert source_count(db) == 5
+    assert capture("during", "remember that the cache lives in /var/cache/app").returncode == 0
+    assert source_count(db) == 5  # the same capture again: one source
+
+
+def test_a_spooled_capture_waits_while_the_store_is_still_damaged(home: Path, learned: Path) -> None:
+    """`memevo serve`'s drainer (and the restore) leave a kept capture in the spool while
+    memory.db is still damaged: tried again later, never set aside as a bad event."""
+    from cli.hooks import spool
+    from cli.hooks.spool_drainer import deliver_spooled
+
+    damage(home / "memory.db")
+    assert b"waits in spool/" in capture("during", "remember that the cache lives in /var/cache/app").stderr
+    logged: list[str] = []
+    assert spool.drain(home, deliver_spooled, lambda *a: logged.append(" ".join(a))) == (0, 0)
+    assert len(spool.pending(home)) == 1 and not (home / "spool" / "corrupt").exists()
+    assert "not delivered yet" in (home / "logs" / "hooks.log").read_text()
 
 
 def test_restore_while_another_process_has_the_database_open(home: Path, learned: Path) -> None:
