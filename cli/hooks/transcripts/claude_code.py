@@ -27,6 +27,8 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs
 if TYPE_CHECKING:
     from typing import Any
 
+    from cli.hooks.transcripts.stream import TurnMark
+
 # Text the CLI writes into user records on the user's behalf: slash commands and their
 # output, shell-mode echoes, hook output of older versions.
 _NOT_TYPED = re.compile(
@@ -129,25 +131,19 @@ def read_user_records(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> T
     return _UserRecords(lines, found=found, clipped=clipped)
 
 
-# A turn-end hook run again for an older turn finds it behind later turns within this many
-# bytes of the end (the window the whole transcript was read in before); beyond them the turn
-# is taken as not written yet, so a missing turn never costs a scan of the whole file.
-LATER_TURNS_BYTES = MAX_TAIL_BYTES
-
-
 def read_current_turn(
     path: str | None, prompt_id: str | None, is_prompt: Callable[[str], bool] | None = None
 ) -> Turn | None:
     """:meth:`Transcript.current_turn` of the whole transcript, however long, in bounded memory:
     the turn's first record is found from the end (:func:`.stream.backward_lines`) and the
     turn streamed from there (:mod:`.stream`)."""
-    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+    from cli.hooks.transcripts.stream import forward_records, open_transcript, turn_start_offset  # a turn end only
 
     source = open_transcript(path)
     if source is None:
         return None
     with source:
-        start = _turn_start_offset(source, prompt_id, is_prompt)
+        start = turn_start_offset(source, prompt_id, is_prompt, _turn_mark)
         if start is None:
             return None
         offset, by_id = start
@@ -159,38 +155,15 @@ def read_current_turn(
         return _read_turn(records, lambda: source.skipped)
 
 
-def _turn_start_offset(
-    source: Any, prompt_id: str | None, is_prompt: Callable[[str], bool] | None
-) -> tuple[int, bool] | None:
-    """Where the turn starts and whether prompt ids delimit it, read from the end: the first
-    user record of ``prompt_id`` when the CLI writes prompt ids (the newest user record
-    tells), else the last message the user typed (which ``is_prompt`` must accept)."""
-    from cli.hooks.transcripts.stream import backward_lines
-
-    by_id: bool | None = None
-    found: int | None = None
-    for offset, line in backward_lines(source):
-        if line is None or b'"user"' not in line:
-            continue
-        record = parse_record(line)
-        if record is None or not _is_main_user(record):
-            continue
-        if by_id is None:
-            by_id = prompt_id is not None and "promptId" in record
-        if not by_id:
-            text = user_text(record)
-            if text is None:
-                continue
-            return (offset, False) if is_prompt is None or is_prompt(text) else None
-        other = _prompt_id(record)
-        if other == prompt_id:
-            found = offset
-        elif other is not None:
-            if found is not None:
-                break  # an earlier turn: the start is the oldest record of ours
-            if source.size - offset > LATER_TURNS_BYTES:
-                break
-    return (found, True) if found is not None else None
+def _turn_mark(line: bytes) -> TurnMark | None:
+    """What a line says of turns (:func:`.stream.turn_start_offset`): a main user record, its
+    prompt id (Claude Code writes them from 2.1 on) and the text the user typed."""
+    if b'"user"' not in line:
+        return None
+    record = parse_record(line)
+    if record is None or not _is_main_user(record):
+        return None
+    return "promptId" in record, _prompt_id(record), lambda: user_text(record)
 
 
 def _until_other_prompt(records: Iterable[dict[str, Any]], prompt_id: str | None) -> Iterator[dict[str, Any]]:

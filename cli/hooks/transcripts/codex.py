@@ -25,12 +25,15 @@ marked as typed by the user and never Codex's own context blocks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cli.hooks.event import MAX_OPERATIONS
 from cli.hooks.transcripts.codex_calls import execution_of, hold_execution, operation_of, output_text, tool_call
 from cli.hooks.transcripts.common import RECALL_TAG, Turn, fenced, texts
 from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record, read_tail
+
+if TYPE_CHECKING:
+    from cli.hooks.transcripts.stream import TurnMark
 
 # memevo's own recall fence: recalled text is never learned back.
 _RECALL = fenced(RECALL_TAG)
@@ -119,23 +122,18 @@ def read_rollout(path: str | None, *, max_bytes: int = MAX_TAIL_BYTES) -> Rollou
     return Rollout(tail.records, found=tail.found, clipped=tail.clipped)
 
 
-# A turn-end hook run again for an older turn finds it behind later turns within this many
-# bytes of the end (see claude_code.LATER_TURNS_BYTES).
-LATER_TURNS_BYTES = MAX_TAIL_BYTES
-
-
 def read_current_turn(
     path: str | None, turn_id: str | None, is_prompt: Callable[[str], bool] | None = None
 ) -> Turn | None:
     """:meth:`Rollout.current_turn` of the whole rollout, however long, in bounded memory: the
     turn's first record is found from the end and the turn streamed from there (:mod:`.stream`)."""
-    from cli.hooks.transcripts.stream import forward_records, open_transcript  # a turn end only
+    from cli.hooks.transcripts.stream import forward_records, open_transcript, turn_start_offset  # a turn end only
 
     source = open_transcript(path)
     if source is None:
         return None
     with source:
-        start = _turn_start_offset(source, turn_id, is_prompt)
+        start = turn_start_offset(source, turn_id, is_prompt, _turn_mark)
         if start is None:
             return None
         offset, by_id = start
@@ -148,40 +146,17 @@ def read_current_turn(
     return turn if turn.user_messages else None  # its user message is not written yet
 
 
-def _turn_start_offset(
-    source: Any, turn_id: str | None, is_prompt: Callable[[str], bool] | None
-) -> tuple[int, bool] | None:
-    """Where the turn starts and whether turn ids delimit it, read from the end: the first
-    record of ``turn_id`` when the rollout names turns (the newest record naming one or
-    holding a typed message tells), else the last message the user typed."""
-    from cli.hooks.transcripts.stream import backward_lines
-
-    by_id: bool | None = None
-    found: int | None = None
-    for offset, line in backward_lines(source):
-        if line is None:
-            continue
-        record = parse_record(line)
-        if record is None or not isinstance(record.get("payload"), dict):
-            continue
-        own = _own_turn(record["payload"])
-        text = user_event_text(record) or user_message_text(record) if own is None else None
-        if by_id is None:
-            if own is None and text is None:
-                continue
-            by_id = turn_id is not None and own is not None
-        if not by_id:
-            if text is None:
-                continue
-            return (offset, False) if is_prompt is None or is_prompt(text) else None
-        if own == turn_id:
-            found = offset
-        elif own is not None:
-            if found is not None:
-                break  # an earlier turn: the start is the oldest record of ours
-            if source.size - offset > LATER_TURNS_BYTES:
-                break
-    return (found, True) if found is not None else None
+def _turn_mark(line: bytes) -> TurnMark | None:
+    """What a line says of turns (:func:`.stream.turn_start_offset`): the turn a record names,
+    or the message the user typed in a record that names none."""
+    record = parse_record(line)
+    if record is None or not isinstance(record.get("payload"), dict):
+        return None
+    own = _own_turn(record["payload"])
+    if own is not None:
+        return True, own, lambda: None
+    text = user_event_text(record) or user_message_text(record)
+    return None if text is None else (False, None, lambda: text)
 
 
 def _of_turn(records: Iterable[dict[str, Any]], turn_id: str | None) -> Iterator[dict[str, Any]]:

@@ -21,15 +21,24 @@ from __future__ import annotations
 import os
 import stat
 
-from cli.hooks.transcripts.tail import parse_record
+from cli.hooks.transcripts.tail import MAX_TAIL_BYTES, parse_record
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
     from typing import Any
+
+    # What a reader says of one line on the way back: ``None`` for a line that tells nothing of
+    # turns, else whether the agent names turns by id in it, the id it names, and a function
+    # giving the text the user typed in it (``None`` if none).
+    TurnMark = tuple[bool, str | None, Callable[[], str | None]]
 
 BLOCK_BYTES = 1 << 20
 MAX_RECORD_BYTES = 16 * 1024 * 1024  # no agent writes a record near this; a longer line is skipped
+# A turn-end hook run again for an older turn finds it behind later turns within this many
+# bytes of the end (the window the whole transcript was read in before, :mod:`.tail`); beyond
+# them the turn is taken as not written yet, so a missing turn never costs a scan of the file.
+LATER_TURNS_BYTES = MAX_TAIL_BYTES
 
 
 class OpenTranscript:
@@ -103,6 +112,42 @@ def backward_lines(source: OpenTranscript, *, block: int = BLOCK_BYTES) -> Itera
         yield 0, None
     elif pending:
         yield 0, pending
+
+
+def turn_start_offset(
+    source: OpenTranscript,
+    wanted: str | None,
+    is_prompt: Callable[[str], bool] | None,
+    mark: Callable[[bytes], TurnMark | None],
+) -> tuple[int, bool] | None:
+    """Where turn ``wanted`` starts and whether turn ids delimit it, read from the end with
+    :func:`backward_lines`; ``mark`` is the agent's reading of a line (:data:`TurnMark`).
+
+    The newest line that tells anything decides: where the agent names turns (and a turn is
+    wanted), the start is the oldest line naming ``wanted`` before a line naming an earlier
+    turn; otherwise it is the last message the user typed, if ``is_prompt`` accepts it."""
+    by_id: bool | None = None
+    found: int | None = None
+    for offset, line in backward_lines(source):
+        marked = None if line is None else mark(line)
+        if marked is None:
+            continue
+        names_ids, own, text_of = marked
+        if by_id is None:
+            by_id = wanted is not None and names_ids
+        if not by_id:
+            text = text_of()
+            if text is None:
+                continue
+            return (offset, False) if is_prompt is None or is_prompt(text) else None
+        if own == wanted:
+            found = offset
+        elif own is not None:
+            if found is not None:
+                break  # an earlier turn: the start is the oldest record of ours
+            if source.size - offset > LATER_TURNS_BYTES:
+                break
+    return (found, True) if found is not None else None
 
 
 def forward_records(source: OpenTranscript, offset: int, *, block: int = BLOCK_BYTES) -> Iterator[dict[str, Any]]:
