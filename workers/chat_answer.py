@@ -4,7 +4,8 @@ Servers differ from OpenAI in ways handled here: no ``usage`` (counted as 0), ``
 as a list of parts (text parts joined, reasoning parts skipped), ``finish_reason``
 ``eos``/``eos_token``/``end``/``end_turn`` or missing (a normal end: the strict parse of
 the answer still has to pass), and a reasoning field beside the content or a leading
-``<think>`` block (ignored).
+``<think>`` block (ignored). A ``cost`` in the usage (OpenRouter's, in US dollars) is what
+the call cost; a server that says none costs ``None``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 from typing import Any
 
 from memory_core.records import ErrorCode, Reason
-from workers.model_call import MODEL_NAME_MAX_CHARS, Completion, ModelCallError
+from workers.model_call import MODEL_NAME_MAX_CHARS, Completion, ModelCallError, reported_cost, token_count
 
 # finish_reason values that mean the model ended its answer by itself. OpenAI says "stop";
 # Together says "eos", older TGI "eos_token", some gateways "end"; Anthropic-style
@@ -26,12 +27,6 @@ LENGTH_REASONS = frozenset({"length", "max_tokens", "model_length"})
 _REASONING_PARTS = frozenset({"thinking", "reasoning", "redacted_thinking"})
 _TEXT_PARTS = frozenset({"text", "output_text"})
 _LEADING_THINK = re.compile(r"\A\s*<think>.*?</think>\s*", re.DOTALL)
-
-
-def _token_count(usage: Any, name: str) -> int:
-    value = usage.get(name) if isinstance(usage, dict) else None
-    # bool is an int subclass; a true/false "count" is not a count.
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _answer_text(content: Any) -> str | None:
@@ -76,10 +71,13 @@ def read_completion(raw: bytes, *, fallback_model: str, json_mode: str = "off") 
             ErrorCode.PROVIDER, "the model server's response has no answer in it", reason=Reason.NO_CHOICES
         )
     usage = body.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
     spent: dict[str, Any] = {
-        "prompt_tokens": _token_count(usage, "prompt_tokens"),
-        "completion_tokens": _token_count(usage, "completion_tokens"),
+        "prompt_tokens": token_count(usage.get("prompt_tokens")),
+        "completion_tokens": token_count(usage.get("completion_tokens")),
         "json_mode": json_mode,
+        # OpenRouter (and servers like it) put what the call cost in US dollars in the usage.
+        "cost_usd": reported_cost(usage.get("cost")),
     }
     finish_reason = choice.get("finish_reason")
     if finish_reason is not None and not isinstance(finish_reason, str):
@@ -120,4 +118,5 @@ def read_completion(raw: bytes, *, fallback_model: str, json_mode: str = "off") 
         prompt_tokens=spent["prompt_tokens"],
         completion_tokens=spent["completion_tokens"],
         json_mode=json_mode,
+        cost_usd=spent["cost_usd"],
     )

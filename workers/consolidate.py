@@ -182,7 +182,7 @@ def _record_failure(
 
 
 def _log_cli_call(log: Any, source_id: str, completion: model_call.Completion) -> None:
-    spent = getattr(completion, "cost_usd", None)
+    spent = completion.cost_usd
     log.info(
         "%s: %s answered through the agent's CLI, %d prompt and %d output tokens%s",
         source_id,
@@ -242,7 +242,7 @@ def _attempt(settings: Settings, store: Store, lease: Lease, log: Any) -> Attemp
             model=completion.model,
             prompt_tokens=completion.prompt_tokens,
             completion_tokens=completion.completion_tokens,
-            cost_usd=getattr(completion, "cost_usd", None),
+            cost_usd=completion.cost_usd,
         )
         with store.transaction() as conn:
             count_tokens(

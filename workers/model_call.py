@@ -4,7 +4,9 @@ CLI): a :class:`Completion`, or a :class:`ModelCallError` whose code and reason 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 from memory_core.errors import MemevoError
 from memory_core.records import ErrorCode, Reason
@@ -26,7 +28,7 @@ class ModelCallError(MemevoError):
 
     ``prompt_tokens``/``completion_tokens`` carry the usage a failed but answered call
     reported (for example one cut off at the output limit), so it can still be counted, and
-    ``cost_usd`` what it cost where the provider says (an agent's CLI; ``None``: not said).
+    ``cost_usd`` what it cost where the provider says (``None``: not said).
     ``retry_after`` is the wait in seconds a rate-limited server asked for; ``json_mode``
     the JSON mode of a request the server answered (2xx) before the answer was refused.
     """
@@ -56,7 +58,8 @@ class ModelCallError(MemevoError):
 
 @dataclass(frozen=True)
 class Completion:
-    """A finished answer and what it cost."""
+    """A finished answer and what it cost: its tokens, and ``cost_usd`` where the provider
+    reports a cost (Claude Code, Pi, a server that puts ``cost`` in its usage; else ``None``)."""
 
     text: str
     finish_reason: str
@@ -64,3 +67,20 @@ class Completion:
     prompt_tokens: int
     completion_tokens: int
     json_mode: str = "off"  # the response_format the answered request carried
+    cost_usd: float | None = None
+
+
+def token_count(value: Any) -> int:
+    """A reported token count, or 0 for anything that is not a non-negative whole number
+    (bool is an int subclass; a true/false "count" is not a count)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def reported_cost(value: Any) -> float | None:
+    """A reported cost in US dollars, or ``None`` for anything that is not a finite
+    non-negative number (a provider that says nothing, or something else)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None

@@ -65,7 +65,7 @@ class Reply:
 
     content: str | None = None
     finish_reason: str | None = "stop"
-    usage: dict[str, int] | None = None  # None: estimated from the request and reply sizes
+    usage: dict[str, Any] | None = None  # None: estimated from the request and reply sizes
     status: int = 200
     body: str | None = None
     delay: float = 0.0

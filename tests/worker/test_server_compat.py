@@ -52,6 +52,35 @@ def test_handled(home: Path, model: FakeModelServer, reply: Reply) -> None:
     assert stored_claims(home) == ["The staging database listens on port 5433"]
 
 
+def test_a_cost_the_server_reports_is_counted(home: Path, model: FakeModelServer, cli_run) -> None:
+    """OpenRouter (and servers like it) put what a call cost, in US dollars, in ``usage.cost``."""
+    model.enqueue(Reply(content=ANSWER, usage={"prompt_tokens": 300, "completion_tokens": 40, "cost": 0.00042}))
+    assert consolidate_source(settings(), capture(home)).status == "done"
+    with Store.open(home) as store:
+        usage = usage_on(store.conn, clock.now())
+    assert (usage.calls, usage.prompt_tokens, usage.completion_tokens) == (1, 300, 40)
+    assert (usage.cost_usd, usage.costed_calls) == (0.00042, 1)
+    assert "$0.0004 reported (every call)" in cli_run("status").output
+
+
+def test_an_answer_cut_off_still_counts_its_cost(home: Path, model: FakeModelServer) -> None:
+    spent = {"prompt_tokens": 9, "completion_tokens": 9, "cost": 2}
+    model.enqueue(Reply(content=ANSWER[:30], finish_reason="length", usage=spent))
+    consolidate_source(settings(), capture(home))
+    with Store.open(home) as store:
+        usage = usage_on(store.conn, clock.now())
+    assert (usage.calls, usage.cost_usd, usage.costed_calls) == (1, 2.0, 1)
+
+
+@pytest.mark.parametrize("value", [-1, "0.5", True, None, {"usd": 1}, float("nan")], ids=repr)
+def test_a_cost_that_is_not_a_number_is_none_reported(home: Path, model: FakeModelServer, value: object) -> None:
+    model.enqueue(Reply(content=ANSWER, usage={"prompt_tokens": 10, "completion_tokens": 5, "cost": value}))
+    assert consolidate_source(settings(), capture(home)).status == "done"
+    with Store.open(home) as store:
+        usage = usage_on(store.conn, clock.now())
+    assert (usage.calls, usage.tokens, usage.cost_usd, usage.costed_calls) == (1, 15, 0.0, 0)
+
+
 def test_missing_usage_still_counts_the_call(home: Path, model: FakeModelServer) -> None:
     model.enqueue(Reply(content=ANSWER, omit_usage=True))
     consolidate_source(settings(), capture(home))

@@ -4,7 +4,6 @@ JSON a CLI printed read strictly, and the failures mapped to the HTTP client's c
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -12,6 +11,8 @@ from typing import Any, TypeVar
 from memory_core.config import Settings
 from memory_core.records import ErrorCode, Reason
 from workers.model_call import MODEL_NAME_MAX_CHARS, Completion, ModelCallError
+from workers.model_call import reported_cost as cost  # noqa: F401  (the providers' name for it)
+from workers.model_call import token_count as count  # noqa: F401  (the providers' name for it)
 
 T = TypeVar("T")
 
@@ -19,8 +20,6 @@ T = TypeVar("T")
 @dataclass(frozen=True)
 class CliCompletion(Completion):
     """A CLI's answer; ``cost_usd`` is what the CLI reported the call cost (``None``: not said)."""
-
-    cost_usd: float | None = None
 
 
 def split_messages(messages: list[dict[str, str]]) -> tuple[str, str]:
@@ -84,21 +83,6 @@ def json_lines(raw: bytes) -> list[dict[str, Any]]:
 def mapping(value: Any) -> dict[str, Any]:
     """``value`` if it is a JSON object, else an empty one."""
     return value if isinstance(value, dict) else {}
-
-
-def count(value: Any) -> int:
-    """A token count, or 0 for anything that is not a non-negative whole number."""
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
-def cost(value: Any) -> float | None:
-    """A reported cost in US dollars, or ``None`` for anything that is not a finite
-    non-negative number (a CLI that says nothing, or something else)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-        return float(value)
-    return None
 
 
 def model_name(value: Any) -> str:
