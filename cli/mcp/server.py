@@ -162,6 +162,10 @@ class McpServer:
             )
         from memory_core import clock
 
+        excluded = _excluded_here(self.home)
+        if excluded is not None:  # the agent runs where its person keeps memevo out
+            lookup_completed(self.log, name, None, 0.0, "excluded")
+            return {"content": [{"type": "text", "text": excluded}], "isError": False}
         try:
             answer, seconds = call_tool(name, params.get("arguments"), self.home, clock.now())
         except ToolFailure as exc:
@@ -199,6 +203,24 @@ class McpServer:
             size_bytes=len(answer.text.encode("utf-8")),
             via=f"mcp {tool}",
         )
+
+
+def _excluded_here(home: Path) -> str | None:
+    """What a tool answers in a directory the ``exclude`` setting names (agents start the
+    server in their project): no memory is read or shown there, as no hook recalls there."""
+    from memory_core.privacy.exclusion import excluding_glob
+
+    try:
+        here = os.getcwd()
+    except OSError:
+        return None
+    glob = excluding_glob(here, home)
+    if glob is None:
+        return None
+    return (
+        f"memevo is excluded in this directory (the exclude setting's {glob!r}): it reads and shows no "
+        "memory here. Go on without memory; `memevo include PATH` lets it back in."
+    )
 
 
 def _tool_error(text: str) -> dict[str, Any]:

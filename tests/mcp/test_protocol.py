@@ -149,3 +149,33 @@ def test_no_state_dir_is_created_for_the_log(home: Path) -> None:
     line = request("tools/call", {"name": "memory_recall", "arguments": {"query": "x"}})
     assert serve(home, io.BytesIO(line.encode()), io.BytesIO()) == 0
     assert not home.exists()
+
+
+def test_an_excluded_directory_gets_no_memory(home: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """An agent started in a directory the exclude setting names sees no memory through the
+    tools either (its hooks recall nothing there); the injection log records no lookup."""
+    from tests.mcp.support import PORT_CLAIM, seed
+
+    [claim] = seed(home, PORT_CLAIM)
+    project = tmp_path / "clients" / "acme"
+    project.mkdir(parents=True)
+    monkeypatch.chdir(project)
+    lines = [
+        request("tools/call", {"name": "memory_recall", "arguments": {"query": "staging database port"}}),
+        request("tools/call", {"name": "memory_get", "arguments": {"id": claim}}, request_id=2),
+    ]
+    monkeypatch.setenv("MEMEVO_EXCLUDE", str(tmp_path / "clients"))
+    out = io.BytesIO()
+    assert serve(home, io.BytesIO("\n".join(lines).encode()), out) == 0
+    answers = [json.loads(line)["result"] for line in out.getvalue().splitlines()]
+    for result in answers:
+        text = result["content"][0]["text"]
+        assert not result["isError"] and "excluded in this directory" in text and "6543" not in text
+    assert "tools/call memory_recall: excluded" in (home / "logs" / "mcp.log").read_text()
+    assert not (home / "logs" / "injections.jsonl").exists()
+
+    monkeypatch.delenv("MEMEVO_EXCLUDE")
+    out = io.BytesIO()
+    assert serve(home, io.BytesIO(lines[0].encode()), out) == 0
+    assert "6543" in json.loads(out.getvalue())["result"]["content"][0]["text"]
+    assert (home / "logs" / "injections.jsonl").exists()  # an answered lookup is recorded
