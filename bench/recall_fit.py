@@ -285,6 +285,16 @@ def calibration(records: list[Record]) -> dict[str, dict[str, float]]:
     return out
 
 
+def ceiling(records: list[Record], base: dict) -> dict[str, dict[str, float]]:
+    """What a perfect decision would reach: every gold candidate the decision may judge
+    taken (at most three), nothing else; the pool, not the decision, bounds it."""
+
+    def perfect(record: Record) -> list[list[str]]:
+        return [c["keys"] for c, _ in judged(record) if is_gold(c, record)][:LIMIT]
+
+    return figures(records, perfect, base)
+
+
 def _row(f: dict) -> str:
     abst = f" abst {f['abstention_empty']:.2f}" if "abstention_empty" in f else ""
     return (
@@ -302,6 +312,7 @@ def main() -> None:
     records = [json.loads(line) for line in args.features.open(encoding="utf-8")]
     report = leave_one_out(records)
     report["calibration"] = calibration(records)
+    report["ceiling"] = ceiling(records, tally(records, bm25))
     if args.json:
         print(json.dumps(report, indent=2))
         return
@@ -310,6 +321,9 @@ def main() -> None:
         for variant in ("fitted", "fallback"):
             f = report[variant][name]
             print(f"{'':<12} {variant:<8} {_row(f)}  choice {f['choice']}")
+    print("a perfect decision over the same candidates:")
+    for name, f in report["ceiling"].items():
+        print(f"  {name:<12} {_row(f)}")
     print("left out: candidates, gold rate, mean probability, AUC (fitted / share of best alone)")
     for name, c in report["calibration"].items():
         print(
