@@ -89,31 +89,59 @@ def _unpacked(code: bytes | list[int]) -> list[int]:
 
 
 def preload(directory: str | None = None) -> int:
-    """Seed :mod:`re`'s cache with the programs stored in ``directory`` (by default
-    :func:`cache_directory`); returns how many (0 on any problem)."""
+    """Offer :mod:`re` the programs stored in ``directory`` (by default
+    :func:`cache_directory`); returns how many (0 on any problem).
+
+    A program is turned into a pattern object only when a module first asks :mod:`re` for its
+    pattern (:func:`_compile_stored`, put in place of ``re._compile``): the file holds what
+    every hook compiles (a capture uses about a third of it), and making a pattern object of
+    each at start cost a capture hook about 0.5 ms."""
     try:
         directory = directory or cache_directory()
         path = None if directory is None else cache_path(directory)
         if directory is None or path is None:
             return 0
-        import _sre
         import marshal
 
         with open(path, "rb") as handle:
             entries = marshal.loads(handle.read())
-        cache: dict[Any, Any] = re._cache  # type: ignore[attr-defined]
-        room = max(0, getattr(re, "_MAXCACHE", 512) - len(cache) - 64)  # leave room for new ones
-        count = 0
-        for (pattern, flags), (all_flags, code, groups, groupindex, indexgroup) in list(entries.items())[:room]:
-            compiled = _sre.compile(pattern, all_flags, _unpacked(code), groups, groupindex, indexgroup)
-            if compiled.pattern != pattern:
-                return count
-            cache[str, pattern, flags] = compiled
-            _loaded.add((pattern, flags))
-            count += 1
-        return count
+        if not isinstance(entries, dict) or not isinstance(getattr(re, "_compile", None), type(preload)):
+            return 0
+        _stored.update(entries)
+        _loaded.update(entries)
+        if re._compile is not _compile_stored:  # type: ignore[attr-defined]
+            global _compile_original
+            _compile_original = re._compile  # type: ignore[attr-defined]
+            re._compile = _compile_stored  # type: ignore[attr-defined]
+        return len(entries)
     except Exception:
         return 0
+
+
+# Programs read by preload() not yet asked for, and re's own compiler they stand in for.
+_stored: dict[Any, Any] = {}
+_compile_original: Any = None
+
+
+def _compile_stored(pattern: Any, flags: Any) -> Any:
+    """``re._compile`` while stored programs wait: a pattern whose program is stored is made
+    from it (checked by the matcher, kept in :mod:`re`'s cache as compiling would), anything
+    else compiled as usual. A stored program that does not give back its pattern is dropped."""
+    entry = _stored.pop((pattern, flags), None) if type(pattern) is str and _stored else None
+    if entry is not None:
+        try:
+            import _sre
+
+            all_flags, code, groups, groupindex, indexgroup = entry
+            compiled = _sre.compile(pattern, all_flags, _unpacked(code), groups, groupindex, indexgroup)
+        except Exception:
+            compiled = None
+        if compiled is not None and compiled.pattern == pattern:
+            cache: dict[Any, Any] = re._cache  # type: ignore[attr-defined]
+            if len(cache) < getattr(re, "_MAXCACHE", 512) - 64:  # leave room for re's own
+                cache[str, pattern, int(flags)] = compiled
+            return compiled
+    return _compile_original(pattern, flags)
 
 
 def save(directory: str | None = None) -> int:

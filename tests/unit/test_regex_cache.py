@@ -108,3 +108,29 @@ def test_patterns_built_from_data_cannot_grow_the_file_without_bound(tmp_path: P
     stored, cap = map(int, run(code, tmp_path).split())
     assert stored == cap
     assert run(_WRITE, tmp_path) == "0"  # full: nothing more is added
+
+
+def test_a_stored_program_becomes_a_pattern_only_when_asked_for(tmp_path: Path) -> None:
+    """preload() makes no pattern object up front: one is made from its stored program the
+    first time a module asks re for it (a capture hook uses about a third of the file)."""
+    write = _WRITE.replace(
+        "print(regex_cache.save(DIR))",
+        "import re\nre.compile(r'never-asked-(\\d+)-by-a-hook', re.IGNORECASE)\nprint(regex_cache.save(DIR))",
+    )
+    assert int(run(write, tmp_path)) > 40
+    check = """
+import json, re
+from cli import regex_cache
+loaded = regex_cache.preload(DIR)
+key = (r'never-asked-(\\d+)-by-a-hook', re.IGNORECASE.value)
+before = (key in regex_cache._loaded, key in regex_cache._stored,
+          any(k[1:] == key for k in re._cache))
+made = re.compile(key[0], re.IGNORECASE)
+after = (key in regex_cache._stored, re.compile(key[0], re.IGNORECASE) is made,
+         [m.group(1) for m in made.finditer('NEVER-ASKED-42-BY-A-HOOK')])
+print(json.dumps({"loaded": loaded, "before": before, "after": after}))
+"""
+    out = json.loads(run(check, tmp_path))
+    assert out["loaded"] > 40
+    assert out["before"] == [True, True, False]  # offered, not yet made
+    assert out["after"] == [False, True, ["42"]]  # made once, cached, matching as compiled
