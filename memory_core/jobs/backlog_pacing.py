@@ -3,10 +3,12 @@ at half the daily budget, after every job already waiting.
 
 A live capture is due when it is made; a backfilled source is made due at a time of its own,
 :func:`spacing_seconds` after the one before it, starting after the latest job already
-pending. The worker takes due jobs in order of that time (memory_core.jobs.lifecycle), so a
-live turn waits for at most the one or two backlog jobs due at the moment, never for the
-thousands behind them, and the backlog leaves the other half of each day's budget to live
-captures. No schema change: the backlog is ordinary pending jobs with later due times.
+pending. The worker takes due live captures first, then due jobs in order of that time
+(memory_core.jobs.lifecycle), so a live turn waits for at most the backlog job being
+attempted, never for the thousands behind it (nor for those that came due while a day's
+budget was spent), and the backlog leaves the other half of each day's budget to live
+captures. No schema change: the backlog is ordinary pending jobs with later due times, told
+apart by how long after they were said they are due (:data:`IS_BACKLOG`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,14 @@ from memory_core.clock import is_timestamp
 from memory_core.store.engines.dbapi import DbConn
 
 BACKLOG_SHARE = 0.5  # of the daily model calls a backlog may use
+# A source due this long after it was said is backlog: a backfilled session's (dated when it
+# happened, due from the run on). A live capture is due when it is made, and its retries
+# within about an hour and a half (1, 5, 15, 60 minutes) before it pauses.
+BACKLOG_AFTER_SECONDS = 86_400.0
+# SQL: 1 for a backlog source, 0 for a live one. The worker takes due live captures first, so
+# backlog jobs that came due while a day's budget was spent do not run ahead of the live
+# captures made meanwhile once it resets (memory_core.jobs.lifecycle.DUE_ORDER).
+IS_BACKLOG = f"CASE WHEN next_due_at - created_at > {BACKLOG_AFTER_SECONDS:.0f} THEN 1 ELSE 0 END"
 
 
 def spacing_seconds(calls_per_day: int) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory_core.jobs import policy
+from memory_core.jobs.backlog_pacing import IS_BACKLOG
 from memory_core.jobs.progress_order import earlier_progress_of_same_state
 from memory_core.records import ErrorCode, JobState, Reason, Source, is_reason_code
 from memory_core.store.engines.dbapi import DbConn
@@ -54,9 +55,10 @@ def _eligible(source: Source, now: float, forced: bool) -> bool:
     )
 
 
-# Due work in the order it should run: earliest retry time, then oldest; within one turn the
+# Due work in the order it should run: live captures before a backfill's backlog
+# (memory_core.jobs.backlog_pacing), then earliest retry time, then oldest; within one turn the
 # user's statement before the progress source (they share a capture time), then the id.
-DUE_ORDER = "next_due_at, created_at, source_type = 'progress', id"
+DUE_ORDER = f"{IS_BACKLOG}, next_due_at, created_at, source_type = 'progress', id"
 
 
 def waits_for_statement(conn: DbConn, source: Source) -> bool:

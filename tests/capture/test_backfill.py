@@ -278,3 +278,26 @@ def test_a_gemini_chat_too_large_to_replay_is_skipped(tmp_path: Path, monkeypatc
     monkeypatch.setattr(gemini, "MAX_REPLAY_BYTES", 100)
     with pytest.raises(SessionSkipped, match="larger than the 100"):
         list(gemini.read_session(str(RECORDED["gemini"]), Tally(), 0.0))
+
+
+def test_live_captures_go_before_a_backlog_that_came_due_while_the_budget_was_spent(home: Path, tmp_path: Path) -> None:
+    """A day's budget spent: the backlog's jobs come due meanwhile, and live captures are made
+    after them. Once the budget resets, the worker takes the live captures first, then the
+    backlog in its own order."""
+    from memory_core.capture.intake import capture_source
+    from memory_core.jobs.lifecycle import due_source_ids
+
+    run(home, claude_home(tmp_path, with_statement()))
+    with Store.open(home) as store:
+        backlog = [row[0] for row in store.conn.execute("SELECT id FROM sources ORDER BY next_due_at")]
+    assert len(backlog) == 2
+    later = NOW + 86_400.0  # both backlog jobs are due by then
+    with Store.open(home) as store, store.transaction() as conn:
+        live = [
+            capture_source(
+                conn, source_type="user_statement", origin="/o", text=f"remember that x{n} is y", now=at
+            ).source_id
+            for n, at in enumerate((later - 600.0, later - 60.0))
+        ]
+    with Store.open(home) as store:
+        assert due_source_ids(store.conn, later + 1.0) == [*live, *backlog]
