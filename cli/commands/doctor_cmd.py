@@ -69,6 +69,8 @@ def build_doctor_report(
         if (clock_check := health.clock_check(db, grace)) is not None:
             checks.append(clock_check)
         checks.append(gateway_check(home))
+    elif (waiting := spool_check(home)) is not None:
+        checks.append(waiting)
     checks.append(queue_health(home))
     checks.append(health.hook_errors_check(home, now))
     checks.append(health.budget_check(home, settings, now))
@@ -92,6 +94,24 @@ def gateway_check(home: Path) -> dict[str, Any]:
         WARN,
         f"not answering ({said}): hooks recall nothing and spool captures until it runs",
         "memevo serve  # beside the worker (the Procfile's serve: line, or `memevo install` sets it up)",
+    )
+
+
+def spool_check(home: Path) -> dict[str, Any] | None:
+    """On SQLite: captures the hooks kept in ``spool/`` while ``memory.db`` was damaged, still
+    waiting to be stored (``None`` when there are none)."""
+    from cli.hooks.spool import pending
+    from memory_core.reports.health import WARN, make_check
+
+    waiting = len(pending(home))
+    if not waiting:
+        return None
+    return make_check(
+        "spool",
+        WARN,
+        f"{waiting} capture(s) kept in spool/ while memory.db could not be written wait to be stored",
+        "memevo restore NAME  # if memory.db is damaged; else restart the worker: it stores them as it starts",
+        waiting=waiting,
     )
 
 

@@ -41,10 +41,29 @@ def worker_command(workers: int, no_periodic: bool) -> None:
     cfg = settings()
     with open_store():
         pass  # create and migrate the database before workers fork
+    _deliver_spool(cfg.home)
     argv = consumer_argv(workers, not no_periodic)
     click.echo(f"memevo worker: state dir {cfg.home}; running {' '.join(argv[1:])}", err=True)
     sys.stdout.flush()
     os.execv(argv[0], argv)
+
+
+def _deliver_spool(home: Any) -> None:
+    """Store the captures hooks kept in ``spool/`` (while ``memory.db`` was damaged, or while
+    the PostgreSQL gateway was down) before the worker starts: each at its original time,
+    through the hook's own code. Whatever cannot be stored yet stays for the next try."""
+    from cli.hooks import spool
+
+    if not spool.pending(home):
+        return
+    from cli.hooks.entry import log_failure
+    from cli.hooks.spool_drainer import deliver_spooled
+
+    delivered, aside = spool.drain(home, deliver_spooled, log_failure)
+    left = len(spool.pending(home))
+    click.echo(
+        f"memevo worker: stored {delivered} capture(s) kept in spool/, set aside {aside}, {left} still wait", err=True
+    )
 
 
 # `memevo evolve --wait` exit codes beyond 0 (done, or queued without --wait), 1 (an error)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -242,3 +243,41 @@ def test_the_periodic_recovery_makes_the_daily_backup(home: Path, monkeypatch: p
     assert len(backups.list_backups(home / "backups")) == 1
     assert "daily backup: memory-daily-20270115T080000.db" in (home / "logs" / "worker.log").read_text()
     tasks.settings.cache_clear()
+
+
+def test_with_no_good_backup_the_worker_stores_the_kept_captures_as_it_starts(home: Path) -> None:
+    """No copy passes its check, so the damaged file is moved aside as doctor says; doctor
+    names the captures waiting in spool/, and the worker stores them as it starts."""
+    for n in range(2):
+        assert capture(f"before-{n}", f"remember that service s{n} listens on port {7000 + n}").returncode == 0
+    db = home / "memory.db"
+    damage(db)
+    for n in range(2):
+        kept = capture(f"during-{n}", f"remember that the cache {n} lives in /var/cache/app{n}")
+        assert b"waits in spool/" in kept.stderr
+    code, check = doctor_database(home)
+    assert check["status"] == "error" and check["fix"].startswith("mv ")
+    report = json.loads(memevo_process("doctor", "--json", env={"MEMEVO_HOME": str(home)}).stdout)
+    [waiting] = [c for c in report["checks"] if c["name"] == "spool"]
+    assert waiting["status"] == "warn" and waiting["details"]["waiting"] == 2
+    for path in home.glob("memory.db*"):
+        path.rename(path.with_name(path.name + ".broken"))
+
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "cli", "worker", "-w", "1"],
+        cwd=REPO,
+        env={**os.environ, "MEMEVO_HOME": str(home)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert worker.stderr is not None
+        line = worker.stderr.readline()  # said before the consumer starts
+        assert "stored 2 capture(s) kept in spool/, set aside 0, 0 still wait" in line, line
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    assert source_count(db) == 2  # the two kept captures, in the fresh store
+    report = json.loads(memevo_process("doctor", "--json", env={"MEMEVO_HOME": str(home)}).stdout)
+    assert not [c for c in report["checks"] if c["name"] == "spool"]
