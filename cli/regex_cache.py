@@ -141,6 +141,8 @@ def _compile_stored(pattern: Any, flags: Any) -> Any:
             if len(cache) < getattr(re, "_MAXCACHE", 512) - 64:  # leave room for re's own
                 cache[str, pattern, int(flags)] = compiled
             return compiled
+    if _compile_original is None:  # a pattern pickled where preload() ran, unpickled elsewhere
+        return re.compile(pattern, flags)
     return _compile_original(pattern, flags)
 
 

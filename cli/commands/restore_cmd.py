@@ -45,8 +45,16 @@ def _deliver_spool(home: Path) -> dict[str, int]:
     from cli.hooks.entry import log_failure
     from cli.hooks.spool_drainer import deliver_spooled
 
-    delivered, aside = spool.drain(home, deliver_spooled, log_failure)
+    try:
+        # A running `memevo serve` may be delivering them at this moment: wait for it.
+        delivered, aside = spool.drain(home, deliver_spooled, log_failure, wait=SPOOL_WAIT_SECONDS)
+    except Exception as exc:  # the restore is done; what is still kept waits for the next try
+        log_failure(f"restore: delivering the spool failed ({type(exc).__name__}: {exc})")
+        delivered = aside = 0
     return {"delivered": delivered, "set_aside": aside, "left": len(spool.pending(home))}
+
+
+SPOOL_WAIT_SECONDS = 60.0
 
 
 @click.command("restore")

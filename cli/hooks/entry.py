@@ -153,7 +153,7 @@ def run_hook(
         message = valid_text(str(exc))
         log_failure(f"{event or 'hook'}: {message}")
         return HookRun("", f"memevo hook: {message}")
-    return run_payload(payload, event, adapter, now, keep, raw=raw)
+    return run_payload(payload, event, adapter, now, keep, keep_spooled=True)
 
 
 def event_label(payload: dict[str, Any], event: str | None) -> str:
@@ -164,10 +164,19 @@ def event_label(payload: dict[str, Any], event: str | None) -> str:
 
 
 def run_events(
-    payload: dict[str, Any], event: str | None, adapter: str | None, now: float | None, out: list[str]
+    payload: dict[str, Any],
+    event: str | None,
+    adapter: str | None,
+    now: float | None,
+    out: list[str],
+    keep_damaged: Callable[[HookEvent, float], bool] | None = None,
 ) -> None:
     """Carry out one parsed hook call, appending what it prints to ``out``; raises what fails
-    (what :func:`run_payload` reports and the gateway's spool delivery retries)."""
+    (what :func:`run_payload` reports and the gateway's spool delivery retries).
+
+    ``keep_damaged`` is offered each capture that finds ``memory.db`` damaged, as the adapter
+    resolved it (:func:`keep_for_restore`); the call's other captures are still offered, and
+    the damage is raised once all were."""
     from cli.hooks.adapters import parse_event
     from cli.hooks.dispatch import handle_event
     from memory_core import clock
@@ -179,6 +188,7 @@ def run_events(
     if _excluded(payload.get("cwd"), home):
         return  # read no further: an excluded directory's prompt is not even stashed
     parsed = parse_event(adapter, payload, event, home=home, now=now)
+    damage: Exception | None = None
     for normalized in parsed.events:
         if _excluded(normalized.cwd, home):
             continue
@@ -187,9 +197,23 @@ def run_events(
         if kept is None:
             continue
         normalized = kept
-        output = parsed.render(normalized, handle_event(normalized, home, now))
+        try:
+            output = parsed.render(normalized, handle_event(normalized, home, now))
+        except Exception as exc:
+            if keep_damaged is None or damaged_store(exc) is None:
+                raise
+            if normalized.event in CAPTURE_EVENTS:
+                keep_damaged(normalized, now)
+            damage = damage or exc
+            continue
         if output:
             out.append(output)
+    if damage is not None:
+        raise damage
+
+
+# The events that store something: one of them that finds memory.db damaged is kept for later.
+CAPTURE_EVENTS = frozenset({"compaction", "turn_end"})
 
 
 def _excluded(cwd: object, home: Path) -> bool:
@@ -208,33 +232,41 @@ def run_payload(
     now: float | None = None,
     keep: Callable[[MemevoError], bool] | None = None,
     *,
-    raw: bytes | None = None,
+    keep_spooled: bool = False,
 ) -> HookRun:
     """Handle one hook call whose input :func:`parse_payload` has read (what :func:`run_hook`
     and ``memevo serve`` share); never raises (except on interpreter exit).
 
     ``keep`` (the gateway's) is offered a store that cannot be reached; when it keeps the
-    event for later delivery (True), that is no failure to report. ``raw``, the call's input
-    as read: a capture that finds ``memory.db`` damaged is kept in the spool with it
-    (:func:`keep_for_restore`)."""
+    event for later delivery (True), that is no failure to report. With ``keep_spooled`` a
+    capture that finds ``memory.db`` damaged is kept in the spool (:func:`keep_for_restore`)."""
     label = event or "hook"
     out: list[str] = []
+    kept: list[HookEvent] = []
+
+    def keep_damaged(normalized: HookEvent, when: float) -> bool:
+        if keep_for_restore(normalized, when):
+            kept.append(normalized)
+            return True
+        return False
+
     try:
         label = event_label(payload, event)
-        run_events(payload, event, adapter, now, out)
-    except MemevoError as exc:
-        if keep is not None and isinstance(exc, StoreError) and keep(exc):
-            return HookRun("\n".join(out), "")
-        message = valid_text(str(exc))
-        log_failure(f"{label}: {message}")
-        return HookRun("\n".join(out), f"memevo hook: {message}")
+        run_events(payload, event, adapter, now, out, keep_damaged if keep_spooled else None)
     except Exception as exc:  # fail open: the agent's turn goes on
         damage = damaged_store(exc)
         if damage is not None:
-            if raw is not None and keep_for_restore(raw, event, adapter, now):
-                damage += "; this capture waits in spool/ and is stored by the restore"
+            if kept:
+                damage += f"; {'this capture waits' if len(kept) == 1 else 'these captures wait'} in spool/ "
+                damage += "and the restore stores them"
             log_failure(f"{label}: {damage}")
             return HookRun("\n".join(out), f"memevo hook: {damage}")
+        if isinstance(exc, MemevoError):
+            if keep is not None and isinstance(exc, StoreError) and keep(exc):
+                return HookRun("\n".join(out), "")
+            message = valid_text(str(exc))
+            log_failure(f"{label}: {message}")
+            return HookRun("\n".join(out), f"memevo hook: {message}")
         import traceback
 
         log_failure(f"{label}: internal error", traceback.format_exc())
@@ -242,37 +274,39 @@ def run_payload(
     return HookRun("\n".join(out), "")
 
 
-def damaged_store(exc: Exception) -> str | None:
+def damaged_store(exc: BaseException) -> str | None:
     """The line a hook says when SQLite found ``memory.db`` damaged (``None`` for anything
-    else): the hook fails open, and `memevo doctor` names the backup to put back."""
+    else), whether a query met the damage or opening the file did (a damaged header or
+    schema page: the store reports it as a :class:`StoreError` quoting SQLite): the hook fails
+    open, and `memevo doctor` names the backup to put back."""
     sqlite3 = sys.modules.get("sqlite3")  # loaded already if a database raised it
-    if sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError):
+    if not isinstance(exc, StoreError) and (sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError)):
         return None
-    from memory_core.store.safekeeping.damage import is_damage
+    from memory_core.store.safekeeping.damage import damage_phrase, is_damage
 
     if not is_damage(str(exc)):
         return None
-    problem = valid_text(str(exc))
+    problem = valid_text(damage_phrase(str(exc)))
     return f"memory.db is damaged ({problem}); `memevo doctor` names a backup, `memevo restore` puts it back"
 
 
-def keep_for_restore(raw: bytes, event: str | None, adapter: str | None, now: float | None) -> bool:
+def keep_for_restore(event: HookEvent, now: float) -> bool:
     """Keep a capture that found ``memory.db`` damaged in the spool (:mod:`cli.hooks.spool`),
-    where ``memevo restore`` (and ``memevo serve``, once the store reads again) delivers it at
-    its original time; whether it was kept. A recall is not kept: its answer is due now."""
+    as the adapter resolved it (the generic protocol's JSON: its messages, operations and
+    summary as read now, not the transcript as it will be by then), for ``memevo restore``,
+    ``memevo worker`` as it starts, or ``memevo serve`` once the store reads again to store at
+    its original time; whether it was kept. Never raises: the hook still fails open."""
     try:
-        from cli.hooks.gateway_client import is_recall
-        from cli.hooks.spool import excluded_payload, spool_event
-        from memory_core import clock
+        from cli.hooks.adapters.generic import as_payload
+        from cli.hooks.spool import spool_event
         from memory_core.paths import state_home
 
-        home = state_home()
-        if is_recall(raw, event) or excluded_payload(home, raw):
-            return False
-        spool_event(home, raw, event, adapter, clock.now() if now is None else now, log_failure)
+        spool_event(state_home(), as_payload(event), event.event, None, now, log_failure)
         return True
-    except Exception as exc:  # the hook still fails open; the line says the capture is lost
-        log_failure(f"{event or 'hook'}: could not keep the capture in spool/ ({type(exc).__name__}: {exc})")
+    except Exception as exc:
+        log_failure(
+            f"{event.event}: could not keep the capture in spool/ ({type(exc).__name__}: {valid_text(str(exc))})"
+        )
         return False
 
 

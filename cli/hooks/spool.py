@@ -181,7 +181,7 @@ def _make_room(home: Path, incoming: int, log: Log) -> None:
     if dropped:
         log(
             f"spool full ({MAX_FILES} events or {MAX_BYTES} bytes): dropped the {dropped} oldest spooled "
-            "event(s); start `memevo serve` to deliver the rest"
+            "event(s); `memevo serve` delivers the rest (on SQLite also `memevo restore` and a starting worker)"
         )
 
 
@@ -198,13 +198,16 @@ def set_aside(path: Path, why: str, log: Log) -> None:
     log(f"spool: {path.name} set aside in {SPOOL_DIR}/{CORRUPT_DIR}/: {why}")
 
 
-def drain(home: Path, deliver: Callable[[Spooled], bool], log: Log) -> tuple[int, int]:
+def drain(home: Path, deliver: Callable[[Spooled], bool], log: Log, *, wait: float = 0.0) -> tuple[int, int]:
     """Deliver every spooled event, oldest first, removing each file once ``deliver`` says it
     was delivered; stops at the first event ``deliver`` could not deliver yet (``False``: it
     is tried again next time). A file that is not an event, or that ``deliver`` refuses for
     good (:class:`CorruptSpoolFile`), is set aside. Only one drain runs per state dir at a
-    time (a lock file); returns ``(delivered, set aside)``."""
+    time (a lock file): while another holds it, this one waits up to ``wait`` seconds (for
+    that one to finish: a command that reports what it stored), else returns at once.
+    Returns ``(delivered, set aside)``."""
     import fcntl
+    import time
 
     directory = spool_dir(home)
     if not pending(home):
@@ -212,10 +215,15 @@ def drain(home: Path, deliver: Callable[[Spooled], bool], log: Log) -> tuple[int
     delivered = aside = 0
     lock_fd = os.open(directory / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
-        try:
-            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return 0, 0  # another drain is at work
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return 0, 0  # another drain is at work
+                time.sleep(0.05)
         for path in pending(home):
             try:
                 with open(path, "rb") as handle:

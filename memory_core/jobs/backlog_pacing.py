@@ -19,14 +19,17 @@ from memory_core.clock import is_timestamp
 from memory_core.store.engines.dbapi import DbConn
 
 BACKLOG_SHARE = 0.5  # of the daily model calls a backlog may use
-# A source due this long after it was said is backlog: a backfilled session's (dated when it
-# happened, due from the run on). A live capture is due when it is made, and its retries
-# within about an hour and a half (1, 5, 15, 60 minutes) before it pauses.
+# A source not yet tried and due this long after it was said is backlog: a backfilled
+# session's (dated when it happened, due from the run on). A live capture is due when it is
+# made; once an attempt failed (however late its first attempt came: a worker that was down,
+# a spent budget) its retry counts from the failure, so any source that failed counts as live.
 BACKLOG_AFTER_SECONDS = 86_400.0
 # SQL: 1 for a backlog source, 0 for a live one. The worker takes due live captures first, so
 # backlog jobs that came due while a day's budget was spent do not run ahead of the live
 # captures made meanwhile once it resets (memory_core.jobs.lifecycle.DUE_ORDER).
-IS_BACKLOG = f"CASE WHEN next_due_at - created_at > {BACKLOG_AFTER_SECONDS:.0f} THEN 1 ELSE 0 END"
+IS_BACKLOG = (
+    f"CASE WHEN consecutive_failures = 0 AND next_due_at - created_at > {BACKLOG_AFTER_SECONDS:.0f} THEN 1 ELSE 0 END"
+)
 
 
 def spacing_seconds(calls_per_day: int) -> float:

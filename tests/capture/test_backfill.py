@@ -301,3 +301,15 @@ def test_live_captures_go_before_a_backlog_that_came_due_while_the_budget_was_sp
         ]
     with Store.open(home) as store:
         assert due_source_ids(store.conn, later + 1.0) == [*live, *backlog]
+    # A live capture whose first attempt came two days late and failed is still live: its
+    # retry counts from the failure, long after it was said.
+    from memory_core.jobs.lifecycle import fail_job, lease_job
+    from memory_core.records import ErrorCode
+
+    late = later + 2 * 86_400.0
+    with Store.open(home) as store, store.transaction() as conn:
+        lease = lease_job(conn, owner="w1", now=late, lease_seconds=150.0, source_id=live[0])
+        assert lease is not None
+        fail_job(conn, lease, ErrorCode.UNAVAILABLE, late)
+    with Store.open(home) as store:
+        assert due_source_ids(store.conn, late + 3_600.0) == [live[1], live[0], *backlog]

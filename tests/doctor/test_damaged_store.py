@@ -281,3 +281,60 @@ def test_with_no_good_backup_the_worker_stores_the_kept_captures_as_it_starts(ho
     assert source_count(db) == 2  # the two kept captures, in the fresh store
     report = json.loads(memevo_process("doctor", "--json", env={"MEMEVO_HOME": str(home)}).stdout)
     assert not [c for c in report["checks"] if c["name"] == "spool"]
+
+
+def test_a_damaged_header_keeps_the_claude_code_turn_as_it_was_read(home: Path, learned: Path, tmp_path: Path) -> None:
+    """The damage is in page 1 (the file header), so opening memory.db fails; the Stop hook's
+    turn is kept as it was resolved then, so it is stored at the restore even though the
+    transcript it came from is gone by then, with the same source a live capture makes."""
+    from tests.hooks.claude_data import (
+        TURN_AFTER_COMPACT,
+        TURN_BASH,
+        assistant_record,
+        payload,
+        records_until,
+        user_record,
+    )
+    from tests.hooks.support import sources, write_records
+
+    said = "remember that the staging database listens on port 5433"
+    transcript = write_records(
+        tmp_path / "t.jsonl",
+        records_until(TURN_BASH) + [user_record(said, TURN_AFTER_COMPACT), assistant_record("Noted.")],
+    )
+    stop = payload("turn10-after-compact.Stop.1", transcript)
+    db = home / "memory.db"
+    damage(db)  # folds the WAL first
+    with open(db, "r+b") as handle:
+        handle.write(b"\xfe" * 100)  # the header: SQLite no longer knows the file
+    kept = hook_process(stop)
+    assert (kept.returncode, kept.stdout) == (0, b"")
+    assert b"file is not a database" in kept.stderr and b"waits in spool/" in kept.stderr, kept.stderr
+    [spooled] = list((home / "spool").glob("*.hook"))
+    assert said.encode() in spooled.read_bytes() and b"memevo.hook/v1" in spooled.read_bytes()
+    transcript.unlink()  # what the hook read is all the spool needs
+
+    restored = memevo_process("restore", learned.name, "--json", env={"MEMEVO_HOME": str(home)})
+    assert restored.returncode == 0, restored.stderr
+    assert json.loads(restored.stdout)["spool"] == {"delivered": 1, "set_aside": 0, "left": 0}
+    [(kind, agent, session, origin, text)] = [s for s in sources(home) if s[4] == said]
+    assert (kind, agent, origin) == ("user_statement", "claude-code", "/home/user/project")
+
+    # The same turn captured live, into a fresh state dir: the same source.
+    live_home = tmp_path / "live"
+    live_transcript = write_records(
+        tmp_path / "t2.jsonl",
+        records_until(TURN_BASH) + [user_record(said, TURN_AFTER_COMPACT), assistant_record("Noted.")],
+    )
+    live = hook_process(payload("turn10-after-compact.Stop.1", live_transcript), env={"MEMEVO_HOME": str(live_home)})
+    assert (live.returncode, live.stdout, live.stderr) == (0, b"", b"")
+    ids = "SELECT id, dedupe_key, created_at FROM sources WHERE body LIKE '%staging database%'"
+    conn = sqlite3.connect(db)
+    live_conn = sqlite3.connect(live_home / "memory.db")
+    try:
+        restored_row = conn.execute(ids).fetchone()
+        live_row = live_conn.execute(ids).fetchone()
+    finally:
+        conn.close()
+        live_conn.close()
+    assert restored_row[:2] == live_row[:2]  # same id and dedupe key: capturing it again adds nothing

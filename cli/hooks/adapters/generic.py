@@ -104,6 +104,26 @@ def _json_type(value: object) -> str:
     return "an object" if isinstance(value, dict) else "a list"
 
 
+def as_payload(event: HookEvent) -> bytes:
+    """``event`` in this protocol, which :func:`parse` reads back as the same event but for
+    the transcript path and the notes an adapter made (a capture kept in the spool while
+    ``memory.db`` was damaged: cli.hooks.entry.keep_for_restore)."""
+    fields: dict[str, Any] = {"schema": SCHEMA, "event": event.event, "agent": event.agent, "cwd": event.cwd}
+    for name in ("session_id", "summary", "prompt", "final_message"):
+        if getattr(event, name) is not None:
+            fields[name] = getattr(event, name)
+    if event.user_messages:
+        fields["user_messages"] = list(event.user_messages)
+    if event.operations:
+        fields["operations"] = [
+            {name: getattr(op, name) for name in Operation.fields if getattr(op, name) is not None}
+            for op in event.operations
+        ]
+    if event.ended_in_error:
+        fields["ended_in_error"] = True
+    return json.dumps(fields, ensure_ascii=False).encode("utf-8")
+
+
 def render(event: HookEvent, output: str) -> str:
     """The generic protocol prints the recall digest as plain text."""
     return output
