@@ -33,21 +33,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.eval_sets import Conversation, devmembench, locomo, madial, memdaily  # noqa: E402
+from bench.recall_quality import ABSTENTION, DEFAULT_EVAL, SETS  # noqa: E402
 from bench.recall_runs import BM25, _store  # noqa: E402
 from memory_core.recall import engine, service  # noqa: E402
 from memory_core.recall.lead import UNRANKED  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_EVAL = REPO.parent / "shared" / "eval"
 # The split of each set a question belongs to, as recall_quality reports them.
-SPLITS = {
-    "LoCoMo categories 1-4": "LoCoMo",
-    "MemDaily": "MemDaily",
-    "MADial zh": "MADial zh",
-    "MADial en": "MADial en",
-    "DevMemBench answerable": "DevMemBench",
-    "LoCoMo category 5 (adversarial)": "LoCoMo abstention",
-    "DevMemBench abstention": "DevMemBench abstention",
+SPLITS = {split: name for name, split in SETS.items()} | {
+    split: f"{name} abstention" for name, split in ABSTENTION.items()
 }
 # The selection steps (not gates) that may drop a candidate that passed every gate.
 SELECTION = frozenset(
