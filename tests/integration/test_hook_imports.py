@@ -588,9 +588,14 @@ GATEWAY_STDLIB = {
     "select",
     "selectors",
     "socket",
+    "fcntl",  # the hook log's lock (a bounded log, like the others)
 }
-# With the gateway down the hook logs why (the private logs dir) and spools a capture.
-LOGGING = {"memory_core.store.engines.connection", "memory_core.store.engines.dbapi"}
+# With the gateway down the hook logs why (the private logs dir, a bounded log) and spools a capture.
+LOGGING = {
+    "memory_core.store.engines.connection",
+    "memory_core.store.engines.dbapi",
+    "memory_core.files.jsonl_log",
+}
 GATEWAY_DOWN = GATEWAY | LOGGING
 SPOOLING = GATEWAY_DOWN | {"cli.hooks.spool", "memory_core.files.durable_files"}
 
