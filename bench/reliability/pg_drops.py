@@ -77,8 +77,12 @@ def group_pids(pgids: set[int]) -> list[int]:
     return found
 
 
-def client_ports(pids: list[int]) -> list[int]:
-    """The local TCP ports of the sockets ``pids`` hold open."""
+def client_ports(pids: list[int], server_port: int) -> list[int]:
+    """The local TCP ports of the connections ``pids`` hold open to the database server's
+    ``server_port``. Only those: a port of one of their other sockets (a listening one, a
+    connection to the model) may at the same moment be another process's local port towards
+    the database (the kernel shares a local port between connections to different places),
+    and that process's backend must not be ended (another test's, on a shared server)."""
     inodes = set()
     for pid in pids:
         try:
@@ -97,16 +101,18 @@ def client_ports(pids: list[int]) -> list[int]:
         with open(table, encoding="ascii") as handle:
             for line in handle.read().splitlines()[1:]:
                 parts = line.split()
-                if parts[9] in inodes:
+                if parts[9] in inodes and int(parts[2].rsplit(":", 1)[1], 16) == server_port:
                     ports.append(int(parts[1].rsplit(":", 1)[1], 16))
     return ports
 
 
 def drop_connections(place: Place, pgids: set[int]) -> int:
     """Terminate every server backend whose client is in the process groups ``pgids``."""
+    from urllib.parse import urlsplit
+
     import psycopg
 
-    ports = client_ports(group_pids(pgids))
+    ports = client_ports(group_pids(pgids), urlsplit(place.database_url).port or 5432)
     if not ports:
         return 0
     with psycopg.connect(place.database_url, autocommit=True) as monitor:
