@@ -301,7 +301,16 @@ def test_two_consumers_share_the_queue_and_apply_each_source_once(
         beats = worker_beats(store.conn)
     assert len(beats) >= 4  # every worker process of both consumers beat
     logs = "".join((tmp_path / f"consumer-{host}.log").read_text(errors="replace") for host in hosts)
-    assert "Traceback" not in logs, logs[-3000:]
+    assert not unexpected_tracebacks(logs), logs[-3000:]
+
+
+def unexpected_tracebacks(log: str) -> list[str]:
+    """The tracebacks in a consumer log, but for a queue connection the database server's
+    administrator ended (``AdminShutdown``: on CI's shared server another test may end its
+    own backends while this one runs; huey logs it and goes on, and what this test promises,
+    each source applied once, is asserted above)."""
+    blocks = log.split("Traceback (most recent call last):")[1:]
+    return [block for block in blocks if "psycopg.errors.AdminShutdown" not in block.split("\n[", 1)[0]]
 
 
 def test_a_worker_against_llama_cpp_python_learns_and_warms_up(home: Path, tmp_path: Path, env_for) -> None:
