@@ -40,7 +40,7 @@ def _render_restored(data: dict[str, Any]) -> str:
 
 def _deliver_spool(home: Path) -> dict[str, int]:
     """Store the captures the hooks kept in ``spool/`` while ``memory.db`` was damaged
-    (cli.hooks.entry.keep_for_restore), each at its original time."""
+    (cli.hooks.damaged_store.keep_for_restore), each at its original time."""
     from cli.hooks import spool
     from cli.hooks.entry import log_failure
     from cli.hooks.spool_drainer import deliver_spooled

@@ -175,7 +175,7 @@ def run_events(
     (what :func:`run_payload` reports and the gateway's spool delivery retries).
 
     ``keep_damaged`` is offered each capture that finds ``memory.db`` damaged, as the adapter
-    resolved it (:func:`keep_for_restore`); the call's other captures are still offered, and
+    resolved it (:func:`cli.hooks.damaged_store.keep_for_restore`); the call's other captures are still offered, and
     the damage is raised once all were."""
     from cli.hooks.adapters import parse_event
     from cli.hooks.dispatch import handle_event
@@ -200,6 +200,8 @@ def run_events(
         try:
             output = parsed.render(normalized, handle_event(normalized, home, now))
         except Exception as exc:
+            from cli.hooks.damaged_store import CAPTURE_EVENTS, damaged_store
+
             if keep_damaged is None or damaged_store(exc) is None:
                 raise
             if normalized.event in CAPTURE_EVENTS:
@@ -210,10 +212,6 @@ def run_events(
             out.append(output)
     if damage is not None:
         raise damage
-
-
-# The events that store something: one of them that finds memory.db damaged is kept for later.
-CAPTURE_EVENTS = frozenset({"compaction", "turn_end"})
 
 
 def _excluded(cwd: object, home: Path) -> bool:
@@ -239,12 +237,15 @@ def run_payload(
 
     ``keep`` (the gateway's) is offered a store that cannot be reached; when it keeps the
     event for later delivery (True), that is no failure to report. With ``keep_spooled`` a
-    capture that finds ``memory.db`` damaged is kept in the spool (:func:`keep_for_restore`)."""
+    capture that finds ``memory.db`` damaged is kept in the spool
+    (:func:`cli.hooks.damaged_store.keep_for_restore`)."""
     label = event or "hook"
     out: list[str] = []
     kept: list[HookEvent] = []
 
     def keep_damaged(normalized: HookEvent, when: float) -> bool:
+        from cli.hooks.damaged_store import keep_for_restore
+
         if keep_for_restore(normalized, when):
             kept.append(normalized)
             return True
@@ -254,6 +255,8 @@ def run_payload(
         label = event_label(payload, event)
         run_events(payload, event, adapter, now, out, keep_damaged if keep_spooled else None)
     except Exception as exc:  # fail open: the agent's turn goes on
+        from cli.hooks.damaged_store import damaged_store
+
         damage = damaged_store(exc)
         if damage is not None:
             if kept:
@@ -272,42 +275,6 @@ def run_payload(
         log_failure(f"{label}: internal error", traceback.format_exc())
         return HookRun("\n".join(out), f"memevo hook: internal error ({type(exc).__name__}); details in logs/hooks.log")
     return HookRun("\n".join(out), "")
-
-
-def damaged_store(exc: BaseException) -> str | None:
-    """The line a hook says when SQLite found ``memory.db`` damaged (``None`` for anything
-    else), whether a query met the damage or opening the file did (a damaged header or
-    schema page: the store reports it as a :class:`StoreError` quoting SQLite): the hook fails
-    open, and `memevo doctor` names the backup to put back."""
-    sqlite3 = sys.modules.get("sqlite3")  # loaded already if a database raised it
-    if not isinstance(exc, StoreError) and (sqlite3 is None or not isinstance(exc, sqlite3.DatabaseError)):
-        return None
-    from memory_core.store.safekeeping.damage import damage_phrase, is_damage
-
-    if not is_damage(str(exc)):
-        return None
-    problem = valid_text(damage_phrase(str(exc)))
-    return f"memory.db is damaged ({problem}); `memevo doctor` names a backup, `memevo restore` puts it back"
-
-
-def keep_for_restore(event: HookEvent, now: float) -> bool:
-    """Keep a capture that found ``memory.db`` damaged in the spool (:mod:`cli.hooks.spool`),
-    as the adapter resolved it (the generic protocol's JSON: its messages, operations and
-    summary as read now, not the transcript as it will be by then), for ``memevo restore``,
-    ``memevo worker`` as it starts, or ``memevo serve`` once the store reads again to store at
-    its original time; whether it was kept. Never raises: the hook still fails open."""
-    try:
-        from cli.hooks.adapters.generic import as_payload
-        from cli.hooks.spool import spool_event
-        from memory_core.paths import state_home
-
-        spool_event(state_home(), as_payload(event), event.event, None, now, log_failure)
-        return True
-    except Exception as exc:
-        log_failure(
-            f"{event.event}: could not keep the capture in spool/ ({type(exc).__name__}: {valid_text(str(exc))})"
-        )
-        return False
 
 
 def read_input(event: str | None) -> bytes:

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from cli.hooks import spool
-from cli.hooks.entry import damaged_store, event_label, log_failure, parse_payload, run_events
+from cli.hooks.damaged_store import damaged_store
+from cli.hooks.entry import event_label, log_failure, parse_payload, run_events
 from memory_core.errors import MemevoError, StoreError
 from memory_core.privacy.sanitize import valid_text
 
@@ -37,7 +38,7 @@ def deliver_spooled(item: spool.Spooled) -> bool:
         return True
     except Exception as exc:
         damage = damaged_store(exc)
-        if damage is not None:  # kept for the restore (cli.hooks.entry.keep_for_restore)
+        if damage is not None:  # kept for the restore (cli.hooks.damaged_store.keep_for_restore)
             log_failure(f"{label}: spooled event not delivered yet: {damage}")
             return False
         import traceback

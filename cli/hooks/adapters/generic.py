@@ -107,7 +107,7 @@ def _json_type(value: object) -> str:
 def as_payload(event: HookEvent) -> bytes:
     """``event`` in this protocol, which :func:`parse` reads back as the same event but for
     the transcript path and the notes an adapter made (a capture kept in the spool while
-    ``memory.db`` was damaged: cli.hooks.entry.keep_for_restore)."""
+    ``memory.db`` was damaged: cli.hooks.damaged_store.keep_for_restore)."""
     fields: dict[str, Any] = {"schema": SCHEMA, "event": event.event, "agent": event.agent, "cwd": event.cwd}
     for name in ("session_id", "summary", "prompt", "final_message"):
         if getattr(event, name) is not None:
