@@ -40,18 +40,12 @@ def _render_restored(data: dict[str, Any]) -> str:
 
 def _deliver_spool(home: Path) -> dict[str, int]:
     """Store the captures the hooks kept in ``spool/`` while ``memory.db`` was damaged
-    (cli.hooks.damaged_store.keep_for_restore), each at its original time."""
-    from cli.hooks import spool
-    from cli.hooks.entry import log_failure
-    from cli.hooks.spool_drainer import deliver_spooled
+    (cli.hooks.damaged_store.keep_for_restore), each at its original time; a running
+    `memevo serve` may be delivering them at this moment: wait for it."""
+    from cli.hooks.spool_drainer import deliver_kept
 
-    try:
-        # A running `memevo serve` may be delivering them at this moment: wait for it.
-        delivered, aside = spool.drain(home, deliver_spooled, log_failure, wait=SPOOL_WAIT_SECONDS)
-    except Exception as exc:  # the restore is done; what is still kept waits for the next try
-        log_failure(f"restore: delivering the spool failed ({type(exc).__name__}: {exc})")
-        delivered = aside = 0
-    return {"delivered": delivered, "set_aside": aside, "left": len(spool.pending(home))}
+    delivered, aside, left, _ = deliver_kept(home, "restore", wait=SPOOL_WAIT_SECONDS)
+    return {"delivered": delivered, "set_aside": aside, "left": left}
 
 
 SPOOL_WAIT_SECONDS = 60.0

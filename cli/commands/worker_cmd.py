@@ -56,16 +56,12 @@ def _deliver_spool(home: Any) -> None:
 
     if not spool.pending(home):
         return
-    from cli.hooks.entry import log_failure
-    from cli.hooks.spool_drainer import deliver_spooled
+    from cli.hooks.spool_drainer import deliver_kept
 
-    try:
-        delivered, aside = spool.drain(home, deliver_spooled, log_failure)
-    except Exception as exc:  # the worker starts all the same; they wait for the next start
-        log_failure(f"worker: delivering the spool failed ({type(exc).__name__}: {exc})")
-        click.echo(f"memevo worker: could not store the captures kept in spool/ ({type(exc).__name__})", err=True)
+    delivered, aside, left, failed = deliver_kept(home, "worker")
+    if failed is not None:
+        click.echo(f"memevo worker: could not store the captures kept in spool/ ({failed})", err=True)
         return
-    left = len(spool.pending(home))
     click.echo(
         f"memevo worker: stored {delivered} capture(s) kept in spool/, set aside {aside}, {left} still wait", err=True
     )

@@ -48,6 +48,19 @@ def deliver_spooled(item: spool.Spooled) -> bool:
     return True
 
 
+def deliver_kept(home: Path, who: str, *, wait: float = 0.0) -> tuple[int, int, int, str | None]:
+    """Deliver the spool now, for a command (``memevo restore``, a starting ``memevo worker``):
+    ``(delivered, set aside, left, None)``, or with the name of the error that stopped it
+    (logged as ``who``'s; what is still kept waits for the next try). ``wait``: how long to
+    wait for a drain already at work (:func:`cli.hooks.spool.drain`)."""
+    try:
+        delivered, aside = spool.drain(home, deliver_spooled, log_failure, wait=wait)
+    except Exception as exc:
+        log_failure(f"{who}: delivering the spool failed ({type(exc).__name__}: {valid_text(str(exc))})")
+        return 0, 0, len(spool.pending(home)), type(exc).__name__
+    return delivered, aside, len(spool.pending(home)), None
+
+
 class SpoolDrainer(threading.Thread):
     """Delivers the state dir's spool at once, then every ``seconds`` and when woken."""
 
