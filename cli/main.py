@@ -76,16 +76,18 @@ def main() -> None:
             global _hook_handled
             _hook_handled = True
             sys.exit(0)
-        from cli import regex_cache
+        from cli import module_cache, regex_cache
         from cli.hooks.deferred_modules import HOOK_DEFERRED, defer
 
         for name in HOOK_DEFERRED:  # before anything imports them
             defer(name)
+        module_cache.preload()  # before the hook imports its modules
         regex_cache.preload()  # before any module compiles its patterns
         from cli.hooks.entry import main as hook_main
 
         handled = hook_main(args[1:])
         regex_cache.save()
+        module_cache.save()
         if handled:
             _hook_handled = True
             sys.exit(0)

@@ -1,6 +1,6 @@
 """Every file memevo makes in the state dir is its owner's alone (0600, directories 0700),
 whatever the umask: the databases and their sidecars, the queue, the caches (the compiled
-patterns a hook keeps), logs, stashes, diagnostics, the injection log and the spool."""
+patterns and module code a hook keeps), logs, stashes, diagnostics, the injection log and the spool."""
 
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ def test_every_state_file_is_private_whatever_the_umask(home: Path) -> None:
     run_hook(home, "user_prompt", {**base, "event": "user_prompt", "prompt": "which port does the api use?"})
     found = {p.relative_to(home).as_posix(): stat.S_IMODE(p.stat().st_mode) for p in home.rglob("*")}
     assert any(name.startswith("cache/regex.") for name in found), found  # the case that was 0644
+    assert any(name.startswith("cache/modules.") for name in found), found  # the hook path's module code
     assert "memory.db" in found and "queue.db" in found
     loose = {name: oct(mode) for name, mode in found.items() if mode != (0o700 if (home / name).is_dir() else 0o600)}
     assert loose == {}

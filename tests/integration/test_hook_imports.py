@@ -116,6 +116,7 @@ ENTRY = {
     "cli",
     "cli.main",
     "cli.regex_cache",
+    "cli.module_cache",  # the hook path's module code, kept between processes
     "cli.hooks",
     "cli.hooks.deferred_modules",
     "cli.hooks.entry",

@@ -1,0 +1,211 @@
+"""The hook path's module code kept in one file (cli/module_cache.py): a module served from it
+is the module the import system would make, and a changed, moved or damaged source, or a
+damaged file, only means importing as usual."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.processes import REPO
+
+pytestmark = pytest.mark.sqlite_only  # the files of one machine's hook processes, whatever the store
+
+# A process that imports a package the way a hook does: preload, import, save; it prints
+# what each module's loader was, the modules' values and files, and how many were saved.
+_IMPORTER = """
+import importlib, inspect, json, sys
+sys.path.insert(0, {root!r})
+from cli import module_cache
+loaded = module_cache.preload({cache!r})
+names = ["pkg.alpha", "pkg.sub", "pkg.sub.beta"]
+modules = [importlib.import_module(name) for name in names]
+report = {{
+    "loaded": loaded,
+    "loaders": {{m.__name__: type(m.__loader__).__name__ for m in modules}},
+    "values": {{m.__name__: m.VALUE for m in modules}},
+    "files": {{m.__name__: [m.__file__, m.__spec__.origin, m.__cached__] for m in modules}},
+    "path": list(sys.modules["pkg.sub"].__path__),
+    "source": inspect.getsource(sys.modules["pkg.alpha"]),
+    "saved": module_cache.save({cache!r}),
+}}
+print(json.dumps(report))
+"""
+
+
+def make_package(root: Path, alpha: str = "1", beta: str = "2") -> None:
+    sub = root / "pkg" / "sub"
+    sub.mkdir(parents=True, exist_ok=True)
+    (root / "pkg" / "__init__.py").write_text("VALUE = 0\n")
+    (root / "pkg" / "alpha.py").write_text(f"VALUE = {alpha}\n")
+    (sub / "__init__.py").write_text("from pkg.sub.beta import VALUE as BETA\nVALUE = 'sub'\n")
+    (sub / "beta.py").write_text(f"VALUE = {beta}\n")
+
+
+def run(root: Path, cache: Path) -> dict:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    code = _IMPORTER.format(root=str(root), cache=str(cache))
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def cache_file(cache: Path) -> Path:
+    (found,) = cache.glob("modules.*.marshal")
+    return found
+
+
+def test_a_module_from_the_file_is_the_module_the_import_system_makes(tmp_path: Path) -> None:
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    first = run(tmp_path / "src", cache)
+    assert first["loaded"] == 0 and first["saved"] == 3  # the submodules; pkg itself is top-level
+    assert set(first["loaders"].values()) == {"_RecordingLoader"}
+    assert stat.S_IMODE(cache_file(cache).stat().st_mode) == 0o600
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o700
+
+    second = run(tmp_path / "src", cache)
+    assert second["loaded"] == 3 and second["saved"] == 0  # nothing new: the file is left alone
+    assert set(second["loaders"].values()) == {"_StoredLoader"}
+    for key in ("values", "files", "path", "source"):
+        assert second[key] == first[key], key
+    assert second["values"] == {"pkg.alpha": 1, "pkg.sub": "sub", "pkg.sub.beta": 2}
+    alpha_file, alpha_origin, alpha_cached = second["files"]["pkg.alpha"]
+    assert alpha_file == alpha_origin == str(tmp_path / "src" / "pkg" / "alpha.py")
+    assert alpha_cached.endswith(".pyc") and "__pycache__" in alpha_cached
+    assert second["path"] == [str(tmp_path / "src" / "pkg" / "sub")]
+
+
+def test_a_changed_source_is_imported_again_and_its_new_code_stored(tmp_path: Path) -> None:
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    alpha = tmp_path / "src" / "pkg" / "alpha.py"
+    before = alpha.stat().st_mtime_ns
+    alpha.write_text("VALUE = 11\n")  # same size: only the modification time tells
+    os.utime(alpha, ns=(before + 1_000_000, before + 1_000_000))
+
+    changed = run(tmp_path / "src", cache)
+    assert changed["values"]["pkg.alpha"] == 11
+    assert changed["loaders"] == {
+        "pkg.alpha": "_RecordingLoader",
+        "pkg.sub": "_StoredLoader",
+        "pkg.sub.beta": "_StoredLoader",
+    }
+    assert changed["saved"] == 1
+
+    again = run(tmp_path / "src", cache)
+    assert again["values"]["pkg.alpha"] == 11 and set(again["loaders"].values()) == {"_StoredLoader"}
+
+    (tmp_path / "src" / "pkg" / "sub" / "beta.py").write_text("VALUE = 'a longer value'\n")  # size differs
+    assert run(tmp_path / "src", cache)["values"]["pkg.sub.beta"] == "a longer value"
+
+
+def test_the_same_names_elsewhere_are_not_served_the_stored_code(tmp_path: Path) -> None:
+    """Another copy of the package (another checkout sharing the state dir) gets its own code."""
+    make_package(tmp_path / "one", alpha="1", beta="2")
+    make_package(tmp_path / "two", alpha="101", beta="102")
+    cache = tmp_path / "cache"
+    run(tmp_path / "one", cache)
+    other = run(tmp_path / "two", cache)
+    assert other["values"] == {"pkg.alpha": 101, "pkg.sub": "sub", "pkg.sub.beta": 102}
+    assert set(other["loaders"].values()) == {"_RecordingLoader"}
+    assert run(tmp_path / "one", cache)["values"]["pkg.alpha"] == 1
+
+
+def test_a_removed_source_is_not_served(tmp_path: Path) -> None:
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    (tmp_path / "src" / "pkg" / "alpha.py").unlink()
+    code = f"""
+import sys
+sys.path.insert(0, {str(tmp_path / "src")!r})
+from cli import module_cache
+module_cache.preload({str(cache)!r})
+try:
+    import pkg.alpha
+except ModuleNotFoundError:
+    print("missing")
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), timeout=60)
+    assert result.stdout.strip() == "missing", result.stderr
+
+
+def test_a_damaged_file_means_importing_as_usual(tmp_path: Path) -> None:
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    path = cache_file(cache)
+    whole = path.read_bytes()
+
+    path.write_bytes(b"not a module cache at all")
+    damaged = run(tmp_path / "src", cache)
+    assert damaged["loaded"] == 0 and damaged["values"]["pkg.alpha"] == 1
+    assert damaged["saved"] == 3  # written again, whole
+    assert run(tmp_path / "src", cache)["loaded"] == 3
+
+    path.write_bytes(whole[: len(whole) - 5])  # the last module's code cut short
+    cut = run(tmp_path / "src", cache)
+    assert cut["values"] == {"pkg.alpha": 1, "pkg.sub": "sub", "pkg.sub.beta": 2}
+    assert "_RecordingLoader" in cut["loaders"].values() and cut["saved"] >= 1
+    assert set(run(tmp_path / "src", cache)["loaders"].values()) == {"_StoredLoader"}
+
+
+def test_a_hook_keeps_its_modules_and_the_next_hook_uses_them(tmp_path: Path) -> None:
+    """Where bytecode is not written the file is in the state dir's cache/, as the regex cache."""
+    home = tmp_path / "state"
+    home.mkdir()
+    payload = {
+        "schema": "memevo.hook/v1",
+        "agent": "test",
+        "event": "turn_end",
+        "session_id": "module-cache",
+        "cwd": str(tmp_path),
+        "user_messages": ["remember that the build uses make"],
+    }
+    code = """
+import sys
+sys.argv = ["memevo", "hook", "turn_end"]
+from cli.main import main
+try:
+    main()
+except SystemExit:
+    pass
+loaders = {n: type(getattr(m, "__loader__", None)).__name__ for n, m in list(sys.modules.items())}
+stored = sorted(n for n, kind in loaders.items() if kind == "_StoredLoader")
+sys.stderr.write("STORED " + " ".join(stored) + "\\n")
+"""
+    env = {**os.environ, "MEMEVO_HOME": str(home), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def hook(session: str) -> list[str]:
+        result = subprocess.run(
+            [sys.executable, "-c", code],
+            input=json.dumps({**payload, "session_id": session}),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=str(REPO),
+            timeout=60,
+        )
+        assert result.returncode == 0 and result.stdout == "", result.stderr
+        (line,) = [line for line in result.stderr.splitlines() if line.startswith("STORED")]
+        return line.split()[1:]
+
+    assert hook("first") == []
+    kept = cache_file(home / "cache")
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    written = kept.stat().st_mtime_ns
+    time.sleep(0.01)
+    served = hook("second")
+    assert "cli.hooks.entry" in served and "memory_core.capture.turn" in served and len(served) > 30
+    assert kept.stat().st_mtime_ns == written  # nothing new: not written again
