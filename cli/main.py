@@ -23,6 +23,7 @@ __all__ = ["COMMAND_MODULES", "MemevoGroup", "_commands_of", "cli", "discover_co
 
 
 _hook_handled = False  # set by main() once the hook entry has printed its result
+_ends_with_exit = False  # set by run() for a hook: the process ends with os._exit
 # memory_core.model_providers.MODEL_CALL_MARKER, spelt out: a hook imports nothing it can avoid
 # (a test keeps the two equal).
 MODEL_CALL_MARKER = "MEMEVO_MODEL_CALL"
@@ -44,6 +45,8 @@ def run() -> None:
         import gc
 
         gc.disable()
+        global _ends_with_exit
+        _ends_with_exit = True
     try:
         main()
     except SystemExit as exc:
@@ -82,6 +85,10 @@ def main() -> None:
         for name in HOOK_DEFERRED:  # before anything imports them
             defer(name)
         module_cache.preload()  # before the hook imports its modules
+        if _ends_with_exit:  # its database connections are left to the process's end
+            from memory_core.store.engines.close_checkpoint import keep_connections_until_exit
+
+            keep_connections_until_exit()
         regex_cache.preload()  # before any module compiles its patterns
         from cli.hooks.entry import main as hook_main
 

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 from memory_core.paths import state_home
-from memory_core.store.engines.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
+from memory_core.store.engines.close_checkpoint import connection_class, fold_large_wal, skip_checkpoint_on_close
 from memory_core.store.engines.connection import ensure_private_dir, make_private
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -109,7 +109,8 @@ def _pickled(value: Any) -> bytes:
 
 def _connect(path: Path) -> sqlite3.Connection:
     ensure_private_dir(path.parent)
-    conn = sqlite3.connect(path, timeout=TIMEOUT, isolation_level=None)
+    factory = connection_class() or sqlite3.Connection  # a hook's: left open for its process's end
+    conn: sqlite3.Connection = sqlite3.connect(path, timeout=TIMEOUT, isolation_level=None, factory=factory)
     make_private(path)  # by its path: a descriptor opened and closed here would drop SQLite's locks
     deadline = time.monotonic() + TIMEOUT
     while True:  # as huey: switching a new file to WAL may briefly meet a lock

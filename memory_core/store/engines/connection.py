@@ -115,12 +115,15 @@ def connect(
                 check_same_thread=False,
             )
         else:
+            from memory_core.store.engines.close_checkpoint import connection_class
+
             ensure_private_dir(db_path.parent)
             conn = sqlite3.connect(
                 db_path,
                 isolation_level=None,
                 timeout=BUSY_TIMEOUT_MS / 1000,
                 check_same_thread=False,
+                factory=connection_class() or sqlite3.Connection,
             )
             make_private(db_path)  # SQLite created it if it was missing: private before its WAL
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
