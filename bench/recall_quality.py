@@ -30,6 +30,9 @@ Benchmarks and splits:
 * MADial-Bench zh and en: one store per language holding its memory file; the user turns
   before the test turn are the conversation, the last one being the current query.
 
+``--undated`` stores every claim at one moment and asks a minute later (nothing ages or is
+dormant), as an import of lines without ``created_at`` followed by ``memevo recall --batch``.
+
 ``--why`` adds, per benchmark and split, why memevo dropped the gold claims that BM25's top
 3 held (the gate or selection step named by ``memevo explain QUERY --claim ID``).
 
@@ -213,6 +216,12 @@ def main() -> None:
     )
     parser.add_argument("--why", action="store_true", help="say why memevo dropped the gold claims BM25's top 3 held")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument(
+        "--undated",
+        action="store_true",
+        help="store every claim at one moment and ask right after (no aging, nothing dormant), as an import of "
+        "lines without created_at and `memevo recall --batch` do",
+    )
     parser.add_argument(
         "--lead-grid", action="store_true", help="choose the lexical lead's constants with each set left out in turn"
     )

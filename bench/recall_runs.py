@@ -140,9 +140,10 @@ class Answer:
 class Run:
     """Tallies per split and system (and, with ``why``, memevo's reasons for BM25-found misses)."""
 
-    def __init__(self, fraction: float, why: bool) -> None:
+    def __init__(self, fraction: float, why: bool, undated: bool = False) -> None:
         self.fraction = fraction
         self.why = why
+        self.undated = undated
         self.tallies: dict[str, dict[str, Tally]] = {}
         self.reasons: dict[str, Counter[str]] = {}
         self.answers: list[Answer] = []
@@ -154,6 +155,8 @@ class Run:
     def conversations(self, conversations: Iterable[Conversation], name: str) -> None:
         with tempfile.TemporaryDirectory(prefix=f"memevo-bench-{name}-") as tmp:
             for n, conv in enumerate(conversations):
+                if self.undated:
+                    conv = undated(conv)
                 origin = f"/bench/{name}/{n}"
                 store, keys = _store(Path(tmp) / f"c{n}", conv.claims, origin)
                 ids = [_claim_id(c, origin) for c in conv.claims]
@@ -206,9 +209,22 @@ class Run:
         return out
 
 
+# ``--undated``: every claim stored at one moment and every question asked a minute later,
+# as `memevo import` stores lines without ``created_at`` and `memevo recall --batch` then asks
+# them (how the acceptance runs measure): nothing ages, nothing is dormant.
+UNDATED_AT = 1_800_000_000.0
+
+
+def undated(conv: Conversation) -> Conversation:
+    """``conv`` with every claim stored at :data:`UNDATED_AT` and asked a minute later."""
+    claims = [Claim(c.content, UNDATED_AT, c.kind, c.keys) for c in conv.claims]
+    questions = [Question(q.texts, q.gold, UNDATED_AT + 60, q.splits) for q in conv.questions]
+    return Conversation(claims, questions)
+
+
 def measure(args: argparse.Namespace, wanted: set[str]) -> Run:
     """One run of every wanted benchmark."""
-    run = Run(args.bm25_fraction, args.why)
+    run = Run(args.bm25_fraction, args.why, getattr(args, "undated", False))
     if "locomo" in wanted:
         run.conversations(locomo(args.eval_dir), "locomo")
     if "memdaily" in wanted:
