@@ -1,15 +1,18 @@
 """Disk syncs and wall time of a capture hook, against a bare `python -c 'import sqlite3'`.
 
     python bench/capture_syncs.py [--runs 21] [--database-url postgresql://…] [--wal-captures 10000]
+                                  [--model-delay 3]
 
 Three capture hooks, each a whole process of the installed console script with a new
 statement every run (so every run stores a source and enqueues a nudge): the generic
 ``turn_end`` with a "remember that …" cue, Claude Code's ``Stop`` (its transcript's last turn
 carries the statement) and Claude Code's ``PostCompact`` (a compaction summary). Each on the
 SQLite default without a worker and with one running (a real consumer, whose model is a
-loopback fake), and with ``--database-url`` through `memevo serve` on PostgreSQL. For each:
-the ``fsync``/``fdatasync`` calls of one hook process, counted by ``strace -f`` (where strace
-is installed), and the median wall time of interleaved runs over bare.
+loopback fake answering after ``--model-delay`` seconds, 3 by default: as slow as a real one,
+so the worker mostly waits as it would, instead of consolidating on a core the hooks share),
+and with ``--database-url`` through `memevo serve` on PostgreSQL. For each: the
+``fsync``/``fdatasync`` calls of one hook process, counted by ``strace -f`` (where strace is
+installed), and the median wall time of interleaved runs over bare.
 
 ``--wal-captures N``: the size of ``memory.db-wal`` over N captures made the way a hook makes
 them (a connection opened and closed per capture, in one process to keep it short), with and
@@ -98,18 +101,18 @@ def capture_hooks(tmp: Path) -> dict[str, Callable[[int], tuple[list[str], bytes
 
 
 @contextmanager
-def running_worker(env: dict[str, str], root: Path) -> Iterator[None]:
+def running_worker(env: dict[str, str], root: Path, model_delay: float) -> Iterator[None]:
     from bench.reliability.harness import Consumer
     from tests.support.fake_model import FakeModelProcess
 
-    with FakeModelProcess(root) as model:
+    with FakeModelProcess(root, default_delay=model_delay) as model:
         worker_env = {**env, "MEMEVO_MODEL_URL": model.base_url, "MEMEVO_MODEL": "fake"}
         with Consumer(worker_env, root / "consumer.log", workers=1):
             time.sleep(2.0)  # started, heartbeat written
             yield
 
 
-def measure(runs: int, database_url: str | None) -> dict[str, Any]:
+def measure(runs: int, database_url: str | None, model_delay: float = 3.0) -> dict[str, Any]:
     results: dict[str, Any] = {}
     settings = [("sqlite", False), ("sqlite_with_worker", True)]
     if database_url:
@@ -127,7 +130,7 @@ def measure(runs: int, database_url: str | None) -> dict[str, Any]:
                 from tests.support.memevo_serve import MemevoServe
 
                 server = MemevoServe(env, log=root / "serve.log")  # type: ignore[assignment]
-            with server, running_worker(env, root) if with_worker else nullcontext():
+            with server, running_worker(env, root, model_delay) if with_worker else nullcontext():
                 for k, make in enumerate(hooks.values()):  # the first capture creates the files: not counted
                     argv, payload = make(20_000 + k)
                     time_command(argv, input_bytes=payload, env=env)
@@ -178,7 +181,7 @@ print(json.dumps(sizes))
         root = Path(tmp)
         env = bench_env(root / "home")
         time_command([memevo_exe(), "status"], env=env)
-        with running_worker(env, root) if with_worker else nullcontext():
+        with running_worker(env, root, 3.0) if with_worker else nullcontext():
             done = python_process(code, env=env, timeout=7200)
         if done.returncode != 0:
             raise SystemExit(done.stderr[-2000:])
@@ -191,8 +194,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--wal-captures", type=int, default=0)
+    parser.add_argument(
+        "--model-delay",
+        type=float,
+        default=3.0,
+        help="seconds the running worker's fake model takes to answer (a real model takes seconds)",
+    )
     args = parser.parse_args()
-    out: dict[str, Any] = {"hooks": measure(args.runs, args.database_url)}
+    out: dict[str, Any] = {"hooks": measure(args.runs, args.database_url, args.model_delay)}
     if args.wal_captures:
         out["wal"] = {
             "without_worker": wal_growth(args.wal_captures, False),
