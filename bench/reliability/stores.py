@@ -177,9 +177,10 @@ def stored_bytes(place: Place) -> dict[str, bytes]:
     return out
 
 
-def write_lock_holders(place: Place) -> int:
-    """PostgreSQL: backends holding (or waiting for) memevo's write lock on this place's store.
-    A killed worker whose transaction the server never ended would stop every writer."""
+def write_lock_holders(place: Place, pid: int | None = None) -> int:
+    """PostgreSQL: backends holding (or waiting for) memevo's write lock on this place's store
+    (with ``pid``, only that backend's). A killed worker whose transaction the server never
+    ended would stop every writer."""
     if not place.on_postgres:
         return 0
     import psycopg
@@ -189,8 +190,9 @@ def write_lock_holders(place: Place) -> int:
     with psycopg.connect(place.database_url, autocommit=True) as conn:
         row = conn.execute(
             "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s::bigint::oid "
-            "AND objid = (hashtext(current_schema())::bigint & 4294967295)::oid AND objsubid = 2",
-            (WRITE_LOCK_CLASS,),
+            "AND objid = (hashtext(current_schema())::bigint & 4294967295)::oid AND objsubid = 2 "
+            "AND (%s::int IS NULL OR pid = %s::int)",
+            (WRITE_LOCK_CLASS, pid, pid),
         ).fetchone()
     return int(row[0]) if row else 0
 
