@@ -55,6 +55,10 @@ def run() -> None:
 
             os._exit(0)
         raise
+    finally:  # any other way out: the connections kept for os._exit are closed for real
+        keeping = sys.modules.get("memory_core.store.engines.close_checkpoint")
+        if hook and keeping is not None:
+            keeping.release_kept_connections()
 
 
 def _flushed() -> bool:

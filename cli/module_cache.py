@@ -6,8 +6,11 @@ reading the ``.pyc`` and checking its header: about 45 µs a module before any o
 runs, 3-4 ms of every hook. :func:`save` keeps the code of the modules this process imported
 from source files in one file; :func:`preload` (run before the hook imports anything) puts a
 finder first in :data:`sys.meta_path` that hands the import system the stored code of a
-submodule, after one ``stat`` shows its source unchanged (same modification time in
-nanoseconds and size) and the directory it came from is where its parent package looks.
+submodule, after a ``stat`` shows its source unchanged (the same file, by device and inode,
+with the same size and modification and change times in nanoseconds: a copy that keeps the
+modification time still changes the change time) and the directory it came from is the
+first place its parent package looks and unchanged since (nothing added there, such as a
+package or an extension of the same name, that a path search would now find first).
 Anything else (a top-level module, a changed or moved source, a module another finder
 serves) is imported as usual and its code stored by the next :func:`save`.
 
@@ -43,14 +46,15 @@ except ImportError:  # pragma: no cover - another Python implementation
 MAX_ENTRIES = 320
 
 # The file: ``_MAGIC``, the index's length (4 bytes, little-endian), the index (marshal: name ->
-# (source path, its st_mtime_ns, its size, whether a package, offset, length)), then each
-# module's marshalled code at its offset after the index. A hook reads the index and then only
-# the code of the modules it imports (``os.pread``), not the code of every hook path.
-_MAGIC = b"MMC1"
-_stored: dict[str, tuple[str, int, int, bool, int, int]] = {}
+# (source path, its signature (:func:`_signature`), whether a package, offset, length)), then
+# each module's marshalled code at its offset after the index. A hook reads the index and then
+# only the code of the modules it imports (``os.pread``), not the code of every hook path.
+_MAGIC = b"MMC2"
+_stored: dict[str, tuple[str, tuple[int, ...], bool, int, int]] = {}
 _file: list[Any] = []  # [descriptor, where the code begins] of the file preload() read
-# Code of the modules this process imported from their files, by name: (path, mtime, size, package, code)
-_recorded: dict[str, tuple[str, int, int, bool, Any]] = {}
+# Code of the modules this process imported from their files, by name: (path, signature, package, code)
+_recorded: dict[str, tuple[str, tuple[int, ...], bool, Any]] = {}
+_directories: dict[str, int] = {}  # modification times of the directories looked at, this process
 _stale: set[str] = set()  # stored entries whose source changed or whose code could not be read
 _finder: Any = None
 
@@ -80,7 +84,10 @@ def preload(directory: str | None = None) -> int:
         return 0
     if _finder is None:
         _finder = _StoredModules()
-        sys.meta_path.insert(0, _finder)
+        # Just before the path search: built-in and frozen modules stay theirs.
+        finders = [type(f) if not isinstance(f, type) else f for f in sys.meta_path]
+        where = finders.index(_external.PathFinder) if _external.PathFinder in finders else len(finders)
+        sys.meta_path.insert(where, _finder)
     try:
         directory = directory or _directory()
         path = None if directory is None else cache_path(directory)
@@ -100,7 +107,7 @@ def preload(directory: str | None = None) -> int:
         return 0
 
 
-def _read_index(fd: int) -> tuple[dict[str, tuple[str, int, int, bool, int, int]], int]:
+def _read_index(fd: int) -> tuple[dict[str, tuple[str, tuple[int, ...], bool, int, int]], int]:
     """The index of the open file ``fd`` and where its code begins; ``ValueError`` when it is
     not such a file."""
     import marshal
@@ -127,8 +134,9 @@ def _forget_file() -> None:
     _stored.clear()
 
 
-def _stored_code(name: str, offset: int, length: int) -> Any:
-    """The code object stored for ``name``, or ``None`` when it cannot be read back."""
+def _stored_code(origin: str, offset: int, length: int) -> Any:
+    """The code object stored for the module at ``origin``, or ``None`` when it cannot be read
+    back or is not that file's module code."""
     import marshal
 
     try:
@@ -136,9 +144,13 @@ def _stored_code(name: str, offset: int, length: int) -> Any:
         data = os.pread(fd, length, base + offset)
         if len(data) != length:
             return None
-        return marshal.loads(data)
+        code = marshal.loads(data)
     except Exception:
         return None
+    return code if type(code) is _CODE and code.co_filename == origin else None
+
+
+_CODE = type(_stored_code.__code__)
 
 
 def _package_parent(origin: str, package: bool) -> str:
@@ -148,6 +160,18 @@ def _package_parent(origin: str, package: bool) -> str:
     return os.path.dirname(directory) if package else directory
 
 
+def _signature(origin: str, package: bool) -> tuple[int, ...]:
+    """What must not change for the code stored for ``origin`` to stand: the source file's
+    device, inode, size, modification and change times, and the modification time of the
+    directory it is found in (``OSError`` when either is gone)."""
+    status = os.stat(origin)
+    directory = _package_parent(origin, package)
+    changed = _directories.get(directory)
+    if changed is None:
+        changed = _directories[directory] = os.stat(directory).st_mtime_ns
+    return (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns, changed)
+
+
 class _StoredModules:
     """The finder :func:`preload` puts first: stored code for an unchanged submodule, else
     the usual path search with the code recorded."""
@@ -155,12 +179,16 @@ class _StoredModules:
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if path is None:  # a top-level module: its place depends on sys.path and other finders
             return None
-        try:
-            entry = _stored.get(name)
-            if entry is not None:
+        entry = _stored.get(name)
+        if entry is not None:
+            try:
                 spec = self._stored_spec(name, path, entry)
-                if spec is not None:
-                    return spec
+            except Exception:  # an entry of another shape: imported as usual, stored anew
+                spec = None
+                _stale.add(name)
+            if spec is not None:
+                return spec
+        try:
             spec = _external.PathFinder.find_spec(name, path, target)
             if spec is not None and type(spec.loader) is _external.SourceFileLoader and spec.origin:
                 spec.loader = _RecordingLoader(name, spec.origin)
@@ -169,19 +197,19 @@ class _StoredModules:
             return None  # the next finder tries as usual
 
     @staticmethod
-    def _stored_spec(name: str, path: Any, entry: tuple[str, int, int, bool, int, int]) -> Any:
-        origin, mtime_ns, size, package, offset, length = entry
-        if _package_parent(origin, package) not in list(path):
+    def _stored_spec(name: str, path: Any, entry: tuple[str, tuple[int, ...], bool, int, int]) -> Any:
+        origin, signature, package, offset, length = entry
+        places = list(path)
+        if not places or places[0] != _package_parent(origin, package):  # found first there
             return None
         try:
-            status = os.stat(origin)
+            unchanged = _signature(origin, package) == tuple(signature)
         except OSError:
+            unchanged = False
+        if not unchanged:
             _stale.add(name)
             return None
-        if status.st_mtime_ns != mtime_ns or status.st_size != size:
-            _stale.add(name)
-            return None
-        code = _stored_code(name, offset, length)
+        code = _stored_code(origin, offset, length)
         if code is None:
             _stale.add(name)
             return None
@@ -206,26 +234,26 @@ if _external is not None:
         """The usual loader of a source file, keeping the code it gives for :func:`save`."""
 
         def get_code(self, fullname: str) -> Any:
-            status = os.stat(self.path)  # before reading: a change meanwhile only makes it stale
+            package = os.path.basename(self.path).startswith("__init__.")
+            signature = _signature(self.path, package)  # before reading: a change meanwhile only makes it stale
             code = super().get_code(fullname)
-            if code is not None and len(_recorded) < MAX_ENTRIES:
-                package = os.path.basename(self.path).startswith("__init__.")
-                _recorded[fullname] = (self.path, status.st_mtime_ns, status.st_size, package, code)
+            if type(code) is _CODE and len(_recorded) < MAX_ENTRIES:
+                _recorded[fullname] = (self.path, signature, package, code)
             return code
 
 
 def save(directory: str | None = None) -> int:
-    """Store the code of the modules this process imported from their files, dropping stored
-    entries found stale; returns how many modules were added or replaced (0 when nothing
-    changed or nothing may be written)."""
-    new = {
-        name: entry
-        for name, entry in _recorded.items()
-        if name not in _stored or _stored[name][:4] != entry[:4] or name in _stale
-    }
-    if not new and not _stale:
-        return 0
+    """Store the code of the modules this process imported from their files, dropping entries
+    whose source changed or is gone; returns how many modules were added or replaced (0 when
+    nothing changed or nothing may be written)."""
     try:
+        new = {
+            name: entry
+            for name, entry in _recorded.items()
+            if name in _stale or name not in _stored or tuple(_stored[name][:3]) != entry[:3]
+        }
+        if not new and not _stale:
+            return 0
         directory = directory or _directory()
         path = None if directory is None else cache_path(directory)
         if directory is None or path is None:
@@ -233,25 +261,25 @@ def save(directory: str | None = None) -> int:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         import marshal
 
-        blobs = _current_blobs(path)
-        for name in _stale:
-            blobs.pop(name, None)
+        blobs = {name: kept for name, kept in _current_blobs(path).items() if name not in _stale and _holds(kept[0])}
         added = 0
-        for name, (origin, mtime_ns, size, package, code) in new.items():
+        for name, (origin, signature, package, code) in new.items():
             if name not in blobs and len(blobs) >= MAX_ENTRIES:
                 continue
-            blobs[name] = ((origin, mtime_ns, size, package), marshal.dumps(code))
+            blobs[name] = ((origin, signature, package), marshal.dumps(code))
             added += 1
-        index: dict[str, tuple[str, int, int, bool, int, int]] = {}
+        index: dict[str, tuple[str, tuple[int, ...], bool, int, int]] = {}
         offset = 0
         for name, (described, blob) in blobs.items():
             index[name] = (*described, offset, len(blob))
             offset += len(blob)
         packed = marshal.dumps(index)
-        temporary = f"{path}.{os.getpid()}.tmp"
+        # A name no other process (another pid namespace sharing the state dir) can pick too.
+        temporary = f"{path}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
         try:
             # Private whatever the umask, like every file in the state dir.
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+            fd = os.open(temporary, flags, 0o600)
             with os.fdopen(fd, "wb") as handle:
                 os.fchmod(handle.fileno(), 0o600)
                 handle.write(_MAGIC + len(packed).to_bytes(4, "little") + packed)
@@ -268,10 +296,20 @@ def save(directory: str | None = None) -> int:
         return 0
 
 
-def _current_blobs(path: str) -> dict[str, tuple[tuple[str, int, int, bool], bytes]]:
+def _holds(described: tuple[str, tuple[int, ...], bool]) -> bool:
+    """Whether a kept entry still describes its source (a renamed or deleted module, or one
+    changed since, is dropped instead of filling the file for good)."""
+    origin, signature, package = described
+    try:
+        return _signature(origin, package) == tuple(signature)
+    except (OSError, TypeError, ValueError):
+        return False
+
+
+def _current_blobs(path: str) -> dict[str, tuple[tuple[str, tuple[int, ...], bool], bytes]]:
     """What the file at ``path`` holds now (another process may have replaced it since
-    :func:`preload`), by name: (source path, mtime, size, package) and the code's bytes;
-    empty for a missing or damaged file."""
+    :func:`preload`), by name: (source path, signature, package) and the code's bytes; empty
+    for a missing or damaged file."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
@@ -279,10 +317,10 @@ def _current_blobs(path: str) -> dict[str, tuple[tuple[str, int, int, bool], byt
     try:
         index, base = _read_index(fd)
         blobs = {}
-        for name, (origin, mtime_ns, size, package, offset, length) in index.items():
+        for name, (origin, signature, package, offset, length) in index.items():
             blob = os.pread(fd, length, base + offset)
             if len(blob) == length:
-                blobs[name] = ((origin, mtime_ns, size, package), blob)
+                blobs[name] = ((origin, tuple(signature), package), blob)
         return blobs
     except Exception:
         return {}

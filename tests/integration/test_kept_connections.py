@@ -17,13 +17,15 @@ from tests.support.processes import REPO
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL and a hook process's own files
 
-# In a fresh interpreter: connections made after keep_connections_until_exit() outlive close().
+# In a fresh interpreter: connections made after keep_connections_until_exit() outlive close();
+# with "release" they are closed for real at the end (a hook leaving without os._exit).
 _KEPT = """
 import json, os, sys
 from pathlib import Path
 from memory_core.store.engines import close_checkpoint
 from memory_core.store.engines.connection import connect
 close_checkpoint.keep_connections_until_exit()
+loaded = "sqlite3" in sys.modules
 db = Path(sys.argv[1])
 conn = connect(db)
 conn.execute("CREATE TABLE IF NOT EXISTS t (v TEXT)")
@@ -36,24 +38,36 @@ conn.close()
 reader = connect(db)
 rows = [r[0] for r in reader.execute("SELECT v FROM t")]
 reader.close()
-print(json.dumps({"rows": rows, "ctypes": "_ctypes" in sys.modules, "kept": len(close_checkpoint._kept)}))
+report = {"rows": rows, "ctypes": "_ctypes" in sys.modules, "kept": len(close_checkpoint._kept), "loaded": loaded}
+if sys.argv[2] == "release":
+    report["released"] = close_checkpoint.release_kept_connections()
+print(json.dumps(report))
 sys.stdout.flush()
-os._exit(0)
+if sys.argv[2] == "exit":
+    os._exit(0)
 """
+
+
+def run_kept(db: Path, ending: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", _KEPT, str(db), ending], capture_output=True, text=True, cwd=str(REPO), timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def committed_rows(db: Path) -> list[str]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return [r[0] for r in conn.execute("SELECT v FROM t")]
 
 
 def test_kept_connections_leave_the_wal_to_the_next_opener(tmp_path: Path) -> None:
     db = tmp_path / "state" / "memory.db"
-    result = subprocess.run(
-        [sys.executable, "-c", _KEPT, str(db)], capture_output=True, text=True, cwd=str(REPO), timeout=60
-    )
-    assert result.returncode == 0, result.stderr
-    report = json.loads(result.stdout)
-    assert report == {"rows": ["committed"], "ctypes": False, "kept": 2}
+    report = run_kept(db, "exit")
+    assert report == {"rows": ["committed"], "ctypes": False, "kept": 2, "loaded": False}
     wal = Path(f"{db}-wal")
     assert wal.exists() and wal.stat().st_size > 0  # no checkpoint folded it at the end
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
-        assert [r[0] for r in conn.execute("SELECT v FROM t")] == ["committed"]
+    assert committed_rows(db) == ["committed"]
     assert {p.name: oct(p.stat().st_mode & 0o777) for p in db.parent.iterdir()} == {
         "memory.db": "0o600",
         "memory.db-wal": "0o600",
@@ -61,25 +75,52 @@ def test_kept_connections_leave_the_wal_to_the_next_opener(tmp_path: Path) -> No
     }
 
 
-def test_a_capture_hook_leaves_both_databases_unfolded_and_loads_no_ctypes(tmp_path: Path) -> None:
-    home = tmp_path / "state"
+def test_released_connections_close_without_a_checkpoint_too(tmp_path: Path) -> None:
+    """A hook that leaves another way than os._exit closes them for real, set as any other
+    connection is: the WAL is not folded (a database the hook refused stays as it was)."""
+    db = tmp_path / "state" / "memory.db"
+    report = run_kept(db, "release")
+    assert report["released"] == 2 and report["rows"] == ["committed"]
+    wal = Path(f"{db}-wal")
+    assert wal.exists() and wal.stat().st_size > 0
+    assert committed_rows(db) == ["committed"]
+
+
+# A hook process through the console script's run(), reporting what it held just before os._exit.
+_HOOK = """
+import json, os, sys
+sys.argv = ["memevo", "hook", "turn_end"]
+real_exit = os._exit
+def report_then_exit(status):
+    kept = sys.modules.get("memory_core.store.engines.close_checkpoint")
+    with open(os.environ["PROBE"], "w") as out:
+        json.dump({
+            "status": status,
+            "ctypes": "_ctypes" in sys.modules,
+            "sqlite3": "sqlite3" in sys.modules,
+            "kept": sorted(type(c).__name__ for c in (kept._kept if kept else [])),
+        }, out)
+    real_exit(status)
+os._exit = report_then_exit
+from cli.main import run
+run()
+"""
+
+
+def run_hook(tmp_path: Path, home: Path, session: str, messages: list[str]) -> dict:
     payload = {
         "schema": "memevo.hook/v1",
         "agent": "test",
         "event": "turn_end",
-        "session_id": "kept",
+        "session_id": session,
         "cwd": str(tmp_path),
-        "user_messages": ["remember that the nightly build runs at 02:00"],
+        "user_messages": messages,
     }
+    probe = tmp_path / f"{session}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
-    env["MEMEVO_HOME"] = str(home)
-    subprocess.run([sys.executable, "-m", "cli", "status"], env=env, cwd=str(REPO), capture_output=True, timeout=60)
-    code = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']\n" + (
-        "import atexit\natexit.register(lambda: print('ctypes' if '_ctypes' in sys.modules else 'no ctypes'))\n"
-        "from cli.main import run\nrun()"
-    )
+    env.update({"MEMEVO_HOME": str(home), "PROBE": str(probe)})
     result = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", _HOOK],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
@@ -87,8 +128,23 @@ def test_a_capture_hook_leaves_both_databases_unfolded_and_loads_no_ctypes(tmp_p
         cwd=str(REPO),
         timeout=60,
     )
-    # os._exit ends it: no atexit handler runs, nothing printed, nothing on stderr
     assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
+    return json.loads(probe.read_text())
+
+
+def test_a_capture_hook_keeps_its_connections_and_loads_no_ctypes(tmp_path: Path) -> None:
+    home = tmp_path / "state"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
+    subprocess.run(
+        [sys.executable, "-m", "cli", "status"],
+        env={**env, "MEMEVO_HOME": str(home)},
+        cwd=str(REPO),
+        capture_output=True,
+        timeout=60,
+    )
+    report = run_hook(tmp_path, home, "kept", ["remember that the nightly build runs at 02:00"])
+    # the store's connection and the nudge's, both kept; no _ctypes to set them up
+    assert report == {"status": 0, "ctypes": False, "sqlite3": True, "kept": ["KeptConnection"] * 2}
     for name in ("memory.db", "queue.db"):
         assert Path(home / f"{name}-wal").stat().st_size > 0, name
     with sqlite3.connect(f"file:{home / 'memory.db'}?mode=ro", uri=True) as conn:
@@ -97,21 +153,10 @@ def test_a_capture_hook_leaves_both_databases_unfolded_and_loads_no_ctypes(tmp_p
     with sqlite3.connect(f"file:{home / 'queue.db'}?mode=ro", uri=True) as conn:
         assert conn.execute("SELECT COUNT(*) FROM task").fetchone()[0] >= 1
 
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; sys.argv = ['memevo', 'hook', 'turn_end']\n"
-            "from cli.main import main\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('_ctypes' in sys.modules)",
-        ],
-        input=json.dumps({**payload, "session_id": "kept-2", "user_messages": ["remember that lint runs first"]}),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(REPO),
-        timeout=60,
-    )
-    # main() alone (as a test calls it) closes its connections for real, through _ctypes on 3.11
-    assert probe.returncode == 0, probe.stderr
-    assert probe.stdout.strip() == str(sys.version_info[:2] == (3, 11))
+
+def test_a_turn_end_that_captures_nothing_loads_no_sqlite(tmp_path: Path) -> None:
+    """Keeping connections costs a hook that opens none nothing (not even sqlite3)."""
+    home = tmp_path / "state"
+    home.mkdir()
+    report = run_hook(tmp_path, home, "nothing", ["thanks, that looks fine"])
+    assert report == {"status": 0, "ctypes": False, "sqlite3": False, "kept": []}

@@ -25,7 +25,7 @@ import importlib, inspect, json, sys
 sys.path.insert(0, {root!r})
 from cli import module_cache
 loaded = module_cache.preload({cache!r})
-names = ["pkg.alpha", "pkg.sub", "pkg.sub.beta"]
+names = {names!r}
 modules = [importlib.import_module(name) for name in names]
 report = {{
     "loaded": loaded,
@@ -33,7 +33,7 @@ report = {{
     "values": {{m.__name__: m.VALUE for m in modules}},
     "files": {{m.__name__: [m.__file__, m.__spec__.origin, m.__cached__] for m in modules}},
     "path": list(sys.modules["pkg.sub"].__path__),
-    "source": inspect.getsource(sys.modules["pkg.alpha"]),
+    "source": inspect.getsource(sys.modules["pkg.sub"]),
     "saved": module_cache.save({cache!r}),
 }}
 print(json.dumps(report))
@@ -49,9 +49,12 @@ def make_package(root: Path, alpha: str = "1", beta: str = "2") -> None:
     (sub / "beta.py").write_text(f"VALUE = {beta}\n")
 
 
-def run(root: Path, cache: Path) -> dict:
+NAMES = ("pkg.alpha", "pkg.sub", "pkg.sub.beta")
+
+
+def run(root: Path, cache: Path, names: tuple[str, ...] = NAMES) -> dict:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    code = _IMPORTER.format(root=str(root), cache=str(cache))
+    code = _IMPORTER.format(root=str(root), cache=str(cache), names=list(names))
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(REPO), timeout=60
     )
@@ -209,3 +212,93 @@ sys.stderr.write("STORED " + " ".join(stored) + "\\n")
     served = hook("second")
     assert "cli.hooks.entry" in served and "memory_core.capture.turn" in served and len(served) > 30
     assert kept.stat().st_mtime_ns == written  # nothing new: not written again
+
+
+def stored_names(cache: Path) -> set[str]:
+    from cli import module_cache
+
+    return set(module_cache._current_blobs(str(cache_file(cache))))
+
+
+def test_a_copy_that_keeps_the_modification_time_is_not_served_the_old_code(tmp_path: Path) -> None:
+    """`cp -p`, `rsync -a`, `tar`: same size and modification time, another file or a new
+    change time; the new code runs."""
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    alpha = tmp_path / "src" / "pkg" / "alpha.py"
+    stamp = alpha.stat().st_mtime_ns
+    copy = tmp_path / "src" / "pkg" / "alpha.new"
+    copy.write_text("VALUE = 7\n")
+    os.utime(copy, ns=(stamp, stamp))
+    os.replace(copy, alpha)  # another inode, the old modification time and size
+    assert alpha.stat().st_mtime_ns == stamp
+    assert run(tmp_path / "src", cache)["values"]["pkg.alpha"] == 7
+
+    run(tmp_path / "src", cache)  # stored again
+    stamp = alpha.stat().st_mtime_ns
+    alpha.write_text("VALUE = 8\n")  # the same inode, rewritten in place, its time put back
+    os.utime(alpha, ns=(stamp, stamp))
+    assert run(tmp_path / "src", cache)["values"]["pkg.alpha"] == 8
+
+
+def test_a_package_now_found_first_wins_over_the_stored_module(tmp_path: Path) -> None:
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    package = tmp_path / "src" / "pkg" / "alpha"
+    package.mkdir()
+    (package / "__init__.py").write_text("VALUE = 'the package'\n")
+    assert run(tmp_path / "src", cache)["values"]["pkg.alpha"] == "the package"
+
+
+def test_stored_code_of_another_module_is_not_run(tmp_path: Path) -> None:
+    """Entries pointing at each other's code (a damaged index) are imported as usual."""
+    import marshal
+
+    from cli import module_cache
+
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    path = cache_file(cache)
+    data = path.read_bytes()
+    base = 8 + int.from_bytes(data[4:8], "little")
+    index = marshal.loads(data[8:base])
+    alpha, beta = index["pkg.alpha"], index["pkg.sub.beta"]
+    index["pkg.alpha"] = (*alpha[:3], *beta[3:])
+    index["pkg.sub.beta"] = (*beta[:3], *alpha[3:])
+    packed = marshal.dumps(index)
+    path.write_bytes(module_cache._MAGIC + len(packed).to_bytes(4, "little") + packed + data[base:])
+    swapped = run(tmp_path / "src", cache)
+    assert swapped["values"] == {"pkg.alpha": 1, "pkg.sub": "sub", "pkg.sub.beta": 2}
+    assert swapped["loaders"]["pkg.alpha"] == swapped["loaders"]["pkg.sub.beta"] == "_RecordingLoader"
+
+
+def test_an_index_of_the_wrong_shape_costs_the_hook_nothing(tmp_path: Path) -> None:
+    import marshal
+
+    from cli import module_cache
+
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    run(tmp_path / "src", cache)
+    packed = marshal.dumps({"pkg.alpha": {"odd": 1}, "pkg.sub.beta": 3})
+    cache_file(cache).write_bytes(module_cache._MAGIC + len(packed).to_bytes(4, "little") + packed)
+    odd = run(tmp_path / "src", cache)
+    assert odd["values"] == {"pkg.alpha": 1, "pkg.sub": "sub", "pkg.sub.beta": 2}
+    assert set(run(tmp_path / "src", cache)["loaders"].values()) == {"_StoredLoader"}  # written anew
+
+
+def test_a_removed_module_leaves_the_file_at_the_next_write(tmp_path: Path) -> None:
+    make_package(tmp_path / "src")
+    (tmp_path / "src" / "pkg" / "gamma.py").write_text("VALUE = 3\n")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache, (*NAMES, "pkg.gamma"))
+    assert "pkg.gamma" in stored_names(cache)
+    (tmp_path / "src" / "pkg" / "gamma.py").unlink()
+    (tmp_path / "src" / "pkg" / "alpha.py").write_text("VALUE = 'changed'\n")  # something to write
+    # pkg.alpha and pkg.sub are written again (the directory pkg/, where both are found, changed)
+    assert run(tmp_path / "src", cache)["saved"] == 2
+    assert stored_names(cache) == set(NAMES)

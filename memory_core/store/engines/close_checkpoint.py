@@ -31,6 +31,7 @@ import sys
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (hooks load this)
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
 NO_CKPT_ON_CLOSE = 1006  # SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (sqlite3.h, SQLite 3.16+)
 JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024  # what a WAL reset truncates the file to, at most
@@ -44,33 +45,65 @@ JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024  # what a WAL reset truncates the file to, 
 WAL_TRUNCATE_BYTES = 2 * 1024 * 1024
 
 _library: _SqliteLibrary | None = None
-_kept_class: type | None = None  # set by keep_connections_until_exit()
-_kept: list[object] = []  # the connections "closed" in this process, open until it ends
+_keeping = False  # set by keep_connections_until_exit()
+_kept_class: type | None = None  # made on first use (the caller has sqlite3 loaded by then)
+_kept: list[Any] = []  # the connections "closed" in this process, open until it ends
 
 
 def keep_connections_until_exit() -> None:
     """From now on connections are made (:func:`connection_class`) to stay open until the
-    process ends; only for a process that leaves with :func:`os._exit`."""
-    global _kept_class
-    if _kept_class is not None:
-        return
-    import sqlite3
-
-    class KeptConnection(sqlite3.Connection):
-        """A connection whose ``close`` leaves it open for the process's end."""
-
-        def close(self) -> None:
-            if self.in_transaction:  # as a real close: what was not committed is not kept
-                self.rollback()
-            _kept.append(self)
-
-    _kept_class = KeptConnection
+    process ends; only for a process that leaves with :func:`os._exit` (and calls
+    :func:`release_kept_connections` on any other way out). Loads nothing: a hook that opens
+    no database pays nothing for it."""
+    global _keeping
+    _keeping = True
 
 
 def connection_class() -> type | None:
     """The ``factory`` for :func:`sqlite3.connect`: the keeping class in a hook process, else
     ``None`` (the default class)."""
+    global _kept_class
+    if not _keeping:
+        return None
+    if _kept_class is None:
+        import sqlite3
+
+        class KeptConnection(sqlite3.Connection):
+            """A connection whose ``close`` leaves it open for the process's end."""
+
+            kept_path: str | None = None  # the database's path, once skip_checkpoint_on_close() saw it
+
+            def close(self) -> None:
+                if self.in_transaction:  # as a real close: what was not committed is not kept
+                    self.rollback()
+                if self not in _kept:
+                    _kept.append(self)
+
+        _kept_class = KeptConnection
     return _kept_class
+
+
+def release_kept_connections() -> int:
+    """Close the kept connections for real, each set first to close without a checkpoint as
+    any other connection is (a hook leaving without :func:`os._exit`: a failure, a command
+    line left to click), so not even then does a hook's close fold the WAL or touch a database
+    it refused; returns how many were closed."""
+    closed = 0
+    while _kept:
+        conn = _kept.pop()
+        try:
+            if conn.kept_path is not None:
+                _skip_checkpoint(conn, conn.kept_path)
+        except Exception:
+            pass
+        try:
+            import sqlite3
+
+            sqlite3.Connection.close(conn)  # the real close, past KeptConnection's
+            closed += 1
+        except Exception:
+            pass
+    return closed
 
 
 def skip_checkpoint_on_close(conn: sqlite3.Connection, path: str) -> bool:
@@ -78,7 +111,12 @@ def skip_checkpoint_on_close(conn: sqlite3.Connection, path: str) -> bool:
     when set. Also bounds the WAL file a checkpoint leaves behind."""
     conn.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
     if _kept_class is not None and isinstance(conn, _kept_class):
-        return True  # never closed before the process ends
+        setattr(conn, "kept_path", path)  # noqa: B010 (an attribute of the subclass only)
+        return True  # not closed before the process ends (release_kept_connections() else)
+    return _skip_checkpoint(conn, path)
+
+
+def _skip_checkpoint(conn: sqlite3.Connection, path: str) -> bool:
     setconfig = getattr(conn, "setconfig", None)
     if setconfig is not None:  # Python 3.12+
         setconfig(NO_CKPT_ON_CLOSE, True)
