@@ -29,6 +29,7 @@ usual: the file can only save time, never change what runs. Tests:
 
 from __future__ import annotations
 
+import _imp
 import os
 import sys
 
@@ -84,10 +85,9 @@ def preload(directory: str | None = None) -> int:
         return 0
     if _finder is None:
         _finder = _StoredModules()
-        # Just before the path search: built-in and frozen modules stay theirs.
-        finders = [type(f) if not isinstance(f, type) else f for f in sys.meta_path]
-        where = finders.index(_external.PathFinder) if _external.PathFinder in finders else len(finders)
-        sys.meta_path.insert(where, _finder)
+        # First, so a stored module costs no other finder's search; frozen modules stay
+        # frozen (find_spec leaves them to their importer).
+        sys.meta_path.insert(0, _finder)
     try:
         directory = directory or _directory()
         path = None if directory is None else cache_path(directory)
@@ -178,6 +178,8 @@ class _StoredModules:
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
         if path is None:  # a top-level module: its place depends on sys.path and other finders
+            return None
+        if _imp.is_frozen(name):  # built into the interpreter (importlib.util …): its own importer's
             return None
         entry = _stored.get(name)
         if entry is not None:
