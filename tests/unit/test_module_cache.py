@@ -302,3 +302,16 @@ def test_a_removed_module_leaves_the_file_at_the_next_write(tmp_path: Path) -> N
     # pkg.alpha and pkg.sub are written again (the directory pkg/, where both are found, changed)
     assert run(tmp_path / "src", cache)["saved"] == 2
     assert stored_names(cache) == set(NAMES)
+
+
+def test_frozen_modules_stay_the_frozen_importers(tmp_path: Path) -> None:
+    code = f"""
+from cli import module_cache
+module_cache.preload({str(tmp_path / "cache")!r})
+import __phello__.spam as spam
+print(type(spam.__loader__).__name__ if not isinstance(spam.__loader__, type) else spam.__loader__.__name__)
+print(module_cache.save({str(tmp_path / "cache")!r}))
+"""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["FrozenImporter", "0"]  # found frozen, nothing recorded
