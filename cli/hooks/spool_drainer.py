@@ -18,6 +18,32 @@ from memory_core.errors import MemevoError, StoreError
 from memory_core.privacy.sanitize import valid_text
 
 DRAIN_SECONDS = 30.0  # how often the spool is looked at besides start-up and gateway requests
+# While the store stays unreachable or damaged the drainer meets the same reason every
+# DRAIN_SECONDS: logged when it is new, then once an hour, not 120 times (logs/hooks.log is
+# bounded, and the lines would push out everything else).
+REPEAT_SECONDS = 3600.0
+_waiting: dict[str, float] = {}  # reason -> when "not delivered yet" was last logged for it
+
+
+def worth_logging(reason: str, now: float, logged: dict[str, float], every: float = REPEAT_SECONDS) -> bool:
+    """Whether "not delivered yet" for ``reason`` is logged at ``now`` (and noted in ``logged``):
+    the first time, and again once ``every`` seconds have passed."""
+    last = logged.get(reason)
+    if last is not None and 0 <= now - last < every:
+        return False
+    if len(logged) > 64:  # reasons carry details (paths, messages): keep the memo small
+        logged.clear()
+    logged[reason] = now
+    return True
+
+
+def _not_delivered(label: str, reason: str) -> None:
+    from memory_core import clock
+    from memory_core.paths import state_home
+
+    # Per state dir: its hooks.log is where the line goes.
+    if worth_logging(f"{state_home()}\n{reason}", clock.now(), _waiting):
+        log_failure(f"{label}: spooled event not delivered yet: {reason}")
 
 
 def deliver_spooled(item: spool.Spooled) -> bool:
@@ -31,7 +57,7 @@ def deliver_spooled(item: spool.Spooled) -> bool:
         label = event_label(payload, item.event)
         run_events(payload, item.event, item.adapter, item.now, [])
     except StoreError as exc:
-        log_failure(f"{label}: spooled event not delivered yet: {valid_text(str(exc))}")
+        _not_delivered(label, valid_text(str(exc)))
         return False
     except MemevoError as exc:
         log_failure(f"{label}: {valid_text(str(exc))}")
@@ -39,7 +65,7 @@ def deliver_spooled(item: spool.Spooled) -> bool:
     except Exception as exc:
         damage = damaged_store(exc)
         if damage is not None:  # kept for the restore (cli.hooks.damaged_store.keep_for_restore)
-            log_failure(f"{label}: spooled event not delivered yet: {damage}")
+            _not_delivered(label, damage)
             return False
         import traceback
 

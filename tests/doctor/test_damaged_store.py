@@ -148,6 +148,9 @@ def test_a_spooled_capture_waits_while_the_store_is_still_damaged(home: Path, le
     assert spool.drain(home, deliver_spooled, lambda *a: logged.append(" ".join(a))) == (0, 0)
     assert len(spool.pending(home)) == 1 and not (home / "spool" / "corrupt").exists()
     assert "not delivered yet" in (home / "logs" / "hooks.log").read_text()
+    # The drainer meets it again every 30 s: the same reason is not logged again within the hour.
+    assert spool.drain(home, deliver_spooled, lambda *a: logged.append(" ".join(a))) == (0, 0)
+    assert (home / "logs" / "hooks.log").read_text().count("not delivered yet") == 1
 
 
 def test_restore_while_another_process_has_the_database_open(home: Path, learned: Path) -> None:
