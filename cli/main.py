@@ -83,12 +83,14 @@ def main() -> None:
             global _hook_handled
             _hook_handled = True
             sys.exit(0)
-        from cli import module_cache, regex_cache
+        from cli import module_cache
+
+        module_cache.preload()  # before the hook imports its modules (the next two included)
+        from cli import regex_cache
         from cli.hooks.deferred_modules import HOOK_DEFERRED, defer
 
         for name in HOOK_DEFERRED:  # before anything imports them
             defer(name)
-        module_cache.preload()  # before the hook imports its modules
         if _ends_with_exit:  # its database connections are left to the process's end
             from memory_core.store.engines.close_checkpoint import keep_connections_until_exit
 
