@@ -276,21 +276,10 @@ def save(directory: str | None = None) -> int:
             index[name] = (*described, offset, len(blob))
             offset += len(blob)
         packed = marshal.dumps(index)
-        # A name no other process (another pid namespace sharing the state dir) can pick too.
-        temporary = f"{path}.{os.getpid()}.{os.urandom(6).hex()}.tmp"
-        try:
-            # Private whatever the umask, like every file in the state dir.
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-            fd = os.open(temporary, flags, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), 0o600)
-                handle.write(_MAGIC + len(packed).to_bytes(4, "little") + packed)
-                for _, blob in blobs.values():
-                    handle.write(blob)
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        from memory_core.files.private_file import replace_privately
+
+        head = _MAGIC + len(packed).to_bytes(4, "little") + packed
+        replace_privately(path, [head, *(blob for _, blob in blobs.values())])
         _recorded.clear()
         _stale.clear()
         return added

@@ -190,17 +190,9 @@ def save(directory: str | None = None) -> int:
                 groupindex,
                 tuple(indexgroup),
             )
-        temporary = f"{path}.{os.getpid()}.tmp"
-        try:
-            # Private whatever the umask, like every file in the state dir.
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                os.fchmod(handle.fileno(), 0o600)
-                handle.write(marshal.dumps(entries))
-            os.replace(temporary, path)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+        from memory_core.files.private_file import replace_privately
+
+        replace_privately(path, [marshal.dumps(entries)])
         return len(new)
     except Exception:
         return 0

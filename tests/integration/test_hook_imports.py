@@ -117,6 +117,8 @@ ENTRY = {
     "cli.main",
     "cli.regex_cache",
     "cli.module_cache",  # the hook path's module code, kept between processes
+    "memory_core.files",
+    "memory_core.files.private_file",  # both caches' file, written when a hook added to it
     "cli.hooks",
     "cli.hooks.deferred_modules",
     "cli.hooks.entry",

@@ -67,6 +67,24 @@ def cache_file(cache: Path) -> Path:
     return found
 
 
+def stored_once(tmp_path: Path) -> Path:
+    """The package made under ``src/`` and imported once, its code stored in ``cache/``; the cache dir."""
+    make_package(tmp_path / "src")
+    cache = tmp_path / "cache"
+    run(tmp_path / "src", cache)
+    return cache
+
+
+def write_index(path: Path, index: object, code: bytes = b"") -> None:
+    """A cache file holding ``index`` and ``code`` after it, as module_cache lays it out."""
+    import marshal
+
+    from cli import module_cache
+
+    packed = marshal.dumps(index)
+    path.write_bytes(module_cache._MAGIC + len(packed).to_bytes(4, "little") + packed + code)
+
+
 def test_a_module_from_the_file_is_the_module_the_import_system_makes(tmp_path: Path) -> None:
     make_package(tmp_path / "src")
     cache = tmp_path / "cache"
@@ -89,9 +107,7 @@ def test_a_module_from_the_file_is_the_module_the_import_system_makes(tmp_path: 
 
 
 def test_a_changed_source_is_imported_again_and_its_new_code_stored(tmp_path: Path) -> None:
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    run(tmp_path / "src", cache)
+    cache = stored_once(tmp_path)
     alpha = tmp_path / "src" / "pkg" / "alpha.py"
     before = alpha.stat().st_mtime_ns
     alpha.write_text("VALUE = 11\n")  # same size: only the modification time tells
@@ -126,9 +142,7 @@ def test_the_same_names_elsewhere_are_not_served_the_stored_code(tmp_path: Path)
 
 
 def test_a_removed_source_is_not_served(tmp_path: Path) -> None:
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    run(tmp_path / "src", cache)
+    cache = stored_once(tmp_path)
     (tmp_path / "src" / "pkg" / "alpha.py").unlink()
     code = f"""
 import sys
@@ -145,9 +159,7 @@ except ModuleNotFoundError:
 
 
 def test_a_damaged_file_means_importing_as_usual(tmp_path: Path) -> None:
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    run(tmp_path / "src", cache)
+    cache = stored_once(tmp_path)
     path = cache_file(cache)
     whole = path.read_bytes()
 
@@ -223,9 +235,7 @@ def stored_names(cache: Path) -> set[str]:
 def test_a_copy_that_keeps_the_modification_time_is_not_served_the_old_code(tmp_path: Path) -> None:
     """`cp -p`, `rsync -a`, `tar`: same size and modification time, another file or a new
     change time; the new code runs."""
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    run(tmp_path / "src", cache)
+    cache = stored_once(tmp_path)
     alpha = tmp_path / "src" / "pkg" / "alpha.py"
     stamp = alpha.stat().st_mtime_ns
     copy = tmp_path / "src" / "pkg" / "alpha.new"
@@ -243,9 +253,7 @@ def test_a_copy_that_keeps_the_modification_time_is_not_served_the_old_code(tmp_
 
 
 def test_a_package_now_found_first_wins_over_the_stored_module(tmp_path: Path) -> None:
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    run(tmp_path / "src", cache)
+    cache = stored_once(tmp_path)
     package = tmp_path / "src" / "pkg" / "alpha"
     package.mkdir()
     (package / "__init__.py").write_text("VALUE = 'the package'\n")
@@ -256,11 +264,7 @@ def test_stored_code_of_another_module_is_not_run(tmp_path: Path) -> None:
     """Entries pointing at each other's code (a damaged index) are imported as usual."""
     import marshal
 
-    from cli import module_cache
-
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    run(tmp_path / "src", cache)
+    cache = stored_once(tmp_path)
     path = cache_file(cache)
     data = path.read_bytes()
     base = 8 + int.from_bytes(data[4:8], "little")
@@ -268,24 +272,15 @@ def test_stored_code_of_another_module_is_not_run(tmp_path: Path) -> None:
     alpha, beta = index["pkg.alpha"], index["pkg.sub.beta"]
     index["pkg.alpha"] = (*alpha[:3], *beta[3:])
     index["pkg.sub.beta"] = (*beta[:3], *alpha[3:])
-    packed = marshal.dumps(index)
-    path.write_bytes(module_cache._MAGIC + len(packed).to_bytes(4, "little") + packed + data[base:])
+    write_index(path, index, data[base:])
     swapped = run(tmp_path / "src", cache)
     assert swapped["values"] == {"pkg.alpha": 1, "pkg.sub": "sub", "pkg.sub.beta": 2}
     assert swapped["loaders"]["pkg.alpha"] == swapped["loaders"]["pkg.sub.beta"] == "_RecordingLoader"
 
 
 def test_an_index_of_the_wrong_shape_costs_the_hook_nothing(tmp_path: Path) -> None:
-    import marshal
-
-    from cli import module_cache
-
-    make_package(tmp_path / "src")
-    cache = tmp_path / "cache"
-    cache.mkdir(mode=0o700)
-    run(tmp_path / "src", cache)
-    packed = marshal.dumps({"pkg.alpha": {"odd": 1}, "pkg.sub.beta": 3})
-    cache_file(cache).write_bytes(module_cache._MAGIC + len(packed).to_bytes(4, "little") + packed)
+    cache = stored_once(tmp_path)
+    write_index(cache_file(cache), {"pkg.alpha": {"odd": 1}, "pkg.sub.beta": 3})
     odd = run(tmp_path / "src", cache)
     assert odd["values"] == {"pkg.alpha": 1, "pkg.sub": "sub", "pkg.sub.beta": 2}
     assert set(run(tmp_path / "src", cache)["loaders"].values()) == {"_StoredLoader"}  # written anew
