@@ -21,11 +21,29 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from typing import Any
+
 # Loaded by ``dataclasses`` at import; used by nothing a hook runs (every dataclass on the
 # hook path has a docstring).
 HOOK_DEFERRED: tuple[str, ...] = ("inspect", "copy")
 
 _pending: set[str] = set()  # deferred and not run yet
+
+
+def _import_system() -> Any:
+    """Where ``find_spec`` and ``module_from_spec`` come from: the import system's own module
+    (always loaded; ``_find_spec`` takes the search path, ``None`` for a top-level name), else
+    ``importlib.util``, which would bring ``importlib`` and ``importlib.util`` into every hook
+    process of an installation that does not load them at start (a wheel's; an
+    editable install's path hook does)."""
+    bootstrap = sys.modules.get("_frozen_importlib")
+    if bootstrap is not None and hasattr(bootstrap, "_find_spec") and hasattr(bootstrap, "module_from_spec"):
+        return bootstrap
+    import importlib.util
+
+    return importlib.util
 
 
 def defer(name: str) -> bool:
@@ -34,13 +52,12 @@ def defer(name: str) -> bool:
     if name in sys.modules:
         return False
     try:
-        import importlib.util
-
-        spec = importlib.util.find_spec(name)
+        system = _import_system()
+        spec = system._find_spec(name, None) if hasattr(system, "_find_spec") else system.find_spec(name)
         loader = spec.loader if spec is not None else None
         if spec is None or spec.submodule_search_locations is not None or not hasattr(loader, "exec_module"):
             return False
-        module = importlib.util.module_from_spec(spec)
+        module = system.module_from_spec(spec)
     except Exception:
         return False
 

@@ -322,19 +322,31 @@ STDLIB_OF = {
 
 
 def loaded_modules(
-    home: Path, tmp_path: Path, args: list[str], stdin: str, *, env: dict[str, str] | None = None
+    home: Path,
+    tmp_path: Path,
+    args: list[str],
+    stdin: str,
+    *,
+    env: dict[str, str] | None = None,
+    python_options: tuple[str, ...] = (),
 ) -> list[str]:
-    return probe_hook(home, tmp_path, args, stdin, env=env)[0]
+    return probe_hook(home, tmp_path, args, stdin, env=env, python_options=python_options)[0]
 
 
 def probe_hook(
-    home: Path, tmp_path: Path, args: list[str], stdin: str, *, env: dict[str, str] | None = None
+    home: Path,
+    tmp_path: Path,
+    args: list[str],
+    stdin: str,
+    *,
+    env: dict[str, str] | None = None,
+    python_options: tuple[str, ...] = (),
 ) -> tuple[list[str], bytes]:
     """What ``memevo ARGS`` loaded, and what it printed."""
     out = tmp_path / "modules.txt"
     probe = PROBE.replace("OUT", repr(str(out)))
     result = subprocess.run(
-        [sys.executable, "-c", probe, *args],
+        [sys.executable, *python_options, "-c", probe, *args],
         input=stdin.encode("utf-8"),
         cwd=REPO,
         capture_output=True,
@@ -469,6 +481,48 @@ def test_claude_code_stop(seeded_home: Path, tmp_path: Path) -> None:
     assert "memory_core.capture.turn" in modules
     check("claude_code_stop", modules)
     assert not {"sqlite3", "memory_core.store.engines.database"} & set(modules)
+
+
+# What an interpreter without an editable install's path hook does not load at start, yet
+# a hook would load only for the import machinery's sake: ``importlib``'s package and
+# ``importlib.util``. A wheel's console script starts without them.
+IMPORT_MACHINERY = {"importlib", "importlib.util", "importlib._abc", "importlib.machinery"}
+
+
+@pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below
+def test_a_capture_loads_no_import_machinery_in_an_interpreter_that_starts_without_it(
+    seeded_home: Path, tmp_path: Path
+) -> None:
+    """Without ``site`` (as a wheel's console script starts: no editable install's path hook
+    loading ``importlib.util`` and ``pathlib`` first), a Claude Code capture and a turn end
+    load none of :data:`IMPORT_MACHINERY` (the adapters and the deferred modules use the
+    import system's own functions)."""
+    bare = subprocess.run(
+        [sys.executable, "-S", "-c", "import sys; print(' '.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": ""},
+    ).stdout.split()
+    assert not IMPORT_MACHINERY & set(bare)  # else this test could not see them
+    lean = {"PYTHONPATH": str(REPO)}
+    transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
+    data = claude_data.payload("turn2-bash.Stop.1", transcript)
+    stop = loaded_modules(
+        seeded_home, tmp_path, ["hook", "--agent", "claude-code"], json.dumps(data), env=lean, python_options=("-S",)
+    )
+    assert "memory_core.capture.turn" in stop and "cli.hooks.adapters.claude_code" in stop
+    assert not IMPORT_MACHINERY & set(stop), sorted(IMPORT_MACHINERY & set(stop))
+    turn_end = loaded_modules(
+        seeded_home,
+        tmp_path,
+        ["hook", "turn_end"],
+        generic("turn_end", user_messages=["remember that the deploy needs node 22"]),
+        env=lean,
+        python_options=("-S",),
+    )
+    assert "workers.nudge_queue" in turn_end  # it captured and nudged
+    assert not IMPORT_MACHINERY & set(turn_end), sorted(IMPORT_MACHINERY & set(turn_end))
 
 
 @pytest.mark.sqlite_only  # the hook's own work on SQLite; PostgreSQL: the gateway tests below

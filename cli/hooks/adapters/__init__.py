@@ -14,7 +14,7 @@ otherwise a ``hook_event_name`` is Claude Code's native payload.
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -93,5 +93,8 @@ def parse_event(
     name = adapter or detect_adapter(payload)
     if name not in _MODULES:
         raise UsageError(f"unknown hook format {name!r}; use --agent {' or --agent '.join(ADAPTER_NAMES)}")
-    module = importlib.import_module(_MODULES[name])  # an Adapter
+    # ``__import__`` and sys.modules, not ``importlib.import_module``: no ``importlib`` package
+    # in a hook process that did not start with it (docs/hooks.md, "Cost").
+    __import__(_MODULES[name])
+    module = sys.modules[_MODULES[name]]  # an Adapter
     return ParsedInput(name, module.parse(payload, event_arg, home=home, now=now), module.render)
