@@ -60,14 +60,30 @@ _stale: set[str] = set()  # stored entries whose source changed or whose code co
 _finder: Any = None
 
 
+# The package's own bytecode directory: a file there belongs to this installation alone.
+_PACKAGE_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+# The directory holding memevo's packages (a checkout, or site-packages).
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
 def cache_path(directory: str) -> str | None:
     """This interpreter's file in ``directory``, or ``None`` where the import system is not
-    the one this module knows (no cache then)."""
+    the one this module knows (no cache then). In the state dir's ``cache/``, which every
+    installation using that state dir shares (two checkouts, a checkout and an installed
+    copy), the name also holds this installation's directory (device and inode), so each keeps
+    its own file instead of rewriting a shared one in turn."""
     tag = sys.implementation.cache_tag
     magic = getattr(_external, "MAGIC_NUMBER", None)
     if tag is None or _external is None or not isinstance(magic, bytes):
         return None
-    return os.path.join(directory, f"modules.{tag}.{magic.hex()}.opt{sys.flags.optimize}.marshal")
+    name = f"modules.{tag}.{magic.hex()}.opt{sys.flags.optimize}"
+    if os.path.abspath(directory) != _PACKAGE_CACHE:
+        try:
+            root = os.stat(_ROOT)
+        except OSError:
+            return None
+        name += f".{root.st_dev:x}-{root.st_ino:x}"
+    return os.path.join(directory, name + ".marshal")
 
 
 def _directory() -> str | None:

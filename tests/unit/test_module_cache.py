@@ -310,3 +310,27 @@ print(module_cache.save({str(tmp_path / "cache")!r}))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(REPO), timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["FrozenImporter", "0"]  # found frozen, nothing recorded
+
+
+def test_each_installation_keeps_its_own_file_in_the_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two installations sharing one state dir without bytecode (two checkouts, a checkout and
+    an installed copy) each name their own file there; in the package's own ``__pycache__``
+    the file is that installation's already."""
+    from cli import module_cache
+
+    state_cache = str(tmp_path / "state" / "cache")
+    first, second = tmp_path / "checkout-1", tmp_path / "checkout-2"
+    first.mkdir()
+    second.mkdir()
+    monkeypatch.setattr(module_cache, "_ROOT", str(first))
+    one = module_cache.cache_path(state_cache)
+    assert module_cache.cache_path(state_cache) == one  # the same installation: the same file
+    monkeypatch.setattr(module_cache, "_ROOT", str(second))
+    other = module_cache.cache_path(state_cache)
+    assert one is not None and other is not None and one != other
+    assert Path(one).parent == Path(other).parent == Path(state_cache)
+    own = module_cache.cache_path(module_cache._PACKAGE_CACHE)
+    monkeypatch.setattr(module_cache, "_ROOT", str(first))
+    assert module_cache.cache_path(module_cache._PACKAGE_CACHE) == own
+    monkeypatch.setattr(module_cache, "_ROOT", str(tmp_path / "gone"))
+    assert module_cache.cache_path(state_cache) is None  # no installation to name: no cache
