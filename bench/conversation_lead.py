@@ -10,8 +10,8 @@ prompt hook asks), the claims are ranked by the conversation's words: the plan's
 context and background features some claim holds, the ``RARE`` rarest of them read from the
 index's posting lists, each adding recall's weight for it (``feature_weight``, by the
 strongest field it is found in), times the claim's length factor; a dormant claim neither
-leads nor stands in the way. The first claim is taken when it shares at least ``S`` of those
-words and leads the next distinct claim by a ratio ``R``. Every (S, R) of the grid, dated
+leads nor stands in the way, and only claims sharing at least ``S`` of those words are ranked
+at all. The first claim is taken when it leads the next distinct claim by a ratio ``R``. Every (S, R) of the grid, dated
 (the bench's default: claims dated by the data, asked at its "now") and undated (as `memevo
 import` and `memevo recall --batch` see them), beside recall alone and BM25's top 3; then
 each language left out in turn: (S, R) chosen on the other language's two runs by the
@@ -57,6 +57,8 @@ def ranked_over_conversation(conn: DbConn, texts: list[str], now: float, min_sha
     features = plan_features(plan)
     headers = read_headers(conn, features)
     df, total = headers.document_frequency, headers.total
+    # A feature in several parts of the plan takes the last one's literal flag (a literal is
+    # the same word wherever it was said).
     literal = {t.feature: t.literal for t in (*plan.focus, *plan.context, *plan.background)}
     rare = sorted((f for f in features if df.get(f, 0) > 0), key=lambda f: (df[f], f))[:RARE]
     masks: dict[str, dict[str, int]] = {}
@@ -131,6 +133,8 @@ def leave_one_out(rows: dict[str, dict[str, Any]], strict: bool) -> dict[str, An
         tuned = [s for s in sets if s[1] != left]
         choice = max(choices, key=lambda c: (_objective(rows, c, tuned, strict), c))
         report[left] = {"choice": choice, **{mode: rows[mode][left][choice] for mode in rows}}
+    # Ties go to the larger choice's text: "recall" (no lead) before any "(S, R)", then the
+    # larger S, then the larger R.
     report["both"] = max(choices, key=lambda c: (_objective(rows, c, sets, strict), c))
     return report
 

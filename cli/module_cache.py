@@ -20,7 +20,8 @@ compiled from that exact source by this interpreter at this optimisation level, 
 that is a :class:`~importlib.machinery.SourceFileLoader` for that file (its source,
 resources). The file lives where :mod:`cli.regex_cache` keeps its programs (beside the
 package's bytecode, else ``cache/`` of the state dir, 0600), is named by this interpreter's
-cache tag, bytecode magic and optimisation level, written atomically, and bounded
+cache tag, bytecode magic and optimisation level (in the state dir also by the installation:
+:func:`installation_key`), written atomically, and bounded
 (:data:`MAX_ENTRIES` modules). A missing, damaged or foreign file means importing as
 usual: the file can only save time, never change what runs. Tests:
 ``tests/unit/test_module_cache.py``; cost: ``bench/capture_syncs.py``, docs/hooks.md
@@ -64,26 +65,60 @@ _finder: Any = None
 _PACKAGE_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
 # The directory holding memevo's packages (a checkout, or site-packages).
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Another installation's file in the state dir's cache/ left unwritten this long is dropped
+# when this one writes its own (a checkout since deleted, a copy no longer used).
+ABANDONED_SECONDS = 30 * 86_400
+
+
+def _prefix() -> str | None:
+    """The file name's start for this interpreter: cache tag, bytecode magic and optimisation
+    level (``None`` where the import system is not the one this module knows)."""
+    tag = sys.implementation.cache_tag
+    magic = getattr(_external, "MAGIC_NUMBER", None)
+    if tag is None or _external is None or not isinstance(magic, bytes):
+        return None
+    return f"modules.{tag}.{magic.hex()}.opt{sys.flags.optimize}"
+
+
+def installation_key(root: str | None = None) -> str:
+    """A stable name of the installation at ``root`` (this one by default): FNV-1a (64 bits)
+    of its resolved path, the same in every process (Python's own ``hash`` of a string is not)."""
+    value = 0xCBF29CE484222325
+    for byte in os.fsencode(os.path.realpath(root or _ROOT)):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
 
 
 def cache_path(directory: str) -> str | None:
     """This interpreter's file in ``directory``, or ``None`` where the import system is not
     the one this module knows (no cache then). In the state dir's ``cache/``, which every
     installation using that state dir shares (two checkouts, a checkout and an installed
-    copy), the name also holds this installation's directory (device and inode), so each keeps
-    its own file instead of rewriting a shared one in turn."""
-    tag = sys.implementation.cache_tag
-    magic = getattr(_external, "MAGIC_NUMBER", None)
-    if tag is None or _external is None or not isinstance(magic, bytes):
+    copy), the name also holds :func:`installation_key`, so each keeps its own file instead of
+    rewriting a shared one in turn."""
+    prefix = _prefix()
+    if prefix is None:
         return None
-    name = f"modules.{tag}.{magic.hex()}.opt{sys.flags.optimize}"
     if os.path.abspath(directory) != _PACKAGE_CACHE:
+        prefix += "." + installation_key()
+    return os.path.join(directory, prefix + ".marshal")
+
+
+def _drop_abandoned(directory: str, kept: str, now: float) -> None:
+    """In the state dir's ``cache/``: remove the file this interpreter named before files were
+    named by installation, and other installations' files unwritten for
+    :data:`ABANDONED_SECONDS` (their next hook, if any, writes its file again)."""
+    prefix = _prefix()
+    if prefix is None or os.path.abspath(directory) == _PACKAGE_CACHE:
+        return
+    for name in os.listdir(directory):
+        path = os.path.join(directory, name)
+        if not name.startswith("modules.") or not name.endswith(".marshal") or path == kept:
+            continue
         try:
-            root = os.stat(_ROOT)
+            if name == prefix + ".marshal" or now - os.stat(path).st_mtime > ABANDONED_SECONDS:
+                os.unlink(path)
         except OSError:
-            return None
-        name += f".{root.st_dev:x}-{root.st_ino:x}"
-    return os.path.join(directory, name + ".marshal")
+            continue
 
 
 def _directory() -> str | None:
@@ -296,6 +331,9 @@ def save(directory: str | None = None) -> int:
 
         head = _MAGIC + len(packed).to_bytes(4, "little") + packed
         replace_privately(path, [head, *(blob for _, blob in blobs.values())])
+        import time
+
+        _drop_abandoned(directory, path, time.time())
         _recorded.clear()
         _stale.clear()
         return added

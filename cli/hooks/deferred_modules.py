@@ -32,32 +32,29 @@ HOOK_DEFERRED: tuple[str, ...] = ("inspect", "copy")
 _pending: set[str] = set()  # deferred and not run yet
 
 
-def _import_system() -> Any:
-    """Where ``find_spec`` and ``module_from_spec`` come from: the import system's own module
-    (always loaded; ``_find_spec`` takes the search path, ``None`` for a top-level name), else
-    ``importlib.util``, which would bring ``importlib`` and ``importlib.util`` into every hook
-    process of an installation that does not load them at start (a wheel's; an
-    editable install's path hook does)."""
+def _bootstrap() -> Any:
+    """The import system's own module, always loaded (``_frozen_importlib``): its
+    ``_find_spec`` and ``module_from_spec`` are what ``importlib.util`` calls, without loading
+    ``importlib`` and ``importlib.util`` into every hook process of an installation that does
+    not start with them (a wheel's; an editable install's path hook does)."""
     bootstrap = sys.modules.get("_frozen_importlib")
-    if bootstrap is not None and hasattr(bootstrap, "_find_spec") and hasattr(bootstrap, "module_from_spec"):
-        return bootstrap
-    import importlib.util
-
-    return importlib.util
+    if bootstrap is None:  # pragma: no cover - another Python implementation
+        import importlib._bootstrap as bootstrap
+    return bootstrap
 
 
 def defer(name: str) -> bool:
     """Bind ``name`` in :data:`sys.modules` to a module that runs on first attribute access;
     ``False`` (nothing changed) when it is already imported, a package or cannot be found."""
-    if name in sys.modules:
+    if name in sys.modules or "." in name:  # top-level modules only: a submodule needs its parent imported
         return False
     try:
-        system = _import_system()
-        spec = system._find_spec(name, None) if hasattr(system, "_find_spec") else system.find_spec(name)
+        bootstrap = _bootstrap()
+        spec = bootstrap._find_spec(name, None)
         loader = spec.loader if spec is not None else None
         if spec is None or spec.submodule_search_locations is not None or not hasattr(loader, "exec_module"):
             return False
-        module = system.module_from_spec(spec)
+        module = bootstrap.module_from_spec(spec)
     except Exception:
         return False
 

@@ -56,10 +56,12 @@ def test_only_what_is_not_imported_yet_and_is_a_plain_module_is_deferred() -> No
         "import json, sys\n"
         "from cli.hooks.deferred_modules import defer, is_loaded\n"
         "print(defer('json'), defer('email'), defer('no_such_module_memevo'), 'email' in sys.modules,\n"
-        "      is_loaded('json'), is_loaded('no_such_module_memevo'))\n"
+        "      is_loaded('json'), is_loaded('no_such_module_memevo'),\n"
+        "      defer('xml.string'), 'xml.string' in sys.modules)\n"
     )
-    # json: imported already; email: a package; the last: nowhere to be found.
-    assert out == "False False False False True False"
+    # json: imported already; email: a package; the next: nowhere to be found; a dotted name is
+    # a submodule, never deferred (the top-level search would find ``string`` for "xml.string").
+    assert out == "False False False False True False False False"
 
 
 def test_the_hook_entry_defers_inspect_and_copy() -> None:

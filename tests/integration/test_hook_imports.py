@@ -493,19 +493,21 @@ IMPORT_MACHINERY = {"importlib", "importlib.util", "importlib._abc", "importlib.
 def test_a_capture_loads_no_import_machinery_in_an_interpreter_that_starts_without_it(
     seeded_home: Path, tmp_path: Path
 ) -> None:
-    """Without ``site`` (as a wheel's console script starts: no editable install's path hook
-    loading ``importlib.util`` and ``pathlib`` first), a Claude Code capture and a turn end
-    load none of :data:`IMPORT_MACHINERY` (the adapters and the deferred modules use the
-    import system's own functions)."""
+    """``python -S`` stands in for an interpreter without an editable install's path hook
+    (which loads ``importlib.util`` and ``pathlib`` at start; a wheel's console script has no
+    such hook): a Claude Code capture and a turn end load none of :data:`IMPORT_MACHINERY`
+    (the adapters and the deferred modules use the import system's own functions). The store
+    is created beforehand: creating it imports the migrations' libraries, which ``-S`` hides."""
     bare = subprocess.run(
         [sys.executable, "-S", "-c", "import sys; print(' '.join(sys.modules))"],
         capture_output=True,
         text=True,
         check=True,
         env={"PATH": ""},
+        timeout=60,
     ).stdout.split()
     assert not IMPORT_MACHINERY & set(bare)  # else this test could not see them
-    lean = {"PYTHONPATH": str(REPO)}
+    lean = {"PYTHONPATH": str(REPO)}  # the checkout, whatever the working directory
     transcript = claude_data.write_records(tmp_path / "t.jsonl", claude_data.records_until(claude_data.TURN_BASH))
     data = claude_data.payload("turn2-bash.Stop.1", transcript)
     stop = loaded_modules(

@@ -314,8 +314,8 @@ print(module_cache.save({str(tmp_path / "cache")!r}))
 
 def test_each_installation_keeps_its_own_file_in_the_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two installations sharing one state dir without bytecode (two checkouts, a checkout and
-    an installed copy) each name their own file there; in the package's own ``__pycache__``
-    the file is that installation's already."""
+    an installed copy) each name their own file there, by a key that is the same in every
+    process; in the package's own ``__pycache__`` the file is that installation's already."""
     from cli import module_cache
 
     state_cache = str(tmp_path / "state" / "cache")
@@ -324,13 +324,71 @@ def test_each_installation_keeps_its_own_file_in_the_state_dir(tmp_path: Path, m
     second.mkdir()
     monkeypatch.setattr(module_cache, "_ROOT", str(first))
     one = module_cache.cache_path(state_cache)
-    assert module_cache.cache_path(state_cache) == one  # the same installation: the same file
     monkeypatch.setattr(module_cache, "_ROOT", str(second))
     other = module_cache.cache_path(state_cache)
     assert one is not None and other is not None and one != other
     assert Path(one).parent == Path(other).parent == Path(state_cache)
+    assert module_cache.installation_key(str(first)) in one
     own = module_cache.cache_path(module_cache._PACKAGE_CACHE)
     monkeypatch.setattr(module_cache, "_ROOT", str(first))
     assert module_cache.cache_path(module_cache._PACKAGE_CACHE) == own
-    monkeypatch.setattr(module_cache, "_ROOT", str(tmp_path / "gone"))
-    assert module_cache.cache_path(state_cache) is None  # no installation to name: no cache
+    # The key of another process (another hash seed) is the same.
+    probe = "from cli import module_cache; print(module_cache.installation_key(" + repr(str(first)) + "))"
+    for seed in ("1", "2"):
+        result = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            cwd=str(REPO),
+            timeout=60,
+            check=True,
+        )
+        assert result.stdout.strip() == module_cache.installation_key(str(first))
+
+
+_SAVER = """
+import sys
+sys.path.insert(0, {root!r})
+from cli import module_cache
+module_cache._ROOT = {installation!r}
+loaded = module_cache.preload({cache!r})
+import pkg.alpha
+print(loaded, module_cache.save({cache!r}))
+"""
+
+
+def test_one_installation_s_file_is_not_the_other_s_and_abandoned_files_go(tmp_path: Path) -> None:
+    """What one installation saved in the state dir's cache/ is read back by it and not by
+    another; writing drops the file named before installations were told apart and other
+    installations' files left unwritten for 30 days."""
+    make_package(tmp_path / "src")
+    cache = tmp_path / "state" / "cache"
+    cache.mkdir(parents=True)
+    from cli import module_cache
+
+    prefix = module_cache._prefix()
+    assert prefix is not None
+    legacy = cache / f"{prefix}.marshal"
+    legacy.write_bytes(b"old")
+    abandoned = cache / f"{prefix}.0123456789abcdef.marshal"
+    abandoned.write_bytes(b"gone")
+    old = time.time() - module_cache.ABANDONED_SECONDS - 60
+    os.utime(abandoned, (old, old))
+    recent = cache / f"{prefix}.fedcba9876543210.marshal"
+    recent.write_bytes(b"in use")
+
+    def saver(installation: Path) -> list[int]:
+        code = _SAVER.format(root=str(tmp_path / "src"), installation=str(installation), cache=str(cache))
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(REPO))
+        assert result.returncode == 0, result.stderr
+        return [int(n) for n in result.stdout.split()]
+
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    assert saver(first) == [0, 1]  # pkg.alpha stored (a top-level module never is)
+    assert saver(second) == [0, 1]  # its own file: nothing of the first one's to read
+    assert saver(first) == [1, 0]  # read back, nothing new
+    assert not legacy.exists() and not abandoned.exists() and recent.exists()
