@@ -51,7 +51,7 @@ MAX_ENTRIES = 320
 # (source path, its signature (:func:`_signature`), whether a package, offset, length)), then
 # each module's marshalled code at its offset after the index. A hook reads the index and then
 # only the code of the modules it imports (``os.pread``), not the code of every hook path.
-_MAGIC = b"MMC3"  # 3: code without docstrings (cli/code_docstrings.py)
+_MAGIC = b"MMC2"
 _stored: dict[str, tuple[str, tuple[int, ...], bool, int, int]] = {}
 _file: list[Any] = []  # [descriptor, where the code begins] of the file preload() read
 # Code of the modules this process imported from their files, by name: (path, signature, package, code)
@@ -319,7 +319,7 @@ def save(directory: str | None = None) -> int:
         for name, (origin, signature, package, code) in new.items():
             if name not in blobs and len(blobs) >= MAX_ENTRIES:
                 continue
-            blobs[name] = ((origin, signature, package), marshal.dumps(_lean(code)))
+            blobs[name] = ((origin, signature, package), marshal.dumps(code))
             added += 1
         index: dict[str, tuple[str, tuple[int, ...], bool, int, int]] = {}
         offset = 0
@@ -339,17 +339,6 @@ def save(directory: str | None = None) -> int:
         return added
     except Exception:
         return 0
-
-
-def _lean(code: Any) -> Any:
-    """``code`` without its docstrings (:mod:`cli.code_docstrings`; a hook never reads one),
-    or as it is if that fails."""
-    try:
-        from cli.code_docstrings import without_docstrings
-
-        return without_docstrings(code)
-    except Exception:
-        return code
 
 
 def _holds(described: tuple[str, tuple[int, ...], bool]) -> bool:

@@ -73,7 +73,6 @@ NEVER = DRIVERS | {
 # hashlib (OpenSSL): ids, dedupe keys and the prompt stash hash with the interpreter's
 # built-in SHA-256 (memory_core.ids.sha256_hex).
 STDLIB = {
-    "opcode",  # names instructions when a hook writes the module-code file (cli/code_docstrings.py)
     "bisect",
     "collections.abc",
     "datetime",
@@ -99,7 +98,6 @@ STDLIB = {
 # adapter, the clock and the queue name their types for the type checker only), nor the
 # tokenizer's ``unicodedata`` or capture's ``shlex``.
 SESSION_STDLIB = {
-    "opcode",  # names instructions when a hook writes the module-code file (cli/code_docstrings.py)
     "collections.abc",
     "datetime",
     "json",
@@ -119,7 +117,6 @@ ENTRY = {
     "cli.main",
     "cli.regex_cache",
     "cli.module_cache",  # the hook path's module code, kept between processes
-    "cli.code_docstrings",  # ... without docstrings, when a hook writes that file
     "memory_core.files",
     "memory_core.files.private_file",  # both caches' file, written when a hook added to it
     "cli.hooks",
@@ -640,7 +637,6 @@ def test_the_checker_holds_every_hook_to_the_lean_standard_library() -> None:
 # Neither the adapters nor the handlers: the gateway runs them.
 GATEWAY = ENTRY - {"cli.hooks.adapters", "cli.hooks.dispatch"} | {"cli.hooks.gateway_client"}
 GATEWAY_STDLIB = {
-    "opcode",  # names instructions when a hook writes the module-code file (cli/code_docstrings.py)
     "array",
     "collections.abc",
     "json",
