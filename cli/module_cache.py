@@ -269,7 +269,12 @@ class _StoredModules:
         loader = _StoredLoader(name, origin)
         loader.stored_code = code
         locations = [os.path.dirname(origin)] if package else None
-        return _external.spec_from_file_location(name, origin, loader=loader, submodule_search_locations=locations)
+        spec = _external.spec_from_file_location(name, origin, loader=loader, submodule_search_locations=locations)
+        # As the import system leaves it once loaded: until then, a module attribute the import
+        # system looks for and misses (``__path__`` of a plain module) asks the spec for it,
+        # and a missing one costs an AttributeError's message (docs/hooks.md, "Cost").
+        spec._initializing = False
+        return spec
 
 
 if _external is not None:
@@ -278,6 +283,19 @@ if _external is not None:
         """A source file's loader whose code comes from the stored file."""
 
         stored_code: Any = None
+
+        def create_module(self, spec: Any) -> Any:
+            """The module object with the attributes the import system then sets from ``spec``
+            already set to those values (``__file__``, ``__cached__``, a package's
+            ``__path__``): it looks each one up first, and on Python 3.11 every miss on a
+            module formats two or three AttributeError messages no one reads."""
+            module = type(sys)(spec.name)
+            module.__file__ = spec.origin
+            if spec.cached is not None:
+                module.__cached__ = spec.cached
+            if spec.submodule_search_locations is not None:
+                module.__path__ = spec.submodule_search_locations
+            return module
 
         def get_code(self, fullname: str) -> Any:
             code, self.stored_code = self.stored_code, None
