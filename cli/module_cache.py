@@ -269,11 +269,12 @@ class _StoredModules:
         loader = _StoredLoader(name, origin)
         loader.stored_code = code
         locations = [os.path.dirname(origin)] if package else None
-        spec = _external.spec_from_file_location(name, origin, loader=loader, submodule_search_locations=locations)
+        spec: Any = _external.spec_from_file_location(name, origin, loader=loader, submodule_search_locations=locations)
         # As the import system leaves it once loaded: until then, a module attribute the import
         # system looks for and misses (``__path__`` of a plain module) asks the spec for it,
         # and a missing one costs an AttributeError's message (docs/hooks.md, "Cost").
-        spec._initializing = False
+        if spec is not None:
+            spec._initializing = False
         return spec
 
 
@@ -289,7 +290,7 @@ if _external is not None:
             already set to those values (``__file__``, ``__cached__``, a package's
             ``__path__``): it looks each one up first, and on Python 3.11 every miss on a
             module formats two or three AttributeError messages no one reads."""
-            module = type(sys)(spec.name)
+            module: Any = type(sys)(spec.name)
             module.__file__ = spec.origin
             if spec.cached is not None:
                 module.__cached__ = spec.cached
