@@ -18,6 +18,11 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs
 if TYPE_CHECKING:
     from typing import Any
 
+# memory_core.jobs.heartbeat.HEARTBEAT_KEY and LIVE_SECONDS, spelt out: a hook imports
+# nothing it can avoid (tests/integration/test_nudges.py keeps them equal).
+HEARTBEAT_KEY = "worker_heartbeat"
+LIVE_SECONDS = 180.0
+
 
 def _enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> bool:
     try:
@@ -80,17 +85,38 @@ def nudge_consolidate_in(conn: Any, source_id: str, *, forced: bool = False) -> 
         return False
 
 
-def nudge_captured_in(conn: Any, source_ids: list[str] | tuple[str, ...]) -> frozenset[str]:
+def nudge_captured_in(conn: Any, source_ids: list[str] | tuple[str, ...], now: float) -> frozenset[str]:
     """Nudge newly captured sources inside the capture's own write transaction where the
     queue shares the store's PostgreSQL database (the nudge then commits, or rolls back, with
-    the sources); the ids nudged so. Nothing on SQLite: :func:`nudge_captured` after the commit."""
+    the sources); the ids that need no nudge after the commit.
+
+    On SQLite the queue is this machine's ``queue.db``, and only a worker on this machine
+    reads it: when no worker has beaten its heartbeat for :data:`LIVE_SECONDS`, no one would
+    read a nudge before a worker starts, and a starting worker's recovery (once a minute, and
+    on every session start's ``recover`` nudge) finds every due source anyway. Those sources
+    are not nudged at all: no write to ``queue.db`` for a capture, and no pile of messages
+    there while no worker runs. With a worker beating, :func:`nudge_captured` after the
+    commit, as before."""
     if not source_ids:
         return frozenset()
     from memory_core.store.engines.dbapi import is_postgres
 
     if not is_postgres(conn):
-        return frozenset()
+        return frozenset() if worker_beating(conn, now) else frozenset(source_ids)
     return frozenset(sid for sid in source_ids if nudge_consolidate_in(conn, sid))
+
+
+def worker_beating(conn: Any, now: float) -> bool:
+    """Whether a worker recorded its heartbeat in the last :data:`LIVE_SECONDS` (read in a
+    SQLite store's ``metadata``); True when it cannot be told (a nudge is then written)."""
+    try:
+        row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
+        if row is None:
+            return False
+        beat = float(str(row[0]))
+    except Exception:
+        return True
+    return not now - beat > LIVE_SECONDS  # a beat from a clock ahead of this one counts too
 
 
 def nudge_captured(source_ids: list[str] | tuple[str, ...], done: frozenset[str] = frozenset()) -> None:

@@ -38,3 +38,14 @@ def seed(store, *memories: Memory) -> None:
     with store.transaction() as conn:
         for memory in memories:
             put_memory(conn, memory)
+
+
+def worker_beating(home, at: float | None = None) -> None:
+    """A worker's heartbeat in the store of state dir ``home``, as a running worker records
+    it: capture hooks on SQLite nudge only while a worker beats (cli/nudge.py)."""
+    from memory_core import clock
+    from memory_core.jobs.heartbeat import write_heartbeat
+    from memory_core.store.engines.database import Store
+
+    with Store.open(home) as store, store.transaction() as conn:
+        write_heartbeat(conn, clock.now() if at is None else at, "host:1")

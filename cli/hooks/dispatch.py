@@ -155,7 +155,7 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
             with store.transaction() as conn:
                 adopt_project_paths(conn, project)
                 captured = capture_turn(conn, plan, now)
-                nudged = nudge_captured_in(conn, captured.created)
+                nudged = nudge_captured_in(conn, captured.created, now)
     else:
         captured = capture_turn(None, plan, now)
     if event.notes:  # what the adapter left out of the turn, and why
@@ -272,7 +272,7 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
                 session_id=event.session_id,
             )
             created = [result.source_id] if result.created else []
-            nudged = nudge_captured_in(conn, created)
+            nudged = nudge_captured_in(conn, created, now)
     nudge_captured(created, nudged)
 
 

@@ -388,10 +388,11 @@ def generic(event: str, **fields: Any) -> str:
 def seeded_home(home: Path) -> Path:
     from memory_core import clock
     from memory_core.store.engines.database import Store
-    from tests.factories import make_memory, seed
+    from tests.factories import make_memory, seed, worker_beating
 
     with Store.open(home) as store:
         seed(store, make_memory("The build needs node 20 on the staging runners", at=clock.now() - 60))
+    worker_beating(home)  # a worker runs: a capture nudges it
     return home
 
 
@@ -532,7 +533,7 @@ def test_claude_code_stop_that_captures_a_statement_and_progress(home: Path, tmp
     """The whole capture path: a "remember that" statement and a commit, whose progress
     source is written for the project state it nominates, then both are nudged."""
     from memory_core.store.engines.database import Store
-    from tests.factories import make_memory, seed
+    from tests.factories import make_memory, seed, worker_beating
 
     project = "/home/user/project"  # the recorded transcript's cwd
     with Store.open(home) as store:
@@ -540,6 +541,7 @@ def test_claude_code_stop_that_captures_a_statement_and_progress(home: Path, tmp
             store,
             make_memory("The billing service refactor is not committed yet", origin=project, kind="project_state"),
         )
+    worker_beating(home)  # a worker runs: both sources are nudged
     records = copy.deepcopy(claude_data.records_until(claude_data.TURN_BASH))
     for record in records:
         message = record.get("message", {})

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.factories import worker_beating
 from tests.support.processes import memevo_process
 
 # hook processes open memory.db; on PostgreSQL they go through the gateway (tests/hooks/test_gateway*)
@@ -39,6 +40,7 @@ def sources(home: Path) -> list[tuple]:
 
 
 def test_compaction_captures_one_source_even_when_sent_twice(home: Path) -> None:
+    worker_beating(home)  # a worker runs: the capture nudges it
     payload = base("compaction", summary="Summary.\n- Decision: ship the CLI first")
     for _ in range(2):
         result = hook("compaction", payload)

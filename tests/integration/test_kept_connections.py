@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.factories import worker_beating
 from tests.support.processes import REPO
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL and a hook process's own files
@@ -142,6 +143,7 @@ def test_a_capture_hook_keeps_its_connections_and_loads_no_ctypes(tmp_path: Path
         capture_output=True,
         timeout=60,
     )
+    worker_beating(home)  # a worker runs: the capture nudges it through queue.db
     report = run_hook(tmp_path, home, "kept", ["remember that the nightly build runs at 02:00"])
     # the store's connection and the nudge's, both kept; no _ctypes to set them up
     assert report == {"status": 0, "ctypes": False, "sqlite3": True, "kept": ["KeptConnection"] * 2}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.store.engines.database import Store
+from tests.factories import worker_beating
 from tests.support.processes import memevo_process, python_process
 
 # Lists the queued task names and arguments of the queue in MEMEVO_HOME.
@@ -59,6 +60,7 @@ def test_session_start_enqueues_recovery(home: Path) -> None:
 
 @pytest.mark.sqlite_only  # PostgreSQL hooks go through memevo serve
 def test_capture_enqueues_consolidation_of_the_new_source(home: Path) -> None:
+    worker_beating(home)
     payload = generic("turn_end", user_messages=["Remember that the staging database is on port 5433."])
     result = memevo_process("hook", "turn_end", input=payload)
     assert result.returncode == 0 and result.stdout == "", result.stderr
@@ -69,9 +71,48 @@ def test_capture_enqueues_consolidation_of_the_new_source(home: Path) -> None:
 
 @pytest.mark.sqlite_only  # PostgreSQL hooks go through memevo serve
 def test_a_repeated_capture_enqueues_nothing_more(home: Path) -> None:
+    worker_beating(home)
     payload = generic("compaction", summary="We agreed to ship the CLI first.")
     for _ in range(2):
         assert memevo_process("hook", "compaction", input=payload).returncode == 0
+    assert [name for name, _ in pending(home)] == ["consolidate"]
+
+
+@pytest.mark.sqlite_only  # the SQLite queue file, read only by this machine's workers
+def test_with_no_worker_beating_a_capture_writes_no_nudge_and_recovery_finds_it(home: Path) -> None:
+    """No worker has beaten for three minutes (or ever): the capture stores its source and job
+    and writes nothing to queue.db; the recovery of a worker that starts nudges it."""
+    from cli import nudge
+    from memory_core import clock
+    from memory_core.jobs.heartbeat import HEARTBEAT_KEY, LIVE_SECONDS
+
+    assert (nudge.HEARTBEAT_KEY, nudge.LIVE_SECONDS) == (HEARTBEAT_KEY, LIVE_SECONDS)  # spelt out for hooks
+    statement = generic("turn_end", user_messages=["Remember that the staging database is on port 5433."])
+    assert memevo_process("hook", "turn_end", input=statement).returncode == 0
+    worker_beating(home, clock.now() - LIVE_SECONDS - 5)  # a worker that stopped a while ago
+    summary = generic("compaction", summary="We agreed to ship the CLI first.")
+    assert memevo_process("hook", "compaction", input=summary).returncode == 0
+    assert not (home / "queue.db").exists()  # never written
+    with Store.open_readonly(home) as store:
+        ids = {row[0] for row in store.conn.execute("SELECT id FROM sources WHERE state='pending'")}
+    assert len(ids) == 2
+    # A worker starts: its recovery nudges every due source.
+    result = python_process(
+        "import json; from workers.tasks import recover_jobs; print(json.dumps(recover_jobs()))",
+        env={"MEMEVO_HOME": str(home), "MEMEVO_MODEL_URL": "http://127.0.0.1:9/v1", "MEMEVO_MODEL": "fake"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1])["nudged"] == 2
+    assert sorted(args[0] for name, args in pending(home) if name == "consolidate") == sorted(ids)
+
+
+@pytest.mark.sqlite_only  # the SQLite queue file
+def test_a_heartbeat_that_cannot_be_read_still_nudges(home: Path) -> None:
+    """A heartbeat the hook cannot read as a time: it nudges, as it did before."""
+    with Store.open(home) as store, store.transaction() as conn:
+        conn.execute("INSERT INTO metadata (key, value) VALUES ('worker_heartbeat', 'soon')")
+    payload = generic("compaction", summary="We agreed to ship the CLI first.")
+    assert memevo_process("hook", "compaction", input=payload).returncode == 0
     assert [name for name, _ in pending(home)] == ["consolidate"]
 
 
