@@ -92,11 +92,11 @@ def nudge_captured_in(conn: Any, source_ids: list[str] | tuple[str, ...], now: f
 
     On SQLite the queue is this machine's ``queue.db``, and only a worker on this machine
     reads it: when no worker has beaten its heartbeat for :data:`LIVE_SECONDS`, no one would
-    read a nudge before a worker starts, and a starting worker's recovery (once a minute, and
-    on every session start's ``recover`` nudge) finds every due source anyway. Those sources
-    are not nudged at all: no write to ``queue.db`` for a capture, and no pile of messages
-    there while no worker runs. With a worker beating, :func:`nudge_captured` after the
-    commit, as before."""
+    read a nudge before a worker starts, and a starting worker nudges every due source
+    (``workers.tasks.STARTUP_RENUDGE_BATCH``), as its recoveries later do in batches (once a
+    minute, and at each session start's ``recover`` nudge). Those sources are not nudged
+    here: a capture writes nothing to ``queue.db`` then. With a worker beating,
+    :func:`nudge_captured` after the commit, as before."""
     if not source_ids:
         return frozenset()
     from memory_core.store.engines.dbapi import is_postgres

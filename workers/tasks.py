@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 # multiplied by one copy per minute.
 RENUDGE_QUEUE_LIMIT = 10
 RENUDGE_BATCH = 50
+# A starting worker nudges every due source (up to this many) while the queue is short: a
+# capture made while no worker ran wrote no nudge (cli/nudge.py), so a backlog gathered then
+# is in no queue, and waiting for the once-a-minute batches would drain it 50 at a time.
+STARTUP_RENUDGE_BATCH = 10_000
 # How soon a progress source waiting for its turn's user statement is tried again.
 STATEMENT_WAIT_SECONDS = 5.0
 
@@ -57,14 +61,15 @@ def consolidate(source_id: str | None, forced: bool = False) -> None:
         consolidate.schedule(args=(outcome.source_id,), delay=delay)
 
 
-def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
+def recover_jobs(*, periodic: bool = False, startup: bool = False) -> dict[str, int]:
     """Expired leases become interrupted failures; due sources, and forced attempts whose
     nudge may have been lost, get a fresh nudge. Without a model nothing is nudged: the
     sources wait, uncounted, and status shows the worker waiting for a model.
 
     ``periodic``: the once-a-minute run, which every consumer's scheduler queues; only the
     first worker to run it in a minute recovers (:func:`claim_recovery_minute`), the others
-    only record their heartbeat."""
+    only record their heartbeat. ``startup``: a worker process starting, which nudges every
+    due source (:data:`STARTUP_RENUDGE_BATCH`) instead of a batch of :data:`RENUDGE_BATCH`."""
     from memory_core import clock
     from memory_core.jobs.budget import budget_state
     from memory_core.jobs.forced import forced_source_ids
@@ -108,7 +113,7 @@ def recover_jobs(*, periodic: bool = False) -> dict[str, int]:
             for source_id in forced_source_ids(store.conn, RENUDGE_BATCH):
                 consolidate(source_id, forced=True)
                 nudged += 1
-            for source_id in due_source_ids(store.conn, now, RENUDGE_BATCH):
+            for source_id in due_source_ids(store.conn, now, STARTUP_RENUDGE_BATCH if startup else RENUDGE_BATCH):
                 consolidate(source_id)
                 nudged += 1
     return {"interrupted": len(failures), "nudged": nudged}
@@ -185,4 +190,4 @@ def recover_at_startup() -> None:
 
     liveness.start(settings())  # this worker's heartbeat and clock check, now and every 30 s
     announce_missing_model()
-    recover_jobs()
+    recover_jobs(startup=True)

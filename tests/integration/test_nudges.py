@@ -131,3 +131,32 @@ def test_a_cli_nudge_goes_to_the_queue_of_the_state_dir_it_runs_for(home: Path, 
     Store.open(home).close()
     assert nudge_consolidate("src-1") is True
     assert pending(home) == [["consolidate", ["src-1"]]]
+
+
+@pytest.mark.sqlite_only  # the SQLite queue file
+def test_a_starting_worker_nudges_the_whole_backlog_gathered_while_none_ran(home: Path) -> None:
+    """Captures made while no worker ran are in no queue; a starting worker nudges every due
+    one at once, while the periodic and on-demand recoveries keep to their batch."""
+    from memory_core import clock
+    from memory_core.capture.intake import capture_source
+    from workers.tasks import RENUDGE_BATCH
+
+    now = clock.now()
+    with Store.open(home) as store, store.transaction() as conn:
+        for n in range(RENUDGE_BATCH + 10):
+            capture_source(conn, source_type="summary", origin="/work/app", text=f"Decision {n} stands.", now=now)
+
+    def recover(call: str) -> int:
+        result = python_process(
+            f"import json; from workers.tasks import recover_jobs; print(json.dumps(recover_jobs({call})))",
+            env={"MEMEVO_HOME": str(home), "MEMEVO_MODEL_URL": "http://127.0.0.1:9/v1", "MEMEVO_MODEL": "fake"},
+        )
+        assert result.returncode == 0, result.stderr
+        return int(json.loads(result.stdout.strip().splitlines()[-1])["nudged"])
+
+    assert recover("") == RENUDGE_BATCH  # on demand (a session start): one batch
+    (home / "queue.db").unlink()  # the queue lost, as after a reinstall
+    for suffix in ("-wal", "-shm"):
+        (home / f"queue.db{suffix}").unlink(missing_ok=True)
+    assert recover("startup=True") == RENUDGE_BATCH + 10
+    assert len([name for name, _ in pending(home) if name == "consolidate"]) == RENUDGE_BATCH + 10

@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from memory_core.store.engines.connection import connect, is_state_database_file, write_transaction
+from tests.factories import worker_beating
 
 pytestmark = pytest.mark.sqlite_only
 
@@ -143,6 +144,7 @@ def test_no_memevo_path_opens_a_database_file_outside_sqlite(home: Path, model: 
             inner = Store.open(home)  # a second connection while the first is open
             inner.close()
             backup_database(store.conn, home / "backups", 10, 0.0)
+        worker_beating(home)  # a worker runs: the capture writes its nudge too
         result = run_hook(json.dumps(turn).encode(), "turn_end", None)
         assert (result.stdout, result.stderr) == ("", ""), result
         nudge_queue.enqueue("recover", home=home)
