@@ -24,8 +24,7 @@ from typing import Any
 
 from cli.backfill.locate import session_files, sessions_root
 from cli.backfill.reading import SessionEvent, SessionSkipped, Tally
-from cli.hooks.entry import valid_event, without_private
-from cli.hooks.event import HookEvent
+from cli.hooks.event import HookEvent, valid_event, without_private
 from memory_core.privacy.exclusion import exclude_globs, excluded_by
 
 DAY = 86_400.0

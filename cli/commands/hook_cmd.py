@@ -17,8 +17,8 @@ from cli.hooks.entry import (
     log_failure,
     parse_payload,
     run_hook,
-    valid_event,
 )
+from cli.hooks.event import valid_event
 
 __all__ = ["COMMANDS", "MAX_STDIN_BYTES", "HookRun", "parse_payload", "run_hook", "valid_event"]
 

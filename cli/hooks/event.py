@@ -10,6 +10,7 @@ adapter should have let through.
 from __future__ import annotations
 
 from memory_core.privacy.private_text import strip_private
+from memory_core.privacy.sanitize import valid_text
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -259,3 +260,56 @@ def _check_text(name: str, value: object, max_chars: int, *, required: bool = Fa
         raise HookInputError(f"{name} must not be empty")
     if len(value) > max_chars:
         raise HookInputError(f"{name} is longer than {max_chars} characters")
+
+
+def valid_event(event: HookEvent) -> HookEvent:
+    """``event`` with every text made valid UTF-8: strings, tuples of strings and the text
+    fields of nested event parts (operations), whatever fields an adapter fills."""
+    fixed = _valid_value(event)
+    assert isinstance(fixed, HookEvent)
+    return fixed
+
+
+def without_private(event: HookEvent) -> HookEvent | None:
+    """``event`` without the text its person marked private (memory_core.privacy.private_text) in
+    the texts an agent sent or a transcript held: messages, prompt, summary, final message,
+    tool input and output. A message private as a whole is left out; ``None`` when nothing
+    of what the event is about is left (a summary private as a whole)."""
+    changes: dict[str, Any] = {}
+    for name in ("summary", "prompt", "final_message"):
+        text = getattr(event, name)
+        if text:
+            kept = strip_private(text)
+            if kept != text:
+                changes[name] = kept or None
+    messages = tuple(kept for kept in (strip_private(m) for m in event.user_messages) if kept)
+    if messages != event.user_messages:
+        changes["user_messages"] = messages
+    operations = tuple(
+        op.replace(input=strip_private(op.input), output=strip_private(op.output)) for op in event.operations
+    )
+    if operations != event.operations:
+        changes["operations"] = operations
+    if not changes:
+        return event
+    event = event.replace(**changes)
+    if event.event == "compaction" and not event.summary:
+        return None
+    return event
+
+
+def _valid_value(value: Any) -> Any:
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, tuple):
+        items = tuple(_valid_value(item) for item in value)
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if isinstance(value, Frozen):
+        changes = {}
+        for name in value.fields:
+            item = getattr(value, name)
+            fixed = _valid_value(item)
+            if fixed is not item:
+                changes[name] = fixed
+        return value.replace(**changes) if changes else value
+    return value

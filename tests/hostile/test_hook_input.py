@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from cli.hooks.entry import MAX_STDIN_BYTES, parse_payload, run_hook, valid_event
-from cli.hooks.event import HookEvent, Operation
+from cli.hooks.entry import MAX_STDIN_BYTES, parse_payload, run_hook
+from cli.hooks.event import HookEvent, Operation, valid_event
 from memory_core.capture.intake import dedupe_key
 from memory_core.errors import UsageError
 from tests.support.processes import memevo_process

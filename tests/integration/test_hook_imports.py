@@ -321,16 +321,9 @@ STDLIB_OF = {
 }
 
 
-def loaded_modules(
-    home: Path,
-    tmp_path: Path,
-    args: list[str],
-    stdin: str,
-    *,
-    env: dict[str, str] | None = None,
-    python_options: tuple[str, ...] = (),
-) -> list[str]:
-    return probe_hook(home, tmp_path, args, stdin, env=env, python_options=python_options)[0]
+def loaded_modules(home: Path, tmp_path: Path, args: list[str], stdin: str, **options: Any) -> list[str]:
+    """What ``memevo ARGS`` loaded (:func:`probe_hook`'s options)."""
+    return probe_hook(home, tmp_path, args, stdin, **options)[0]
 
 
 def probe_hook(
