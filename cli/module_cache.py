@@ -89,6 +89,12 @@ def installation_key(root: str | None = None) -> str:
     return f"{value:016x}"
 
 
+def _shared(directory: str) -> bool:
+    """Whether ``directory`` is one every installation may use (the state dir's ``cache/``),
+    not this installation's own bytecode directory."""
+    return os.path.abspath(directory) != _PACKAGE_CACHE
+
+
 def cache_path(directory: str) -> str | None:
     """This interpreter's file in ``directory``, or ``None`` where the import system is not
     the one this module knows (no cache then). In the state dir's ``cache/``, which every
@@ -98,7 +104,7 @@ def cache_path(directory: str) -> str | None:
     prefix = _prefix()
     if prefix is None:
         return None
-    if os.path.abspath(directory) != _PACKAGE_CACHE:
+    if _shared(directory):
         prefix += "." + installation_key()
     return os.path.join(directory, prefix + ".marshal")
 
@@ -108,7 +114,7 @@ def _drop_abandoned(directory: str, kept: str, now: float) -> None:
     named by installation, and other installations' files unwritten for
     :data:`ABANDONED_SECONDS` (their next hook, if any, writes its file again)."""
     prefix = _prefix()
-    if prefix is None or os.path.abspath(directory) == _PACKAGE_CACHE:
+    if prefix is None or not _shared(directory):
         return
     for name in os.listdir(directory):
         path = os.path.join(directory, name)
