@@ -53,12 +53,23 @@ def run() -> None:
         if hook and _hook_handled and exc.code in (None, 0) and _flushed():
             import os
 
+            _start_folds()
             os._exit(0)
         raise
     finally:  # any other way out: the connections kept for os._exit are closed for real
         keeping = sys.modules.get("memory_core.store.engines.close_checkpoint")
         if hook and keeping is not None:
+            _start_folds()
             keeping.release_kept_connections()
+
+
+def _start_folds() -> None:
+    """The WAL folds this hook found due, each in a detached process of its own (close_checkpoint)."""
+    keeping = sys.modules.get("memory_core.store.engines.close_checkpoint")
+    if keeping is not None:
+        from memory_core import clock
+
+        keeping.start_wanted_folds(clock.now())
 
 
 def _flushed() -> bool:

@@ -4,10 +4,17 @@ An entry is one line appended under an exclusive lock (a sibling lock file), the
 kept 0600, and past its bound the oldest lines are dropped until the newest fit in three
 quarters of it. Reading gives the last entries, newest first, skipping lines that are not
 JSON. Loaded by the per-turn hooks: the standard library only, and no ``typing``.
+
+The lock is a POSIX record lock on the lock file (:func:`os.lockf`) taken under a lock of
+this process: a record lock excludes other processes but not the threads of one (``memevo
+serve`` appends from several), and it is released when the process closes *any* descriptor of
+that file, which only :func:`append` opens, under the process's lock. Not ``fcntl.flock``:
+loading :mod:`fcntl` (a shared library) costs every hook that logs about 0.2 ms.
 """
 
 from __future__ import annotations
 
+import _thread
 import json
 import os
 
@@ -16,6 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
     from typing import Any
+
+_in_process = _thread.allocate_lock()  # the threads of this process, one append at a time
 
 
 def encode(entry: dict[str, Any], max_line_bytes: int) -> bytes | None:
@@ -26,23 +35,22 @@ def encode(entry: dict[str, Any], max_line_bytes: int) -> bytes | None:
 
 def append(path: Path, lock: Path, line: bytes, *, max_bytes: int, max_lines: int | None = None) -> None:
     """Append ``line`` under ``lock``, then trim when past ``max_bytes`` (or ``max_lines``)."""
-    lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        import fcntl
-
-        fcntl.flock(lock_fd, fcntl.LOCK_EX)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    with _in_process:
+        lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            os.write(fd, line + b"\n")
-            size = os.fstat(fd).st_size
-            if os.fstat(fd).st_mode & 0o077:
-                os.fchmod(fd, 0o600)
+            os.lockf(lock_fd, os.F_LOCK, 0)  # the whole file, waiting for another process's append
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line + b"\n")
+                status = os.fstat(fd)
+                if status.st_mode & 0o077:
+                    os.fchmod(fd, 0o600)
+            finally:
+                os.close(fd)
+            if status.st_size > max_bytes or (max_lines is not None and _line_count(path) > max_lines):
+                _trim(path, max_bytes, max_lines)
         finally:
-            os.close(fd)
-        if size > max_bytes or (max_lines is not None and _line_count(path) > max_lines):
-            _trim(path, max_bytes, max_lines)
-    finally:
-        os.close(lock_fd)  # closing releases the lock
+            os.close(lock_fd)  # closing releases the lock
 
 
 def _line_count(path: Path) -> int:

@@ -71,12 +71,12 @@ NEVER = DRIVERS | {
 # collections, enum, functools, os, urllib.parse …). ``inspect`` and ``copy`` are deferred
 # by the hook entry (cli/hooks/deferred_modules.py) and never run on these paths; nor does
 # hashlib (OpenSSL): ids, dedupe keys and the prompt stash hash with the interpreter's
-# built-in SHA-256 (memory_core.ids.sha256_hex).
+# built-in SHA-256 (memory_core.ids.sha256_hex); nor fcntl: the bounded logs lock with
+# os.lockf (memory_core.files.jsonl_log).
 STDLIB = {
     "bisect",
     "collections.abc",
     "datetime",
-    "fcntl",
     "json",
     "json.decoder",
     "json.encoder",
@@ -642,7 +642,6 @@ GATEWAY_STDLIB = {
     "select",
     "selectors",
     "socket",
-    "fcntl",  # the hook log's lock (a bounded log, like the others)
 }
 # With the gateway down the hook logs why (the private logs dir, a bounded log) and spools a capture.
 LOGGING = {

@@ -1,4 +1,4 @@
-"""The 2 MB rule that bounds memory.db's WAL (memory_core/store/engines/close_checkpoint.py).
+"""The rules that bound memory.db's WAL (memory_core/store/engines/close_checkpoint.py).
 
 Connections close without a checkpoint, so the WAL is only folded back by SQLite's automatic
 checkpoint, the worker's periodic one, and this rule: a connection that opens a WAL past
@@ -8,16 +8,30 @@ reader holding an old snapshot makes it a no-op (nothing waits) until a later op
 
 from __future__ import annotations
 
+import json
+import os
 import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from memory_core.store.engines import close_checkpoint
-from memory_core.store.engines.close_checkpoint import WAL_TRUNCATE_BYTES, fold_large_wal, skip_checkpoint_on_close
+from memory_core.store.engines.close_checkpoint import (
+    FOLD_START_SECONDS,
+    STORE_WAL_FOLD_BYTES,
+    WAL_TRUNCATE_BYTES,
+    fold_large_wal,
+    skip_checkpoint_on_close,
+)
 from memory_core.store.engines.connection import connect
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL; no store backend involved
+
+REPO = Path(__file__).resolve().parents[2]
 
 ROW = b"x" * 4000  # about one page of WAL per row
 
@@ -104,3 +118,128 @@ def test_no_wal_no_fold(db: Path) -> None:
         assert not fold_large_wal(conn, str(db))
     finally:
         conn.close()
+
+
+# A hook never folds on its own path: past memory.db's smaller bound it notes the database and,
+# as it ends, starts a detached process that folds it (close_checkpoint.start_wanted_folds).
+
+
+@pytest.fixture
+def hook_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """This process as a hook: connections kept to its end, folds noted; the folds it would
+    start are recorded instead of spawned."""
+    spawned: list[str] = []
+    monkeypatch.setattr(close_checkpoint, "_keeping", True)
+    monkeypatch.setattr(close_checkpoint, "_kept", [])
+    monkeypatch.setattr(close_checkpoint, "_folds_wanted", [])
+    monkeypatch.setattr(close_checkpoint, "_spawn_fold", spawned.append)
+    yield spawned
+    close_checkpoint.release_kept_connections()
+
+
+def test_a_hook_notes_a_wal_past_the_store_bound_and_folds_nothing_itself(db: Path, hook_process: list[str]) -> None:
+    grow_wal(db, 200)  # ~0.8 MB: past the hook's bound for memory.db, below the 2 MB rule
+    before = wal_size(db)
+    assert STORE_WAL_FOLD_BYTES < before < WAL_TRUNCATE_BYTES
+    connect(db).close()
+    assert wal_size(db) == before  # no checkpoint on the hook's path
+    assert close_checkpoint._folds_wanted == [str(db)]
+    assert close_checkpoint.start_wanted_folds(1_000_000.0) == 1
+    assert hook_process == [str(db)]
+    marker = db.parent / "cache" / "wal-fold.memory.db"
+    assert marker.stat().st_mode & 0o777 == 0o600 and (db.parent / "cache").stat().st_mode & 0o777 == 0o700
+    assert marker.stat().st_mtime == 1_000_000.0
+
+
+def test_a_hook_starts_one_fold_per_database_in_a_window(db: Path, hook_process: list[str]) -> None:
+    grow_wal(db, 200)
+    started_at = 1_000_000.0
+    for offset in (0.0, 1.0, FOLD_START_SECONDS - 0.5, FOLD_START_SECONDS + 0.5):
+        connect(db).close()  # another hook process finding the WAL still past the bound
+        close_checkpoint.start_wanted_folds(started_at + offset)
+    assert hook_process == [str(db), str(db)]  # the first, then the first after the window
+    assert close_checkpoint._folds_wanted == []
+
+
+def test_a_hook_below_the_store_bound_wants_no_fold(db: Path, hook_process: list[str]) -> None:
+    grow_wal(db, 60)  # ~0.25 MB
+    assert 0 < wal_size(db) < STORE_WAL_FOLD_BYTES
+    connect(db).close()
+    assert close_checkpoint._folds_wanted == []
+    assert close_checkpoint.start_wanted_folds(1_000_000.0) == 0 and hook_process == []
+
+
+def run_fold(db: Path) -> int:
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "memory_core.store.engines.wal_fold", str(db)], cwd=REPO, timeout=60
+    ).returncode
+
+
+def test_the_fold_process_folds_and_truncates_leaving_the_wal_in_place(db: Path) -> None:
+    grow_wal(db, 200)
+    assert run_fold(db) == 0
+    assert Path(f"{db}-wal").exists() and wal_size(db) == 0  # emptied, not removed: no directory sync later
+    assert count(db) == 200
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_the_fold_process_defers_to_a_reader_and_creates_nothing(db: Path, tmp_path: Path) -> None:
+    grow_wal(db, 200)
+    before = wal_size(db)
+    reader = sqlite3.connect(db, isolation_level=None)
+    assert skip_checkpoint_on_close(reader, str(db))
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM filler").fetchone()
+    assert run_fold(db) == 1  # deferred, without waiting
+    reader.execute("COMMIT")
+    reader.close()
+    assert wal_size(db) == before and count(db) == 200
+    missing = tmp_path / "elsewhere" / "memory.db"
+    missing.parent.mkdir()
+    assert run_fold(missing) == 0
+    assert list(missing.parent.iterdir()) == []  # no database made where there was none
+
+
+HOOK = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()"
+
+
+def test_a_real_hook_leaves_the_fold_to_a_detached_process(tmp_path: Path) -> None:
+    home = tmp_path / "state"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
+    env["MEMEVO_HOME"] = str(home)
+    subprocess.run([sys.executable, "-m", "cli", "status"], env=env, cwd=REPO, capture_output=True, timeout=60)
+    db = home / "memory.db"
+    grow_wal(db, 200)
+    assert wal_size(db) > STORE_WAL_FOLD_BYTES
+    payload = {
+        "schema": "memevo.hook/v1",
+        "agent": "test",
+        "event": "turn_end",
+        "session_id": "fold",
+        "cwd": str(tmp_path),
+        "user_messages": ["remember that the release train leaves on Thursdays"],
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()",
+        ],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=60,
+    )
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
+    deadline = time.monotonic() + 30
+    while wal_size(db) > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert wal_size(db) == 0, "no fold process emptied the WAL"
+    assert count(db) == 200
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        bodies = [row[0] for row in conn.execute("SELECT body FROM sources")]
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert any("release train leaves on Thursdays" in body for body in bodies)

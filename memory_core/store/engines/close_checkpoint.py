@@ -6,8 +6,10 @@ syncs the directory. A hook process closes its connection on every capture, and 
 the last one, so each capture paid five disk syncs per database for work that promises the
 person nothing: the commit had already made the capture durable in the WAL. With
 ``SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`` a close leaves the WAL as it is; SQLite's automatic
-checkpoint, the next connection to open a WAL past :data:`WAL_TRUNCATE_BYTES` and the worker's
-periodic checkpoint fold it into the database (docs/reliability.md, "What is synced when").
+checkpoint, the next connection to open a WAL past its bound (:func:`fold_large_wal`) and the
+worker's periodic checkpoint fold it into the database (docs/reliability.md, "What is synced
+when"). A hook never folds on its own path: it leaves the fold to a process of its own, started
+as the hook ends (:func:`start_wanted_folds`, :mod:`memory_core.store.engines.wal_fold`).
 
 Python 3.12 offers the setting as :meth:`sqlite3.Connection.setconfig`. On 3.11 it is set
 through the SQLite library the interpreter's ``_sqlite3`` module uses, on the connection's
@@ -43,11 +45,19 @@ JOURNAL_SIZE_LIMIT = 8 * 1024 * 1024  # what a WAL reset truncates the file to, 
 # 100 MB in 6,000 captures. Every ~2 MB (a few hundred captures) one opening connection pays
 # the checkpoint's syncs instead.
 WAL_TRUNCATE_BYTES = 2 * 1024 * 1024
+# memory.db's bound in a hook, smaller: every connection that finds no other open (a hook's,
+# on every turn) reads the whole WAL to rebuild its index, about 0.4 µs per KB past the first
+# few hundred KB (docs/hooks.md, "Cost"), and a hook leaves the fold to a process of its own.
+STORE_WAL_FOLD_BYTES = 512 * 1024
+# A hook starts at most one fold process per database in this many seconds (a fold a reader
+# defers would otherwise be asked for again by every hook until the reader ends).
+FOLD_START_SECONDS = 10
 
 _library: _SqliteLibrary | None = None
 _keeping = False  # set by keep_connections_until_exit()
 _kept_class: type | None = None  # made on first use (the caller has sqlite3 loaded by then)
 _kept: list[Any] = []  # the connections "closed" in this process, open until it ends
+_folds_wanted: list[str] = []  # databases whose WAL a hook found past its bound
 
 
 def keep_connections_until_exit() -> None:
@@ -124,17 +134,76 @@ def _skip_checkpoint(conn: sqlite3.Connection, path: str) -> bool:
     return _db_config_311(conn, path)
 
 
-def fold_large_wal(conn: sqlite3.Connection, path: str) -> bool:
+def fold_large_wal(conn: sqlite3.Connection, path: str, hook_limit: int | None = None) -> bool:
     """When ``path``'s WAL is past :data:`WAL_TRUNCATE_BYTES`, checkpoint it and truncate it,
     without waiting: a reader elsewhere makes it a no-op until a later connection (and the
-    worker's periodic checkpoint) finds none. True when the WAL was emptied."""
+    worker's periodic checkpoint) finds none. True when the WAL was emptied.
+
+    In a hook process (:func:`keep_connections_until_exit`) the bound is ``hook_limit`` when
+    given, and nothing is folded here: the database is noted for :func:`start_wanted_folds`,
+    so the hook pays neither the copy nor the checkpoint's disk syncs."""
     try:
         size = os.stat(path + "-wal").st_size
     except OSError:
         return False
-    if size <= WAL_TRUNCATE_BYTES:
+    if size <= (hook_limit if _keeping and hook_limit is not None else WAL_TRUNCATE_BYTES):
+        return False
+    if _keeping:
+        if path not in _folds_wanted:
+            _folds_wanted.append(path)
         return False
     return truncate_wal(conn)
+
+
+def start_wanted_folds(now: float) -> int:
+    """Start a fold process (:mod:`memory_core.store.engines.wal_fold`) for each database this
+    hook found past its bound, detached (its own session, no standard streams: the agent waits
+    for no part of it), at most one per database every :data:`FOLD_START_SECONDS` (a marker in
+    the state dir's ``cache/``); returns how many were started. Never raises: a fold not
+    started is asked for by the next hook, and the worker folds once a minute."""
+    started = 0
+    while _folds_wanted:
+        path = _folds_wanted.pop()
+        try:
+            if _claim_fold(path, now):
+                _spawn_fold(path)
+                started += 1
+        except Exception:
+            pass
+    return started
+
+
+def _claim_fold(path: str, now: float) -> bool:
+    """Whether no fold of ``path`` was started in the last :data:`FOLD_START_SECONDS`; if so,
+    the marker says one starts now."""
+    directory = os.path.join(os.path.dirname(path), "cache")
+    marker = os.path.join(directory, "wal-fold." + os.path.basename(path))
+    try:
+        if now - os.stat(marker).st_mtime < FOLD_START_SECONDS:
+            return False
+    except FileNotFoundError:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if os.stat(directory).st_mode & 0o077:
+            os.chmod(directory, 0o700)
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600))
+    os.utime(marker, (now, now))
+    return True
+
+
+def _spawn_fold(path: str) -> None:
+    devnull = os.devnull
+    os.posix_spawn(
+        sys.executable,
+        # -P: the hook's working directory (the person's project) is not put on the path
+        [sys.executable, "-P", "-m", "memory_core.store.engines.wal_fold", path],
+        os.environ,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
+        ],
+        setsid=True,
+    )
 
 
 def truncate_wal(conn: sqlite3.Connection) -> bool:

@@ -128,7 +128,11 @@ def connect(
             make_private(db_path)  # SQLite created it if it was missing: private before its WAL
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         if not readonly:
-            from memory_core.store.engines.close_checkpoint import fold_large_wal, skip_checkpoint_on_close
+            from memory_core.store.engines.close_checkpoint import (
+                STORE_WAL_FOLD_BYTES,
+                fold_large_wal,
+                skip_checkpoint_on_close,
+            )
 
             # The commit makes a write durable (close_checkpoint); set first, so that not even
             # closing a connection ``before_wal`` refused checkpoints the database.
@@ -138,7 +142,7 @@ def connect(
             mode = _enable_wal(conn)
             if str(mode).lower() != "wal":
                 raise StoreError(f"{db_path}: could not enable WAL mode (got {mode})")
-            fold_large_wal(conn, str(db_path))
+            fold_large_wal(conn, str(db_path), STORE_WAL_FOLD_BYTES)
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
         if not readonly:
