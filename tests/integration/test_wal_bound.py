@@ -154,11 +154,47 @@ def test_a_hook_notes_a_wal_past_the_store_bound_and_folds_nothing_itself(db: Pa
 def test_a_hook_starts_one_fold_per_database_in_a_window(db: Path, hook_process: list[str]) -> None:
     grow_wal(db, 200)
     started_at = 1_000_000.0
-    for offset in (0.0, 1.0, FOLD_START_SECONDS - 0.5, FOLD_START_SECONDS + 0.5):
+    for offset in (0.0, FOLD_START_SECONDS / 2, FOLD_START_SECONDS + 0.5):
         connect(db).close()  # another hook process finding the WAL still past the bound
         close_checkpoint.start_wanted_folds(started_at + offset)
     assert hook_process == [str(db), str(db)]  # the first, then the first after the window
     assert close_checkpoint._folds_wanted == []
+
+
+HOLD = """
+import os, sys, time
+from memory_core.store.engines.close_checkpoint import open_fold_marker
+fd = open_fold_marker(sys.argv[1])
+os.lockf(fd, os.F_LOCK, 0)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def holding_the_marker(db: Path) -> subprocess.Popen[str]:
+    """Another process holding the fold marker's lock, as a running fold does (until its stdin closes)."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(db)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder
+
+
+def test_no_fold_starts_while_one_runs(db: Path, hook_process: list[str]) -> None:
+    grow_wal(db, 200)
+    holder = holding_the_marker(db)
+    try:
+        connect(db).close()
+        assert close_checkpoint.start_wanted_folds(2_000_000.0) == 0  # past any window: the lock says no
+        assert hook_process == []
+        assert run_fold(db) == 0  # a second fold process leaves at once, folding nothing
+        assert wal_size(db) > STORE_WAL_FOLD_BYTES
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=10)
+    connect(db).close()
+    assert close_checkpoint.start_wanted_folds(2_000_010.0) == 1 and hook_process == [str(db)]
 
 
 def test_a_hook_below_the_store_bound_wants_no_fold(db: Path, hook_process: list[str]) -> None:
@@ -169,9 +205,9 @@ def test_a_hook_below_the_store_bound_wants_no_fold(db: Path, hook_process: list
     assert close_checkpoint.start_wanted_folds(1_000_000.0) == 0 and hook_process == []
 
 
-def run_fold(db: Path) -> int:
+def run_fold(db: Path, *patience: str) -> int:
     return subprocess.run(
-        [sys.executable, "-P", "-m", "memory_core.store.engines.wal_fold", str(db)], cwd=REPO, timeout=60
+        [sys.executable, "-P", "-m", "memory_core.store.engines.wal_fold", str(db), *patience], cwd=REPO, timeout=60
     ).returncode
 
 
@@ -191,10 +227,12 @@ def test_the_fold_process_defers_to_a_reader_and_creates_nothing(db: Path, tmp_p
     assert skip_checkpoint_on_close(reader, str(db))
     reader.execute("BEGIN")
     reader.execute("SELECT COUNT(*) FROM filler").fetchone()
-    assert run_fold(db) == 1  # deferred, without waiting
+    started = time.monotonic()
+    assert run_fold(db, "0.5") == 1  # deferred: tried again for half a second, then left
+    assert time.monotonic() - started >= 0.5
+    assert wal_size(db) == before and count(db) == 200
     reader.execute("COMMIT")
     reader.close()
-    assert wal_size(db) == before and count(db) == 200
     missing = tmp_path / "elsewhere" / "memory.db"
     missing.parent.mkdir()
     assert run_fold(missing) == 0

@@ -49,9 +49,10 @@ WAL_TRUNCATE_BYTES = 2 * 1024 * 1024
 # on every turn) reads the whole WAL to rebuild its index, about 0.4 µs per KB past the first
 # few hundred KB (docs/hooks.md, "Cost"), and a hook leaves the fold to a process of its own.
 STORE_WAL_FOLD_BYTES = 512 * 1024
-# A hook starts at most one fold process per database in this many seconds (a fold a reader
-# defers would otherwise be asked for again by every hook until the reader ends).
-FOLD_START_SECONDS = 10
+# A hook starts no fold process while one of the same database runs (it holds a lock on its
+# marker in cache/), nor within this many seconds of the last start (the time a new process
+# takes to take that lock).
+FOLD_START_SECONDS = 1.0
 
 _library: _SqliteLibrary | None = None
 _keeping = False  # set by keep_connections_until_exit()
@@ -158,9 +159,9 @@ def fold_large_wal(conn: sqlite3.Connection, path: str, hook_limit: int | None =
 def start_wanted_folds(now: float) -> int:
     """Start a fold process (:mod:`memory_core.store.engines.wal_fold`) for each database this
     hook found past its bound, detached (its own session, no standard streams: the agent waits
-    for no part of it), at most one per database every :data:`FOLD_START_SECONDS` (a marker in
-    the state dir's ``cache/``); returns how many were started. Never raises: a fold not
-    started is asked for by the next hook, and the worker folds once a minute."""
+    for no part of it), unless one of that database runs or started in the last
+    :data:`FOLD_START_SECONDS`; returns how many were started. Never raises: a fold not started
+    is asked for by the next hook, and the worker folds once a minute."""
     started = 0
     while _folds_wanted:
         path = _folds_wanted.pop()
@@ -173,20 +174,42 @@ def start_wanted_folds(now: float) -> int:
     return started
 
 
-def _claim_fold(path: str, now: float) -> bool:
-    """Whether no fold of ``path`` was started in the last :data:`FOLD_START_SECONDS`; if so,
-    the marker says one starts now."""
-    directory = os.path.join(os.path.dirname(path), "cache")
-    marker = os.path.join(directory, "wal-fold." + os.path.basename(path))
-    try:
-        if now - os.stat(marker).st_mtime < FOLD_START_SECONDS:
-            return False
-    except FileNotFoundError:
+def fold_marker(path: str) -> str:
+    """The file in the state dir's ``cache/`` that a fold of database ``path`` holds a lock on
+    while it runs, and whose modification time is when a hook last started one."""
+    return os.path.join(os.path.dirname(path), "cache", "wal-fold." + os.path.basename(path))
+
+
+def open_fold_marker(path: str) -> int:
+    """A descriptor of ``path``'s fold marker, created 0600 in a 0700 ``cache/`` if missing."""
+    marker = fold_marker(path)
+    directory = os.path.dirname(marker)
+    if not os.path.isdir(directory):
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if os.stat(directory).st_mode & 0o077:
             os.chmod(directory, 0o700)
-        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600))
-    os.utime(marker, (now, now))
+    return os.open(marker, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+
+
+def _claim_fold(path: str, now: float) -> bool:
+    """Whether a fold of ``path`` should start now: none started in the last
+    :data:`FOLD_START_SECONDS` and none holding the marker's lock. If so, the marker says one
+    starts now. (The marker is opened only here and by the fold process: closing it drops no
+    lock of this process that matters, record locks being per process and file.)"""
+    try:
+        if abs(now - os.stat(fold_marker(path)).st_mtime) < FOLD_START_SECONDS:  # a clock set back: no wait
+            return False
+    except FileNotFoundError:
+        pass
+    fd = open_fold_marker(path)
+    try:
+        try:
+            os.lockf(fd, os.F_TEST, 0)
+        except OSError:  # held: a fold of this database is running
+            return False
+        os.utime(fd, (now, now))
+    finally:
+        os.close(fd)
     return True
 
 

@@ -1,44 +1,63 @@
 """Fold a SQLite database's WAL into the database and truncate it, in a process of its own.
 
-    python -P -m memory_core.store.engines.wal_fold PATH
+    python -P -m memory_core.store.engines.wal_fold PATH [PATIENCE_SECONDS]
 
 What a hook starts when it found ``memory.db``'s (or ``queue.db``'s) WAL past its bound
 (:func:`memory_core.store.engines.close_checkpoint.start_wanted_folds`), so the copy and the
-checkpoint's disk syncs are paid by no agent's turn. The database is opened as it is (never
+checkpoint's disk syncs are paid by no agent's turn. One fold per database runs at a time:
+it holds a lock on the database's marker in ``cache/`` (:func:`close_checkpoint.fold_marker`),
+and a second process finding it held leaves at once. The database is opened as it is (never
 created, never switched to another journal mode) and checkpointed with
-``wal_checkpoint(TRUNCATE)`` waiting for no one: a reader or writer elsewhere makes it a
-no-op, and the next hook, or the worker's periodic checkpoint, asks again. The process then
-ends without closing its connection, which would checkpoint again or delete the WAL (the next
-writer would then create it and sync the directory). Exit status 0 when the WAL was emptied
-or already small, 1 when the fold was deferred or failed (no one reads it: its streams are
-closed).
+``wal_checkpoint(TRUNCATE)`` waiting for no one: while a reader or writer elsewhere makes that
+a no-op, the process tries again every :data:`RETRY_SECONDS` for :data:`PATIENCE_SECONDS`,
+then leaves it to the next hook or the worker's periodic checkpoint. It ends without closing
+its connection, which would checkpoint again or delete the WAL (the next writer would then
+create it and sync the directory). Exit status 0 when the WAL was emptied, already small or
+being folded by another process, 1 when the fold was deferred or failed (no one reads it: its
+streams are closed).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
+
+RETRY_SECONDS = 0.1
+PATIENCE_SECONDS = 5.0
 
 
-def fold(path: str) -> bool:
-    """Checkpoint and truncate ``path``'s WAL; True when it is empty afterwards or was never
-    there."""
+def fold(path: str, patience: float = PATIENCE_SECONDS) -> bool:
+    """Checkpoint and truncate ``path``'s WAL, alone (the marker's lock) and again while others
+    keep it from folding; True when it is empty afterwards, was never there or another process
+    is folding it."""
     import sqlite3
     from urllib.parse import quote
 
-    from memory_core.store.engines.close_checkpoint import truncate_wal
+    from memory_core.store.engines.close_checkpoint import open_fold_marker, truncate_wal
 
     if not os.path.exists(path) or not os.path.exists(path + "-wal"):
-        return True
+        return True  # nothing to fold, and no marker made beside a database that is not there
+    marker = open_fold_marker(path)  # left open: the lock lasts as long as this process
+    try:
+        os.lockf(marker, os.F_TLOCK, 0)
+    except OSError:
+        return True  # another fold of this database runs
     conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=rw", uri=True, isolation_level=None)
-    return truncate_wal(conn)
+    deadline = time.monotonic() + patience
+    while not truncate_wal(conn):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(RETRY_SECONDS)
+    return True
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
+    """``PATH [PATIENCE_SECONDS]``."""
+    if len(argv) not in (1, 2):
         return 2
     try:
-        return 0 if fold(argv[0]) else 1
+        return 0 if fold(argv[0], *(float(value) for value in argv[1:])) else 1
     except Exception:
         return 1
 
