@@ -27,6 +27,17 @@ if TYPE_CHECKING:
 _in_process = _thread.allocate_lock()  # the threads of this process, one append at a time
 
 
+def _new_lock_after_fork() -> None:
+    """A child forked while another thread held the lock gets a free one (that thread is not
+    in the child to release it)."""
+    global _in_process
+    _in_process = _thread.allocate_lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_after_fork)
+
+
 def encode(entry: dict[str, Any], max_line_bytes: int) -> bytes | None:
     """The entry as one line, or ``None`` when it would be longer than ``max_line_bytes``."""
     line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -38,7 +49,7 @@ def append(path: Path, lock: Path, line: bytes, *, max_bytes: int, max_lines: in
     with _in_process:
         lock_fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            os.lockf(lock_fd, os.F_LOCK, 0)  # the whole file, waiting for another process's append
+            _lock_whole_file(lock_fd)
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
             try:
                 os.write(fd, line + b"\n")
@@ -51,6 +62,17 @@ def append(path: Path, lock: Path, line: bytes, *, max_bytes: int, max_lines: in
                 _trim(path, max_bytes, max_lines)
         finally:
             os.close(lock_fd)  # closing releases the lock
+
+
+def _lock_whole_file(fd: int) -> None:
+    """Wait for the record lock on the whole file; a signal handled meanwhile (a worker's) does
+    not end the wait, as it does not for ``fcntl.flock`` (:pep:`475`)."""
+    while True:
+        try:
+            os.lockf(fd, os.F_LOCK, 0)
+            return
+        except InterruptedError:
+            continue
 
 
 def _line_count(path: Path) -> int:

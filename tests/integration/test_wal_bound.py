@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -242,7 +243,8 @@ def test_the_fold_process_defers_to_a_reader_and_creates_nothing(db: Path, tmp_p
 HOOK = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()"
 
 
-def test_a_real_hook_leaves_the_fold_to_a_detached_process(tmp_path: Path) -> None:
+def state_with_a_long_wal(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A real store whose WAL is past a hook's bound for memory.db, and the environment of its hooks."""
     home = tmp_path / "state"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
     env["MEMEVO_HOME"] = str(home)
@@ -250,28 +252,35 @@ def test_a_real_hook_leaves_the_fold_to_a_detached_process(tmp_path: Path) -> No
     db = home / "memory.db"
     grow_wal(db, 200)
     assert wal_size(db) > STORE_WAL_FOLD_BYTES
+    return db, env
+
+
+def capture_hook(tmp_path: Path, env: dict[str, str], text: str, **options: object) -> subprocess.CompletedProcess[str]:
     payload = {
         "schema": "memevo.hook/v1",
         "agent": "test",
         "event": "turn_end",
         "session_id": "fold",
         "cwd": str(tmp_path),
-        "user_messages": ["remember that the release train leaves on Thursdays"],
+        "user_messages": [text],
     }
     result = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()",
-        ],
+        [sys.executable, "-c", HOOK],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
         env=env,
         cwd=REPO,
         timeout=60,
+        **options,  # type: ignore[call-overload]
     )
     assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
+    return result
+
+
+def test_a_real_hook_leaves_the_fold_to_a_detached_process(tmp_path: Path) -> None:
+    db, env = state_with_a_long_wal(tmp_path)
+    capture_hook(tmp_path, env, "remember that the release train leaves on Thursdays")
     deadline = time.monotonic() + 30
     while wal_size(db) > 0 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -281,3 +290,98 @@ def test_a_real_hook_leaves_the_fold_to_a_detached_process(tmp_path: Path) -> No
         bodies = [row[0] for row in conn.execute("SELECT body FROM sources")]
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert any("release train leaves on Thursdays" in body for body in bodies)
+
+
+def fold_processes(db: Path) -> list[int]:
+    """The running fold processes of ``db`` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"wal_fold" in b" ".join(command) and str(db).encode() in command:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds the fold process through /proc")
+def test_the_agent_waits_for_no_part_of_the_fold(tmp_path: Path) -> None:
+    """The fold lingers (a reader holds it off for its five seconds of patience), yet the hook's
+    streams and a pipe the agent handed it close when the hook ends; the fold is a session of its own."""
+    db, env = state_with_a_long_wal(tmp_path)
+    reader = sqlite3.connect(db, isolation_level=None)
+    assert skip_checkpoint_on_close(reader, str(db))
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM filler").fetchone()
+    agent_end, hook_end = os.pipe()  # a descriptor the "agent" lets the hook inherit
+    try:
+        started = time.monotonic()
+        capture_hook(tmp_path, env, "remember that the staging cluster drains at noon", pass_fds=(hook_end,))
+        os.close(hook_end)
+        assert os.read(agent_end, 1) == b""  # end of file: no process holds the hook's copy
+        waited = time.monotonic() - started
+        folds = fold_processes(db)
+        assert folds, "no fold process is running"
+        assert waited < 3, f"the agent waited {waited:.1f} s for the hook"
+        for pid in folds:
+            assert os.getsid(pid) == pid != os.getsid(0)  # a session of its own
+    finally:
+        os.close(agent_end)
+        reader.execute("COMMIT")
+        reader.close()
+    deadline = time.monotonic() + 30
+    while wal_size(db) > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert wal_size(db) == 0 and count(db) == 200  # folded once the reader let go
+
+
+def test_the_fold_process_starts_this_memevo_and_inherits_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[Any, Any]] = []
+    monkeypatch.setattr(os, "posix_spawn", lambda *args, **kwargs: calls.append((args, kwargs)))
+    inherited_read, inherited_write = os.pipe()
+    os.set_inheritable(inherited_write, True)
+    try:
+        close_checkpoint._spawn_fold("/state/memory.db")
+    finally:
+        os.close(inherited_read)
+        os.close(inherited_write)
+    [(args, kwargs)] = calls
+    executable, argv, _environment = args
+    assert executable == sys.executable and argv[0] == sys.executable
+    assert "-P" in argv and argv[-2:] == [str(REPO), "/state/memory.db"]  # this checkout's package root first
+    closed = {action[1] for action in kwargs["file_actions"] if action[0] == os.POSIX_SPAWN_CLOSE}
+    assert inherited_write in closed and inherited_read not in closed  # only what would be inherited
+    assert kwargs["setsid"] is True
+
+
+def test_a_hook_folds_itself_past_the_2_mb_rule_when_no_fold_process_kept_up(db: Path, hook_process: list[str]) -> None:
+    grow_wal(db, 700)  # ~2.9 MB: the background folds did not run
+    connect(db).close()
+    assert wal_size(db) == 0 and count(db) == 700
+    assert close_checkpoint._folds_wanted == [str(db)]  # and it still asks for one (harmless)
+
+
+def test_the_fold_holds_its_connection_through_a_collection(db: Path) -> None:
+    grow_wal(db, 200)
+    probe = (
+        "import gc, os, sys\n"
+        "from memory_core.store.engines.wal_fold import fold\n"
+        "assert fold(sys.argv[1])\n"
+        "gc.collect()\n"
+        "print(os.path.exists(sys.argv[1] + '-wal'))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe, str(db)], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip() == "True", result.stderr  # no close, so no WAL removal behind it
+    assert wal_size(db) == 0 and count(db) == 200
+
+
+def test_the_fold_process_reads_a_path_beginning_with_two_slashes(db: Path) -> None:
+    grow_wal(db, 200)
+    doubled = Path("/" + str(db))  # "//tmp/…": the same file; a URI must not read "tmp" as a host
+    assert str(doubled).startswith("//")
+    assert run_fold(doubled) == 0
+    assert wal_size(db) == 0 and count(db) == 200

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from memory_core.files import jsonl_log
 
@@ -25,6 +28,16 @@ for i in range(count):
     line = jsonl_log.encode({"writer": name, "n": i, "pad": "x" * 200}, 4000)
     jsonl_log.append(path, lock, line, max_bytes=max_bytes)
 """
+
+
+# Another process holding a log's lock for 0.8 s.
+HOLD = (
+    "import os, sys, time\n"
+    "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
+    "os.lockf(fd, os.F_LOCK, 0)\n"
+    "print('held', flush=True)\n"
+    "time.sleep(0.8)\n"
+)
 
 
 def append_many(path: Path, name: str, count: int, max_bytes: int) -> None:
@@ -98,20 +111,7 @@ def test_trimming_under_concurrent_appends_keeps_whole_lines_in_order(tmp_path: 
 def test_an_append_waits_for_another_process_holding_the_lock(tmp_path: Path) -> None:
     path = tmp_path / "test.jsonl"
     lock = path.with_suffix(".lock")
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import os, sys, time\n"
-            "fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600)\n"
-            "os.lockf(fd, os.F_LOCK, 0)\n"
-            "print('held', flush=True)\n"
-            "time.sleep(0.8)\n",
-            str(lock),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(lock)], stdout=subprocess.PIPE, text=True)
     assert holder.stdout is not None
     assert holder.stdout.readline().strip() == "held"
     started = time.monotonic()
@@ -120,3 +120,51 @@ def test_an_append_waits_for_another_process_holding_the_lock(tmp_path: Path) ->
     holder.wait(timeout=10)
     assert waited >= 0.4, f"the append did not wait for the lock ({waited:.2f} s)"
     assert entries(path) == [{"n": 1}]
+
+
+def test_a_signal_handled_while_waiting_does_not_end_the_wait(tmp_path: Path) -> None:
+    """A worker's signal handler runs while an append waits for the lock: the append still
+    waits and writes its line (os.lockf raises InterruptedError where flock retried)."""
+    path = tmp_path / "test.jsonl"
+    lock = path.with_suffix(".lock")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(lock)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    handled: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda number, frame: handled.append(number))
+    signal.setitimer(signal.ITIMER_REAL, 0.2)
+    try:
+        jsonl_log.append(path, lock, b'{"n":2}', max_bytes=1000)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    holder.wait(timeout=10)
+    assert handled == [signal.SIGALRM]
+    assert entries(path) == [{"n": 2}]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_child_forked_while_the_lock_was_held_can_append(tmp_path: Path) -> None:
+    path = tmp_path / "test.jsonl"
+    with jsonl_log._in_process:  # as another thread appending at the moment of a fork
+        pid = os.fork()
+        if pid == 0:  # the child: its append must not wait for a thread it does not have
+            try:
+                jsonl_log.append(path, path.with_suffix(".lock"), b'{"child":1}', max_bytes=1000)
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        deadline = time.monotonic() + 20
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+    if not done:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    assert done and os.waitstatus_to_exitcode(status) == 0, "the forked child's append hung or failed"
+    assert entries(path) == [{"child": 1}]

@@ -140,18 +140,18 @@ def fold_large_wal(conn: sqlite3.Connection, path: str, hook_limit: int | None =
     without waiting: a reader elsewhere makes it a no-op until a later connection (and the
     worker's periodic checkpoint) finds none. True when the WAL was emptied.
 
-    In a hook process (:func:`keep_connections_until_exit`) the bound is ``hook_limit`` when
-    given, and nothing is folded here: the database is noted for :func:`start_wanted_folds`,
-    so the hook pays neither the copy nor the checkpoint's disk syncs."""
+    In a hook process (:func:`keep_connections_until_exit`), a WAL past ``hook_limit`` (when
+    given) is noted for :func:`start_wanted_folds` instead, so the hook pays neither the copy
+    nor the checkpoint's disk syncs; past :data:`WAL_TRUNCATE_BYTES` the hook still folds it
+    itself, which happens only when those folds cannot run (no process could be started, or
+    its children are killed with it): the WAL stays bounded either way."""
     try:
         size = os.stat(path + "-wal").st_size
     except OSError:
         return False
-    if size <= (hook_limit if _keeping and hook_limit is not None else WAL_TRUNCATE_BYTES):
-        return False
-    if _keeping:
-        if path not in _folds_wanted:
-            _folds_wanted.append(path)
+    if _keeping and hook_limit is not None and size > hook_limit and path not in _folds_wanted:
+        _folds_wanted.append(path)
+    if size <= WAL_TRUNCATE_BYTES:
         return False
     return truncate_wal(conn)
 
@@ -214,19 +214,54 @@ def _claim_fold(path: str, now: float) -> bool:
 
 
 def _spawn_fold(path: str) -> None:
+    """``memory_core.store.engines.wal_fold`` for ``path`` in a new session, its standard
+    streams on ``/dev/null`` and no other descriptor inherited (an agent waiting for a pipe it
+    gave the hook to close must not wait for the fold), importing this very memevo (its
+    package root first on the path; ``-P``: the hook's working directory, the person's
+    project, is not on it), with the interpreter flags the hook itself runs with."""
     devnull = os.devnull
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    flags = [flag for flag, on in (("-E", sys.flags.ignore_environment), ("-s", sys.flags.no_user_site)) if on]
+    actions: list[tuple[Any, ...]] = [
+        (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
+    ]
+    actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited_descriptors()]
     os.posix_spawn(
         sys.executable,
-        # -P: the hook's working directory (the person's project) is not put on the path
-        [sys.executable, "-P", "-m", "memory_core.store.engines.wal_fold", path],
+        [sys.executable, *flags, "-P", "-c", _FOLD_MAIN, root, path],
         os.environ,
-        file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
-            (os.POSIX_SPAWN_OPEN, 2, devnull, os.O_WRONLY, 0),
-        ],
+        file_actions=actions,
         setsid=True,
     )
+
+
+# The fold process's command: this memevo's package root first on the path, then its main.
+_FOLD_MAIN = (
+    "import sys; sys.path.insert(0, sys.argv[1]); from memory_core.store.engines.wal_fold import run; run(sys.argv[2:])"
+)
+
+
+def _inherited_descriptors() -> list[int]:
+    """This process's descriptors above 2 that a new program would inherit (not close-on-exec:
+    SQLite's and Python's own files are, so they are not touched)."""
+    found: list[int] = []
+    for listing in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(listing)
+        except OSError:
+            continue
+        for name in names:
+            fd = int(name) if name.isdigit() else -1
+            if fd > 2:
+                try:
+                    if os.get_inheritable(fd):
+                        found.append(fd)
+                except OSError:  # the listing's own descriptor, closed by now
+                    pass
+        break
+    return sorted(found)
 
 
 def truncate_wal(conn: sqlite3.Connection) -> bool:

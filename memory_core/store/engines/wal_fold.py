@@ -23,27 +23,37 @@ import os
 import sys
 import time
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing
+if TYPE_CHECKING:
+    from typing import Any
+
 RETRY_SECONDS = 0.1
 PATIENCE_SECONDS = 5.0
+_held: list[Any] = []  # the connection and the marker's descriptor, open until the process ends
 
 
 def fold(path: str, patience: float = PATIENCE_SECONDS) -> bool:
     """Checkpoint and truncate ``path``'s WAL, alone (the marker's lock) and again while others
     keep it from folding; True when it is empty afterwards, was never there or another process
-    is folding it."""
+    is folding it. The connection and the lock are held (:data:`_held`) for the process's
+    end."""
     import sqlite3
     from urllib.parse import quote
 
-    from memory_core.store.engines.close_checkpoint import open_fold_marker, truncate_wal
+    from memory_core.store.engines.close_checkpoint import open_fold_marker, skip_checkpoint_on_close, truncate_wal
 
     if not os.path.exists(path) or not os.path.exists(path + "-wal"):
         return True  # nothing to fold, and no marker made beside a database that is not there
-    marker = open_fold_marker(path)  # left open: the lock lasts as long as this process
+    marker = open_fold_marker(path)
+    _held.append(marker)  # the lock lasts as long as the descriptor
     try:
         os.lockf(marker, os.F_TLOCK, 0)
     except OSError:
         return True  # another fold of this database runs
-    conn = sqlite3.connect(f"file:{quote(os.path.abspath(path))}?mode=rw", uri=True, isolation_level=None)
+    absolute = os.path.abspath(path)
+    conn = sqlite3.connect(f"file://{quote(absolute)}?mode=rw", uri=True, isolation_level=None)
+    _held.append(conn)
+    skip_checkpoint_on_close(conn, absolute)  # should it be closed after all: no fold, no WAL removal
     deadline = time.monotonic() + patience
     while not truncate_wal(conn):
         if time.monotonic() >= deadline:
@@ -53,7 +63,8 @@ def fold(path: str, patience: float = PATIENCE_SECONDS) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    """``PATH [PATIENCE_SECONDS]``."""
+    """``PATH [PATIENCE_SECONDS]``: 0 when folded (or nothing to fold), 1 when not, 2 on bad
+    arguments."""
     if len(argv) not in (1, 2):
         return 2
     try:
@@ -62,7 +73,17 @@ def main(argv: list[str]) -> int:
         return 1
 
 
-if __name__ == "__main__":
-    code = main(sys.argv[1:])
+def run(argv: list[str]) -> None:
+    """The fold process: :func:`main`, then the end without closing anything (a close would
+    checkpoint again or delete the WAL) and without the cyclic collector, which would close
+    an unreachable connection on its own."""
+    import gc
+
+    gc.disable()
+    code = main(argv)
     sys.stdout.flush()
-    os._exit(code)  # the connection stays open to the end: no checkpoint or WAL removal on close
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    run(sys.argv[1:])
