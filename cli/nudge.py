@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 # nothing it can avoid (tests/integration/test_nudges.py keeps them equal).
 HEARTBEAT_KEY = "worker_heartbeat"
 LIVE_SECONDS = 180.0
+# workers.capture_watch.WATCH_KEY, spelt out likewise.
+WATCH_KEY = "capture_watch"
 
 
 def _enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> bool:
@@ -91,32 +93,43 @@ def nudge_captured_in(conn: Any, source_ids: list[str] | tuple[str, ...], now: f
     the sources); the ids that need no nudge after the commit.
 
     On SQLite the queue is this machine's ``queue.db``, and only a worker on this machine
-    reads it: when no worker has beaten its heartbeat for :data:`LIVE_SECONDS`, no one would
-    read a nudge before a worker starts, and a starting worker nudges every due source
-    (``workers.tasks.STARTUP_RENUDGE_BATCH``), as its recoveries later do in batches (once a
-    minute, and at each session start's ``recover`` nudge). Those sources are not nudged
-    here: a capture writes nothing to ``queue.db`` then. With a worker beating,
-    :func:`nudge_captured` after the commit, as before."""
+    reads it. A worker that watches for captures itself (``workers.capture_watch``, which
+    records :data:`WATCH_KEY`) nudges them from its side; when no worker has beaten its
+    heartbeat for :data:`LIVE_SECONDS`, no one would read a nudge before a worker starts, and
+    a starting worker nudges every due source (``workers.tasks.STARTUP_RENUDGE_BATCH``), as its
+    recoveries later do in batches (once a minute, and at each session start's ``recover``
+    nudge). Either way those sources are not nudged here, and a capture writes nothing to
+    ``queue.db``. Only with a worker beating that does not watch (:func:`hook_nudges`),
+    :func:`nudge_captured` after the commit."""
     if not source_ids:
         return frozenset()
     from memory_core.store.engines.dbapi import is_postgres
 
     if not is_postgres(conn):
-        return frozenset() if worker_beating(conn, now) else frozenset(source_ids)
+        return frozenset() if hook_nudges(conn, now) else frozenset(source_ids)
     return frozenset(sid for sid in source_ids if nudge_consolidate_in(conn, sid))
 
 
-def worker_beating(conn: Any, now: float) -> bool:
-    """Whether a worker recorded its heartbeat in the last :data:`LIVE_SECONDS` (read in a
-    SQLite store's ``metadata``); True when it cannot be told (a nudge is then written)."""
+def hook_nudges(conn: Any, now: float) -> bool:
+    """Whether a SQLite capture must nudge the worker itself: a worker recorded its heartbeat
+    in the last :data:`LIVE_SECONDS` and no worker recorded that it watches for captures
+    (:data:`WATCH_KEY`) in that time (both read in ``metadata``); True when it cannot be told
+    (a nudge is then written)."""
     try:
-        row = conn.execute("SELECT value FROM metadata WHERE key=?", (HEARTBEAT_KEY,)).fetchone()
-        if row is None:
+        rows = dict(conn.execute("SELECT key, value FROM metadata WHERE key IN (?, ?)", (HEARTBEAT_KEY, WATCH_KEY)))
+        if _recent(rows.get(WATCH_KEY), now):
             return False
-        beat = float(str(row[0]))
+        return _recent(rows.get(HEARTBEAT_KEY), now)
     except Exception:
         return True
-    return not now - beat > LIVE_SECONDS  # a beat from a clock ahead of this one counts too
+
+
+def _recent(raw: object, now: float) -> bool:
+    """Whether ``raw`` is a time within :data:`LIVE_SECONDS` of ``now`` (a time from a clock
+    ahead of this one counts too); raises on a value that is not a time."""
+    if raw is None:
+        return False
+    return not now - float(str(raw)) > LIVE_SECONDS
 
 
 def nudge_captured(source_ids: list[str] | tuple[str, ...], done: frozenset[str] = frozenset()) -> None:

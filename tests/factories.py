@@ -40,12 +40,16 @@ def seed(store, *memories: Memory) -> None:
             put_memory(conn, memory)
 
 
-def worker_beating(home, at: float | None = None) -> None:
+def worker_beating(home, at: float | None = None, *, watching: bool = False) -> None:
     """A worker's heartbeat in the store of state dir ``home``, as a running worker records
-    it: capture hooks on SQLite nudge only while a worker beats (cli/nudge.py)."""
+    it: capture hooks on SQLite nudge only while a worker beats (cli/nudge.py), and not even
+    then while a worker watches for captures itself (``watching``: workers.capture_watch)."""
     from memory_core import clock
     from memory_core.jobs.heartbeat import write_heartbeat
     from memory_core.store.engines.database import Store
+    from workers.capture_watch import write_watch
 
     with Store.open(home) as store, store.transaction() as conn:
         write_heartbeat(conn, clock.now() if at is None else at, "host:1")
+        if watching:
+            write_watch(conn, clock.now() if at is None else at)

@@ -189,5 +189,8 @@ def recover_at_startup() -> None:
     from workers import liveness
 
     liveness.start(settings())  # this worker's heartbeat and clock check, now and every 30 s
+    from workers import capture_watch
+
+    capture_watch.start(settings(), consolidate)  # new captures nudged from here (SQLite)
     announce_missing_model()
     recover_jobs(startup=True)

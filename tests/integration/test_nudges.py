@@ -106,6 +106,38 @@ def test_with_no_worker_beating_a_capture_writes_no_nudge_and_recovery_finds_it(
     assert sorted(args[0] for name, args in pending(home) if name == "consolidate") == sorted(ids)
 
 
+@pytest.mark.sqlite_only  # the SQLite queue file, read only by this machine's workers
+def test_with_a_worker_watching_for_captures_a_capture_writes_no_nudge(home: Path) -> None:
+    """A worker that watches memory.db for captures (workers.capture_watch) nudges them itself:
+    the hook opens no queue.db; once that watch is stale, a beating worker is nudged again."""
+    from cli import nudge
+    from memory_core import clock
+    from memory_core.jobs.heartbeat import LIVE_SECONDS
+    from workers.capture_watch import WATCH_KEY
+
+    assert nudge.WATCH_KEY == WATCH_KEY  # spelt out for hooks
+    worker_beating(home, watching=True)
+    statement = generic("turn_end", user_messages=["Remember that the staging database is on port 5433."])
+    assert memevo_process("hook", "turn_end", input=statement).returncode == 0
+    assert not (home / "queue.db").exists()  # never written
+    worker_beating(home)  # still beating, but its watch went quiet three minutes ago
+    with Store.open(home) as store, store.transaction() as conn:
+        conn.execute("UPDATE metadata SET value=? WHERE key=?", (repr(clock.now() - LIVE_SECONDS - 5), WATCH_KEY))
+    summary = generic("compaction", summary="We agreed to ship the CLI first.")
+    assert memevo_process("hook", "compaction", input=summary).returncode == 0
+    assert [name for name, _ in pending(home)] == ["consolidate"]  # the second capture's only
+
+
+@pytest.mark.sqlite_only  # the SQLite queue file
+def test_a_watch_record_that_cannot_be_read_still_nudges(home: Path) -> None:
+    worker_beating(home)
+    with Store.open(home) as store, store.transaction() as conn:
+        conn.execute("INSERT INTO metadata (key, value) VALUES ('capture_watch', 'soon')")
+    payload = generic("compaction", summary="We agreed to ship the CLI first.")
+    assert memevo_process("hook", "compaction", input=payload).returncode == 0
+    assert [name for name, _ in pending(home)] == ["consolidate"]
+
+
 @pytest.mark.sqlite_only  # the SQLite queue file
 def test_a_heartbeat_that_cannot_be_read_still_nudges(home: Path) -> None:
     """A heartbeat the hook cannot read as a time: it nudges, as it did before."""

@@ -1,0 +1,175 @@
+"""The worker notices new captures itself, on a SQLite store: capture hooks nudge no one.
+
+A capture hook commits its source and job to ``memory.db``; something must then tell the
+worker to attempt it. On SQLite that used to be the hook writing a huey message into
+``queue.db`` (another database opened, about 0.5 ms of every capture while a worker ran).
+Now one thread of one worker process per state dir watches instead: every
+:data:`WATCH_SECONDS` it compares ``memory.db``'s WAL and file (size, modification time,
+inode) with what it saw last; when they changed (a capture, or any other write) it nudges
+the due sources through huey itself, each at most once in :data:`RENUDGE_SECONDS` (one
+still pending after that is nudged again, as the periodic recovery also does), and only as
+recovery would (a model configured, today's budget not spent). Every
+:data:`BEAT_SECONDS` it records :data:`WATCH_KEY` in ``metadata``: a capture hook that finds
+it fresh (within ``LIVE_SECONDS``, as the heartbeat) writes no nudge (cli/nudge.py).
+
+One watcher per state dir: the thread holds a lock on ``cache/capture-watch.lock``
+(:func:`os.lockf`, released when its process ends); the other worker processes try to take
+it every :data:`TAKEOVER_SECONDS`, so another takes over when the watching process dies.
+A watcher that stops (its process killed) stops writing :data:`WATCH_KEY`, and within
+``LIVE_SECONDS`` hooks nudge again; meanwhile the periodic recovery nudges due sources once a
+minute. On PostgreSQL nothing here runs: hooks go through ``memevo serve``, which nudges in
+the capture's own transaction.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memory_core import clock
+
+if TYPE_CHECKING:
+    from memory_core.config import Settings
+    from memory_core.store.engines.dbapi import DbConn
+
+WATCH_KEY = "capture_watch"  # cli.nudge spells it out (a hook imports nothing of the worker)
+WATCH_SECONDS = 0.5
+BEAT_SECONDS = 30.0
+RENUDGE_SECONDS = 60.0
+TAKEOVER_SECONDS = 10.0
+BATCH = 50  # due sources looked at per change, as a recovery batch
+LOCK_NAME = "capture-watch.lock"
+
+_started_pid: int | None = None
+_start_lock = threading.Lock()
+
+
+def write_watch(conn: DbConn, now: float) -> None:
+    """Record that a watcher runs (inside a write transaction)."""
+    conn.execute(
+        "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+        (WATCH_KEY, repr(now)),
+    )
+
+
+class CaptureWatch:
+    """What one watcher saw and nudged; :meth:`step` is one look (its clock passed in)."""
+
+    def __init__(self, home: Path, nudge: Callable[[str], object], may_nudge: Callable[[DbConn, float], bool]) -> None:
+        self.home = home
+        self.nudge = nudge
+        self.may_nudge = may_nudge
+        self.seen: tuple[int, ...] | None = None
+        self.last_beat: float | None = None
+        self.nudged: dict[str, float] = {}  # source id -> when this watcher last nudged it
+
+    def signature(self) -> tuple[int, ...]:
+        """``memory.db`` and its WAL as the file system describes them (0s where missing)."""
+        parts: list[int] = []
+        for suffix in ("", "-wal"):
+            try:
+                status = os.stat(f"{self.home / 'memory.db'}{suffix}")
+                parts += [status.st_ino, status.st_size, status.st_mtime_ns]
+            except OSError:
+                parts += [0, 0, 0]
+        return tuple(parts)
+
+    def step(self, now: float) -> list[str]:
+        """Look once: beat when due, and when the database changed nudge its due sources not
+        nudged in the last :data:`RENUDGE_SECONDS`; returns the ids nudged."""
+        beat_due = self.last_beat is None or not 0 <= now - self.last_beat < BEAT_SECONDS
+        signature = self.signature()
+        changed = signature != self.seen
+        if not changed and not beat_due:
+            return []
+        from memory_core.jobs.lifecycle import due_source_ids
+        from memory_core.store.engines.database import Store
+
+        nudged: list[str] = []
+        with Store.open(self.home) as store:
+            if beat_due:
+                with store.transaction() as conn:
+                    write_watch(conn, now)
+                self.last_beat = now
+            for source_id, at in list(self.nudged.items()):
+                if not 0 <= now - at < RENUDGE_SECONDS:
+                    del self.nudged[source_id]
+            if self.may_nudge(store.conn, now):
+                for source_id in due_source_ids(store.conn, now, BATCH):
+                    if source_id not in self.nudged:
+                        self.nudge(source_id)
+                        self.nudged[source_id] = now
+                        nudged.append(source_id)
+        self.seen = self.signature()  # after its own writes: a beat alone wakes no one
+        return nudged
+
+
+def take_lock(home: Path) -> int | None:
+    """A descriptor holding the watch lock of ``home``, or ``None`` when another process has it."""
+    from memory_core.store.engines.connection import ensure_private_dir
+
+    directory = ensure_private_dir(home / "cache")
+    fd = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        os.lockf(fd, os.F_TLOCK, 0)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def start(cfg: Settings, nudge: Callable[[str], object]) -> bool:
+    """Start this process's watch thread (once per process; SQLite stores only): it watches
+    while it holds the lock, and tries to take it every :data:`TAKEOVER_SECONDS` otherwise.
+    False when nothing was started."""
+    global _started_pid
+    from memory_core.store.engines.backend import resolve
+
+    if not resolve(cfg.home).is_sqlite:
+        return False
+    with _start_lock:
+        if _started_pid == os.getpid():
+            return False
+        _started_pid = os.getpid()
+
+    def may_nudge(conn: DbConn, now: float) -> bool:
+        from memory_core.jobs.budget import budget_state
+
+        if not cfg.model_configured:
+            return False  # without a model nothing is nudged (recovery's rule)
+        budget = budget_state(conn, now, cfg.daily_model_calls, cfg.daily_model_tokens, cfg.daily_model_cost_usd)
+        return not budget.spent
+
+    watch = CaptureWatch(cfg.home, nudge, may_nudge)
+    thread = threading.Thread(target=_loop, args=(watch,), name="memevo-capture-watch", daemon=True)
+    thread.start()
+    return True
+
+
+def _loop(watch: CaptureWatch) -> None:
+    from workers.logs import worker_logger
+
+    stop = threading.Event()
+    lock: int | None = None
+    failing = False
+    while True:
+        if lock is None:
+            try:
+                lock = take_lock(watch.home)
+            except OSError:
+                lock = None
+            if lock is None:
+                stop.wait(TAKEOVER_SECONDS)
+                continue
+        try:
+            watch.step(clock.now())
+            failing = False
+        except Exception:  # the store may be briefly unreachable or locked: the next look tries again
+            if not failing:
+                worker_logger(watch.home).warning("capture watch failed; trying again", exc_info=True)
+            failing = True
+            watch.seen = None
+        stop.wait(WATCH_SECONDS)
