@@ -24,6 +24,7 @@ HEARTBEAT_KEY = "worker_heartbeat"
 LIVE_SECONDS = 180.0
 # workers.capture_watch.WATCH_KEY, spelt out likewise.
 WATCH_KEY = "capture_watch"
+AHEAD_SECONDS = 60.0  # a watch record this far ahead of the hook's clock still counts
 
 
 def _enqueue(task: str, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None) -> bool:
@@ -114,22 +115,25 @@ def hook_nudges(conn: Any, now: float) -> bool:
     """Whether a SQLite capture must nudge the worker itself: a worker recorded its heartbeat
     in the last :data:`LIVE_SECONDS` and no worker recorded that it watches for captures
     (:data:`WATCH_KEY`) in that time (both read in ``metadata``); True when it cannot be told
-    (a nudge is then written)."""
+    (a nudge is then written). Each record errs towards a nudge: a heartbeat from a clock
+    ahead of this one counts as recent, a watch record that is no finite time, or more than
+    :data:`AHEAD_SECONDS` ahead, does not."""
     try:
         rows = dict(conn.execute("SELECT key, value FROM metadata WHERE key IN (?, ?)", (HEARTBEAT_KEY, WATCH_KEY)))
-        if _recent(rows.get(WATCH_KEY), now):
+        watched = _age(rows.get(WATCH_KEY), now)
+        if watched is not None and -AHEAD_SECONDS <= watched <= LIVE_SECONDS:
             return False
-        return _recent(rows.get(HEARTBEAT_KEY), now)
+        age = _age(rows.get(HEARTBEAT_KEY), now)
+        return age is not None and not age > LIVE_SECONDS
     except Exception:
         return True
 
 
-def _recent(raw: object, now: float) -> bool:
-    """Whether ``raw`` is a time within :data:`LIVE_SECONDS` of ``now`` (a time from a clock
-    ahead of this one counts too); raises on a value that is not a time."""
-    if raw is None:
-        return False
-    return not now - float(str(raw)) > LIVE_SECONDS
+def _age(raw: object, now: float) -> float | None:
+    """How long before ``now`` the time ``raw`` was (``None``: no record); raises on a value
+    that is not a number. A value that is not finite ("nan", "inf") ages as nan, which no
+    comparison holds for."""
+    return None if raw is None else now - float(str(raw))
 
 
 def nudge_captured(source_ids: list[str] | tuple[str, ...], done: frozenset[str] = frozenset()) -> None:

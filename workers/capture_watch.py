@@ -4,21 +4,25 @@ A capture hook commits its source and job to ``memory.db``; something must then 
 worker to attempt it. On SQLite that used to be the hook writing a huey message into
 ``queue.db`` (another database opened, about 0.5 ms of every capture while a worker ran).
 Now one thread of one worker process per state dir watches instead: every
-:data:`WATCH_SECONDS` it compares ``memory.db``'s WAL and file (size, modification time,
-inode) with what it saw last; when they changed (a capture, or any other write) it nudges
-the due sources through huey itself, each at most once in :data:`RENUDGE_SECONDS` (one
-still pending after that is nudged again, as the periodic recovery also does), and only as
-recovery would (a model configured, today's budget not spent). Every
-:data:`BEAT_SECONDS` it records :data:`WATCH_KEY` in ``metadata``: a capture hook that finds
-it fresh (within ``LIVE_SECONDS``, as the heartbeat) writes no nudge (cli/nudge.py).
+:data:`WATCH_SECONDS` it compares ``memory.db``'s WAL and file (inode, size, modification
+time) with what it saw last; when they changed (a capture, or any other write), and at
+least every :data:`BEAT_SECONDS`, it reads the due sources (read-only: it never migrates or
+writes the store for that) and nudges through huey the ones it has not nudged yet; one it
+nudged more than :data:`RENUDGE_SECONDS` ago and still due is nudged again only while the
+queue is short, as recovery does. Nothing is nudged without a model or once today's budget is
+spent (recovery's rules). After a look that could nudge, at most every
+:data:`BEAT_SECONDS`, it records :data:`WATCH_KEY` in ``metadata``: a capture hook that
+finds that record fresh (within ``LIVE_SECONDS``, as the heartbeat) writes no nudge
+(cli/nudge.py). A look that fails (the store unreachable, damaged or at another schema
+version) waits :data:`RETRY_SECONDS`, doubling to :data:`RETRY_MAX_SECONDS`, and records
+nothing, so hooks nudge again once the record is stale.
 
 One watcher per state dir: the thread holds a lock on ``cache/capture-watch.lock``
 (:func:`os.lockf`, released when its process ends); the other worker processes try to take
-it every :data:`TAKEOVER_SECONDS`, so another takes over when the watching process dies.
-A watcher that stops (its process killed) stops writing :data:`WATCH_KEY`, and within
-``LIVE_SECONDS`` hooks nudge again; meanwhile the periodic recovery nudges due sources once a
-minute. On PostgreSQL nothing here runs: hooks go through ``memevo serve``, which nudges in
-the capture's own transaction.
+it every :data:`TAKEOVER_SECONDS`. A watcher that stops (its process killed, or stuck) stops
+recording, and within ``LIVE_SECONDS`` hooks nudge again; meanwhile the periodic recovery
+nudges due sources once a minute. On PostgreSQL nothing here runs: hooks go through
+``memevo serve``, which nudges in the capture's own transaction.
 """
 
 from __future__ import annotations
@@ -40,7 +44,10 @@ WATCH_SECONDS = 0.5
 BEAT_SECONDS = 30.0
 RENUDGE_SECONDS = 60.0
 TAKEOVER_SECONDS = 10.0
-BATCH = 50  # due sources looked at per change, as a recovery batch
+RETRY_SECONDS = 5.0
+FORGET_SECONDS = 86_400.0  # a source nudged longer ago than this counts as never nudged
+RETRY_MAX_SECONDS = 120.0
+BATCH = 50  # sources nudged per look at most, as a recovery batch
 LOCK_NAME = "capture-watch.lock"
 
 _started_pid: int | None = None
@@ -56,15 +63,25 @@ def write_watch(conn: DbConn, now: float) -> None:
 
 
 class CaptureWatch:
-    """What one watcher saw and nudged; :meth:`step` is one look (its clock passed in)."""
+    """What one watcher saw and nudged; :meth:`step` is one look (its clock passed in).
 
-    def __init__(self, home: Path, nudge: Callable[[str], object], may_nudge: Callable[[DbConn, float], bool]) -> None:
+    ``may_nudge(conn, now)``: a model and budget (recovery's rules); ``queue_short()``: whether
+    the queue is short enough for nudging a source again."""
+
+    def __init__(
+        self,
+        home: Path,
+        nudge: Callable[[str], object],
+        may_nudge: Callable[[DbConn, float], bool],
+        queue_short: Callable[[], bool] = lambda: True,
+    ) -> None:
         self.home = home
         self.nudge = nudge
         self.may_nudge = may_nudge
+        self.queue_short = queue_short
         self.seen: tuple[int, ...] | None = None
         self.last_beat: float | None = None
-        self.nudged: dict[str, float] = {}  # source id -> when this watcher last nudged it
+        self.nudged: dict[str, float] = {}  # source id -> when this watcher last nudged it (a day at most)
 
     def signature(self) -> tuple[int, ...]:
         """``memory.db`` and its WAL as the file system describes them (0s where missing)."""
@@ -78,32 +95,45 @@ class CaptureWatch:
         return tuple(parts)
 
     def step(self, now: float) -> list[str]:
-        """Look once: beat when due, and when the database changed nudge its due sources not
-        nudged in the last :data:`RENUDGE_SECONDS`; returns the ids nudged."""
+        """Look once: when the database changed, or a beat is due, nudge the due sources as the
+        module says, and record the watch after a look that could nudge (at most every
+        :data:`BEAT_SECONDS`); returns the ids nudged. Raises what reading the store raises."""
         beat_due = self.last_beat is None or not 0 <= now - self.last_beat < BEAT_SECONDS
         signature = self.signature()
-        changed = signature != self.seen
-        if not changed and not beat_due:
+        if signature == self.seen and not beat_due:
             return []
         from memory_core.jobs.lifecycle import due_source_ids
+        from memory_core.store.engines.backend import resolve
         from memory_core.store.engines.database import Store
 
+        if not resolve(self.home).is_sqlite:  # moved to PostgreSQL meanwhile: its hooks go through serve
+            self.seen = signature
+            return []
+        self.seen = signature  # before reading: a commit from here on is looked at again
+        for source_id, at in list(self.nudged.items()):
+            if not 0 <= now - at < FORGET_SECONDS:
+                del self.nudged[source_id]
+        recent = {source_id for source_id, at in self.nudged.items() if 0 <= now - at < RENUDGE_SECONDS}
         nudged: list[str] = []
-        with Store.open(self.home) as store:
-            if beat_due:
-                with store.transaction() as conn:
-                    write_watch(conn, now)
-                self.last_beat = now
-            for source_id, at in list(self.nudged.items()):
-                if not 0 <= now - at < RENUDGE_SECONDS:
-                    del self.nudged[source_id]
-            if self.may_nudge(store.conn, now):
-                for source_id in due_source_ids(store.conn, now, BATCH):
-                    if source_id not in self.nudged:
-                        self.nudge(source_id)
-                        self.nudged[source_id] = now
-                        nudged.append(source_id)
-        self.seen = self.signature()  # after its own writes: a beat alone wakes no one
+        with Store.open_readonly(self.home) as store:
+            able = self.may_nudge(store.conn, now)
+            if able:
+                again_ok: bool | None = None  # asked once a look, when a repeat comes up
+                for source_id in due_source_ids(store.conn, now, BATCH + len(recent)):
+                    if source_id in recent or len(nudged) >= BATCH:
+                        continue
+                    if source_id in self.nudged:  # nudged over a minute ago and still due
+                        if again_ok is None:
+                            again_ok = self.queue_short()
+                        if not again_ok:
+                            continue
+                    self.nudge(source_id)
+                    self.nudged[source_id] = now
+                    nudged.append(source_id)
+        if beat_due and able:
+            with Store.open(self.home) as store, store.transaction() as conn:
+                write_watch(conn, now)
+            self.last_beat = now
         return nudged
 
 
@@ -121,10 +151,11 @@ def take_lock(home: Path) -> int | None:
     return fd
 
 
-def start(cfg: Settings, nudge: Callable[[str], object]) -> bool:
+def start(cfg: Settings, nudge: Callable[[str], object], queue_short: Callable[[], bool] = lambda: True) -> bool:
     """Start this process's watch thread (once per process; SQLite stores only): it watches
     while it holds the lock, and tries to take it every :data:`TAKEOVER_SECONDS` otherwise.
-    False when nothing was started."""
+    ``nudge`` enqueues one source's attempt; ``queue_short`` says whether a source may be
+    nudged again (the worker's rule for recovery). False when nothing was started."""
     global _started_pid
     from memory_core.store.engines.backend import resolve
 
@@ -143,7 +174,7 @@ def start(cfg: Settings, nudge: Callable[[str], object]) -> bool:
         budget = budget_state(conn, now, cfg.daily_model_calls, cfg.daily_model_tokens, cfg.daily_model_cost_usd)
         return not budget.spent
 
-    watch = CaptureWatch(cfg.home, nudge, may_nudge)
+    watch = CaptureWatch(cfg.home, nudge, may_nudge, queue_short)
     thread = threading.Thread(target=_loop, args=(watch,), name="memevo-capture-watch", daemon=True)
     thread.start()
     return True
@@ -154,7 +185,7 @@ def _loop(watch: CaptureWatch) -> None:
 
     stop = threading.Event()
     lock: int | None = None
-    failing = False
+    retry = 0.0  # after a failed look: how long the next one waits
     while True:
         if lock is None:
             try:
@@ -166,10 +197,13 @@ def _loop(watch: CaptureWatch) -> None:
                 continue
         try:
             watch.step(clock.now())
-            failing = False
-        except Exception:  # the store may be briefly unreachable or locked: the next look tries again
-            if not failing:
+            retry = 0.0
+        except Exception:  # unreachable, damaged, another schema version: try again later
+            if not retry:
                 worker_logger(watch.home).warning("capture watch failed; trying again", exc_info=True)
-            failing = True
+            retry = min(RETRY_MAX_SECONDS, retry * 2 if retry else RETRY_SECONDS)
             watch.seen = None
+            watch.last_beat = None  # nothing recorded until a look succeeds
+            stop.wait(retry)
+            continue
         stop.wait(WATCH_SECONDS)

@@ -189,8 +189,14 @@ def recover_at_startup() -> None:
     from workers import liveness
 
     liveness.start(settings())  # this worker's heartbeat and clock check, now and every 30 s
-    from workers import capture_watch
+    try:
+        from workers import capture_watch
 
-    capture_watch.start(settings(), consolidate)  # new captures nudged from here (SQLite)
+        # New captures nudged from here (SQLite); a repeat only while the queue is short.
+        capture_watch.start(settings(), consolidate, lambda: huey.pending_count() < RENUDGE_QUEUE_LIMIT)
+    except Exception:  # hooks then keep nudging (no watch recorded); start-up recovery still runs
+        from workers.logs import worker_logger
+
+        worker_logger(settings().home).warning("capture watch not started", exc_info=True)
     announce_missing_model()
     recover_jobs(startup=True)

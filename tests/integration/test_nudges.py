@@ -129,13 +129,30 @@ def test_with_a_worker_watching_for_captures_a_capture_writes_no_nudge(home: Pat
 
 
 @pytest.mark.sqlite_only  # the SQLite queue file
-def test_a_watch_record_that_cannot_be_read_still_nudges(home: Path) -> None:
+@pytest.mark.parametrize("value", ["soon", "nan", "inf", "ahead"])
+def test_a_watch_record_that_is_no_recent_time_still_nudges(home: Path, value: str) -> None:
+    """Unreadable, not finite or far ahead of the hook's clock: the hook does not trust it."""
+    from memory_core import clock
+
     worker_beating(home)
+    recorded = repr(clock.now() + 3600) if value == "ahead" else value
     with Store.open(home) as store, store.transaction() as conn:
-        conn.execute("INSERT INTO metadata (key, value) VALUES ('capture_watch', 'soon')")
+        conn.execute("INSERT INTO metadata (key, value) VALUES ('capture_watch', ?)", (recorded,))
     payload = generic("compaction", summary="We agreed to ship the CLI first.")
     assert memevo_process("hook", "compaction", input=payload).returncode == 0
     assert [name for name, _ in pending(home)] == ["consolidate"]
+
+
+def test_the_capture_watch_runs_on_sqlite_only(home: Path, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL hooks go through memevo serve, which nudges in the capture's transaction."""
+    from memory_core.config import load_settings
+    from workers import capture_watch
+
+    threads: list[object] = []
+    monkeypatch.setattr(capture_watch, "_started_pid", None)
+    monkeypatch.setattr(capture_watch.threading.Thread, "start", lambda self: threads.append(self))
+    started = capture_watch.start(load_settings(), lambda source_id: None)
+    assert started == (backend == "sqlite") and len(threads) == int(started)
 
 
 @pytest.mark.sqlite_only  # the SQLite queue file

@@ -5,9 +5,11 @@ end to end, a real worker consolidating a real hook's capture that wrote no nudg
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -53,20 +55,89 @@ def test_a_new_capture_is_nudged_once_and_again_if_still_pending_a_while_later(h
     assert sorted(nudged) == sorted([first, second, first, second, third])
 
 
-def test_the_watch_records_itself_and_its_own_beat_wakes_no_one(home: Path) -> None:
+def test_the_watch_records_itself_after_a_look_and_its_own_beat_nudges_no_one(home: Path) -> None:
+    Store.open(home).close()  # the worker's heartbeat made the store before the watch starts
     watch, nudged = watching(home)
     assert watch.step(NOW) == [] and watch_time(home) == NOW
-    assert watch.step(NOW + 1) == []  # its own write is not a capture
+    assert watch.step(NOW + 1) == []  # its own write is looked at, and holds no capture
+    assert watch.step(NOW + 2) == []  # nothing changed since
     assert watch.step(NOW + capture_watch.BEAT_SECONDS + 1) == []
     assert watch_time(home) == NOW + capture_watch.BEAT_SECONDS + 1
     assert nudged == []
 
 
-def test_without_a_model_nothing_is_nudged_but_the_watch_is_recorded(home: Path) -> None:
+def test_without_a_model_nothing_is_nudged_nor_the_watch_recorded(home: Path) -> None:
+    """Hooks then nudge as before (a worker without a model does not claim to watch)."""
     capture(home)
     watch, nudged = watching(home, model=False)
     assert watch.step(NOW) == [] and nudged == []
-    assert watch_time(home) == NOW
+    assert watch_time(home) is None
+
+
+def test_a_capture_committed_while_the_watch_nudges_is_found_at_the_next_look(home: Path) -> None:
+    first = capture(home)
+    late: list[str] = []
+
+    def nudge(source_id: str) -> None:
+        if not late:  # a hook commits while the watch is busy nudging
+            late.append(capture(home, "remember that the release train leaves on Thursdays"))
+
+    watch = CaptureWatch(home, nudge, lambda conn, now: True)
+    assert watch.step(NOW) == [first]
+    assert watch.step(NOW + 0.5) == late
+
+
+def test_a_source_is_nudged_again_only_while_the_queue_is_short(home: Path) -> None:
+    first = capture(home)
+    short = [False]
+    nudged: list[str] = []
+    watch = CaptureWatch(home, nudged.append, lambda conn, now: True, lambda: short[0])
+    assert watch.step(NOW) == [first]
+    second = capture(home, "remember that the release train leaves on Thursdays")
+    assert watch.step(NOW + RENUDGE_SECONDS + 1) == [second]  # a first nudge needs no short queue
+    short[0] = True
+    assert watch.step(NOW + RENUDGE_SECONDS + capture_watch.BEAT_SECONDS + 2) == [first]  # a repeat does
+
+
+def test_sources_nudged_a_moment_ago_do_not_fill_the_batch(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(capture_watch, "BATCH", 3)
+    older = [capture(home, f"remember that service {n} listens on port {9000 + n}") for n in range(3)]
+    watch, nudged = watching(home)
+    assert sorted(watch.step(NOW)) == sorted(older)
+    newest = capture(home, "remember that deploys freeze on Fridays")
+    assert watch.step(NOW + 1) == [newest]
+
+
+class Stop(Exception):
+    pass
+
+
+def test_a_failed_look_waits_longer_each_time_and_takes_back_the_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[float] = []
+
+    class Event:
+        def wait(self, seconds: float) -> bool:
+            waits.append(seconds)
+            if len(waits) == 8:
+                raise Stop
+            return False
+
+    class Failing:
+        home = Path("/nonexistent")
+        seen: tuple[int, ...] | None = (1,)
+        last_beat: float | None = NOW
+
+        def step(self, now: float) -> list[str]:
+            raise OSError("the store cannot be read")
+
+    monkeypatch.setattr(capture_watch.threading, "Event", Event)
+    monkeypatch.setattr(capture_watch, "take_lock", lambda home: 99)
+    monkeypatch.setattr("workers.logs.worker_logger", lambda home: logging.getLogger("test-capture-watch"))
+    failing = Failing()
+    with pytest.raises(Stop):
+        capture_watch._loop(failing)  # type: ignore[arg-type]
+    assert waits == [5.0, 10.0, 20.0, 40.0, 80.0, 120.0, 120.0, 120.0]
+    assert failing.seen is None and failing.last_beat is None  # looked at afresh, recorded again only after a success
 
 
 def test_the_budget_rule_is_recovery_s(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,6 +211,10 @@ def test_a_running_worker_consolidates_a_capture_whose_hook_nudged_no_one(tmp_pa
     with FakeModelProcess(tmp_path, [Reply.of_claims([claim])], default="empty") as model:
         with MemevoWorker(env, model.base_url, log=tmp_path / "worker.log"):
             wait_until(lambda: query(state, "SELECT value FROM metadata WHERE key=?", (WATCH_KEY,)), 30, "the watch")
+            # The start-up recovery (milliseconds after the watch starts) is over before the
+            # capture; the periodic one runs at the turn of each minute, so within the 10 s
+            # waited below it is the watch (every half second) that nudges the capture.
+            time.sleep(1)
             payload = {
                 "schema": "memevo.hook/v1",
                 "agent": "test",
@@ -160,4 +235,4 @@ def test_a_running_worker_consolidates_a_capture_whose_hook_nudged_no_one(tmp_pa
             )
             assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
             assert json.loads(probe.read_text()) == {"status": 0, "nudge_queue": False}  # no nudge written
-            wait_until(lambda: [s for s in sources(state) if s["state"] == "done"], 30, "the capture consolidated")
+            wait_until(lambda: [s for s in sources(state) if s["state"] == "done"], 10, "the capture consolidated")
