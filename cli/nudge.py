@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # nothing it can avoid (tests/integration/test_nudges.py keeps them equal).
 HEARTBEAT_KEY = "worker_heartbeat"
 LIVE_SECONDS = 180.0
-# workers.capture_watch.WATCH_KEY, spelt out likewise.
+# memory_core.jobs.heartbeat.WATCH_KEY and WATCH_AHEAD_SECONDS, spelt out likewise.
 WATCH_KEY = "capture_watch"
 AHEAD_SECONDS = 60.0  # a watch record this far ahead of the hook's clock still counts
 

@@ -34,12 +34,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_core import clock
+from memory_core.jobs.heartbeat import WATCH_KEY  # cli.nudge spells it out (a hook imports little)
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
     from memory_core.store.engines.dbapi import DbConn
 
-WATCH_KEY = "capture_watch"  # cli.nudge spells it out (a hook imports nothing of the worker)
 WATCH_SECONDS = 0.5
 BEAT_SECONDS = 30.0
 RENUDGE_SECONDS = 60.0

@@ -59,7 +59,8 @@ def render_status(report: dict[str, Any]) -> str:
         why = f"{job['error_code']} ({job['error_reason']})" if job.get("error_reason") else job["error_code"]
         lines.append(f"  failing {job['source_id']}: {job['failures']} failures, {why}, {due}")
     worker = report["worker"]
-    lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}")
+    watching = "; it nudges new captures itself" if worker.get("watching_captures") else ""
+    lines.append(f"worker:          last heartbeat {worker['last_heartbeat'] or 'never'}{watching}")
     if worker.get("model_provider"):
         lines.append(f"model:           {worker['model_provider']}, {worker['model'] or 'its own default model'}")
     lines.append(f"model today:     {render_model_today(worker)}")

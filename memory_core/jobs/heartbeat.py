@@ -16,6 +16,10 @@ from memory_core.store.engines.dbapi import DbConn
 from memory_core.store.schema.owners import person_key
 
 HEARTBEAT_KEY = "worker_heartbeat"
+# On SQLite, when a worker last recorded that it watches memory.db for captures and nudges
+# them itself (workers.capture_watch); capture hooks then write no nudge (cli/nudge.py).
+WATCH_KEY = "capture_watch"
+WATCH_AHEAD_SECONDS = 60.0  # a watch record this far ahead of the reader's clock still counts
 # Each worker also beats under HEARTBEAT_KEY + ":host:pid" (per person: person_key).
 # A worker that has not beaten for this long is not counted as running (the per-worker
 # heartbeat is written at least every minute: workers.liveness).
@@ -64,6 +68,18 @@ def read_heartbeat(conn: DbConn) -> float | None:
     """The last heartbeat, or ``None`` if there is none or it is not a usable time."""
     row = conn.execute("SELECT value FROM metadata WHERE key=?", (person_key(conn, HEARTBEAT_KEY),)).fetchone()
     return None if row is None else _time(row[0])
+
+
+def read_watch(conn: DbConn) -> float | None:
+    """When a worker last recorded its capture watch, or ``None`` (never, or no usable time)."""
+    row = conn.execute("SELECT value FROM metadata WHERE key=?", (WATCH_KEY,)).fetchone()
+    return None if row is None else _time(row[0])
+
+
+def watch_fresh(watch: float | None, now: float) -> bool:
+    """Whether a watch recorded at ``watch`` still counts at ``now`` (the rule cli/nudge.py
+    applies for hooks): within :data:`LIVE_SECONDS` before, or :data:`WATCH_AHEAD_SECONDS` after."""
+    return watch is not None and -WATCH_AHEAD_SECONDS <= now - watch <= LIVE_SECONDS
 
 
 def worker_beats(conn: DbConn) -> list[WorkerBeat]:

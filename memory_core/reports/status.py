@@ -19,7 +19,7 @@ from typing import Any
 from memory_core.clock import is_timestamp, iso
 from memory_core.config import Settings, queue_label, store_label
 from memory_core.jobs.budget import Backlog, backlog, budget_state
-from memory_core.jobs.heartbeat import read_heartbeat
+from memory_core.jobs.heartbeat import read_heartbeat, read_watch, watch_fresh
 from memory_core.jobs.model_state import read_worker_model
 from memory_core.records import KINDS, MEMORY_STATUSES, is_reason_code
 from memory_core.store.engines.database import Store
@@ -129,12 +129,16 @@ def _time_or_none(value: object) -> float | None:
 def worker_section(store: Store, settings: Settings, now: float) -> dict[str, Any]:
     """Heartbeat, today's model usage and the daily budget."""
     heartbeat = read_heartbeat(store.conn)
+    watch = read_watch(store.conn)
     budget = budget_state(
         store.conn, now, settings.daily_model_calls, settings.daily_model_tokens, settings.daily_model_cost_usd
     )
     return {
         "last_heartbeat": iso(heartbeat),
         "heartbeat_age_seconds": None if heartbeat is None else round(max(0.0, now - heartbeat), 1),
+        # On SQLite: when a worker last recorded that it nudges new captures itself (hooks then do not).
+        "last_capture_watch": iso(watch),
+        "watching_captures": watch_fresh(watch, now),
         "model_calls_today": budget.usage.calls,
         "model_tokens_today": budget.usage.tokens,
         "model_prompt_tokens_today": budget.usage.prompt_tokens,

@@ -94,3 +94,22 @@ def test_status_shows_the_backend_with_the_password_masked(home: Path, backend: 
     else:
         assert report["store"] == f"SQLite {home / 'memory.db'}" and report["queue"] == f"SQLite {home / 'queue.db'}"
         assert f"queue:           SQLite {home / 'queue.db'}" in text.stdout
+
+
+def test_status_says_whether_a_worker_nudges_new_captures_itself(home: Path) -> None:
+    """The capture watch's record (workers.capture_watch): shown while fresh, not when stale,
+    unreadable or far ahead, as hooks judge it."""
+    from memory_core import clock
+    from memory_core.jobs.heartbeat import LIVE_SECONDS
+    from tests.factories import worker_beating
+
+    worker_beating(home, watching=True)
+    report = json.loads(memevo_process("status", "--json").stdout)
+    assert report["worker"]["watching_captures"] is True and report["worker"]["last_capture_watch"]
+    assert "it nudges new captures itself" in memevo_process("status").stdout
+    for value in (repr(clock.now() - LIVE_SECONDS - 5), repr(clock.now() + 3600), "nan", "soon"):
+        with Store.open(home) as store:
+            store.set_meta("capture_watch", value)
+        report = json.loads(memevo_process("status", "--json").stdout)
+        assert report["worker"]["watching_captures"] is False, value
+        assert "nudges new captures" not in memevo_process("status").stdout
