@@ -109,6 +109,9 @@ def test_a_quantity_with_its_unit_is_a_value_not_a_subject() -> None:
         ("what did we change in the cache yesterday", ["chang", "~cache"]),
         ("last time the cache broke", ["~cache", "broke"]),
         ("the deploy recently failed every time", ["~deploy", "fail"]),
+        ("which ORM do we currently use", ["orm"]),
+        ("what is the deploy doing right now", ["~deploy"]),
+        ("who owns the cache at the moment", ["own", "~cache"]),
         ("缓存昨天坏了", ["~cache", "坏"]),
         ("最近部署失败了", ["~deploy", "失败"]),
     ],
@@ -121,6 +124,7 @@ def test_time_relative_to_the_moment_of_speaking_is_not_a_subject(query: str, ex
 def test_relative_time_stays_in_the_index_and_last_stays_a_word() -> None:
     assert "yesterdai" in features("Deployed the cache fix yesterday")
     assert "last" in focus("who came in last")
+    assert "moment" in focus("the moment of inertia")  # only "at the moment" is relative time
 
 
 @pytest.mark.parametrize(

@@ -98,6 +98,7 @@ QUESTIONS = (
     "Tell me again what port the API listens on today",
     "Remind me: did we ever fix the flaky login test?",
     "Which books has she read recently?",
+    "What ORM is the ecommerce-api currently using, and what is it right now at the moment?",
     "What does the team use for migrations, Alembic or something else?",
     "I forgot, what was the name of the library we picked for retries?",
     "Is the config.toml in the project root or under ~/.config?",
