@@ -45,11 +45,41 @@ def worker_beating(home, at: float | None = None, *, watching: bool = False) -> 
     it: capture hooks on SQLite nudge only while a worker beats (cli/nudge.py), and not even
     then while a worker watches for captures itself (``watching``: workers.capture_watch)."""
     from memory_core import clock
-    from memory_core.jobs.heartbeat import write_heartbeat
+    from memory_core.jobs.heartbeat import write_heartbeat, write_watch
     from memory_core.store.engines.database import Store
-    from workers.capture_watch import write_watch
 
     with Store.open(home) as store, store.transaction() as conn:
         write_heartbeat(conn, clock.now() if at is None else at, "host:1")
         if watching:
             write_watch(conn, clock.now() if at is None else at)
+
+
+def run_turn_end(code: str, cwd, env: dict[str, str], messages: list[str], session_id: str = "test", **options: Any):
+    """A generic ``turn_end`` hook call (``messages`` from the user) run by ``python -c code``
+    from the repository, its JSON on stdin; the hook fails open, so it must exit 0 and print
+    nothing. Returns the completed process."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    payload = {
+        "schema": "memevo.hook/v1",
+        "agent": "test",
+        "event": "turn_end",
+        "session_id": session_id,
+        "cwd": str(cwd),
+        "user_messages": messages,
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(Path(__file__).resolve().parent.parent),
+        timeout=60,
+        **options,
+    )
+    assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
+    return result

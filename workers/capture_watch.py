@@ -11,10 +11,11 @@ writes the store for that) and nudges through huey the ones it has not nudged ye
 nudged more than :data:`RENUDGE_SECONDS` ago and still due is nudged again only while the
 queue is short, as recovery does. Nothing is nudged without a model or once today's budget is
 spent (recovery's rules). After a look that could nudge, at most every
-:data:`BEAT_SECONDS`, it records :data:`WATCH_KEY` in ``metadata``: a capture hook that
-finds that record fresh (within ``LIVE_SECONDS``, as the heartbeat) writes no nudge
-(cli/nudge.py). A look that fails (the store unreachable, damaged or at another schema
-version) waits :data:`RETRY_SECONDS`, doubling to :data:`RETRY_MAX_SECONDS`, and records
+:data:`BEAT_SECONDS`, it records ``capture_watch`` in ``metadata``
+(``memory_core.jobs.heartbeat.write_watch``): a capture hook that finds that record fresh
+(within ``LIVE_SECONDS``, as the heartbeat) writes no nudge (cli/nudge.py). A look that
+fails (the store unreachable, damaged or at another schema version) waits
+:data:`RETRY_SECONDS`, doubling to :data:`RETRY_MAX_SECONDS`, and records
 nothing, so hooks nudge again once the record is stale.
 
 One watcher per state dir: the thread holds a lock on ``cache/capture-watch.lock``
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory_core import clock
-from memory_core.jobs.heartbeat import WATCH_KEY  # cli.nudge spells it out (a hook imports little)
+from memory_core.jobs.heartbeat import write_watch
 
 if TYPE_CHECKING:
     from memory_core.config import Settings
@@ -52,14 +53,6 @@ LOCK_NAME = "capture-watch.lock"
 
 _started_pid: int | None = None
 _start_lock = threading.Lock()
-
-
-def write_watch(conn: DbConn, now: float) -> None:
-    """Record that a watcher runs (inside a write transaction)."""
-    conn.execute(
-        "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",
-        (WATCH_KEY, repr(now)),
-    )
 
 
 class CaptureWatch:

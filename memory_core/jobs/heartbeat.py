@@ -48,6 +48,11 @@ def write_heartbeat(conn: DbConn, now: float, worker: str | None = None) -> None
         _set(conn, f"{key}:{worker}", repr(now))
 
 
+def write_watch(conn: DbConn, now: float) -> None:
+    """Record that a worker watches for captures (workers.capture_watch; inside a write transaction)."""
+    _set(conn, WATCH_KEY, repr(now))
+
+
 def _set(conn: DbConn, key: str, value: str) -> None:
     conn.execute(
         "INSERT INTO metadata (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value",

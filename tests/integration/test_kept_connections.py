@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.factories import worker_beating
+from tests.factories import run_turn_end, worker_beating
 from tests.support.processes import REPO
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL and a hook process's own files
@@ -109,27 +109,10 @@ run()
 
 
 def run_hook(tmp_path: Path, home: Path, session: str, messages: list[str]) -> dict:
-    payload = {
-        "schema": "memevo.hook/v1",
-        "agent": "test",
-        "event": "turn_end",
-        "session_id": session,
-        "cwd": str(tmp_path),
-        "user_messages": messages,
-    }
     probe = tmp_path / f"{session}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
     env.update({"MEMEVO_HOME": str(home), "PROBE": str(probe)})
-    result = subprocess.run(
-        [sys.executable, "-c", _HOOK],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(REPO),
-        timeout=60,
-    )
-    assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
+    run_turn_end(_HOOK, tmp_path, env, messages, session)
     return json.loads(probe.read_text())
 
 

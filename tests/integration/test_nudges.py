@@ -112,8 +112,7 @@ def test_with_a_worker_watching_for_captures_a_capture_writes_no_nudge(home: Pat
     the hook opens no queue.db; once that watch is stale, a beating worker is nudged again."""
     from cli import nudge
     from memory_core import clock
-    from memory_core.jobs.heartbeat import LIVE_SECONDS, WATCH_AHEAD_SECONDS
-    from workers.capture_watch import WATCH_KEY
+    from memory_core.jobs.heartbeat import LIVE_SECONDS, WATCH_AHEAD_SECONDS, WATCH_KEY
 
     assert (nudge.WATCH_KEY, nudge.AHEAD_SECONDS) == (WATCH_KEY, WATCH_AHEAD_SECONDS)  # spelt out for hooks
     worker_beating(home, watching=True)

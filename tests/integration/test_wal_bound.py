@@ -8,7 +8,6 @@ reader holding an old snapshot makes it a no-op (nothing waits) until a later op
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import subprocess
@@ -29,6 +28,7 @@ from memory_core.store.engines.close_checkpoint import (
     skip_checkpoint_on_close,
 )
 from memory_core.store.engines.connection import connect
+from tests.factories import run_turn_end
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL; no store backend involved
 
@@ -255,27 +255,8 @@ def state_with_a_long_wal(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return db, env
 
 
-def capture_hook(tmp_path: Path, env: dict[str, str], text: str, **options: object) -> subprocess.CompletedProcess[str]:
-    payload = {
-        "schema": "memevo.hook/v1",
-        "agent": "test",
-        "event": "turn_end",
-        "session_id": "fold",
-        "cwd": str(tmp_path),
-        "user_messages": [text],
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", HOOK],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=60,
-        **options,  # type: ignore[call-overload]
-    )
-    assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
-    return result
+def capture_hook(tmp_path: Path, env: dict[str, str], text: str, **options: Any) -> None:
+    run_turn_end(HOOK, tmp_path, env, [text], "fold", **options)
 
 
 def test_a_real_hook_leaves_the_fold_to_a_detached_process(tmp_path: Path) -> None:

@@ -15,12 +15,14 @@ from types import SimpleNamespace
 
 import pytest
 
+from memory_core.jobs.heartbeat import WATCH_KEY
 from memory_core.store.engines.database import Store
+from tests.factories import run_turn_end
 from tests.support.fake_model import FakeModelProcess, Reply
 from tests.support.memevo_worker import MemevoWorker, memevo_env, query, sources, wait_until
 from tests.worker.conftest import capture
 from workers import capture_watch
-from workers.capture_watch import RENUDGE_SECONDS, WATCH_KEY, CaptureWatch
+from workers.capture_watch import RENUDGE_SECONDS, CaptureWatch
 
 pytestmark = pytest.mark.sqlite_only  # on PostgreSQL hooks go through memevo serve, which nudges
 
@@ -215,24 +217,8 @@ def test_a_running_worker_consolidates_a_capture_whose_hook_nudged_no_one(tmp_pa
             # capture; the periodic one runs at the turn of each minute, so within the 10 s
             # waited below it is the watch (every half second) that nudges the capture.
             time.sleep(1)
-            payload = {
-                "schema": "memevo.hook/v1",
-                "agent": "test",
-                "event": "turn_end",
-                "session_id": "watched",
-                "cwd": str(tmp_path),
-                "user_messages": ["Remember that the staging database listens on port 5433."],
-            }
             probe = tmp_path / "probe.json"
-            result = subprocess.run(
-                [sys.executable, "-c", PROBE],
-                input=json.dumps(payload),
-                capture_output=True,
-                text=True,
-                env={**env, "PROBE": str(probe)},
-                cwd=REPO,
-                timeout=60,
-            )
-            assert result.returncode == 0 and result.stdout == "" and result.stderr == "", result.stderr
+            messages = ["Remember that the staging database listens on port 5433."]
+            run_turn_end(PROBE, tmp_path, {**env, "PROBE": str(probe)}, messages, "watched")
             assert json.loads(probe.read_text()) == {"status": 0, "nudge_queue": False}  # no nudge written
             wait_until(lambda: [s for s in sources(state) if s["state"] == "done"], 10, "the capture consolidated")
