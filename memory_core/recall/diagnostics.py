@@ -203,11 +203,19 @@ def lead_text(lead: Lead) -> str:
             f"lexical ranking ({ahead}, at least {LEAD_RATIO}x needed) and matches "
             f"{lead.candidate.coverage:.0%} of the question (at least {LEAD_MIN_COVERAGE:.0%} needed)"
         )
+    if lead.firm is not None and lead.firm != lead.gate:
+        firm = REASON_TEXT.get(lead.firm, lead.firm)
+        return (
+            f"no claim passed the relevance gates and this one leads the lexical ranking ({ahead}), "
+            f"but it is not taken: besides failing one ({gate}) it fails a gate a lead cannot "
+            f"overrule ({firm})"
+        )
     return (
         f"no claim passed the relevance gates and this one leads the lexical ranking ({ahead}), "
         f"but it is not taken: a lead needs at least {LEAD_RATIO}x, {LEAD_MIN_COVERAGE:.0%} of the "
         "question, an awake claim and none of the firm gates (no word of the question itself, a "
-        "quoted question only, a missing path or identifier, an unknown subject)"
+        "quoted question only, a missing path or identifier, an unknown subject, a short "
+        "question's named subject or attribute missing)"
     )
 
 

@@ -123,6 +123,7 @@ def _exact(conn: DbConn, r: Retrieval, ids: list[str]) -> list[Candidate]:
                 e.alternatives,
                 e.complete,
                 coverage=e.coverage,
+                firm=e.firm,
             )
         )
     return scored

@@ -72,7 +72,9 @@ class BodyOutcome(
 
 
 def _candidate(doc: IndexedDoc, raw: float, e: Evaluation) -> Candidate:
-    return Candidate(doc, raw, e.matched, e.context_matched, e.reason, e.alternatives, e.complete, coverage=e.coverage)
+    return Candidate(
+        doc, raw, e.matched, e.context_matched, e.reason, e.alternatives, e.complete, coverage=e.coverage, firm=e.firm
+    )
 
 
 def evaluate(

@@ -17,28 +17,10 @@ from __future__ import annotations
 
 from memory_core.recall.aging import is_dormant
 from memory_core.recall.rank import Candidate
+from memory_core.recall.scoring import FIRM_REASONS
 
 LEAD_RATIO = 1.3
 LEAD_MIN_COVERAGE = 0.4
-# Gates a lead may not overrule: the claim shares no word of the question itself (only the
-# conversation's), only a quoted question, lacks a path or identifier the question names;
-# the question names something no claim holds (a subject it asks a value of, or a name
-# beside the one word the claim matches: memory has never heard of what is asked about);
-# or a short question names a subject and an attribute and the claim lacks one of them
-# (another subject's port, or the subject's timeout, is no answer to "SQLite port?").
-FIRM_REASONS = frozenset(
-    {
-        "no_focus_match",
-        "quoted_question_only",
-        "literal_missing",
-        "unknown_subject",
-        "unknown_words",
-        "named_subject_missing",
-        "named_attribute_missing",
-    }
-)
-
-
 # Candidates the ranking leaves out: no word of the question itself, or a claim recall never
 # judged (``explain --claim`` scores it, so it must not change what recall chooses).
 UNRANKED = frozenset({"no_focus_match", "not_read", "not_scored"})
@@ -47,11 +29,12 @@ UNRANKED = frozenset({"no_focus_match", "not_read", "not_scored"})
 class Lead:
     """The best candidate by raw relevance, how far it leads the next one, and whether it is taken."""
 
-    __slots__ = ("candidate", "eligible", "gate", "ratio", "taken")
+    __slots__ = ("candidate", "eligible", "firm", "gate", "ratio", "taken")
 
     def __init__(self, candidate: Candidate, ratio: float, *, eligible: bool, taken: bool) -> None:
         self.candidate = candidate
         self.gate = candidate.excluded  # the gate it failed (selection clears it when taken)
+        self.firm = candidate.firm  # a firm gate it fails too (it is then not eligible)
         self.ratio = ratio
         # Failing no firm gate: the margin and coverage decide.
         self.eligible = eligible
@@ -65,6 +48,7 @@ class Lead:
             "ratio": round(self.ratio, 3) if self.ratio != float("inf") else None,
             "coverage": round(c.coverage, 3),
             "gate": self.gate,
+            "firm": self.firm,
             "eligible": self.eligible,
             "taken": self.taken,
         }
@@ -91,6 +75,7 @@ def find(candidates: list[Candidate], *, now: float, include_dormant: bool) -> L
     key = (best.doc.origin, best.doc.content_hash)
     second = next((c for c in ranked[1:] if (c.doc.origin, c.doc.content_hash) != key), None)
     ratio = best.raw / second.raw if second is not None else float("inf")
-    eligible = best.excluded not in FIRM_REASONS
+    # Failing no firm gate, first or after a soft one (:attr:`Candidate.firm`).
+    eligible = best.excluded not in FIRM_REASONS and best.firm is None
     taken = eligible and ratio >= LEAD_RATIO and best.coverage >= LEAD_MIN_COVERAGE
     return Lead(best, ratio, eligible=eligible, taken=taken)

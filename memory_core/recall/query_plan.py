@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
 from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
-from memory_core.text.grammar import asks_place_or_time
+from memory_core.text.grammar import asks_place_or_time, describes_subject
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.tokenize import normalize
 from memory_core.text.vocabulary import ANAPHORA, RESET
@@ -57,12 +57,15 @@ if TYPE_CHECKING:
         # The question asks where or when (:func:`memory_core.text.grammar.asks_place_or_time`):
         # a value of its subject, as an attribute word does.
         asks_value: bool = False
+        # The question picks out its subject by a relative clause, not a name
+        # (:func:`memory_core.text.grammar.describes_subject`): the clause is a condition.
+        describes: bool = False
 
 else:
     _QueryPlanFields = namedtuple(
         "QueryPlan",
-        ("focus", "context", "mode", "background", "asks_value"),
-        defaults=((), "standalone", (), False),
+        ("focus", "context", "mode", "background", "asks_value", "describes"),
+        defaults=((), "standalone", (), False, False),
     )
 
 
@@ -101,7 +104,13 @@ def clip_text(text: str, limit: int = MAX_TEXT_BYTES) -> str:
 class _Reading(
     NamedTuple(
         "_Reading",
-        [("terms", tuple[Term, ...]), ("reset", bool), ("anaphoric", bool), ("asks_value", bool)],
+        [
+            ("terms", tuple[Term, ...]),
+            ("reset", bool),
+            ("anaphoric", bool),
+            ("asks_value", bool),
+            ("describes", bool),
+        ],
     )
 ):
     __slots__ = ()
@@ -119,9 +128,10 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False)
+        return _Reading((), reset, False, False, False)
     terms = tuple(bound_terms(query_terms(body)))
-    return _Reading(terms, reset, bool(ANAPHORA.search(body)), asks_place_or_time(normalize(body)))
+    text = normalize(body)
+    return _Reading(terms, reset, bool(ANAPHORA.search(body)), asks_place_or_time(text), describes_subject(text))
 
 
 def conversation_slots(texts: Sequence[str]) -> list[str]:
@@ -164,9 +174,10 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
         if subject and points_back(reading.terms, reading.anaphoric):
             own = {t.feature for t in reading.terms}
             context = tuple(t for t in subject if t.feature not in own)
-            plan = QueryPlan(reading.terms, context, "follow_up" if context else "standalone", (), reading.asks_value)
+            mode = "follow_up" if context else "standalone"
+            plan = QueryPlan(reading.terms, context, mode, (), reading.asks_value, reading.describes)
         else:
-            plan = QueryPlan(reading.terms, (), "standalone", (), reading.asks_value)
+            plan = QueryPlan(reading.terms, (), "standalone", (), reading.asks_value, reading.describes)
             if subjects:
                 subject = subjects
     if plan.is_empty or not earlier:

@@ -75,6 +75,8 @@ class Candidate:
         "freshness",
         "dormant",
         "rank",
+        # The first firm gate it fails, if any, even after a soft one (see ``Evaluation.firm``).
+        "firm",
     )
 
     def __init__(
@@ -91,6 +93,7 @@ class Candidate:
         freshness: float = 1.0,
         dormant: bool = False,
         rank: float = 0.0,
+        firm: str | None = None,
     ) -> None:
         self.doc = doc
         self.raw = raw
@@ -104,6 +107,7 @@ class Candidate:
         self.freshness = freshness
         self.dormant = dormant
         self.rank = rank
+        self.firm = firm
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in Candidate.__slots__)

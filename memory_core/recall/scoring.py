@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
@@ -60,6 +60,26 @@ LENGTH_PIVOT = 12
 # claims says as little as a filler word: it still scores, but cannot qualify a record.
 COMMON_SHARE = 0.10
 COMMON_MIN_CLAIMS = 300
+
+
+# Gates the lexical lead (:mod:`memory_core.recall.lead`) may not overrule: the claim shares
+# no word of the question itself (only the conversation's), only a quoted question, lacks a
+# path or identifier the question names; the question names something no claim holds (a
+# subject it asks a value of, or a name beside the one word the claim matches: memory has
+# never heard of what is asked about); or a short question names a subject and an attribute
+# and the claim lacks one of them (another subject's port, or the subject's timeout, is no
+# answer to "SQLite port?").
+FIRM_REASONS = frozenset(
+    {
+        "no_focus_match",
+        "quoted_question_only",
+        "literal_missing",
+        "unknown_subject",
+        "unknown_words",
+        "named_subject_missing",
+        "named_attribute_missing",
+    }
+)
 
 
 def feature_weight(document_frequency: int, total: int, *, literal: bool = False) -> float:
@@ -102,12 +122,14 @@ if TYPE_CHECKING:
         complete: bool = False
         # The share of the question's focus weight it matches (see :meth:`PlanScorer.coverage`).
         coverage: float = 0.0
+        # The first firm gate (:data:`FIRM_REASONS`) it fails, wherever it comes in the order.
+        firm: str | None = None
 
 else:
     _EvaluationFields = namedtuple(
         "Evaluation",
-        ("raw", "matched", "context_matched", "reason", "alternatives", "complete", "coverage"),
-        defaults=((), False, 0.0),
+        ("raw", "matched", "context_matched", "reason", "alternatives", "complete", "coverage", "firm"),
+        defaults=((), False, 0.0, None),
     )
 
 
@@ -167,9 +189,11 @@ class PlanScorer:
         # The short named-attribute rule: "SQLite auth?" needs SQLite *and* auth; "where
         # does the MongoDB database live?" asks a place by its question word and needs MongoDB.
         asks = bool(attributes) or plan.asks_value
+        # A subject picked out by a relative clause ("那个30岁的人是做什么的") is no name: the
+        # clause is a condition another claim may state, not a word the answer must hold.
         self.named_attribute = (
             (named[0], tuple(attributes))
-            if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and asks
+            if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and asks and not plan.describes
             else None
         )
         # A short question asking a value of a subject no claim names: nothing answers it.
@@ -198,7 +222,7 @@ class PlanScorer:
         known = self._cache.get(key)
         if known is None:
             known = self._cache[key] = self._judge(masks)
-        reason, score, matched, context_matched, alternatives, complete, coverage = known
+        reason, score, matched, context_matched, alternatives, complete, coverage, firm = known
         return Evaluation(
             length_factor(body_feature_count) * score,
             matched,
@@ -207,15 +231,20 @@ class PlanScorer:
             alternatives,
             complete,
             coverage,
+            firm,
         )
 
     def _judge(
         self, masks: Mapping[str, int]
-    ) -> tuple[str | None, float, tuple[str, ...], tuple[str, ...], tuple[int, ...], bool, float]:
+    ) -> tuple[str | None, float, tuple[str, ...], tuple[str, ...], tuple[int, ...], bool, float, str | None]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
-        reason = self._gate(masks, matched)
+        failures = self._failures(masks, matched)
+        reason = next(failures, None)
+        # A claim whose first failure is soft may fail a firm gate after it: the lexical lead
+        # must not take it (another subject's attribute that misses the coverage gate too).
+        firm = reason if reason in FIRM_REASONS else next((r for r in failures if r in FIRM_REASONS), None)
         focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
         alternatives = tuple(u.terms[0].unit for u in self.focus_units if u.group and u.matched(masks, weights, ~0))
@@ -234,6 +263,7 @@ class PlanScorer:
             alternatives,
             complete,
             self.coverage(masks) if matched else 0.0,
+            firm,
         )
 
     def coverage(self, masks: Mapping[str, int]) -> float:
@@ -254,34 +284,40 @@ class PlanScorer:
             found += min(support, MAX_BACKGROUND_SHARE * total)
         return min(1.0, found / total) if total else 0.0
 
-    def _gate(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> str | None:
+    def _failures(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> Iterator[str]:
+        """Every gate the claim fails, in the order they are judged (lazily: the first is its
+        reason, and only a claim failing a soft gate first is asked for a firm one after it)."""
         weights = self.weights
         if not matched:
-            return "no_focus_match"
+            yield "no_focus_match"
+            return
         if not self._names_unknown_subject(masks):
-            return "unknown_subject"
+            yield "unknown_subject"
         if not any(masks.get(f, 0) & EVIDENCE_FIELDS for f in self.qualifying):
             if all((masks[f] & ~QUOTE) == 0 for f in matched):
-                return "quoted_question_only"
-            return "no_qualifying_match"
+                yield "quoted_question_only"
+            else:
+                yield "no_qualifying_match"
         units = active_units(self.focus_units, masks, weights)
         terms = [t for u in units for t in u.terms]
         if any(t.literal and not masks.get(t.feature, 0) for t in terms):
-            return "literal_missing"
+            yield "literal_missing"
         if self.coverage(masks) < MIN_FOCUS_COVERAGE:
-            return "focus_coverage"
+            yield "focus_coverage"
         matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))
         if sum(1 for u in units if not u.unseen) >= 3 and matched_units < 2:
-            return "too_few_matches"
+            yield "too_few_matches"
         if matched_units == 1 and any(u.unseen and u.named and not u.cjk for u in units):
-            return "unknown_words"
+            yield "unknown_words"
         if self.named_attribute is not None:
             subject, attributes = self.named_attribute
             if not any(u.matched(masks, weights, EVIDENCE_FIELDS | ORIGIN) for u in subject):
-                return "named_subject_missing"
-            if attributes and not any(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
-                return "named_attribute_missing"
-        return self._context_gate(masks)
+                yield "named_subject_missing"
+            elif attributes and not any(a.matched(masks, weights, EVIDENCE_FIELDS) for a in attributes):
+                yield "named_attribute_missing"
+        context = self._context_gate(masks)
+        if context is not None:
+            yield context
 
     def complement(self, masks: Mapping[str, int], open_features: frozenset[str]) -> float:
         """How much of the still open part of the question a claim answers (0 if it cannot).

@@ -28,6 +28,12 @@ A question asking *where* or *when* something is, was or happens ("where does th
 database live?", "when is the deploy?") asks for a value of its subject, a place or a time,
 as "what port …" does with a word: the short named-subject rule then applies to it.
 
+A question may also pick out what it asks about by a description instead of a name: a
+relative clause on a light head noun ("那个来自重庆的人叫什么名字", "深圳那家医院的那个人多大",
+"the one who lives in Denver, what is her email?"). The words of the clause are a
+condition the thing meets, usually stated in another claim than the one that answers
+(:func:`describes_subject`); the short named-subject rule does not apply to such a question.
+
 These are heuristics of word order, not a parser: a word they miss stays a subject, and a
 question they do not recognise is judged as before.
 """
@@ -73,6 +79,19 @@ _PLACE_OR_TIME = re.compile(
     r"\b(?:where|when)(?:'s|\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|has|have|had)\b)"
 )
 _CHINESE_PLACE_OR_TIME = ("哪里", "哪儿", "在哪", "什么时候", "何时", "哪天", "几点", "什么地方")
+# A relative clause on a light head noun: 那个<clause>的人 / 那个<clause>的，他 … /
+# <clause>的那个人 (Chinese, normalized: full-width commas are ASCII), the one who …
+# (English). The heads are the language's light nouns for "one", not a list of things.
+_HEAD_ZH = "(?:人|家伙|东西|地方)"
+_PRONOUN_ZH = "(?:他们|她们|它们|他|她|它|其|人家)"
+_DESCRIBED_ZH = re.compile(
+    rf"那(?:个|位|名|家|些)?[^,.?!;:，。？！；：的]{{1,40}}的(?:{_HEAD_ZH}|,?\s*{_PRONOUN_ZH})"
+    rf"|[^,.?!;:，。？！；：]{{2,40}}的(?:那位|那(?:个|名|些)(?:人|家伙|东西|地方|,|{_PRONOUN_ZH}))"
+)
+_DESCRIBED_EN = re.compile(
+    r"\b(?:the|that|this)\s+(?:one|ones|person|people|guy|guys|man|woman|girl|boy|thing|place|"
+    r"someone|somebody)\s+(?:who|that|which|whose|whom)\b|\bwhoever\b|\bwhichever\b"
+)
 _LATIN = re.compile(r"[a-z]{2}")
 # Every match of _QUESTION holds one of these.
 _WH_WORDS = ("what", "which", "where", "when", "how", "why", "whom")
@@ -118,6 +137,14 @@ def _question_roles(text: str, roles: dict[str, str]) -> None:
         if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
             roles.update(dict.fromkeys(asked.split(), ASKED))
             roles[verb] = VERB
+
+
+def describes_subject(text: str) -> bool:
+    """Whether normalized ``text`` picks out what it asks about by a relative clause on a
+    light head noun ("那个30岁的人是做什么的", "the one who moved to Denver")."""
+    if _DESCRIBED_ZH.search(text) is not None:
+        return True
+    return _LATIN.search(text) is not None and _DESCRIBED_EN.search(text) is not None
 
 
 def asks_place_or_time(text: str) -> bool:

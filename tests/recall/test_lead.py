@@ -12,8 +12,15 @@ from tests.recall.test_ranking import doc
 from tests.support.times import NOW, T0
 
 
-def cand(memory_id: str, raw: float, reason: str = "focus_coverage", coverage: float = 0.42, **extra) -> Candidate:
-    return Candidate(doc(memory_id, **extra), raw, ("a",), (), excluded=reason, coverage=coverage)
+def cand(
+    memory_id: str,
+    raw: float,
+    reason: str = "focus_coverage",
+    coverage: float = 0.42,
+    firm: str | None = None,
+    **extra,
+) -> Candidate:
+    return Candidate(doc(memory_id, **extra), raw, ("a",), (), excluded=reason, coverage=coverage, firm=firm)
 
 
 def test_a_claim_far_ahead_is_taken() -> None:
@@ -59,6 +66,41 @@ def test_firm_gates_dormant_and_unjudged_claims_are_never_a_lead() -> None:
     assert find(old[:1], now=NOW, include_dormant=False) is None
 
 
+def test_a_firm_gate_after_a_soft_one_still_bars_the_lead() -> None:
+    # The claim's first failure is coverage (a lead may overrule that), but it also lacks the
+    # subject a short question names: another subject's attribute is no answer.
+    found = find([cand("a", 3.0, firm="named_subject_missing"), cand("b", 1.0)], now=NOW, include_dormant=False)
+    assert found is not None and found.candidate.doc.memory_id == "a"
+    assert not found.eligible and not found.taken
+    assert found.as_dict()["gate"] == "focus_coverage" and found.as_dict()["firm"] == "named_subject_missing"
+    text = lead_text(found)
+    assert "not taken" in text and "a gate a lead cannot overrule" in text
+    assert "a short question about a named subject: the claim does not name it" in text
+
+
+def test_another_subjects_attribute_is_no_lead(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "我的手机的品牌是华为。",
+            "我的手机的颜色是黑色。",
+            "我的自行车是捷安特的。",
+            "我的自行车是蓝色的。",
+            "我的笔记本电脑是联想的。",
+        )
+    ]
+    # Only the phone's claim states a brand, and it leads the lexical ranking alone; but the
+    # question names the bicycle, which the phone's claim lacks (it fails coverage first).
+    query = "我的自行车是什么牌子？"
+    result = recall(reader.conn, query, now=NOW)
+    assert result.claims == []
+    assert result.diagnostics["lead"]["id"] == claims[0].id
+    assert result.diagnostics["lead"]["firm"] == "named_subject_missing"
+    assert not result.diagnostics["lead"]["taken"]
+    verdict = explain_claim(reader.conn, query, claims[0].id, now=NOW)
+    assert not verdict["selected"] and "a gate a lead cannot overrule" in verdict["lead"]
+
+
 def test_nothing_matched_means_no_lead() -> None:
     assert find([], now=NOW, include_dormant=False) is None
     assert find([cand("a", 2.0, "no_focus_match")], now=NOW, include_dormant=False) is None
@@ -74,6 +116,7 @@ def test_the_verdict_says_why_in_words() -> None:
         "ratio": 2.0,
         "coverage": 0.42,
         "gate": "focus_coverage",
+        "firm": None,
         "eligible": True,
         "taken": True,
     }

@@ -8,8 +8,9 @@ import pytest
 
 from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import recall, turn_recall
-from memory_core.text.grammar import ASKED, VERB, asks_place_or_time, word_roles
+from memory_core.text.grammar import ASKED, VERB, asks_place_or_time, describes_subject, word_roles
 from memory_core.text.query_features import query_terms
+from memory_core.text.tokenize import normalize
 from tests.support.times import NOW
 
 
@@ -147,3 +148,59 @@ def test_the_verb_of_a_question_still_counts_toward_its_answer(add, reader) -> N
     clarinet = add("Melanie plays the clarinet to relax")
     add("Caroline paints landscapes on weekends")
     assert ids(recall(reader.conn, "What instruments does Melanie play?", now=NOW)) == [clarinet.id]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "那个来自哈尔滨的人叫什么名字？",
+        "那个来自哈尔滨的，他是做什么工作的？",
+        "那位住在西安的人的电话是多少？",
+        "那个价格超过五千元的东西是什么牌子？",
+        "海淀那家牙科诊所的那个人多大了？",
+        "城西医院的那位是哪里人？",
+        "The one who moved to Denver, what is her email?",
+        "whoever set up the billing service, what is their email?",
+    ],
+)
+def test_a_subject_picked_out_by_a_relative_clause(text: str) -> None:
+    assert describes_subject(normalize(text))
+    assert build_plan([text]).describes
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "那个数据库的端口是多少？",
+        "我们那个项目的那个接口的超时是多少",
+        "我的自行车是什么牌子？",
+        "订单服务的那个端口是多少？",
+        "what is the port of that database?",
+        "which one is faster?",
+    ],
+)
+def test_a_named_or_demonstrated_subject_is_not_described(text: str) -> None:
+    assert not describes_subject(normalize(text))
+    assert not build_plan([text]).describes
+
+
+def test_a_described_subject_is_a_condition_another_claim_states(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "我的邻居来自哈尔滨。",
+            "我的邻居叫刘洋。",
+            "我的邻居是一名牙医。",
+            "我的同学来自西安。",
+            "我的同学叫陈晨。",
+            "我的同学是一名律师。",
+        )
+    ]
+    # The clause (from Harbin) is how the question picks out the neighbour: the claim
+    # stating it answers the first step, though it lacks the name the question asks.
+    found = recall(reader.conn, "那个来自哈尔滨的人叫什么名字？", now=NOW).claims
+    assert [c.memory_id for c in found] == [claims[0].id]
+    found = recall(reader.conn, "那个来自西安的人，他是做什么工作的？", now=NOW).claims
+    assert [c.memory_id for c in found] == [claims[3].id]
+    # A named subject still needs its attribute: the city alone answers no name.
+    assert recall(reader.conn, "哈尔滨的名字？", now=NOW).claims == []
