@@ -48,6 +48,8 @@ from memory_core.recall.scoring import (
 )
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.concepts import BY_FEATURE
+from memory_core.text.query_features import Term
+from memory_core.text.value_classes import is_value_class
 
 MIN_BRIDGE_SHARE = 0.3
 MIN_CONCEPT_BRIDGE_SHARE = 0.15
@@ -63,8 +65,22 @@ def open_part(r: Retrieval, chosen: list[Candidate]) -> frozenset[str]:
     """The (seen) focus features no chosen claim matched, if one of them could qualify a claim."""
     scorer = r.scorer
     matched = {f for c in chosen for f in c.matched}
-    features = frozenset(t.feature for t in scorer.focus if t.feature in scorer.seen and t.feature not in matched)
+    # An attribute and its value class are one thing asked two ways ("什么颜色": the word
+    # 颜色 or a colour): a chosen claim holding either answers both.
+    answered = {
+        t.group for t in scorer.focus if t.group and t.feature in matched and is_value_group(scorer.focus, t.group)
+    }
+    features = frozenset(
+        t.feature
+        for t in scorer.focus
+        if t.feature in scorer.seen and t.feature not in matched and t.group not in answered
+    )
     return features if features & scorer.qualifying else frozenset()
+
+
+def is_value_group(focus: tuple[Term, ...], group: int) -> bool:
+    """Whether alternative ``group`` is an attribute with its value class (not "A or B")."""
+    return any(t.group == group and is_value_class(t.feature) for t in focus)
 
 
 def _attribute(feature: str) -> bool:

@@ -197,4 +197,5 @@ CHINESE_ASKING: dict[str, str] = {
     "哪里的人": "~hometown",
     "哪儿人": "~hometown",
     "哪儿的人": "~hometown",
+    "多少钱": "~cost",
 }

@@ -15,6 +15,7 @@ from memory_core.text.concepts import BY_FEATURE
 from memory_core.text.grammar import ASKED, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
+from memory_core.text.value_classes import VALUE_CLASSES, asked_value
 from memory_core.text.vocabulary import (
     FRAMING,
     FRAMING_WORDS,
@@ -240,7 +241,30 @@ def query_terms(text: str) -> list[Term]:
         unit_id += 1
     if groups:
         terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
-    return _completed_attributes(terms, asking)
+    return _asked_values(_completed_attributes(terms, asking), text)
+
+
+def _asked_values(terms: list[Term], text: str) -> list[Term]:
+    """An attribute whose value the question asks for ("什么颜色", "how much did it cost")
+    gets its value class (:mod:`memory_core.text.value_classes`) as an alternative: a claim
+    stating a colour or an amount answers it without the attribute's word. Read on the whole
+    question (framing such as "how much" is already gone from the asking part)."""
+    concepts = [t for t in terms if t.kind == CONCEPT and t.attribute and t.feature in VALUE_CLASSES]
+    if not concepts:
+        return terms
+    normalized = normalize(text)
+    out = list(terms)
+    fresh = 1 + max(max(t.unit for t in terms), max(t.group for t in terms))
+    for term in concepts:
+        value = asked_value(term.feature, normalized)
+        if value is None or any(t.feature == value for t in out):
+            continue
+        group = term.group or fresh
+        fresh += 1
+        unit = 1 + max(t.unit for t in out)
+        out = [t._replace(group=group) if t.unit == term.unit else t for t in out]
+        out.append(Term(value, unit, CONCEPT, attribute=True, group=group))
+    return out
 
 
 def _completed_attributes(terms: list[Term], text: str) -> list[Term]:

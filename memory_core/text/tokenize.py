@@ -34,6 +34,7 @@ from collections import Counter
 
 from memory_core.text.concepts import CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
+from memory_core.text.value_classes import held_values
 from memory_core.text.vocabulary import (
     CHINESE_CONJUNCTIONS,
     CHINESE_KEEP_WORDS,
@@ -238,6 +239,9 @@ def _counts(text: str) -> Counter[str]:
     for unit in split_units(text, expand=True):
         for feature, _kind in unit:
             counts[feature] += 1
+    # A value of an attribute's class ("蓝色", "$40"): the class, once (text.value_classes).
+    for value in held_values(text):
+        counts[value] = 1
     return counts
 
 

@@ -48,7 +48,7 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset(
 哪一个 哪一 哪天 哪年 哪位 哪种 哪样 哪次 哪台 哪家 哪条 哪款 哪项 哪类 哪边
 很多 也许 尤其 极其 其中 其余 相比 相较 比起 两个 更多 更少 更加 更为
 来着 到底 究竟 干嘛 干吗 什么样 怎么回事 多老 的话 等等 能不能 会不会 要不要
-可不可以 叫什么 为啥 家伙
+可不可以 叫什么 为啥 家伙 什么地方 啥地方
 以上 以下 低于 高于 超过 不到 大于 小于 等于 至少 最多 多于 少于 不超过 不少于
 """.split()
 )
@@ -89,7 +89,7 @@ _FRAMING_PATTERNS = (
     r"告诉我",
     r"提醒我",
     r"我(?:之前|以前|上次)?(?:说过|提到过|讲过|提过)",
-    r"多少",
+    r"多少(?!钱)",  # "多少钱" asks a cost (concepts.CHINESE_ASKING)
 )
 FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
 # Every match of FRAMING in an ASCII text holds one of these words (the Chinese patterns

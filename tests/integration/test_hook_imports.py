@@ -152,6 +152,7 @@ TEXT = {
     "memory_core.text.concepts",
     "memory_core.text.stem",
     "memory_core.text.tokenize",
+    "memory_core.text.value_classes",  # values that state an attribute ("blue", "$40")
     "memory_core.text.vocabulary",
 }
 RECALL = (

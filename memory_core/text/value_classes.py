@@ -1,0 +1,80 @@
+"""Values that state an attribute without naming it, and questions that ask for such a value.
+
+"我的自行车是蓝色的" and "my bike is blue" state the bicycle's colour; "花了2300元" and "it was
+$40" state a cost. The attribute's word is not there, so a short question naming the
+subject and the attribute ("我的自行车是什么颜色？", "what colour is my bike?") found no
+claim holding both. Each attribute here has a class of values a claim can be seen to hold:
+
+* the index gives a claim holding such a value one more feature, the class (``=color``,
+  ``=cost``), beside the value's own features and never in place of them;
+* a question *asking* for the attribute's value ("什么颜色", "what colour is", "多少钱",
+  "how much did … cost") gets the class as an alternative to the attribute's concept
+  (:func:`memory_core.text.query_features.query_terms`): a claim holding either answers it.
+
+A question that only speaks of the attribute ("why did she use colours and patterns?")
+does not ask for a value: a claim holding some colour is no answer to it, so it gets no
+class. The classes are general ones of both languages: the basic colour terms, and an
+amount with a currency sign or unit. Changing them changes what the index holds: bump
+``INDEX_VERSION``.
+"""
+
+from __future__ import annotations
+
+import re
+
+_AMOUNT_ZH = "[0-9零一二两三四五六七八九十百千万亿]"
+
+
+def _what_is(noun: str) -> str:
+    """English "what/which (is/was) (the/my …) (word) <noun>": a question for its value."""
+    return (
+        r"\b(?:what|which)(?:'s|\s+(?:is|was|were|are|will\s+be|would\s+be))?\s+"
+        rf"(?:(?:the|my|our|your|its|their|his|her|this|that)\s+)?(?:[a-z]+\s+)?{noun}\b"
+    )
+
+
+# attribute concept -> (its value class feature, a claim holding a value, a question asking one)
+VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
+    "~color": (
+        "=color",
+        re.compile(
+            "[红橙黄绿青蓝紫粉棕褐黑白灰银金]色"
+            r"|\b(?:red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|gr[ae]y|silver|beige|navy|"
+            r"turquoise|maroon)\b"
+        ),
+        re.compile(
+            "(?:什么|啥|哪种|哪个|哪一种|什么样的?)颜色|颜色(?:是|为)?(?:什么|啥|哪)"
+            rf"|{_what_is('colou?rs?')}"
+        ),
+    ),
+    "~cost": (
+        "=cost",
+        re.compile(
+            r"[$¥€£]\s?[0-9]"
+            rf"|{_AMOUNT_ZH}\s?(?:元|块钱|美元|美金|欧元|英镑|日元|港币|港元)"
+            r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
+        ),
+        re.compile(
+            "多少钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少|花了多少|多少(?:元|块)"
+            rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
+        ),
+    ),
+}
+
+
+def is_value_class(feature: str) -> bool:
+    """Whether ``feature`` is a value class (no word, path or concept begins with ``=``)."""
+    return feature.startswith("=")
+
+
+def held_values(text: str) -> list[str]:
+    """The value classes normalized claim ``text`` holds a value of (each once)."""
+    return [value for value, held, _asked in VALUE_CLASSES.values() if held.search(text) is not None]
+
+
+def asked_value(concept: str, text: str) -> str | None:
+    """The value class of ``concept`` when normalized question ``text`` asks for its value."""
+    entry = VALUE_CLASSES.get(concept)
+    if entry is None or entry[2].search(text) is None:
+        return None
+    return entry[0]
