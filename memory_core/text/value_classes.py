@@ -55,7 +55,7 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
         ),
         re.compile(
-            "多少钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少|花了多少|多少(?:元|块)"
+            "多少钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少|花了多少|多少(?:元|块)|[更最]贵|[更最]便宜"
             rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
         ),
     ),

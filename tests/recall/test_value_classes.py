@@ -50,6 +50,7 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~color", "why did she choose colors and patterns for the bowl?", None),
         ("~cost", "我的笔记本电脑多少钱买的？", "=cost"),
         ("~cost", "how much did my bike cost?", "=cost"),
+        ("~cost", "我的手机和笔记本电脑哪个更贵？", "=cost"),
         ("~cost", "what was the price of the tickets?", "=cost"),
         ("~cost", "we should cut the cost of the build", None),
         ("~port", "what port does it use?", None),
@@ -109,5 +110,8 @@ def test_chinese_values_and_places(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "我的自行车是什么颜色？", now=NOW).claims] == [claims[1].id]
     # "多少钱" asks the cost: of the laptop's three claims only the price answers.
     assert [c.memory_id for c in recall(reader.conn, "我的笔记本电脑多少钱买的？", now=NOW).claims] == [claims[3].id]
+    # "哪个更贵" compares costs: the price and the colour's claims are not alike.
+    found = recall(reader.conn, "我的手机和笔记本电脑哪个更贵？", now=NOW).claims
+    assert claims[3].id in {c.memory_id for c in found} and claims[0].id not in {c.memory_id for c in found}
     # "在什么地方" asks where, as 在哪里 does: the answer is a place, not the word 地方.
     assert [c.memory_id for c in recall(reader.conn, "实验小学在什么地方？", now=NOW).claims] == [claims[5].id]
