@@ -38,6 +38,7 @@ from __future__ import annotations
 from memory_core.recall import index
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import Retrieval
+from memory_core.recall.query_units import value_groups
 from memory_core.recall.rank import Candidate, rank_score
 from memory_core.recall.scoring import (
     BODY,
@@ -48,7 +49,6 @@ from memory_core.recall.scoring import (
 )
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.concepts import BY_FEATURE
-from memory_core.text.query_features import Term
 from memory_core.text.value_classes import is_value_class
 
 MIN_BRIDGE_SHARE = 0.3
@@ -67,20 +67,14 @@ def open_part(r: Retrieval, chosen: list[Candidate]) -> frozenset[str]:
     matched = {f for c in chosen for f in c.matched}
     # An attribute and its value class are one thing asked two ways ("什么颜色": the word
     # 颜色 or a colour): a chosen claim holding either answers both.
-    answered = {
-        t.group for t in scorer.focus if t.group and t.feature in matched and is_value_group(scorer.focus, t.group)
-    }
+    values = value_groups(scorer.focus)
+    answered = {t.group for t in scorer.focus if t.group in values and t.feature in matched}
     features = frozenset(
         t.feature
         for t in scorer.focus
         if t.feature in scorer.seen and t.feature not in matched and t.group not in answered
     )
     return features if features & scorer.qualifying else frozenset()
-
-
-def is_value_group(focus: tuple[Term, ...], group: int) -> bool:
-    """Whether alternative ``group`` is an attribute with its value class (not "A or B")."""
-    return any(t.group == group and is_value_class(t.feature) for t in focus)
 
 
 def _attribute(feature: str) -> bool:
@@ -104,7 +98,7 @@ def find(conn: DbConn, r: Retrieval, chosen: list[Candidate], *, now: float, inc
     for c in chosen:
         bridge |= _own_features(conn, c.doc.memory_id)
     # A shared attribute ("port", "status") is no shared subject.
-    bridge = {f for f in bridge - open_features if not _attribute(f)}
+    bridge = {f for f in bridge - open_features if not _attribute(f) and not is_value_class(f)}
     if not bridge:
         return None
     headers = index.read_headers(conn, sorted(bridge))

@@ -31,6 +31,7 @@ from memory_core.recall.candidates import (
 )
 from memory_core.recall.index import probe_postings, read_docs, read_headers
 from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.query_units import choice_groups
 from memory_core.recall.rank import (
     ACCURACY_FACTORS,
     RELATIVE_CUTOFF,
@@ -228,7 +229,7 @@ def evaluate_plan(
             total = fast.retrieval.headers.total
             return Outcome(candidates, chosen, total, fast.matched, fast.scored, fast.truncated, found)
     r = retrieve(conn, plan, headers=headers)
-    grouped = any(t.group for t in plan.focus)
+    grouped = bool(choice_groups(plan.focus))
     proof = _Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
     passing: list[Candidate] = []
     failed: list[Candidate] = []

@@ -31,6 +31,7 @@ from memory_core.recall.body_claims import BodyStreams, ClaimStream
 from memory_core.recall.candidates import BODY_LISTS, BestFirst, Retrieval, complete, plan_features, retrieve
 from memory_core.recall.index import Headers, IndexedDoc
 from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.query_units import choice_groups
 from memory_core.recall.rank import MAX_EQUALLY_RELEVANT, RELATIVE_CUTOFF, Candidate, select
 from memory_core.recall.scoring import FIELD_BITS, Evaluation, length_factor
 from memory_core.store.engines.dbapi import DbConn
@@ -106,7 +107,7 @@ def evaluate(
     r = retrieve(conn, plan, headers=headers, lists=BODY_LISTS, lengths=lengths)
     # With alternatives the cutoff is per alternative, and an unscored body may be about one
     # nothing scored yet speaks to: every candidate body is scored (as for claims).
-    grouped = any(t.group for t in plan.focus)
+    grouped = bool(choice_groups(plan.focus))
     bodies = BodyStreams(conn, now, include_dormant)
     passing: dict[str, tuple[float, Evaluation]] = {}
     failed: list[tuple[float, str, Evaluation]] = []

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from memory_core.text.grammar import ASKED
 from memory_core.text.query_features import MODIFIER, Term
+from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 
 # A multi-bigram Chinese subject counts as present when this share of its weight matched.
@@ -135,6 +136,19 @@ def unknown_names(units: tuple[Unit, ...]) -> tuple[Unit, ...]:
         for unit in units
         if unit.unseen and unit.named and not unit.group and not unit.cjk and unit.terms[0].role == MODIFIER
     )
+
+
+def value_groups(terms: tuple[Term, ...] | list[Term]) -> frozenset[int]:
+    """The groups that are an attribute with its value class ("什么颜色": the word 颜色 or a
+    colour, :mod:`memory_core.text.value_classes`): one thing asked two ways, not "A or B"
+    (the relative cutoff and the pruning proofs treat them as one subject)."""
+    return frozenset(t.group for t in terms if t.group and is_value_class(t.feature))
+
+
+def choice_groups(terms: tuple[Term, ...] | list[Term]) -> frozenset[int]:
+    """The groups of alternatives a question offers ("SQLite or PostgreSQL")."""
+    values = value_groups(terms)
+    return frozenset(t.group for t in terms if t.group and t.group not in values)
 
 
 def unit_slots(units: tuple[Unit, ...]) -> list[tuple[Unit, ...]]:

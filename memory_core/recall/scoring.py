@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.query_units import active_units, question_units, unit_slots, unknown_names
+from memory_core.recall.query_units import active_units, choice_groups, question_units, unit_slots, unknown_names
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -164,6 +164,8 @@ class PlanScorer:
             f for f in self.weights if total >= COMMON_MIN_CLAIMS and frequency.get(f, 0) > COMMON_SHARE * total
         )
         self.focus_units = question_units(self.focus, self.weights, frequency)
+        # "A or B" groups (not an attribute with its value class): the cutoff is per choice.
+        self.choice_groups = choice_groups(self.focus)
         self.context_units = question_units(context, self.weights, frequency)
         self.focus_total = sum(u.counted for u in self.focus_units)
         # The smallest total a claim's coverage can be measured against: all but the lightest
@@ -247,7 +249,10 @@ class PlanScorer:
         firm = reason if reason in FIRM_REASONS else next((r for r in failures if r in FIRM_REASONS), None)
         focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
-        alternatives = tuple(u.terms[0].unit for u in self.focus_units if u.group and u.matched(masks, weights, ~0))
+        choices = self.choice_groups
+        alternatives = tuple(
+            u.terms[0].unit for u in self.focus_units if u.group in choices and u.matched(masks, weights, ~0)
+        )
         seen = self.seen
         complete = bool(matched) and all(
             masks.get(t.feature, 0)

@@ -188,7 +188,7 @@ def _chinese_forms() -> dict[str, str]:
 ENGLISH: dict[str, str] = _english_forms()
 CHINESE: dict[str, str] = _chinese_forms()
 # Chinese questions that ask for a detail without naming it: "表弟多大了" (how old is the
-# cousin), "表妹是哪里人" (where is she from), "哪个更贵" (which costs more). Query side only: in stored text these
+# cousin), "表妹是哪里人" (where is she from), "多少钱" (how much money). Query side only: in stored text these
 # words are filler, so what the index holds does not change.
 CHINESE_ASKING: dict[str, str] = {
     "多大了": "~age",
@@ -198,9 +198,5 @@ CHINESE_ASKING: dict[str, str] = {
     "哪儿人": "~hometown",
     "哪儿的人": "~hometown",
     "多少钱": "~cost",
-    # Comparing prices: "哪个更贵" asks which costs more.
-    "更贵": "~cost",
-    "最贵": "~cost",
-    "更便宜": "~cost",
-    "最便宜": "~cost",
+    "多少块钱": "~cost",
 }

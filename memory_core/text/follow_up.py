@@ -12,6 +12,7 @@ back with a pronoun ("does it support WAL?").
 from __future__ import annotations
 
 from memory_core.text.query_features import Term, query_terms
+from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import ANAPHORA, CONTINUATION, RESET
 
 # A bare continuation ("ok, go on please") is short; longer texts are never tested as one.
@@ -35,7 +36,9 @@ def is_continuation(text: str) -> bool:
 def points_back(terms: tuple[Term, ...] | list[Term], anaphoric: bool) -> bool:
     """Whether a message of these terms continues the last subject: none of them is a
     subject, or it is short and says "it"/"它"."""
-    return not any(is_subject(t) for t in terms) or (anaphoric and len({t.unit for t in terms}) <= MAX_ANAPHORIC_UNITS)
+    # A value class is the asked attribute said another way, no unit of the message's own.
+    units = {t.unit for t in terms if not is_value_class(t.feature)}
+    return not any(is_subject(t) for t in terms) or (anaphoric and len(units) <= MAX_ANAPHORIC_UNITS)
 
 
 def continues_subject(text: str) -> bool:

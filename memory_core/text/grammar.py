@@ -80,13 +80,16 @@ _PLACE_OR_TIME = re.compile(
 )
 _CHINESE_PLACE_OR_TIME = ("哪里", "哪儿", "在哪", "什么时候", "何时", "哪天", "几点", "什么地方")
 # A relative clause on a light head noun: 那个<clause>的人 / 那个<clause>的，他 … /
-# <clause>的那个人 (Chinese, normalized: full-width commas are ASCII), the one who …
+# <clause>的那个人 / <clause>的人，他们 … (Chinese, normalized: full-width commas are
+# ASCII; 那么, 那边 … are no demonstrative), the one who …
 # (English). The heads are the language's light nouns for "one", not a list of things.
 _HEAD_ZH = "(?:人|家伙|东西|地方)"
 _PRONOUN_ZH = "(?:他们|她们|它们|他|她|它|其|人家)"
 _DESCRIBED_ZH = re.compile(
-    rf"那(?:个|位|名|家|些)?[^,.?!;:，。？！；：的]{{1,40}}的(?:{_HEAD_ZH}|,?\s*{_PRONOUN_ZH})"
+    rf"那(?![么时边里样儿天年次])(?:个|位|名|家|些)?[^,.?!;:，。？！；：的]{{1,40}}的(?:{_HEAD_ZH}|,?\s*{_PRONOUN_ZH})"
     rf"|[^,.?!;:，。？！；：]{{2,40}}的(?:那位|那(?:个|名|些)(?:人|家伙|东西|地方|,|{_PRONOUN_ZH}))"
+    # <clause>的人，他们 …: the people of a place or a trait, taken up by a pronoun
+    rf"|[^,.?!;:，。？！；：]{{2,40}}的(?:人|家伙),\s*{_PRONOUN_ZH}"
 )
 _DESCRIBED_EN = re.compile(
     r"\b(?:the|that|this)\s+(?:one|ones|person|people|guy|guys|man|woman|girl|boy|thing|place|"

@@ -244,6 +244,9 @@ def query_terms(text: str) -> list[Term]:
     return _asked_values(_completed_attributes(terms, asking), text)
 
 
+_CLAUSE_END = re.compile(r"[.?!;\n。？！；]+")
+
+
 def _asked_values(terms: list[Term], text: str) -> list[Term]:
     """An attribute whose value the question asks for ("什么颜色", "how much did it cost")
     gets its value class (:mod:`memory_core.text.value_classes`) as an alternative: a claim
@@ -252,11 +255,21 @@ def _asked_values(terms: list[Term], text: str) -> list[Term]:
     concepts = [t for t in terms if t.kind == CONCEPT and t.attribute and t.feature in VALUE_CLASSES]
     if not concepts:
         return terms
-    normalized = normalize(text)
+    # Only the clause that names the attribute: "cut the cost of the build. How much time
+    # does the suite take?" asks no cost.
+    clauses = [c for c in _CLAUSE_END.split(normalize(text)) if c.strip()]
     out = list(terms)
     fresh = 1 + max(max(t.unit for t in terms), max(t.group for t in terms))
     for term in concepts:
-        value = asked_value(term.feature, normalized)
+        value = next(
+            (
+                found
+                for clause in clauses
+                if (found := asked_value(term.feature, clause)) is not None
+                and any(f == term.feature for unit in split_units(clause, expand=False) for f, _ in unit)
+            ),
+            None,
+        )
         if value is None or any(t.feature == value for t in out):
             continue
         group = term.group or fresh

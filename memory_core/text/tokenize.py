@@ -239,9 +239,6 @@ def _counts(text: str) -> Counter[str]:
     for unit in split_units(text, expand=True):
         for feature, _kind in unit:
             counts[feature] += 1
-    # A value of an attribute's class ("蓝色", "$40"): the class, once (text.value_classes).
-    for value in held_values(text):
-        counts[value] = 1
     return counts
 
 
@@ -257,12 +254,22 @@ def split_quoted_questions(text: str) -> tuple[str, str]:
 def index_fields(content: str, search_terms: list[str] | tuple[str, ...] = ()) -> dict[str, Counter[str]]:
     """Feature counts of a claim per index field: ``body``, ``quote`` and ``alias``."""
     body, quoted = split_quoted_questions(content)
-    fields = {"body": _counts(body)}
+    fields = {"body": _with_values(_counts(body), body)}
     if quoted:
         fields["quote"] = _counts(quoted)
     if search_terms:
-        fields["alias"] = _counts(normalize(" ".join(search_terms)))
+        aliases = normalize(" ".join(search_terms))
+        fields["alias"] = _with_values(_counts(aliases), aliases)
     return {name: counts for name, counts in fields.items() if counts}
+
+
+def _with_values(counts: Counter[str], text: str) -> Counter[str]:
+    """``counts`` and, once each, the value classes ``text`` holds a value of ("蓝色", "$40":
+    :mod:`memory_core.text.value_classes`). Only the index holds them: what a claim's words
+    are (:func:`features`, which capture and consolidation compare) does not change."""
+    for value in held_values(text):
+        counts[value] = 1
+    return counts
 
 
 def features(text: str) -> Counter[str]:

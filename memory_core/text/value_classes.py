@@ -8,8 +8,9 @@ claim holding both. Each attribute here has a class of values a claim can be see
 * the index gives a claim holding such a value one more feature, the class (``=color``,
   ``=cost``), beside the value's own features and never in place of them;
 * a question *asking* for the attribute's value ("什么颜色", "what colour is", "多少钱",
-  "how much did … cost") gets the class as an alternative to the attribute's concept
-  (:func:`memory_core.text.query_features.query_terms`): a claim holding either answers it.
+  "how much did … cost") in the clause that names the attribute gets the class as an
+  alternative to the attribute's concept (:func:`memory_core.text.query_features.query_terms`):
+  a claim holding either answers it.
 
 A question that only speaks of the attribute ("why did she use colours and patterns?")
 does not ask for a value: a claim holding some colour is no answer to it, so it gets no
@@ -39,8 +40,9 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
         "=color",
         re.compile(
             "[红橙黄绿青蓝紫粉棕褐黑白灰银金]色"
-            r"|\b(?:red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|gr[ae]y|silver|beige|navy|"
-            r"turquoise|maroon)\b"
+            # not one part of a compound or a path: red-black, blue-green, /srv/red, node-red
+            r"|(?<![-/])\b(?:red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|gr[ae]y|silver|beige|"
+            r"navy|turquoise|maroon)\b(?![-/])"
         ),
         re.compile(
             "(?:什么|啥|哪种|哪个|哪一种|什么样的?)颜色|颜色(?:是|为)?(?:什么|啥|哪)"
@@ -50,12 +52,14 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     "~cost": (
         "=cost",
         re.compile(
-            r"[$¥€£]\s?[0-9]"
-            rf"|{_AMOUNT_ZH}\s?(?:元|块钱|美元|美金|欧元|英镑|日元|港币|港元)"
+            # "$1" is a shell's or awk's argument far more often than a price: a dollar amount
+            # has two digits or a decimal part. 元 of 元组, 元素, 二元运算 … is no money.
+            r"[¥€£]\s?[0-9]|\$\s?(?:[0-9]{2,}|[0-9][.,][0-9])"
+            rf"|{_AMOUNT_ZH}\s?(?:元(?![组素运算表达次函数件旦数]|[一二三四]次)|块钱|美元|美金|欧元|英镑|日元|港币|港元)"
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
         ),
         re.compile(
-            "多少钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少|花了多少|多少(?:元|块)|[更最]贵|[更最]便宜"
+            "多少钱|多少块钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
             rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
         ),
     ),
@@ -73,7 +77,8 @@ def held_values(text: str) -> list[str]:
 
 
 def asked_value(concept: str, text: str) -> str | None:
-    """The value class of ``concept`` when normalized question ``text`` asks for its value."""
+    """The value class of ``concept`` when normalized ``text`` (one clause of a question, the
+    one holding the concept's word) asks for its value."""
     entry = VALUE_CLASSES.get(concept)
     if entry is None or entry[2].search(text) is None:
         return None

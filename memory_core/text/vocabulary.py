@@ -89,7 +89,7 @@ _FRAMING_PATTERNS = (
     r"告诉我",
     r"提醒我",
     r"我(?:之前|以前|上次)?(?:说过|提到过|讲过|提过)",
-    r"多少(?!钱)",  # "多少钱" asks a cost (concepts.CHINESE_ASKING)
+    r"多少(?!钱|块钱)",  # "多少钱", "多少块钱" ask a cost (concepts.CHINESE_ASKING)
 )
 FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
 # Every match of FRAMING in an ASCII text holds one of these words (the Chinese patterns

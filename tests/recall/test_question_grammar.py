@@ -159,6 +159,7 @@ def test_the_verb_of_a_question_still_counts_toward_its_answer(add, reader) -> N
         "那个价格超过五千元的东西是什么牌子？",
         "海淀那家牙科诊所的那个人多大了？",
         "城西医院的那位是哪里人？",
+        "那么城西医院的人，他们住在哪里？",
         "The one who moved to Denver, what is her email?",
         "whoever set up the billing service, what is their email?",
     ],
@@ -177,6 +178,8 @@ def test_a_subject_picked_out_by_a_relative_clause(text: str) -> None:
         "订单服务的那个端口是多少？",
         "what is the port of that database?",
         "which one is faster?",
+        "那么redis的东西放在哪里？",  # 那么 (so), 那边 (over there): no demonstrative
+        "那边的人说端口是多少？",
     ],
 )
 def test_a_named_or_demonstrated_subject_is_not_described(text: str) -> None:

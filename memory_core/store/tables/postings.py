@@ -44,6 +44,7 @@ from collections.abc import Iterable
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.store.schema.index_version import INDEX_VERSION
 from memory_core.text.tokenize import index_fields, origin_features
+from memory_core.text.value_classes import is_value_class
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -244,7 +245,8 @@ def index_claim(
     distinct = {feature for counts in fields.values() for feature in counts}
     _bump(conn, _header_keys(sorted(distinct), origin), 1, part)
     _write_version(conn)
-    feature_count = len(fields.get("body", ()))
+    # A value class is no word of the claim: its length is its own features' count.
+    feature_count = sum(1 for f in fields.get("body", ()) if not is_value_class(f))
     body = _attach_body(conn, [(field, f) for field, counts in fields.items() for f in counts], feature_count, part)
     conn.execute(
         f"INSERT INTO index_docs ({DOC_COLUMNS}, body, grade, part) "
