@@ -176,3 +176,13 @@ def test_a_comparison_keeps_its_own_words(add, reader) -> None:
     cheaper = add("楼下那家咖啡店比星巴克便宜很多。")
     add("公司附近的咖啡店很安静。")
     assert [c.memory_id for c in recall(reader.conn, "哪家咖啡店更便宜？", now=NOW).claims] == [cheaper.id]
+
+
+def test_what_was_paid_is_a_cost(add, reader) -> None:
+    tickets = add("The concert tickets were $120 each.")
+    add("The concert was in Denver with my sister.")
+    jacket = add("I bought a red jacket for the concert.")
+    found = recall(reader.conn, "how much did I pay for the concert tickets?", now=NOW).claims
+    assert [c.memory_id for c in found] == [tickets.id]
+    found = recall(reader.conn, "what color was the jacket I bought for the concert?", now=NOW).claims
+    assert [c.memory_id for c in found] == [jacket.id]
