@@ -15,9 +15,11 @@ from typing import Any
 
 from memory_core.recall.lead import LEAD_MIN_COVERAGE, LEAD_RATIO, Lead
 from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.query_units import value_groups
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.store.schema.owners import visible_clause
+from memory_core.text.value_classes import is_value_class
 
 MAX_DIAGNOSTIC_BYTES = 8000
 MAX_PLAN_FEATURES = 32
@@ -184,7 +186,15 @@ def claim_verdict(
     verdict["reason"] = None if verdict["selected"] else (found.excluded or "not_loaded")
     verdict["coverage"] = round(found.coverage, 3)
     verdict["complement"] = found.complement
-    verdict["missing"] = [_feature(t.feature) for t in plan.focus if t.feature not in matched][:MAX_MATCHED]
+    # An attribute and its value class are one thing asked two ways: the attribute stands
+    # for both when neither was found, and neither is missing when one was.
+    values = value_groups(plan.focus)
+    said = {t.group for t in plan.focus if t.group in values and t.feature in matched}
+    verdict["missing"] = [
+        _feature(t.feature)
+        for t in plan.focus
+        if t.feature not in matched and not is_value_class(t.feature) and t.group not in said
+    ][:MAX_MATCHED]
     if verdict["reason"] is not None:
         verdict["stage"] = "gate" if found.excluded in _GATE_REASONS else "selection"
         verdict["detail"] = REASON_TEXT.get(verdict["reason"], verdict["reason"])

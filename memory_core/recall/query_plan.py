@@ -27,6 +27,7 @@ from memory_core.text.follow_up import is_continuation, is_subject, points_back
 from memory_core.text.grammar import asks_place_or_time, describes_subject
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.tokenize import normalize
+from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import ANAPHORA, RESET
 
 MAX_TEXTS = 6
@@ -193,7 +194,7 @@ def _background(plan: QueryPlan, earlier: list[tuple[Term, ...]]) -> tuple[Term,
     offset = 1 + max((t.unit for t in (*plan.focus, *plan.context)), default=0)
     for terms in reversed(earlier):
         for term in terms:
-            if term.generic or term.feature in taken or term.feature in chosen:
+            if term.generic or term.feature in taken or term.feature in chosen or is_value_class(term.feature):
                 continue
             if len(chosen) >= MAX_BACKGROUND_TERMS:
                 return tuple(chosen.values())

@@ -165,4 +165,20 @@ def active_units(units: tuple[Unit, ...], masks: Mapping[str, int], weights: Map
     if not any(u.group for u in units):
         return units
     hit_groups = {u.group for u in units if u.group and u.matched(masks, weights, ~0)}
-    return tuple(u for u in units if not u.group or u.group not in hit_groups or u.matched(masks, weights, ~0))
+    # A value class is the attribute asked another way: a claim holding neither is judged
+    # against the attribute alone, as before the question asked for a value, and one holding
+    # both against the attribute once.
+    worded = {
+        u.group for u in units if u.group and not is_value_class(u.terms[0].feature) and u.matched(masks, weights, ~0)
+    }
+    return tuple(
+        u
+        for u in units
+        if not u.group
+        or (
+            u.group in hit_groups
+            and u.matched(masks, weights, ~0)
+            and not (is_value_class(u.terms[0].feature) and u.group in worded)
+        )
+        or (u.group not in hit_groups and not is_value_class(u.terms[0].feature))
+    )

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.query_units import active_units, choice_groups, question_units, unit_slots, unknown_names
+from memory_core.text.value_classes import is_value_class
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -166,6 +167,14 @@ class PlanScorer:
         self.focus_units = question_units(self.focus, self.weights, frequency)
         # "A or B" groups (not an attribute with its value class): the cutoff is per choice.
         self.choice_groups = choice_groups(self.focus)
+        # A value class and the attribute it stands for: a claim holding both is credited once.
+        self.value_partners = {
+            t.feature: a.feature
+            for t in self.focus
+            if is_value_class(t.feature)
+            for a in self.focus
+            if a.group == t.group and a.feature != t.feature
+        }
         self.context_units = question_units(context, self.weights, frequency)
         self.focus_total = sum(u.counted for u in self.focus_units)
         # The smallest total a claim's coverage can be measured against: all but the lightest
@@ -241,6 +250,9 @@ class PlanScorer:
     ) -> tuple[str | None, float, tuple[str, ...], tuple[str, ...], tuple[int, ...], bool, float, str | None]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
+        if self.value_partners:
+            partners = self.value_partners
+            matched = tuple(f for f in matched if partners.get(f) not in matched)
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
         failures = self._failures(masks, matched)
         reason = next(failures, None)

@@ -244,7 +244,7 @@ def query_terms(text: str) -> list[Term]:
     return _asked_values(_completed_attributes(terms, asking), text)
 
 
-_CLAUSE_END = re.compile(r"[.?!;\n。？！；]+")
+_CLAUSE_END = re.compile(r"(?<=[.?!;\n。？！；])")
 
 
 def _asked_values(terms: list[Term], text: str) -> list[Term]:

@@ -27,10 +27,12 @@ _AMOUNT_ZH = "[0-9零一二两三四五六七八九十百千万亿]"
 
 
 def _what_is(noun: str) -> str:
-    """English "what/which (is/was) (the/my …) (word) <noun>": a question for its value."""
+    """English "what/which (is/was) (the/my …) (a word or two) <noun>" or a bare "… <noun>?" (as
+    "billing API port?"): a question for its value."""
     return (
         r"\b(?:what|which)(?:'s|\s+(?:is|was|were|are|will\s+be|would\s+be))?\s+"
-        rf"(?:(?:the|my|our|your|its|their|his|her|this|that)\s+)?(?:[a-z]+\s+)?{noun}\b"
+        rf"(?:(?:the|my|our|your|its|their|his|her|this|that)\s+)?(?:[a-z'-]+\s+){{0,2}}{noun}\b"
+        rf"|\b{noun}\s*\?"
     )
 
 
@@ -61,6 +63,24 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
         re.compile(
             "多少钱|多少块钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
             rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
+        ),
+    ),
+    # A port stated with its host ("localhost:8080", "db.internal:5432", "redis:6379") or
+    # alone after a colon (":3000"); a time of day ("10:30") has no host of letters.
+    "~port": (
+        "=port",
+        re.compile(
+            r"\b(?:localhost|(?:[0-9]{1,3}\.){3}[0-9]{1,3}|[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):[0-9]{2,5}\b(?![.:][0-9])"
+            r"|(?:^|[\s(])\:[0-9]{2,5}\b(?![.:][0-9])"
+        ),
+        re.compile(f"{_what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
+    ),
+    # An e-mail address.
+    "~email": (
+        "=email",
+        re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}"),
+        re.compile(
+            f"{_what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"
         ),
     ),
 }

@@ -20,7 +20,8 @@ def test_sqlite_port_auth_continue(add, reader) -> None:
 
     first = turn_recall(reader.conn, conversation[:2], now=NOW, session_is_fresh=False)
     assert ids(first) == [port.id]
-    assert first.diagnostics["plan"] == {"mode": "follow_up", "focus": ["~port"], "context": ["sqlite"]}
+    # "port?" asks the port's value: a port after a host ("=port") would answer it too.
+    assert first.diagnostics["plan"] == {"mode": "follow_up", "focus": ["~port", "=port"], "context": ["sqlite"]}
 
     second = turn_recall(reader.conn, conversation[:3], now=NOW, session_is_fresh=False)
     assert ids(second) == [auth.id]  # not the old port answer, not PostgreSQL's auth
@@ -135,7 +136,7 @@ def test_recall_framing_is_not_the_subject(add, reader) -> None:
     add("Remember to rotate the logs weekly")
     result = recall(reader.conn, "Do you remember the SQLite port?", now=NOW)
     assert ids(result) == [port.id]
-    assert result.diagnostics["plan"]["focus"] == ["sqlite", "~port"]
+    assert result.diagnostics["plan"]["focus"] == ["sqlite", "~port", "=port"]
     zh = recall(reader.conn, "你还记得 SQLite 的端口是多少吗？", now=NOW)
     assert ids(zh) == [port.id]
 

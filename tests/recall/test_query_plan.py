@@ -25,13 +25,13 @@ def shape(texts: list[str]) -> tuple[str, list[str], list[str]]:
     ("texts", "expected"),
     [
         (["SQLite"], ("standalone", ["sqlite"], [])),
-        (["SQLite", "port?"], ("follow_up", ["~port"], ["sqlite"])),
+        (["SQLite", "port?"], ("follow_up", ["~port", "=port"], ["sqlite"])),
         (["SQLite", "port?", "auth?"], ("follow_up", ["~auth"], ["sqlite"])),
         (["SQLite", "port?", "auth?", "continue"], ("inherited", ["~auth"], ["sqlite"])),
         (["SQLite", "port?", "auth?", "continue", "继续"], ("inherited", ["~auth"], ["sqlite"])),
         (["continue"], ("empty", [], [])),
         (["SQLite", "new topic", "continue"], ("reset", [], [])),
-        (["SQLite", "never mind, Redis port?"], ("standalone", ["redi", "~port"], [])),
+        (["SQLite", "never mind, Redis port?"], ("standalone", ["redi", "~port", "=port"], [])),
         (["SQLite", "PostgreSQL?"], ("standalone", ["postgresql"], [])),
         (["SQLite", "does it support WAL?"], ("follow_up", ["support", "wal"], ["sqlite"])),
         (["SQLite", "5433?"], ("follow_up", ["5433"], ["sqlite"])),
@@ -39,7 +39,7 @@ def shape(texts: list[str]) -> tuple[str, list[str], list[str]]:
         (["SQLite", "猫?", "continue"], ("inherited", ["猫"], [])),
         (["数据库", "端口呢？"], ("follow_up", ["~port"], ["~database"])),
         (["Do you remember the memory limit?"], ("standalone", ["~memory", "~limit"], [])),
-        (["你还记得端口是多少吗"], ("standalone", ["~port"], [])),
+        (["你还记得端口是多少吗"], ("standalone", ["~port", "=port"], [])),
     ],
 )
 def test_plans(texts: list[str], expected: tuple[str, list[str], list[str]]) -> None:
@@ -59,7 +59,7 @@ def test_only_the_last_six_slots_count() -> None:
     assert shape(["Redis"] + ["and the timeout?", "continue"] * 2) == ("inherited", ["~timeout"], ["redi"])
     assert shape(["Redis"] + ["and the timeout?", "continue"] * 3)[2] == []  # Redis left the window
     six_later = ["Redis", "kafka", "postgres", "nginx", "mysql", "sqlite", "port?"]
-    assert shape(six_later) == ("follow_up", ["~port"], ["sqlite"])
+    assert shape(six_later) == ("follow_up", ["~port", "=port"], ["sqlite"])
     assert conversation_slots(["a"] * 10) == ["a"] * MAX_TEXTS
 
 

@@ -97,7 +97,7 @@ def test_a_follow_up_after_task_phrasing_finds_its_answer(add, reader, opening: 
     assert ids(result) == [widget.id]
     assert result.diagnostics["plan"] == {
         "mode": "follow_up",
-        "focus": ["~port", "listen"],
+        "focus": ["~port", "listen", "=port"],
         "context": ["widget", "~api", "~server"],
     }
 

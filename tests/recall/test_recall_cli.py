@@ -117,7 +117,7 @@ def test_explain_last_and_preview(home: Path, cli_run) -> None:
     preview = cli_run("explain", "SQLite port?", "--json").output
     data = json.loads(preview)
     assert data["trigger"] == "preview"
-    assert data["plan"]["focus"] == ["sqlite", "~port"]
+    assert data["plan"]["focus"] == ["sqlite", "~port", "=port"]
     assert data["candidates"][0]["excluded"] is None
     assert "proxy" not in preview and len(preview.encode("utf-8")) <= 8000 + 2000  # indented JSON
     text = cli_run("explain", "SQLite port?").output

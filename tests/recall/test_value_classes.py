@@ -24,7 +24,12 @@ from tests.support.times import NOW
         ("It was $40 at the market.", ["=cost"]),
         ("the plan costs 12 euros a month", ["=cost"]),
         ("a grey 40 dollar jacket", ["=color", "=cost"]),
-        ("The deploy runs on port 8080.", []),
+        ("The deploy runs on port 8080.", []),  # the word port: the concept itself
+        ("The billing API runs on localhost:8080.", ["=port"]),
+        ("db.internal:5432 and redis:6379", ["=port"]),
+        ("serve it on :3000", ["=port"]),
+        ("we meet at 10:30, see version 1.2:30", []),
+        ("Reach Bob at bob.smith@example.com.", ["=email"]),
         ("3块硬盘", []),  # 块 alone counts pieces, not money
         ("bluetooth and redis", []),  # whole words only
     ],
@@ -53,7 +58,13 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~cost", "我的自行车多少块钱买的？", "=cost"),
         ("~cost", "what was the price of the tickets?", "=cost"),
         ("~cost", "we should cut the cost of the build", None),
-        ("~port", "what port does it use?", None),
+        ("~port", "what port does the billing API use?", "=port"),
+        ("~port", "billing API port?", "=port"),
+        ("~port", "订单服务的端口是多少？", "=port"),
+        ("~port", "we moved the port scanner to CI", None),
+        ("~email", "what is Bob's email address", "=email"),
+        ("~email", "他的邮箱地址是什么？", "=email"),
+        ("~timeout", "what timeout does it use?", None),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -186,3 +197,32 @@ def test_what_was_paid_is_a_cost(add, reader) -> None:
     assert [c.memory_id for c in found] == [tickets.id]
     found = recall(reader.conn, "what color was the jacket I bought for the concert?", now=NOW).claims
     assert [c.memory_id for c in found] == [jacket.id]
+
+
+def test_a_coding_memory_states_ports_and_addresses_without_their_words(add, reader) -> None:
+    api = add("The billing API runs on localhost:8080 in development.")
+    add("The billing API is written in Go.")
+    bob = add("Reach the on-call engineer Bob at bob.smith@example.com.")
+    add("Postgres listens on port 5433 on the dev box.")
+    for question in ("what port does the billing API use?", "billing API port?"):
+        assert [c.memory_id for c in recall(reader.conn, question, now=NOW).claims] == [api.id], question
+    assert [c.memory_id for c in recall(reader.conn, "what is Bob's email?", now=NOW).claims] == [bob.id]
+    # Another subject's port is still no answer.
+    assert recall(reader.conn, "what port does the auth service use?", now=NOW).claims == []
+
+
+def test_the_attribute_and_its_value_are_credited_and_missed_once(add, reader) -> None:
+    from memory_core.recall.service import explain_claim
+
+    worded = add("Bob's email is bob.smith@example.com.")
+    bare = add("Reach Bob at bob@example.com.")
+    phone = add("Bob's phone is 555 0100.")
+    query = "what is Bob's email?"
+    both = explain_claim(reader.conn, query, worded.id, now=NOW)
+    one = explain_claim(reader.conn, query, bare.id, now=NOW)
+    assert both["selected"] and one["reason"] in (None, "below_relative_cutoff")  # one answer is enough
+    # The word and the address are one answer, not two: no more weight than the word alone.
+    assert "=email" not in both["matched"] and "~email" in both["matched"] and "=email" in one["matched"]
+    assert both["missing"] == [] and one["missing"] == []
+    # A claim holding neither misses the attribute, said once.
+    assert explain_claim(reader.conn, query, phone.id, now=NOW)["missing"] == ["~email"]
