@@ -130,7 +130,8 @@ def find(conn: DbConn, r: Retrieval, chosen: list[Candidate], *, now: float, inc
         answered = scorer.complement(found, open_features)
         if doc is None or not answered or (doc.origin, doc.content_hash) in seen_content:
             continue
-        own = doc.feature_count - sum(1 for f in open_features if found.get(f, 0) & BODY)
+        # (a value class is no word of the claim: feature_count leaves it out)
+        own = doc.feature_count - sum(1 for f in open_features if found.get(f, 0) & BODY and not is_value_class(f))
         share = shared[memory_id] / max(1, own)
         gives_concept = any(found.get(f, 0) & EVIDENCE_FIELDS for f in concepts)
         if share < (MIN_CONCEPT_BRIDGE_SHARE if gives_concept else MIN_BRIDGE_SHARE):

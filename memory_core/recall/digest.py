@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from memory_core.recall.aging import AGING_WARNING_BELOW
-from memory_core.text.tokenize import features
+from memory_core.text.concepts import BY_FEATURE
+from memory_core.text.tokenize import features, normalize
+from memory_core.text.value_classes import held_values, is_value_class
 
 MAX_CLAIMS = 3
 MAX_DIGEST_BYTES = 2048
@@ -87,6 +89,14 @@ def clip_label(label: str, limit: int = MAX_LABEL_BYTES) -> str:
     return data[:room].decode("utf-8", errors="ignore") + suffix
 
 
+def _asked(feature: str) -> bool:
+    """An attribute's concept or a value class: what a question asks of its subject."""
+    if is_value_class(feature):
+        return True
+    concept = BY_FEATURE.get(feature)
+    return concept is not None and concept.attribute and not concept.generic
+
+
 def excerpt(content: str, matched: Sequence[str], limit: int = MAX_EXCERPT_BYTES) -> str:
     """The part of ``content`` around its best-matching sentence, within ``limit`` bytes."""
     if len(content.encode("utf-8")) <= limit:
@@ -95,7 +105,11 @@ def excerpt(content: str, matched: Sequence[str], limit: int = MAX_EXCERPT_BYTES
     if len(sentences) <= 1:
         return clip_bytes(content, limit)
     wanted = set(matched)
-    scores = [len(wanted & set(features(s))) for s in sentences]
+    # A sentence holding a value of what was asked ("localhost:8080" for the port) holds its
+    # class; one holding what is asked (an attribute or its value) comes before one holding
+    # more of the subject's words: the answer is there.
+    hits = [wanted & {*features(s), *held_values(normalize(s))} for s in sentences]
+    scores = [(sum(1 for f in hit if _asked(f)), len(hit)) for hit in hits]
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
     start = end = best
     size = len(sentences[best].encode("utf-8"))

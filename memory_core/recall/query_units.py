@@ -167,18 +167,39 @@ def active_units(units: tuple[Unit, ...], masks: Mapping[str, int], weights: Map
     hit_groups = {u.group for u in units if u.group and u.matched(masks, weights, ~0)}
     # A value class is the attribute asked another way: a claim holding neither is judged
     # against the attribute alone, as before the question asked for a value, and one holding
-    # both against the attribute once.
-    worded = {
-        u.group for u in units if u.group and not is_value_class(u.terms[0].feature) and u.matched(masks, weights, ~0)
+    # both against the heavier of the two once.
+    hits = [u for u in units if u.group in hit_groups and u.matched(masks, weights, ~0)]
+    # Both halves of a value group found: the heavier one only (as the score counts it).
+    dropped = {
+        id(u)
+        for u in hits
+        for other in hits
+        if other is not u
+        and other.group == u.group
+        and is_value_class(u.terms[0].feature) != is_value_class(other.terms[0].feature)
+        and lighter_of(*_value_first(u, other), weights) == u.terms[0].feature
     }
     return tuple(
         u
         for u in units
         if not u.group
-        or (
-            u.group in hit_groups
-            and u.matched(masks, weights, ~0)
-            and not (is_value_class(u.terms[0].feature) and u.group in worded)
-        )
+        or (u.group in hit_groups and u.matched(masks, weights, ~0) and id(u) not in dropped)
         or (u.group not in hit_groups and not is_value_class(u.terms[0].feature))
     )
+
+
+def _value_first(a: Unit, b: Unit) -> tuple[str, str]:
+    """(the value class's feature, the attribute's) of the two halves of a value group."""
+    return (
+        (a.terms[0].feature, b.terms[0].feature)
+        if is_value_class(a.terms[0].feature)
+        else (
+            b.terms[0].feature,
+            a.terms[0].feature,
+        )
+    )
+
+
+def lighter_of(value: str, word: str, weights: Mapping[str, float]) -> str:
+    """Of an attribute's word and its value class, the one that counts less (the class on a tie)."""
+    return word if weights.get(word, 0.0) < weights.get(value, 0.0) else value

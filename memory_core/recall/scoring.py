@@ -27,7 +27,14 @@ from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.query_units import active_units, choice_groups, question_units, unit_slots, unknown_names
+from memory_core.recall.query_units import (
+    active_units,
+    choice_groups,
+    lighter_of,
+    question_units,
+    unit_slots,
+    unknown_names,
+)
 from memory_core.text.value_classes import is_value_class
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
@@ -250,16 +257,18 @@ class PlanScorer:
     ) -> tuple[str | None, float, tuple[str, ...], tuple[str, ...], tuple[int, ...], bool, float, str | None]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
+        scored = matched
         if self.value_partners:
-            partners = self.value_partners
-            matched = tuple(f for f in matched if partners.get(f) not in matched)
+            # Holding the attribute's word and a value of it is one answer: the heavier counts.
+            lighter = {lighter_of(value, word, weights) for value, word in self.value_partners.items()}
+            scored = tuple(f for f in matched if not (f in lighter and self._partner(f) in matched))
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
         failures = self._failures(masks, matched)
         reason = next(failures, None)
         # A claim whose first failure is soft may fail a firm gate after it: the lexical lead
         # must not take it (another subject's attribute that misses the coverage gate too).
         firm = reason if reason in FIRM_REASONS else next((r for r in failures if r in FIRM_REASONS), None)
-        focus_score = sum(weights[f] * field_strength(masks[f]) for f in matched)
+        focus_score = sum(weights[f] * field_strength(masks[f]) for f in scored)
         context_score = sum(weights[f] * field_strength(masks[f]) for f in context_matched)
         choices = self.choice_groups
         alternatives = tuple(
@@ -282,6 +291,13 @@ class PlanScorer:
             self.coverage(masks) if matched else 0.0,
             firm,
         )
+
+    def _partner(self, feature: str) -> str | None:
+        """The other half of an attribute and its value class."""
+        word = self.value_partners.get(feature)
+        if word is not None:
+            return word
+        return next((value for value, w in self.value_partners.items() if w == feature), None)
 
     def coverage(self, masks: Mapping[str, int]) -> float:
         """The share of the question's focus weight a claim matches (of the alternatives it

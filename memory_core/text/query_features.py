@@ -244,14 +244,16 @@ def query_terms(text: str) -> list[Term]:
     return _asked_values(_completed_attributes(terms, asking), text)
 
 
-_CLAUSE_END = re.compile(r"(?<=[.?!;\n。？！；])")
+# A clause ends at a sentence mark followed by a space or the end ("vercel.com" is one word).
+_CLAUSE_END = re.compile(r"(?<=[.?!;])(?=\s|$)|(?<=[\n。？！；])")
 
 
 def _asked_values(terms: list[Term], text: str) -> list[Term]:
     """An attribute whose value the question asks for ("什么颜色", "how much did it cost")
     gets its value class (:mod:`memory_core.text.value_classes`) as an alternative: a claim
-    stating a colour or an amount answers it without the attribute's word. Read on the whole
-    question (framing such as "how much" is already gone from the asking part)."""
+    stating a colour or an amount answers it without the attribute's word. Read on each
+    clause of the whole question as written (framing such as "how much" is already gone from
+    the asking part) and without its recall framing ("do you remember the SQLite port?")."""
     concepts = [t for t in terms if t.kind == CONCEPT and t.attribute and t.feature in VALUE_CLASSES]
     if not concepts:
         return terms
@@ -265,7 +267,8 @@ def _asked_values(terms: list[Term], text: str) -> list[Term]:
             (
                 found
                 for clause in clauses
-                if (found := asked_value(term.feature, clause)) is not None
+                if (found := asked_value(term.feature, clause) or asked_value(term.feature, query_text(clause).strip()))
+                is not None
                 and any(f == term.feature for unit in split_units(clause, expand=False) for f, _ in unit)
             ),
             None,

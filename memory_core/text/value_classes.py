@@ -24,6 +24,18 @@ from __future__ import annotations
 import re
 
 _AMOUNT_ZH = "[0-9零一二两三四五六七八九十百千万亿]"
+# A file's extension before ":<line>" (app.py:120): a source location, not a host and port.
+_SOURCE_EXTENSIONS = (
+    "(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|m|swift|scala|sql|sh|"
+    "md|rst|txt|log|ya?ml|json|toml|ini|cfg|conf|lock|html|css|vue|svelte|ipynb)"
+)
+# A bare "… <noun>?" asks the value only as a short question of its own ("billing API port?",
+# "and the price?"), not a clause that opens with an auxiliary or another wh-word ("did Bob
+# reply to the email?", "why do phones come in so many colours?").
+_NOT_BARE = (
+    "(?:did|do|does|can|could|should|would|will|shall|may|might|must|was|were|is|are|am|has|have|had|"
+    "why|how|when|where|who|whom|whose)"
+)
 
 
 def _what_is(noun: str) -> str:
@@ -32,7 +44,7 @@ def _what_is(noun: str) -> str:
     return (
         r"\b(?:what|which)(?:'s|\s+(?:is|was|were|are|will\s+be|would\s+be))?\s+"
         rf"(?:(?:the|my|our|your|its|their|his|her|this|that)\s+)?(?:[a-z'-]+\s+){{0,2}}{noun}\b"
-        rf"|\b{noun}\s*\?"
+        rf"|(?:^|[,:])\s*(?!{_NOT_BARE}\b)(?:[a-z0-9'-]+\s+){{0,3}}{noun}\s*\?\s*$"
     )
 
 
@@ -65,20 +77,25 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
             rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
         ),
     ),
-    # A port stated with its host ("localhost:8080", "db.internal:5432", "redis:6379") or
-    # alone after a colon (":3000"); a time of day ("10:30") has no host of letters.
+    # A port after a host that is one: localhost, an IP address, a URL's host, a dotted name
+    # that is no source file ("db.internal:5432", not "api.py:120"), a docker port mapping
+    # ("-p 8080:80") or a colon alone (":3000"). A single word before a colon is too often
+    # something else ("postgres:15" an image tag, "TODO:1234", "pid:4567").
     "~port": (
         "=port",
         re.compile(
-            r"\b(?:localhost|(?:[0-9]{1,3}\.){3}[0-9]{1,3}|[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*):[0-9]{2,5}\b(?![.:][0-9])"
-            r"|(?:^|[\s(])\:[0-9]{2,5}\b(?![.:][0-9])"
+            r"(?:\blocalhost|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}|\[[0-9a-f:]+\]|://[a-z0-9.-]+"
+            rf"|\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?!{_SOURCE_EXTENSIONS}:)[a-z][a-z0-9-]*)"
+            r":[0-9]{2,5}(?![\w:-]|\.\w)"
+            r"|(?:^|[\s(])-p\s+[0-9]{2,5}:[0-9]{2,5}\b"
+            r"|(?:^|[\s(]):[0-9]{2,5}(?![\w:-]|\.\w)"
         ),
         re.compile(f"{_what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
     ),
-    # An e-mail address.
+    # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",
-        re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}"),
+        re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9.-]*[:/])"),
         re.compile(
             f"{_what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"
         ),
