@@ -151,7 +151,7 @@ def _capture_turn(event: HookEvent, home: Path, messages: list[str], statements:
         from cli.nudge import nudge_captured_in
         from memory_core.store.engines.database import Store
 
-        with Store.open(home) as store:
+        with Store.open(home, rebuild_index=False) as store:
             with store.transaction() as conn:
                 adopt_project_paths(conn, project)
                 captured = capture_turn(conn, plan, now)
@@ -259,7 +259,7 @@ def _capture(event: HookEvent, home: Path, source_type: str, text: str, now: flo
 
     project = capture_project(event.cwd, home)
     # Only the state dir matters here; worker settings are checked by the worker and status.
-    with Store.open(home) as store:
+    with Store.open(home, rebuild_index=False) as store:
         with store.transaction() as conn:
             adopt_project_paths(conn, project)
             result = capture_source(
@@ -282,7 +282,7 @@ def _feedback(event: HookEvent, home: Path, verdicts: list[tuple[str, tuple[str,
     from memory_core.store.engines.database import Store
 
     problems = []
-    with Store.open(home) as store:
+    with Store.open(home, rebuild_index=False) as store:
         for text, (memory_id, verdict) in verdicts:
             source_id = chat_receipt_id(event.agent, event.session_id, text)
             try:

@@ -89,3 +89,33 @@ def test_stale_recall_index_is_rebuilt_on_open(home: Path) -> None:
         assert index_version(store.conn) == INDEX_VERSION
         assert store.conn.execute("SELECT COUNT(*) FROM postings WHERE memory_id=?", (memory.id,)).fetchone()[0] > 0
         assert store.refresh_recall_index() is False  # current now: nothing to do
+
+
+@pytest.mark.sqlite_only  # hooks on PostgreSQL go through `memevo serve`, which opens the store itself
+def test_a_hook_leaves_a_stale_index_to_the_next_process(home: Path, tmp_path: Path) -> None:
+    """A rebuild reads every claim (about 54 s at 100,000): a capture hook must not do it for
+    its agent; it captures against the stale index, and the next full open rebuilds."""
+    import os
+    import sqlite3
+
+    from memory_core.store.schema.index_version import INDEX_VERSION, index_version
+    from tests.factories import run_turn_end
+
+    memory = make_memory("The build cache lives in /var/cache/build")
+    with Store.open(home) as store:
+        with store.transaction() as conn:
+            put_memory(conn, memory)
+            conn.execute("UPDATE postings SET tf = 0 WHERE feature='' AND memory_id='' AND field='version'")
+            conn.execute("DELETE FROM postings WHERE memory_id=?", (memory.id,))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
+    env["MEMEVO_HOME"] = str(home)
+    hook = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()"
+    result = run_turn_end(hook, tmp_path, env, ["remember that the release train leaves on Tuesdays"])
+    assert result.returncode == 0 and result.stdout == ""
+    with sqlite3.connect(home / "memory.db") as raw:
+        assert raw.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1  # captured
+        assert index_version(raw) == 0  # not rebuilt by the hook
+        assert raw.execute("SELECT COUNT(*) FROM postings WHERE memory_id=?", (memory.id,)).fetchone()[0] == 0
+    with Store.open(home) as store:  # the worker, `memevo status`, any command
+        assert index_version(store.conn) == INDEX_VERSION
+        assert store.conn.execute("SELECT COUNT(*) FROM postings WHERE memory_id=?", (memory.id,)).fetchone()[0] > 0

@@ -35,9 +35,14 @@ class Store:
         self.backend = backend if backend is not None else Backend(SQLITE, "", path)
 
     @classmethod
-    def open(cls, home: Path, backend: Backend | None = None) -> Store:
+    def open(cls, home: Path, backend: Backend | None = None, *, rebuild_index: bool = True) -> Store:
         """Open (creating and migrating as needed) the store of state dir ``home``: the one
-        its settings name, or ``backend`` when given (a second store, as migrate-to opens)."""
+        its settings name, or ``backend`` when given (a second store, as migrate-to opens).
+
+        ``rebuild_index=False`` (a hook): a recall index built by another tokenizer version is
+        left for the next process that may take the time (the worker, ``memevo status``, any
+        command): a rebuild reads every claim, about 54 s at 100,000 claims on the 2-core
+        development machine, and an agent must not wait for it (docs/recall.md, "Features")."""
         try:
             ensure_private_dir(home)
         except OSError as exc:
@@ -46,7 +51,7 @@ class Store:
             ) from None
         backend = backend if backend is not None else resolve(home)
         if not backend.is_sqlite:
-            return cls._open_postgres(home, backend)
+            return cls._open_postgres(home, backend, rebuild_index=rebuild_index)
         path = home / "memory.db"
         # The version is identified on the connection itself before it changes anything: a
         # database this build must refuse is not even switched to WAL. (One connection, not a
@@ -56,7 +61,8 @@ class Store:
         try:
             store = cls(conn, path)
             store.backup_path = migrations.migrate(conn, home / "backups", clock.now())
-            store.refresh_recall_index()
+            if rebuild_index:
+                store.refresh_recall_index()
             secure_sidecars(path)
             return store
         except BaseException:
@@ -64,14 +70,15 @@ class Store:
             raise
 
     @classmethod
-    def _open_postgres(cls, home: Path, backend: Backend) -> Store:
+    def _open_postgres(cls, home: Path, backend: Backend, *, rebuild_index: bool = True) -> Store:
         from memory_core.store.engines import pg
 
         conn = pg.connect(backend.url)
         try:
             store = cls(conn, None, backend=backend)
             store.backup_path = migrations.migrate(conn, home / "backups", clock.now())
-            store.refresh_recall_index()
+            if rebuild_index:
+                store.refresh_recall_index()
             return store
         except BaseException:
             conn.close()
