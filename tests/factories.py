@@ -54,6 +54,10 @@ def worker_beating(home, at: float | None = None, *, watching: bool = False) -> 
             write_watch(conn, clock.now() if at is None else at)
 
 
+# The console script's hook entry run by ``python -c`` (what ``memevo hook turn_end`` runs).
+TURN_END_HOOK = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()"
+
+
 def run_turn_end(code: str, cwd, env: dict[str, str], messages: list[str], session_id: str = "test", **options: Any):
     """A generic ``turn_end`` hook call (``messages`` from the user) run by ``python -c code``
     from the repository, its JSON on stdin; the hook fails open, so it must exit 0 and print

@@ -170,36 +170,36 @@ def active_units(units: tuple[Unit, ...], masks: Mapping[str, int], weights: Map
     # both against the heavier of the two once.
     hits = [u for u in units if u.group in hit_groups and u.matched(masks, weights, ~0)]
     # Both halves of a value group found: the heavier one only (as the score counts it).
-    dropped = {
-        id(u)
-        for u in hits
-        for other in hits
-        if other is not u
-        and other.group == u.group
-        and is_value_class(u.terms[0].feature) != is_value_class(other.terms[0].feature)
-        and lighter_of(*_value_first(u, other), weights) == u.terms[0].feature
-    }
+    dropped = doubled({u.terms[0].feature for u in hits}, value_pairs(units), weights)
     return tuple(
         u
         for u in units
         if not u.group
-        or (u.group in hit_groups and u.matched(masks, weights, ~0) and id(u) not in dropped)
+        or (u.group in hit_groups and u.matched(masks, weights, ~0) and u.terms[0].feature not in dropped)
         or (u.group not in hit_groups and not is_value_class(u.terms[0].feature))
     )
 
 
-def _value_first(a: Unit, b: Unit) -> tuple[str, str]:
-    """(the value class's feature, the attribute's) of the two halves of a value group."""
-    return (
-        (a.terms[0].feature, b.terms[0].feature)
-        if is_value_class(a.terms[0].feature)
-        else (
-            b.terms[0].feature,
-            a.terms[0].feature,
-        )
-    )
+def value_pairs(units: tuple[Unit, ...] | tuple[Term, ...]) -> list[tuple[str, str]]:
+    """(value class, attribute word) of each value group among a question's units or terms."""
+
+    def feature(x: Unit | Term) -> str:
+        return x.terms[0].feature if isinstance(x, Unit) else x.feature
+
+    return [
+        (feature(v), feature(w))
+        for v in units
+        if is_value_class(feature(v))
+        for w in units
+        if w.group == v.group and not is_value_class(feature(w))
+    ]
 
 
-def lighter_of(value: str, word: str, weights: Mapping[str, float]) -> str:
-    """Of an attribute's word and its value class, the one that counts less (the class on a tie)."""
-    return word if weights.get(word, 0.0) < weights.get(value, 0.0) else value
+def doubled(present: set[str] | frozenset[str], pairs: list[tuple[str, str]], weights: Mapping[str, float]) -> set[str]:
+    """Of each attribute word and value class both ``present``, the one that counts less (the
+    class on a tie): holding both is one answer, credited once."""
+    return {
+        word if weights.get(word, 0.0) < weights.get(value, 0.0) else value
+        for value, word in pairs
+        if value in present and word in present
+    }

@@ -30,12 +30,12 @@ from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.query_units import (
     active_units,
     choice_groups,
-    lighter_of,
+    doubled,
     question_units,
     unit_slots,
     unknown_names,
+    value_pairs,
 )
-from memory_core.text.value_classes import is_value_class
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -175,13 +175,7 @@ class PlanScorer:
         # "A or B" groups (not an attribute with its value class): the cutoff is per choice.
         self.choice_groups = choice_groups(self.focus)
         # A value class and the attribute it stands for: a claim holding both is credited once.
-        self.value_partners = {
-            t.feature: a.feature
-            for t in self.focus
-            if is_value_class(t.feature)
-            for a in self.focus
-            if a.group == t.group and a.feature != t.feature
-        }
+        self.value_pairs = value_pairs(self.focus)
         self.context_units = question_units(context, self.weights, frequency)
         self.focus_total = sum(u.counted for u in self.focus_units)
         # The smallest total a claim's coverage can be measured against: all but the lightest
@@ -257,11 +251,9 @@ class PlanScorer:
     ) -> tuple[str | None, float, tuple[str, ...], tuple[str, ...], tuple[int, ...], bool, float, str | None]:
         weights = self.weights
         matched = tuple(t.feature for t in self.focus if masks.get(t.feature, 0))
-        scored = matched
-        if self.value_partners:
-            # Holding the attribute's word and a value of it is one answer: the heavier counts.
-            lighter = {lighter_of(value, word, weights) for value, word in self.value_partners.items()}
-            scored = tuple(f for f in matched if not (f in lighter and self._partner(f) in matched))
+        # Holding an attribute's word and a value of it is one answer: the heavier counts.
+        dropped = doubled(set(matched), self.value_pairs, weights) if self.value_pairs else ()
+        scored = tuple(f for f in matched if f not in dropped) if dropped else matched
         context_matched = tuple(t.feature for t in self.context if masks.get(t.feature, 0))
         failures = self._failures(masks, matched)
         reason = next(failures, None)
@@ -291,13 +283,6 @@ class PlanScorer:
             self.coverage(masks) if matched else 0.0,
             firm,
         )
-
-    def _partner(self, feature: str) -> str | None:
-        """The other half of an attribute and its value class."""
-        word = self.value_partners.get(feature)
-        if word is not None:
-            return word
-        return next((value for value, w in self.value_partners.items() if w == feature), None)
 
     def coverage(self, masks: Mapping[str, int]) -> float:
         """The share of the question's focus weight a claim matches (of the alternatives it

@@ -28,7 +28,7 @@ from memory_core.store.engines.close_checkpoint import (
     skip_checkpoint_on_close,
 )
 from memory_core.store.engines.connection import connect
-from tests.factories import run_turn_end
+from tests.factories import TURN_END_HOOK, run_turn_end
 
 pytestmark = pytest.mark.sqlite_only  # SQLite's WAL; no store backend involved
 
@@ -240,7 +240,7 @@ def test_the_fold_process_defers_to_a_reader_and_creates_nothing(db: Path, tmp_p
     assert list(missing.parent.iterdir()) == []  # no database made where there was none
 
 
-HOOK = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()"
+HOOK = TURN_END_HOOK
 
 
 def state_with_a_long_wal(tmp_path: Path) -> tuple[Path, dict[str, str]]:

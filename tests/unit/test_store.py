@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.errors import CorruptRecordError
+from memory_core.records import Memory
 from memory_core.store.engines.database import Store
 from memory_core.store.schema.migrations import SCHEMA_VERSION
 from memory_core.store.tables.memories import get_memory, put_memory, require_memory
@@ -76,13 +77,19 @@ def test_failed_transaction_writes_nothing(store: Store) -> None:
     assert store.conn.execute("SELECT COUNT(*) FROM postings").fetchone()[0] == 0
 
 
-def test_stale_recall_index_is_rebuilt_on_open(home: Path) -> None:
+def _stale_index(home: Path) -> Memory:
+    """A store holding one claim whose index was built by another version (0) and lacks it."""
     memory = make_memory("The build cache lives in /var/cache/build")
     with Store.open(home) as store:
         with store.transaction() as conn:
             put_memory(conn, memory)
             conn.execute("UPDATE postings SET tf = 0 WHERE feature='' AND memory_id='' AND field='version'")
             conn.execute("DELETE FROM postings WHERE memory_id=?", (memory.id,))
+    return memory
+
+
+def test_stale_recall_index_is_rebuilt_on_open(home: Path) -> None:
+    memory = _stale_index(home)
     with Store.open(home) as store:
         from memory_core.store.schema.index_version import INDEX_VERSION, index_version
 
@@ -99,18 +106,12 @@ def test_a_hook_leaves_a_stale_index_to_the_next_process(home: Path, tmp_path: P
     import sqlite3
 
     from memory_core.store.schema.index_version import INDEX_VERSION, index_version
-    from tests.factories import run_turn_end
+    from tests.factories import TURN_END_HOOK, run_turn_end
 
-    memory = make_memory("The build cache lives in /var/cache/build")
-    with Store.open(home) as store:
-        with store.transaction() as conn:
-            put_memory(conn, memory)
-            conn.execute("UPDATE postings SET tf = 0 WHERE feature='' AND memory_id='' AND field='version'")
-            conn.execute("DELETE FROM postings WHERE memory_id=?", (memory.id,))
+    memory = _stale_index(home)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEVO_")}
     env["MEMEVO_HOME"] = str(home)
-    hook = "import sys; sys.argv = ['memevo', 'hook', 'turn_end']; from cli.main import run; run()"
-    result = run_turn_end(hook, tmp_path, env, ["remember that the release train leaves on Tuesdays"])
+    result = run_turn_end(TURN_END_HOOK, tmp_path, env, ["remember that the release train leaves on Tuesdays"])
     assert result.returncode == 0 and result.stdout == ""
     with sqlite3.connect(home / "memory.db") as raw:
         assert raw.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1  # captured
