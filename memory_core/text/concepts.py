@@ -199,4 +199,13 @@ CHINESE_ASKING: dict[str, str] = {
     "哪儿的人": "~hometown",
     "多少钱": "~cost",
     "多少块钱": "~cost",
+    # A clock time or a date asked without the word 时间/日期: "几点关门", "哪年买的"
+    "几点": "~time",
+    "几点钟": "~time",
+    "哪年": "~date",
+    "哪一年": "~date",
+    "哪天": "~date",
+    "哪一天": "~date",
+    "几月几号": "~date",
+    "几月几日": "~date",
 }

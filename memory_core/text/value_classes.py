@@ -48,6 +48,32 @@ def _what_is(noun: str) -> str:
     )
 
 
+_CN_NUM = "[0-9零一二两三四五六七八九十]"
+_MONTHS = (
+    "january|february|march|april|june|july|august|september|october|november|december|"
+    "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
+)
+_WHEN_HELD = re.compile(
+    rf"(?:早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|半夜){_CN_NUM}{{1,3}}点"
+    rf"|(?<![第0-9]){_CN_NUM}{{1,3}}点(?:钟|半|{_CN_NUM}{{1,3}}分)"
+    r"|(?<![第0-9.])[0-9]{1,2}点(?![0-9])"
+    rf"|{_CN_NUM}{{1,4}}年{_CN_NUM}{{1,2}}月|[0-9]{{4}}年|{_CN_NUM}{{1,2}}月(?:份|{_CN_NUM}{{1,3}}[日号])"
+    "|(?:上|下|这|本|下下|上上)?(?:周|星期|礼拜)[一二三四五六日天]"
+    "|(?:去年|今年|前年|明年|昨天|今天|明天|前天|后天|上个月|下个月|这个月)"
+    # digits: 2024-04-17, 2024/4/17, 10:30 (not a host's port, a source line or a ratio's 3:1)
+    r"|\b[0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}\b"
+    r"|(?<![\w.:/-])[0-9]{1,2}:[0-5][0-9](?![0-9]|:[0-9]{3})"
+    r"|\b[0-9]{1,2}(?::[0-5][0-9])?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])|\bnoon\b|\bmidnight\b|\bo'clock\b"
+    rf"|\b(?:{_MONTHS})\.?\s+[0-9]{{1,2}}(?:st|nd|rd|th)?\b|\b[0-9]{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b"
+    rf"|\b(?:{_MONTHS}|may)\s+(?:[0-9]{{4}}|[0-9]{{1,2}}(?:st|nd|rd|th)?)\b"
+    r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+)
+_WHEN_ASKED = re.compile(
+    "几点|(?:哪|哪一)(?:年|天)|几月几[号日]|(?:时间|日期)(?:是|为)?(?:什么|啥|几点|哪天|多少)"
+    r"|\bwhat\s+time\b|\bwhich\s+day\b|\bwhat\s+day\b|\bwhat\s+year\b|\bwhich\s+year\b"
+    rf"|{_what_is('(?:dates?|times?)')}"
+)
+
 # attribute concept -> (its value class feature, a claim holding a value, a question asking one)
 VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     "~color": (
@@ -92,6 +118,12 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
         ),
         re.compile(f"{_what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
     ),
+    # A time of day or a date: "晚上七点", "10:30", "2022年5月", "11月3日", "下周三",
+    # "2024-04-17", "7 pm", "May 7". A lone "一点"/"两点" is "a little"/"two points" and
+    # "第3点" a third point: a clock time in Chinese has digits, a time of day before it or
+    # 钟/半/分 after it. Years alone ("in 2019") and a bare "May" are left out.
+    "~time": ("=when", _WHEN_HELD, _WHEN_ASKED),
+    "~date": ("=when", _WHEN_HELD, _WHEN_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",
@@ -110,7 +142,11 @@ def is_value_class(feature: str) -> bool:
 
 def held_values(text: str) -> list[str]:
     """The value classes normalized claim ``text`` holds a value of (each once)."""
-    return [value for value, held, _asked in VALUE_CLASSES.values() if held.search(text) is not None]
+    found: list[str] = []
+    for value, held, _asked in VALUE_CLASSES.values():
+        if value not in found and held.search(text) is not None:
+            found.append(value)
+    return found
 
 
 def asked_value(concept: str, text: str) -> str | None:

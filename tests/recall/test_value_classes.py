@@ -28,7 +28,15 @@ from tests.support.times import NOW
         ("The billing API runs on localhost:8080.", ["=port"]),
         ("db.internal:5432 and redis:6379", ["=port"]),
         ("serve it on :3000", ["=port"]),
-        ("we meet at 10:30, see version 1.2:30", []),
+        ("we meet at 10:30, see version 1.2:30", ["=when"]),  # a clock time; 1.2:30 no time
+        ("营业时间是早上八点到晚上十点", ["=when"]),
+        ("时间是2024-04-17 14:00", ["=when"]),
+        ("活动在下周三晚上七点", ["=when"]),
+        ("她的生日是11月3日", ["=when"]),
+        ("这台车是2022年5月买的", ["=when"]),
+        ("the standup is at 9 am every Monday", ["=when"]),
+        ("we shipped it on March 3rd", ["=when"]),
+        ("快一点，第3点建议和两点意见", []),  # "a little", "point 3", "two points": no clock
         ("Reach Bob at bob.smith@example.com.", ["=email"]),
         ("3块硬盘", []),  # 块 alone counts pieces, not money
         ("bluetooth and redis", []),  # whole words only
@@ -69,6 +77,12 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~port", "can we close the billing API port?", None),
         ("~color", "why do phones come in so many colours?", None),
         ("~cost", "and the price?", "=cost"),
+        ("~time", "乐刻健身几点关门？", "=when"),
+        ("~time", "首席记者能力提升营的时间是什么？", "=when"),
+        ("~date", "我的特斯拉是哪年买的？", "=when"),
+        ("~time", "what time does the gym open?", "=when"),
+        ("~time", "we spent a lot of time on the build", None),
+        ("~date", "bump the date library", None),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -129,6 +143,26 @@ def test_chinese_values_and_places(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "实验小学在什么地方？", now=NOW).claims] == [claims[5].id]
 
 
+def test_a_time_or_date_asked_without_its_word(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "乐刻健身的地址是滨江区江南大道588号。",
+            "乐刻健身的营业时间是早上六点到晚上十点。",
+            "乐刻健身的月卡价格是199元。",
+            "我的车是特斯拉Model 3。",
+            "特斯拉Model 3的颜色是红色。",
+            "特斯拉Model 3的购买时间是2022年5月。",
+        )
+    ]
+    # "几点关门" asks a clock time: only the opening hours state one.
+    assert [c.memory_id for c in recall(reader.conn, "乐刻健身几点关门？", now=NOW).claims] == [claims[1].id]
+    # "哪年买的" asks a date: the purchase date, not the car's colour or what it is.
+    assert [c.memory_id for c in recall(reader.conn, "我的特斯拉是哪年买的？", now=NOW).claims] == [claims[5].id]
+    # A question that does not ask when keeps every claim it did before.
+    assert claims[2].id in {c.memory_id for c in recall(reader.conn, "乐刻健身的月卡多少钱？", now=NOW).claims}
+
+
 def test_only_the_index_holds_the_classes() -> None:
     # What capture and consolidation compare (features) is a claim's words: "CI is red" and
     # "tests green locally" share none.
@@ -152,6 +186,8 @@ def test_only_the_index_holds_the_classes() -> None:
         "FROM node:18-alpine; we pin postgres:15",  # image tags
         "TODO:1234 and pid:4567",
         "git remote add origin git@github.com:acme/billing.git",  # no mail address
+        "the ratio is 3:1 and the crash is at app.py:12:30",  # no clock time
+        "you may 2x the buffer",
     ],
 )
 def test_coding_text_holds_no_value(text: str) -> None:
