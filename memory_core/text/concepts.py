@@ -136,7 +136,12 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("limit", "limit limits maximum max", "限制 上限", attribute=True),
     _c("size", "size sizes scale", "大小 规模 尺寸", attribute=True),
     _c("count", "count", "数量 人数", attribute=True),
-    _c("cost", "cost costs price prices fee fees pay pays paid paying", "费用 价格 成本", attribute=True),
+    _c(
+        "cost",
+        "cost costs price prices fee fees pay pays paid paying expensive cheap cheaper cheapest pricey pricier",
+        "费用 价格 成本 价钱 便宜 昂贵 更贵 最贵 很贵 太贵 较贵 挺贵 不贵 更便宜 最便宜 很便宜 太便宜 较便宜 挺便宜 不便宜",
+        attribute=True,
+    ),
     _c("time", "time times", "时间", attribute=True),
     _c("date", "date dates", "日期", attribute=True),
     _c("duration", "duration", "持续时间 时长", attribute=True),

@@ -100,7 +100,10 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
         ),
         re.compile(
             "多少钱|多少块钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
+            # which of two is cheaper or dearer: a comparison of their prices
+            "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|比较)?(?:贵|便宜)"
             rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
+            r"|\b(?:which|what)\b[^,.?!;]{0,40}\b(?:cheaper|cheapest|pricier|more\s+expensive|most\s+expensive)\b"
         ),
     ),
     # A port after a host that is one: localhost, an IP address, a URL's host, a dotted name

@@ -77,6 +77,9 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~port", "can we close the billing API port?", None),
         ("~color", "why do phones come in so many colours?", None),
         ("~cost", "and the price?", "=cost"),
+        ("~cost", "扫地机器人和空气净化器哪个更贵？", "=cost"),
+        ("~cost", "which is cheaper, my bike or my laptop?", "=cost"),
+        ("~cost", "这家店很便宜", None),
         ("~time", "乐刻健身几点关门？", "=when"),
         ("~time", "首席记者能力提升营的时间是什么？", "=when"),
         ("~date", "我的特斯拉是哪年买的？", "=when"),
@@ -231,6 +234,36 @@ def test_a_comparison_keeps_its_own_words(add, reader) -> None:
     cheaper = add("楼下那家咖啡店比星巴克便宜很多。")
     add("公司附近的咖啡店很安静。")
     assert [c.memory_id for c in recall(reader.conn, "哪家咖啡店更便宜？", now=NOW).claims] == [cheaper.id]
+
+
+def test_which_is_dearer_compares_prices(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "扫地机器人的价格是2999元。",
+            "扫地机器人的购买地点是苏宁易购。",
+            "空气净化器的价格是1299元。",
+            "空气净化器的购买地点是京东。",
+            "My bike cost 300 dollars.",
+            "My bike is blue.",
+            "My laptop was $1200.",
+            "My laptop is a Lenovo.",
+        )
+    ]
+    found = recall(reader.conn, "扫地机器人和空气净化器哪个更贵？", now=NOW).claims
+    assert {c.memory_id for c in found} == {claims[0].id, claims[2].id}
+    found = recall(reader.conn, "扫地机器人和空气净化器哪个更便宜？", now=NOW).claims
+    assert {c.memory_id for c in found} == {claims[0].id, claims[2].id}
+    found = recall(reader.conn, "which is cheaper, my bike or my laptop?", now=NOW).claims
+    assert {c.memory_id for c in found} == {claims[4].id, claims[6].id}
+
+
+@pytest.mark.parametrize(
+    ("text", "cost"),
+    [("这家店比星巴克便宜很多", True), ("the N+1 query is expensive", True), ("贵州的天气", False), ("宝贵的意见", False)],
+)
+def test_cheap_and_dear_are_the_cost(text: str, cost: bool) -> None:
+    assert ("~cost" in features(text)) is cost
 
 
 def test_what_was_paid_is_a_cost(add, reader) -> None:
