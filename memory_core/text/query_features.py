@@ -11,7 +11,7 @@ import functools
 import re
 from collections import namedtuple
 
-from memory_core.text.concepts import BY_FEATURE
+from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.text.grammar import ASKED, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
@@ -241,7 +241,38 @@ def query_terms(text: str) -> list[Term]:
         unit_id += 1
     if groups:
         terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
-    return _asked_values(_completed_attributes(terms, asking), text)
+    return _asked_values(_completed_attributes(_counted_kinds(terms, text), asking), text)
+
+
+@functools.cache
+def _counting() -> re.Pattern[str]:
+    """An attribute word right after a count ("有几个地方", "几家店", "how many places"): the
+    kind of thing counted, built from the concept map's attribute forms."""
+    zh = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.chinese}, key=len, reverse=True)
+    en = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.english}, key=len, reverse=True)
+    return re.compile(
+        "(?:几|多少|哪些|哪几)(?:个|家|处|座|间|所|种|位)?(" + "|".join(map(re.escape, zh)) + ")"
+        r"|\bhow\s+many\s+(?:[a-z-]+\s+)?(" + "|".join(map(re.escape, en)) + r")\b"
+    )
+
+
+def _counted_kinds(terms: list[Term], text: str) -> list[Term]:
+    """An attribute concept named as the kind of thing a question counts ("有几个*地方*在西湖区？",
+    "how many *places* …") is what the answers are, not a detail each must name: "外婆家的地址
+    是杭州市西湖区…" is one of the places without the word. It stays a term, no longer an
+    attribute."""
+    attributes = {t.feature for t in terms if t.attribute and t.kind == CONCEPT}
+    if not attributes:
+        return terms
+    counted: set[str] = set()
+    for match in _counting().finditer(normalize(text)):
+        form = match.group(1) or match.group(2)
+        feature = CHINESE.get(form) if match.group(1) else ENGLISH.get(form)
+        if feature in attributes:
+            counted.add(feature)
+    if not counted:
+        return terms
+    return [t._replace(attribute=False) if t.feature in counted and t.kind == CONCEPT else t for t in terms]
 
 
 # A clause ends at a sentence mark followed by a space or the end ("vercel.com" is one word).
