@@ -142,7 +142,7 @@ CONCEPTS: tuple[Concept, ...] = (
         "费用 价格 成本 价钱 便宜 昂贵 更贵 最贵 很贵 太贵 较贵 挺贵 不贵 更便宜 最便宜 很便宜 太便宜 较便宜 挺便宜 不便宜",
         attribute=True,
     ),
-    _c("time", "time times", "时间", attribute=True),
+    _c("time", "time times", "时间 更早 更晚 最早 最晚 较早 较晚", attribute=True),
     _c("date", "date dates", "日期", attribute=True),
     _c("duration", "duration", "持续时间 时长", attribute=True),
     _c("deadline", "deadline deadlines", "截止日期 截止时间 期限", attribute=True),

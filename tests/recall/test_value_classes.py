@@ -258,6 +258,21 @@ def test_which_is_dearer_compares_prices(add, reader) -> None:
     assert {c.memory_id for c in found} == {claims[4].id, claims[6].id}
 
 
+def test_which_opens_earlier_compares_times(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "蓝山咖啡馆的地址是衡山路12号。",
+            "蓝山咖啡馆的营业时间是早上八点到晚上十点。",
+            "星河游泳馆的营业时间是早上六点到晚上九点。",
+            "星河游泳馆的门票价格是60元。",
+        )
+    ]
+    found = recall(reader.conn, "蓝山咖啡馆和星河游泳馆哪个开门更早？", now=NOW).claims
+    assert {c.memory_id for c in found} == {claims[1].id, claims[2].id}
+    assert asked_value("~time", "哪个开门更早") == "=when" and asked_value("~time", "我们更早出发") is None
+
+
 @pytest.mark.parametrize(
     ("text", "cost"),
     [("这家店比星巴克便宜很多", True), ("the N+1 query is expensive", True), ("贵州的天气", False), ("宝贵的意见", False)],
