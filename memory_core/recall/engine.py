@@ -56,7 +56,7 @@ REJECTS_KEPT = 10
 # When no claim answers enough of the question alone, a claim failing only on coverage may
 # answer it together with a complementary claim (see :func:`_add_pair`): the gates it may
 # have failed, the share of the question it must answer itself, and how many are tried.
-ANCHOR_REASONS = frozenset({"focus_coverage", "too_few_matches"})
+ANCHOR_REASONS = frozenset({"focus_coverage", "too_few_matches", "named_attribute_missing"})
 MIN_ANCHOR_COVERAGE = 0.25
 ANCHORS_TRIED = 8
 # The most the quality factors can lift a raw score: freshness 1, priority 4, both verdicts.

@@ -139,7 +139,8 @@ CONCEPTS: tuple[Concept, ...] = (
     _c(
         "cost",
         "cost costs price prices fee fees pay pays paid paying expensive cheap cheaper cheapest pricey pricier",
-        "费用 价格 成本 价钱 便宜 昂贵 更贵 最贵 很贵 太贵 较贵 挺贵 不贵 更便宜 最便宜 很便宜 太便宜 较便宜 挺便宜 不便宜",
+        "费用 价格 成本 价钱 便宜 昂贵 更贵 最贵 很贵 太贵 较贵 挺贵 不贵 "
+        "更便宜 最便宜 很便宜 太便宜 较便宜 挺便宜 不便宜",
         attribute=True,
     ),
     _c("time", "time times", "时间 更早 更晚 最早 最晚 较早 较晚", attribute=True),

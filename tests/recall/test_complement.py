@@ -79,3 +79,23 @@ def test_two_facts_that_only_answer_together(add, reader) -> None:
     # claim alone answers too little of the question.
     add("我表姐的邮箱地址是cousin0815@example.com。")
     assert recall(reader.conn, "那个职位是银行行长的人，其邮箱地址的后缀是多少？", now=NOW).claims == []
+
+
+def test_a_named_subject_whose_attribute_another_claim_states(add, reader) -> None:
+    # "my car" names the car and asks its colour; one claim says which car it is, the other
+    # that car's colour: the claim missing the attribute anchors a pair.
+    car = add("我的车是一辆特斯拉Model 3。")
+    colour = add("特斯拉Model 3的颜色是红色。")
+    add("我的摩托车是雅马哈的。")
+    add("雅马哈摩托车的颜色是黑色。")
+    assert ids(recall(reader.conn, "我的车是什么颜色的？", now=NOW)) == [car.id, colour.id]
+    school = add("我女儿的学校是实验小学。")
+    address = add("实验小学的地址是海淀区中关村大街27号。")
+    add("首都图书馆的地址是西城区。")
+    assert ids(recall(reader.conn, "我女儿学校的地址是什么？", now=NOW)) == [school.id, address.id]
+
+
+def test_an_anchor_without_the_attribute_needs_a_partner_about_it(add, reader) -> None:
+    add("我的车是一辆特斯拉Model 3。")
+    add("雅马哈摩托车的颜色是黑色。")  # a colour, of something else
+    assert ids(recall(reader.conn, "我的车是什么颜色的？", now=NOW)) == []

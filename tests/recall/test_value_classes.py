@@ -275,7 +275,12 @@ def test_which_opens_earlier_compares_times(add, reader) -> None:
 
 @pytest.mark.parametrize(
     ("text", "cost"),
-    [("这家店比星巴克便宜很多", True), ("the N+1 query is expensive", True), ("贵州的天气", False), ("宝贵的意见", False)],
+    [
+        ("这家店比星巴克便宜很多", True),
+        ("the N+1 query is expensive", True),
+        ("贵州的天气", False),
+        ("宝贵的意见", False),
+    ],
 )
 def test_cheap_and_dear_are_the_cost(text: str, cost: bool) -> None:
     assert ("~cost" in features(text)) is cost
