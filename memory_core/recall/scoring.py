@@ -208,6 +208,12 @@ class PlanScorer:
             if len(slots) <= NAMED_ATTRIBUTE_MAX_UNITS and len(named) == 1 and asks and not plan.describes
             else None
         )
+        # A one-word wh-phrase no claim holds ("what *food* am I allergic to?") names the kind
+        # of thing asked, of which the answer is an instance ("shellfish"), not a word the
+        # answer must hold; a longer one ("what git branching strategy …") names something
+        # in particular.
+        asked = [u for u in self.focus_units if u.asked]
+        self.asks_a_kind = len(asked) == 1 and asked[0].unseen
         # A short question asking a value of a subject no claim names: nothing answers it.
         self.unknown_subject = (
             unknown_names(self.focus_units) if asks and len(slots) <= UNKNOWN_SUBJECT_MAX_UNITS else ()
@@ -325,7 +331,9 @@ class PlanScorer:
         matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))
         if sum(1 for u in units if not u.unseen) >= 3 and matched_units < 2:
             yield "too_few_matches"
-        if matched_units == 1 and any(u.unseen and u.named and not u.cjk for u in units):
+        if matched_units == 1 and any(
+            u.unseen and u.named and not u.cjk and not (u.asked and self.asks_a_kind) for u in units
+        ):
             yield "unknown_words"
         if self.named_attribute is not None:
             subject, attributes = self.named_attribute

@@ -70,7 +70,10 @@ _IMPERATIVE = re.compile(
 )
 _QUESTION = re.compile(
     r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
-    r"(?:do|does|did|don't|doesn't|didn't|can|could|should|would|will|shall|might|must|can't|won't)"
+    r"(?:do|does|did|don't|doesn't|didn't|can|could|should|would|will|shall|might|must|can't|won't"
+    # a form of "be" before a pronoun and a verb or adjective: "what food am I allergic to?",
+    # "which book are you reading?"
+    r"|(?:am|is|are|was|were)(?=\s+(?:i|you|we|they|he|she|it)\s))"
     rf"((?:\s+{_WORD}){{1,4}}?)\s+({_WORD})"
     r"(?:\s+(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|under|over|through|after|before))*"
     r"\s*$"

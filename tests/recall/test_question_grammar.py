@@ -75,6 +75,21 @@ def test_place_and_time_questions() -> None:
 def test_the_words_a_question_asks_are_not_its_subject() -> None:
     assert word_roles("which node version does the build need?") == {"node": ASKED, "version": ASKED, "need": VERB}
     assert word_roles("what port does mysql listen on?") == {"port": ASKED, "listen": VERB}
+    # a form of "be" before a pronoun, as "do" before a subject
+    assert word_roles("what food am i allergic to?") == {"food": ASKED, "allergic": VERB}
+    assert word_roles("which book are you reading?") == {"book": ASKED, "reading": VERB}
+    assert word_roles("what is the billing port?") == {}  # "is" before no pronoun: no verb to read
+
+
+def test_a_one_word_kind_no_claim_names_is_what_the_answer_is_an_instance_of(add, reader) -> None:
+    allergy = add("I'm allergic to shellfish, so no shrimp or crab for me.")
+    add("My favorite coffee shop is Blue Bottle on Valencia Street.")
+    add("The developer reviews pull requests every morning.")
+    assert [c.memory_id for c in recall(reader.conn, "What food am I allergic to?", now=NOW).claims] == [allergy.id]
+    # A subject memory does not know is still no answer, nor a longer wh-phrase naming
+    # something in particular beside the one known word.
+    assert recall(reader.conn, "What's my cat's name?", now=NOW).claims == []
+    assert recall(reader.conn, "What git branching strategy does the developer use?", now=NOW).claims == []
 
 
 @pytest.mark.parametrize(
