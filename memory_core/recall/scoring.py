@@ -211,9 +211,10 @@ class PlanScorer:
         # A one-word wh-phrase no claim holds ("what *food* am I allergic to?") names the kind
         # of thing asked, of which the answer is an instance ("shellfish"), not a word the
         # answer must hold; a longer one ("what git branching strategy …") names something
-        # in particular.
+        # in particular, and a question asking an attribute ("what port does the auth
+        # *service* use?", the word completing an attribute's phrase) asks that attribute.
         asked = [u for u in self.focus_units if u.asked]
-        self.asks_a_kind = len(asked) == 1 and asked[0].unseen
+        self.asks_a_kind = len(asked) == 1 and asked[0].unseen and not any(u.attribute for u in self.focus_units)
         # A short question asking a value of a subject no claim names: nothing answers it.
         self.unknown_subject = (
             unknown_names(self.focus_units) if asks and len(slots) <= UNKNOWN_SUBJECT_MAX_UNITS else ()

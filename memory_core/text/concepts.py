@@ -205,6 +205,9 @@ CHINESE_ASKING: dict[str, str] = {
     "哪儿的人": "~hometown",
     "多少钱": "~cost",
     "多少块钱": "~cost",
+    # A name asked without the word 名字: "我舅舅叫什么来着？"
+    "叫什么": "~name",
+    "叫啥": "~name",
     # A clock time or a date asked without the word 时间/日期: "几点关门", "哪年买的"
     "几点": "~time",
     "几点钟": "~time",

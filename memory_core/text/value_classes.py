@@ -129,6 +129,19 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     # 钟/半/分 after it. Years alone ("in 2019") and a bare "May" are left out.
     "~time": ("=when", _WHEN_HELD, _WHEN_ASKED),
     "~date": ("=when", _WHEN_HELD, _WHEN_ASKED),
+    # A name given with the verb that gives it: "我舅舅叫张翰林", "a puppy named Biscuit",
+    # "a tool called ruff" (not 叫醒, 叫外卖, 尖叫, "叫我…", "called the API").
+    "~name": (
+        "=name",
+        re.compile(
+            "(?<![大喊尖吼惊])叫(?:做)?(?![醒外车好声嚷喊我你他她它人过了着])[\u4e00-\u9fff]{2}"
+            r"|\b(?:named|called)\s+(?:(?:him|her|it|them)\s+)?(?!(?:the|a|an|it|me|him|her|them|us|you|back|off|out|up|for|on|in|to)\b)[a-z]"
+        ),
+        re.compile(
+            "什么名字|啥名字|名字(?:是|叫)?(?:什么|啥)|叫什么|叫啥|姓名(?:是)?(?:什么|啥)"
+            rf"|{_what_is('names?')}|\bname\s+of\b"
+        ),
+    ),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",

@@ -215,9 +215,10 @@ def test_a_described_subject_is_a_condition_another_claim_states(add, reader) ->
         )
     ]
     # The clause (from Harbin) is how the question picks out the neighbour: the claim
-    # stating it answers the first step, though it lacks the name the question asks.
+    # stating it answers the first step, though it lacks the name the question asks, and
+    # the neighbour's name given with 叫 answers the rest.
     found = recall(reader.conn, "那个来自哈尔滨的人叫什么名字？", now=NOW).claims
-    assert [c.memory_id for c in found] == [claims[0].id]
+    assert [c.memory_id for c in found] == [claims[0].id, claims[1].id]
     found = recall(reader.conn, "那个来自西安的人，他是做什么工作的？", now=NOW).claims
     assert [c.memory_id for c in found] == [claims[3].id]
     # A named subject still needs its attribute: the city alone answers no name.

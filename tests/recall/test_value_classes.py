@@ -37,6 +37,11 @@ from tests.support.times import NOW
         ("the standup is at 9 am every Monday", ["=when"]),
         ("we shipped it on March 3rd", ["=when"]),
         ("快一点，第3点建议和两点意见", []),  # "a little", "point 3", "two points": no clock
+        ("我舅舅叫张翰林。", ["=name"]),
+        ("I adopted a puppy and named him Biscuit.", ["=name"]),
+        ("a linter called ruff", ["=name"]),
+        ("他叫我去开会，叫外卖，尖叫起来", []),  # asked, ordered, screamed: no name
+        ("we called the API and called him back", []),
         ("Reach Bob at bob.smith@example.com.", ["=email"]),
         ("3块硬盘", []),  # 块 alone counts pieces, not money
         ("bluetooth and redis", []),  # whole words only
@@ -86,6 +91,10 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~time", "what time does the gym open?", "=when"),
         ("~time", "we spent a lot of time on the build", None),
         ("~date", "bump the date library", None),
+        ("~name", "我舅舅叫什么来着？", "=name"),
+        ("~name", "我同事叫什么名字？", "=name"),
+        ("~name", "what's my sister's name?", "=name"),
+        ("~name", "rename the function's name field", None),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -164,6 +173,17 @@ def test_a_time_or_date_asked_without_its_word(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "我的特斯拉是哪年买的？", now=NOW).claims] == [claims[5].id]
     # A question that does not ask when keeps every claim it did before.
     assert claims[2].id in {c.memory_id for c in recall(reader.conn, "乐刻健身的月卡多少钱？", now=NOW).claims}
+
+
+def test_a_name_given_with_its_verb(add, reader) -> None:
+    uncle = add("我舅舅叫张翰林。")
+    add("我舅舅今年52岁。")
+    add("我的表哥叫王磊。")
+    assert [c.memory_id for c in recall(reader.conn, "我舅舅叫什么来着？", now=NOW).claims] == [uncle.id]
+    assert [c.memory_id for c in recall(reader.conn, "我舅舅叫什么名字？", now=NOW).claims] == [uncle.id]
+    puppy = add("We adopted a beagle puppy and named him Biscuit.")
+    add("The beagle puppy sleeps all afternoon.")
+    assert [c.memory_id for c in recall(reader.conn, "What's the beagle puppy's name?", now=NOW).claims] == [puppy.id]
 
 
 def test_only_the_index_holds_the_classes() -> None:
