@@ -522,3 +522,56 @@ def test_version_8_blocks_take_the_scope_of_their_claims(home: Path) -> None:
         )
         assert blocked_rows(c) == sorted(before)
         assert c.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+
+
+BACKUP_AT_ONCE = """
+import sqlite3, sys, time
+from pathlib import Path
+from memory_core.store.schema.migrations import backup_database
+source, backups, start = Path(sys.argv[1]), Path(sys.argv[2]), float(sys.argv[3])
+conn = sqlite3.connect(source)
+while time.time() < start:
+    pass
+print(backup_database(conn, backups, 3, 1_700_000_000.0).name)
+"""
+
+
+def test_processes_backing_up_at_the_same_second_each_get_a_file(tmp_path: Path) -> None:
+    # Processes opening an older store at once each back it up before migrating, all
+    # named after the same second: each must claim a file of its own (two copying into one
+    # failed with "database is locked", and the capture that had opened the store with it).
+    import subprocess
+    import sys
+    import time
+
+    from tests.support.processes import REPO
+
+    source = tmp_path / "source.db"
+    conn = sqlite3.connect(source)
+    conn.execute("CREATE TABLE t (x TEXT)")
+    conn.executemany("INSERT INTO t VALUES (?)", [(f"row {i} " * 50,) for i in range(4000)])
+    conn.commit()
+    conn.close()
+    backups = tmp_path / "backups"
+    start = time.time() + 1.5
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", BACKUP_AT_ONCE, str(source), str(backups), str(start)],
+            cwd=REPO,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(6)
+    ]
+    names = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        names.append(out.strip())
+    assert len(set(names)) == 6
+    for name in names:
+        copy = sqlite3.connect(backups / name)
+        assert copy.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 4000
+        copy.close()
+        assert (backups / name).stat().st_mode & 0o777 == 0o600

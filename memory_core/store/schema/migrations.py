@@ -10,6 +10,7 @@ on both, their DDL written once for SQLite and adapted by memory_core.store.engi
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -65,11 +66,7 @@ def backup_database(conn: DbConn, backups_dir: Path, version: int, now: float) -
     ``memevo migrate-to`` can load into an empty database again."""
     ensure_private_dir(backups_dir)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
-    target = backups_dir / f"memory-v{version}-{stamp}.db"
-    n = 1
-    while target.exists():
-        n += 1
-        target = backups_dir / f"memory-v{version}-{stamp}-{n}.db"
+    target = claim_new_file(backups_dir, f"memory-v{version}-{stamp}", ".db")
     if is_postgres(conn):
         from memory_core.store.engines.copying import copy_to_sqlite
 
@@ -80,6 +77,23 @@ def backup_database(conn: DbConn, backups_dir: Path, version: int, now: float) -
 
     copy_into(conn, target)  # type: ignore[arg-type]
     return target
+
+
+def claim_new_file(directory: Path, stem: str, suffix: str) -> Path:
+    """A new empty private file ``<stem><suffix>`` (``<stem>-2<suffix>``, … when taken) in
+    ``directory``, created exclusively: processes opening an older store at the same second
+    each back it up into a file of their own, never two into one (which SQLite refuses
+    with "database is locked", failing the capture that opened the store)."""
+    n = 1
+    while True:
+        target = directory / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+        try:
+            descriptor = os.open(target, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+        except FileExistsError:
+            n += 1
+            continue
+        os.close(descriptor)
+        return target
 
 
 def migrate(conn: DbConn, backups_dir: Path, now: float) -> Path | None:
