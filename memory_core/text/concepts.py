@@ -217,4 +217,7 @@ CHINESE_ASKING: dict[str, str] = {
     "哪一天": "~date",
     "几月几号": "~date",
     "几月几日": "~date",
+    "什么时候": "~date",
+    "啥时候": "~date",
+    "何时": "~date",
 }

@@ -69,7 +69,7 @@ _WHEN_HELD = re.compile(
     r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
 )
 _WHEN_ASKED = re.compile(
-    "几点|(?:哪|哪一)(?:年|天)|几月几[号日]|(?:时间|日期)(?:是|为)?(?:什么|啥|几点|哪天|多少)"
+    "几点|(?:哪|哪一)(?:年|天)|几月几[号日]|什么时候|啥时候|何时|(?:时间|日期)(?:是|为)?(?:什么|啥|几点|哪天|多少)"
     # which of two opens, starts or ends earlier or later: a comparison of their times
     "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|较|比较)(?:早|晚)"
     r"|\bwhat\s+time\b|\bwhich\s+day\b|\bwhat\s+day\b|\bwhat\s+year\b|\bwhich\s+year\b"

@@ -183,9 +183,12 @@ SELF_CORRECTION = re.compile(
     # "... . Wait, ..." / "……。等等，……": a sentence that starts by interrupting itself.
     r"|(?:^|(?<=[.!?。！？]))\s*(?:wait|hold\s+on)\s*[,:!]\s*"
     r"|(?:^|(?<=[.!?。！？]))\s*(?:等等|等一下|等一等)\s*[:：,，]"
+    # "……。对了，……" / "... . By the way, ...": a sentence that turns to another matter.
+    r"|(?:^|(?<=[.!?。！？]))\s*(?:对了|话说回来|顺便问一下|顺便问下|顺便问问)\s*[:：,，]"
+    r"|(?:^|(?<=[.!?]))\s*(?:by\s+the\s+way|btw)\s*[,:]\s*"
 )
 # Every match of SELF_CORRECTION in an ASCII text holds one of these (as FRAMING_WORDS).
-SELF_CORRECTION_WORDS = ("want", "mean", "need", "question", "wait", "hold")
+SELF_CORRECTION_WORDS = ("want", "mean", "need", "question", "wait", "hold", "way", "btw")
 
 # Words joining alternatives ("SQLite or PostgreSQL", "A和B哪个更大"): a claim about either
 # side may answer, so the side it does not mention is not held against it.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memory_core.recall.service import recall, search, turn_recall
 from memory_core.store.tables.memories import put_memory
+from memory_core.text.query_features import query_text
 from tests.support.times import NOW
 
 
@@ -196,3 +197,15 @@ def test_self_corrected_question(add, reader) -> None:
     assert ids(recall(reader.conn, text, now=NOW)) == [redis.id]
     zh = "最近天气预报服务总是超时。不好意思，我真正想问的是：Redis 的端口是多少？"
     assert ids(recall(reader.conn, zh, now=NOW)) == [redis.id]
+
+
+def test_a_turn_to_another_matter_sets_the_preamble_aside(add, reader) -> None:
+    meeting = add("读书会的时间是下周六下午两点。")
+    add("读书会的地点是青松书店。")
+    add("我的朋友小王也会参加读书会。")
+    zh = "最近天气不错，想出去走走，看看公园里的花开了没有。对了，读书会是什么时候？"
+    assert ids(recall(reader.conn, zh, now=NOW)) == [meeting.id]
+    dentist = add("My dentist's number is 555-0142.")
+    en = "I had a rough day at work and the traffic was awful. By the way, what is my dentist's number?"
+    assert ids(recall(reader.conn, en, now=NOW)) == [dentist.id]
+    assert query_text("the way we deploy is odd. what port?") == "the way we deploy is odd. what port?"

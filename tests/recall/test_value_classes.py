@@ -89,6 +89,8 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~time", "首席记者能力提升营的时间是什么？", "=when"),
         ("~date", "我的特斯拉是哪年买的？", "=when"),
         ("~time", "what time does the gym open?", "=when"),
+        ("~date", "读书会是什么时候？", "=when"),
+        ("~date", "我表姐的生日是啥时候来着？", "=when"),
         ("~time", "we spent a lot of time on the build", None),
         ("~date", "bump the date library", None),
         ("~name", "我舅舅叫什么来着？", "=name"),
