@@ -108,7 +108,7 @@ def excerpt(content: str, matched: Sequence[str], limit: int = MAX_EXCERPT_BYTES
     # A sentence holding a value of what was asked ("localhost:8080" for the port) holds its
     # class; one holding what is asked (an attribute or its value) comes before one holding
     # more of the subject's words: the answer is there.
-    hits = [wanted & {*features(s), *held_values(normalize(s))} for s in sentences]
+    hits = [wanted & {*features(s), *held_values(normalize(s), s)} for s in sentences]
     scores = [(sum(1 for f in hit if _asked(f)), len(hit)) for hit in hits]
     best = max(range(len(sentences)), key=lambda i: (scores[i], -i))
     start = end = best

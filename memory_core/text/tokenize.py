@@ -254,20 +254,21 @@ def split_quoted_questions(text: str) -> tuple[str, str]:
 def index_fields(content: str, search_terms: list[str] | tuple[str, ...] = ()) -> dict[str, Counter[str]]:
     """Feature counts of a claim per index field: ``body``, ``quote`` and ``alias``."""
     body, quoted = split_quoted_questions(content)
-    fields = {"body": _with_values(_counts(body), body)}
+    fields = {"body": _with_values(_counts(body), body, content)}
     if quoted:
         fields["quote"] = _counts(quoted)
     if search_terms:
-        aliases = normalize(" ".join(search_terms))
-        fields["alias"] = _with_values(_counts(aliases), aliases)
+        written = " ".join(search_terms)
+        aliases = normalize(written)
+        fields["alias"] = _with_values(_counts(aliases), aliases, written)
     return {name: counts for name, counts in fields.items() if counts}
 
 
-def _with_values(counts: Counter[str], text: str) -> Counter[str]:
+def _with_values(counts: Counter[str], text: str, raw: str) -> Counter[str]:
     """``counts`` and, once each, the value classes ``text`` holds a value of ("蓝色", "$40":
     :mod:`memory_core.text.value_classes`). Only the index holds them: what a claim's words
     are (:func:`features`, which capture and consolidation compare) does not change."""
-    for value in held_values(text):
+    for value in held_values(text, raw):
         counts[value] = 1
     return counts
 

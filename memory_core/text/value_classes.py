@@ -158,12 +158,31 @@ def is_value_class(feature: str) -> bool:
     return feature.startswith("=")
 
 
-def held_values(text: str) -> list[str]:
-    """The value classes normalized claim ``text`` holds a value of (each once)."""
+# English names a person or pet by a capitalized name right after "my <relation>" ("My sister
+# Emma is getting married", "our dog, Max, …"): only the text as written shows it, so this
+# one is read on the raw text. The nouns are the language's everyday kin, social and pet
+# words.
+_RELATIONS = (
+    "sister|brother|sibling|mother|father|mom|mum|dad|parents?|wife|husband|spouse|son|daughter|kid|child|baby|"
+    "friend|boss|manager|colleague|co-?worker|teammate|cousin|uncle|aunt|niece|nephew|grand(?:ma|mother|pa|father|son|"
+    "daughter)|partner|girlfriend|boyfriend|fianc[eé]e?|neighbou?r|roommate|flatmate|housemate|teacher|doctor|dentist|"
+    "therapist|coach|mentor|landlord|landlady|dog|cat|puppy|kitten|pet|horse|parrot|rabbit|hamster"
+)
+_APPOSITIVE_NAME = re.compile(
+    rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?"
+    rf"(?:{_RELATIONS})s?\s*,?\s+(?!I\b)[A-Z][a-z]+"
+)
+
+
+def held_values(text: str, raw: str | None = None) -> list[str]:
+    """The value classes normalized claim ``text`` holds a value of (each once); ``raw``, the
+    text as written, also shows a name by its capital ("My sister Emma")."""
     found: list[str] = []
     for value, held, _asked in VALUE_CLASSES.values():
         if value not in found and held.search(text) is not None:
             found.append(value)
+    if raw is not None and "=name" not in found and _APPOSITIVE_NAME.search(raw) is not None:
+        found.append("=name")
     return found
 
 

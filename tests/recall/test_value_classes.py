@@ -188,6 +188,28 @@ def test_a_name_given_with_its_verb(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "What's the beagle puppy's name?", now=NOW).claims] == [puppy.id]
 
 
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("My sister Emma is getting married in Lisbon.", True),
+        ("Our dog, Max, hates the rain.", True),
+        ("my sister emma is getting married", False),  # no capital: nothing shows a name
+        ("My sister Is late again", True),  # a capital is read as a name: a rare misreading
+        ("My manager I barely know.", False),
+        ("The config file My settings", False),
+    ],
+)
+def test_a_name_after_my_relation_as_written(text: str, name: bool) -> None:
+    assert ("=name" in held_values(normalize(text), text)) is name
+    assert "=name" not in held_values(normalize(text))  # the raw text shows the capital
+
+
+def test_a_relations_name_as_written_answers_what_the_name_is(add, reader) -> None:
+    sister = add("My sister Emma is getting married in Lisbon next June.")
+    add("My sister lives in Porto.")
+    assert [c.memory_id for c in recall(reader.conn, "What's my sister's name?", now=NOW).claims] == [sister.id]
+
+
 def test_only_the_index_holds_the_classes() -> None:
     # What capture and consolidation compare (features) is a claim's words: "CI is red" and
     # "tests green locally" share none.
