@@ -82,7 +82,7 @@ def _attribute(feature: str) -> bool:
     return concept is not None and concept.attribute
 
 
-def _own_features(conn: DbConn, memory_id: str) -> set[str]:
+def own_features(conn: DbConn, memory_id: str) -> set[str]:
     """A claim's body and alias features (an indexed lookup by id)."""
     rows = conn.execute("SELECT feature, field FROM postings WHERE memory_id=?", (memory_id,)).fetchall()
     return {feature for feature, field in rows if field in ("body", "alias")}
@@ -96,7 +96,7 @@ def find(conn: DbConn, r: Retrieval, chosen: list[Candidate], *, now: float, inc
     scorer = r.scorer
     bridge: set[str] = set()
     for c in chosen:
-        bridge |= _own_features(conn, c.doc.memory_id)
+        bridge |= own_features(conn, c.doc.memory_id)
     # A shared attribute ("port", "status") is no shared subject.
     bridge = {f for f in bridge - open_features if not _attribute(f) and not is_value_class(f)}
     if not bridge:

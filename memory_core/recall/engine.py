@@ -43,6 +43,7 @@ from memory_core.recall.rank import (
 )
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 from memory_core.store.engines.dbapi import DbConn
+from memory_core.text.value_classes import is_value_class
 
 FIRST_BATCH = 48
 # Automatic recall scores each distinct indexed content once (:mod:`.expansion`) where the
@@ -340,6 +341,8 @@ def _add_pair(
             if not scored:
                 continue
             known = scored[0]
+        if anchor.excluded == "named_attribute_missing" and not _identifies(conn, r, anchor, memory_id):
+            continue
         both = {f: 1 for f in (*anchor.matched, *known.matched)}
         # Together they must answer as one claim would: enough of the question, and about
         # the subject it names (a port of another subject is no answer about this one).
@@ -355,6 +358,25 @@ def _add_pair(
         chosen.append(_chosen(anchor, now=now, complement=False))
         chosen.append(_chosen(known, now=now, complement=True))
         return
+
+
+# A claim naming a question's subject but not the attribute asked ("my car is a Tesla Model
+# 3") anchors a pair only with a claim about what it says the subject is: the partner holds
+# at least this share of the anchor's own words beyond the question's.
+MIN_IDENTITY_SHARE = 0.5
+
+
+def _identifies(conn: DbConn, r: Retrieval, anchor: Candidate, partner_id: str) -> bool:
+    """Whether the partner speaks of what the anchor says the question's subject is: "特斯拉
+    Model 3的颜色是红色" of "我的车是一辆特斯拉Model 3", not "the Honda I rented in Berlin is
+    red" of "my car is a Tesla I bought in Berlin" (a shared city is no shared thing)."""
+    plan = r.scorer.plan
+    asked = {t.feature for t in (*plan.focus, *plan.context)}
+    own = {f for f in complement.own_features(conn, anchor.doc.memory_id) if f not in asked and not is_value_class(f)}
+    if not own:
+        return False
+    shared = own & complement.own_features(conn, partner_id)
+    return len(shared) >= MIN_IDENTITY_SHARE * len(own)
 
 
 def _add_complement(

@@ -247,32 +247,48 @@ def query_terms(text: str) -> list[Term]:
 @functools.cache
 def _counting() -> re.Pattern[str]:
     """An attribute word right after a count ("有几个地方", "几家店", "how many places"): the
-    kind of thing counted, built from the concept map's attribute forms."""
+    kind of thing counted, built from the concept map's attribute forms. A Chinese count has
+    its measure word (几个, 多少家): "多少费用" asks an amount, "哪些端口" which values."""
     zh = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.chinese}, key=len, reverse=True)
     en = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.english}, key=len, reverse=True)
     return re.compile(
-        "(?:几|多少|哪些|哪几)(?:个|家|处|座|间|所|种|位)?(" + "|".join(map(re.escape, zh)) + ")"
+        "(?:几|多少)(?:个|家|处|座|间|所|种|位)(" + "|".join(map(re.escape, zh)) + ")"
         r"|\bhow\s+many\s+(?:[a-z-]+\s+)?(" + "|".join(map(re.escape, en)) + r")\b"
     )
+
+
+@functools.cache
+def _forms(feature: str) -> re.Pattern[str]:
+    """Every written form of an attribute concept (English as whole words)."""
+    concept = BY_FEATURE[feature]
+    zh = sorted(concept.chinese, key=len, reverse=True)
+    en = sorted(concept.english, key=len, reverse=True)
+    alternatives = [*map(re.escape, zh)]
+    if en:
+        alternatives.append(r"\b(?:" + "|".join(map(re.escape, en)) + r")\b")
+    return re.compile("|".join(alternatives))
 
 
 def _counted_kinds(terms: list[Term], text: str) -> list[Term]:
     """An attribute concept named as the kind of thing a question counts ("有几个*地方*在西湖区？",
     "how many *places* …") is what the answers are, not a detail each must name: "外婆家的地址
     是杭州市西湖区…" is one of the places without the word. It stays a term, no longer an
-    attribute."""
+    attribute, unless the question also names it where it counts nothing ("how many colours
+    are in the guide, and what colour is the logo?")."""
     attributes = {t.feature for t in terms if t.attribute and t.kind == CONCEPT}
     if not attributes:
         return terms
-    counted: set[str] = set()
-    for match in _counting().finditer(normalize(text)):
+    normalized = normalize(text)
+    counted: dict[str, int] = {}
+    for match in _counting().finditer(normalized):
         form = match.group(1) or match.group(2)
         feature = CHINESE.get(form) if match.group(1) else ENGLISH.get(form)
         if feature in attributes:
-            counted.add(feature)
-    if not counted:
+            counted[feature] = counted.get(feature, 0) + 1
+    kinds = {f for f, n in counted.items() if len(_forms(f).findall(normalized)) <= n}
+    if not kinds:
         return terms
-    return [t._replace(attribute=False) if t.feature in counted and t.kind == CONCEPT else t for t in terms]
+    return [t._replace(attribute=False) if t.feature in kinds and t.kind == CONCEPT else t for t in terms]
 
 
 # A clause ends at a sentence mark followed by a space or the end ("vercel.com" is one word).

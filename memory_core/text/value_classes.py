@@ -53,27 +53,41 @@ _MONTHS = (
     "january|february|march|april|june|july|august|september|october|november|december|"
     "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 )
+# an hour of the clock: 0-24 in digits, 一 … 十二 in Chinese
+_HOUR = "(?:[0-9]{1,2}|十[一二]?|[零一二两三四五六七八九])"
+# Neither a count of times ("每周一次", "一周三次") nor a day within a word ("提前天数", "之后天天").
+_WEEKDAY = (
+    "(?:(?:上上|下下|上|下|这|本)(?:周|星期|礼拜)|(?<![每一二三四五六七八九十几两])(?:周|星期|礼拜))"
+    "[一二三四五六日天](?![次遍回个])"
+)
 _WHEN_HELD = re.compile(
-    rf"(?:早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|半夜){_CN_NUM}{{1,3}}点"
-    rf"|(?<![第0-9]){_CN_NUM}{{1,3}}点(?:钟|半|{_CN_NUM}{{1,3}}分)"
-    r"|(?<![第0-9.])[0-9]{1,2}点(?![0-9])"
+    # a clock time: a time of day before it, or 钟/半/分 after it ("10点半"; not "有3点需要注意",
+    # "给了10点经验", "九十点五分")
+    rf"(?:早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|半夜){_HOUR}点"
+    rf"|(?<![第0-9零一二两三四五六七八九十百分]){_HOUR}点(?:钟|半|{_CN_NUM}{{1,2}}分)"
     rf"|{_CN_NUM}{{1,4}}年{_CN_NUM}{{1,2}}月|[0-9]{{4}}年|{_CN_NUM}{{1,2}}月(?:份|{_CN_NUM}{{1,3}}[日号])"
-    "|(?:上|下|这|本|下下|上上)?(?:周|星期|礼拜)[一二三四五六日天]"
-    "|(?:去年|今年|前年|明年|昨天|今天|明天|前天|后天|上个月|下个月|这个月)"
-    # digits: 2024-04-17, 2024/4/17, 10:30 (not a host's port, a source line or a ratio's 3:1)
+    f"|{_WEEKDAY}"
+    "|(?:去年|今年|明年|昨天|今天|明天|上个月|下个月|这个月)"
+    "|(?<![提之以最然向往])(?:前年|前天|后天)(?![天数])"
+    # digits: 2024-04-17, 2024/4/17, 10:30 (not a host's port, a source line, a ratio's 3:1 or a
+    # duration's 0:05:12)
     r"|\b[0-9]{4}[-/][0-9]{1,2}[-/][0-9]{1,2}\b"
-    r"|(?<![\w.:/-])[0-9]{1,2}:[0-5][0-9](?![0-9]|:[0-9]{3})"
+    r"|(?<![\w.:/-])[0-9]{1,2}:[0-5][0-9](?![0-9]|:[0-9])"
     r"|\b[0-9]{1,2}(?::[0-5][0-9])?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])|\bnoon\b|\bmidnight\b|\bo'clock\b"
-    rf"|\b(?:{_MONTHS})\.?\s+[0-9]{{1,2}}(?:st|nd|rd|th)?\b|\b[0-9]{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS}|may)\b"
-    rf"|\b(?:{_MONTHS}|may)\s+(?:[0-9]{{4}}|[0-9]{{1,2}}(?:st|nd|rd|th)?)\b"
+    r"|\b(?:today|tonight|tomorrow|yesterday)\b|\b(?:last|next)\s+(?:week|month|year)\b"
+    # a month with its day or year ("March 3rd", "3 March", "may 2024"; "may" alone is a verb)
+    rf"|\b(?:{_MONTHS})\.?\s+[0-9]{{1,2}}(?:st|nd|rd|th)?\b|\b[0-9]{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
+    rf"|\b(?:{_MONTHS})\s+[0-9]{{4}}\b|\bmay\s+[0-9]{{4}}\b"
     r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
 )
+# "time complexity", "time zone": no time of day
+_TIME_NOUN = r"times?(?!\s+(?:complexity|zones?|series|frames?|limits?|windows?|stamps?|outs?|box(?:es)?))"
 _WHEN_ASKED = re.compile(
     "几点|(?:哪|哪一)(?:年|天)|几月几[号日]|什么时候|啥时候|何时|(?:时间|日期)(?:是|为)?(?:什么|啥|几点|哪天|多少)"
     # which of two opens, starts or ends earlier or later: a comparison of their times
     "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|较|比较)(?:早|晚)"
-    r"|\bwhat\s+time\b|\bwhich\s+day\b|\bwhat\s+day\b|\bwhat\s+year\b|\bwhich\s+year\b"
-    rf"|{_what_is('(?:dates?|times?)')}"
+    rf"|\bwhat\s+{_TIME_NOUN}\b|\bwhich\s+day\b|\bwhat\s+day\b|\bwhat\s+year\b|\bwhich\s+year\b"
+    rf"|{_what_is('(?:dates?|' + _TIME_NOUN + ')')}"
 )
 
 # attribute concept -> (its value class feature, a claim holding a value, a question asking one)
@@ -129,13 +143,16 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     # 钟/半/分 after it. Years alone ("in 2019") and a bare "May" are left out.
     "~time": ("=when", _WHEN_HELD, _WHEN_ASKED),
     "~date": ("=when", _WHEN_HELD, _WHEN_ASKED),
-    # A name given with the verb that gives it: "我舅舅叫张翰林", "a puppy named Biscuit",
-    # "a tool called ruff" (not 叫醒, 叫外卖, 尖叫, "叫我…", "called the API").
+    # A name given with the verb that gives it: "我舅舅叫张翰林", "我们的支付服务叫 paygate"
+    # (not 叫停, 叫醒, 叫外卖, 叫救护车, 尖叫, 被叫, "叫我…", 叫的 …: the verb's other senses,
+    # to call off, wake, order, summon, scream). The name ends its clause. English "named
+    # Biscuit", "called Ruff" is read on the text as written (:data:`_WRITTEN_NAME`).
     "~name": (
         "=name",
         re.compile(
-            "(?<![大喊尖吼惊])叫(?:做)?(?![醒外车好声嚷喊我你他她它人过了着])[\u4e00-\u9fff]{2}"
-            r"|\b(?:named|called)\s+(?:(?:him|her|it|them)\s+)?(?!(?:the|a|an|it|me|him|her|them|us|you|back|off|out|up|for|on|in|to)\b)[a-z]"
+            "(?<![被尖大喊吼惊鸣乱在])叫(?:做)?"
+            "(?![停价卖苦醒好喊嚷骂车号来起住过回去出声人我你他她它们的了着啊]|上(?!海)|外卖|服务员|救护|医生|警察)"
+            "\\s*(?:[\\u4e00-\\u9fff]{2,12}|[a-z][\\w.-]*)(?=[\\s,.!?;:，。！？；：、)）]|$)"
         ),
         re.compile(
             "什么名字|啥名字|名字(?:是|叫)?(?:什么|啥)|叫什么|叫啥|姓名(?:是)?(?:什么|啥)"
@@ -168,9 +185,12 @@ _RELATIONS = (
     "daughter)|partner|girlfriend|boyfriend|fianc[eé]e?|neighbou?r|roommate|flatmate|housemate|teacher|doctor|dentist|"
     "therapist|coach|mentor|landlord|landlady|dog|cat|puppy|kitten|pet|horse|parrot|rabbit|hamster"
 )
-_APPOSITIVE_NAME = re.compile(
+_WRITTEN_NAME = re.compile(
     rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?"
     rf"(?:{_RELATIONS})s?\s*,?\s+(?!I\b)[A-Z][a-z]+"
+    # "a puppy named Biscuit", "a linter called `ruff`" (not "called by cron", "called twice",
+    # "named arguments": a name is capitalized or quoted)
+    r"|\b(?:named|called)\s+(?:(?:him|her|it|them)\s+)?(?:[A-Z][\w-]*|[`'\"][^`'\"\s]+[`'\"])"
 )
 
 
@@ -178,10 +198,14 @@ def held_values(text: str, raw: str | None = None) -> list[str]:
     """The value classes normalized claim ``text`` holds a value of (each once); ``raw``, the
     text as written, also shows a name by its capital ("My sister Emma")."""
     found: list[str] = []
+    tried: set[int] = set()  # ~time and ~date share one pattern: search it once
     for value, held, _asked in VALUE_CLASSES.values():
+        if id(held) in tried:
+            continue
+        tried.add(id(held))
         if value not in found and held.search(text) is not None:
             found.append(value)
-    if raw is not None and "=name" not in found and _APPOSITIVE_NAME.search(raw) is not None:
+    if raw is not None and "=name" not in found and _WRITTEN_NAME.search(raw) is not None:
         found.append("=name")
     return found
 

@@ -50,6 +50,7 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset(
 来着 到底 究竟 干嘛 干吗 什么样 怎么回事 多老 的话 等等 能不能 会不会 要不要
 可不可以 叫什么 为啥 家伙 什么地方 啥地方
 以上 以下 低于 高于 超过 不到 大于 小于 等于 至少 最多 多于 少于 不超过 不少于
+哪几点 这几点 那几点 有几点 以下几点
 """.split()
 )
 CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么哪谁也啥很诶嘿")
@@ -65,7 +66,7 @@ CHINESE_LONE_FILLER: frozenset[str] = frozenset(
 # Common words that contain one of those characters and must not be cut apart.
 CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     "参与 给予 与会 和平 和谐 温和 暖和 在线 存在 正在 所在 实在 在于 于是 总是 可是 要是 凡是 "
-    "自我 忘我 其他 他人".split()
+    "自我 忘我 其他 他人 方便 贵重 很贵重 更贵重 较贵重 几点建议 几点意见 几点经验 几点看法 几点要求".split()
 )
 
 # Conversational framing around a recall request. Removed from queries only, so that

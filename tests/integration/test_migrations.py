@@ -575,3 +575,21 @@ def test_processes_backing_up_at_the_same_second_each_get_a_file(tmp_path: Path)
         assert copy.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 4000
         copy.close()
         assert (backups / name).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_failed_backup_leaves_no_file_to_be_taken_for_one(tmp_path: Path, monkeypatch) -> None:
+    from memory_core.store.safekeeping import backups
+    from memory_core.store.schema.migrations import backup_database
+
+    source = sqlite3.connect(tmp_path / "source.db")
+    source.execute("CREATE TABLE t (x TEXT)")
+
+    def failing(conn, target):  # the copy fails after its file was claimed
+        target.write_bytes(b"partial")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(backups, "copy_into", failing)
+    with pytest.raises(OSError, match="disk full"):
+        backup_database(source, tmp_path / "backups", 3, 1_700_000_000.0)
+    source.close()
+    assert list((tmp_path / "backups").iterdir()) == []

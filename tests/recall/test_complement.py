@@ -99,3 +99,14 @@ def test_an_anchor_without_the_attribute_needs_a_partner_about_it(add, reader) -
     add("我的车是一辆特斯拉Model 3。")
     add("雅马哈摩托车的颜色是黑色。")  # a colour, of something else
     assert ids(recall(reader.conn, "我的车是什么颜色的？", now=NOW)) == []
+
+
+def test_a_shared_place_is_no_shared_thing(add, reader) -> None:
+    # The partner must speak of what the anchor says the subject is, not of something else
+    # the two mention (a city).
+    add("My car is a Tesla I bought in Berlin.")
+    add("The Honda I rented in Berlin is red.")
+    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == []
+    add("我的车是在杭州买的特斯拉。")
+    add("我在杭州租的本田是红色的。")
+    assert ids(recall(reader.conn, "我的车是什么颜色？", now=NOW)) == []

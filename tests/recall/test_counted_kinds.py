@@ -14,7 +14,12 @@ from tests.support.times import NOW
     ("text", "feature", "attribute"),
     [
         ("有几个地方在西湖区？", "~location", False),
-        ("我常去的场所里有多少个位置在浦东？", "~location", False),
+        ("附近有几处地方可以停车？", "~location", False),
+        # an amount or the values asked, not a count: still the detail asked
+        ("装修要多少费用？", "~cost", True),
+        ("billing 项目用了哪些端口？", "~port", True),
+        # counted in one clause, asked in another
+        ("how many colours are in the brand guide, and what colour is the logo?", "~color", True),
         ("how many places did we visit in Paris?", "~location", False),
         ("有几个版本还在用Python 2？", "~version", False),
         # named after the count, not counted: still the detail asked

@@ -39,16 +39,21 @@ from tests.support.times import NOW
         ("快一点，第3点建议和两点意见", []),  # "a little", "point 3", "two points": no clock
         ("我舅舅叫张翰林。", ["=name"]),
         ("I adopted a puppy and named him Biscuit.", ["=name"]),
-        ("a linter called ruff", ["=name"]),
+        ("a linter called `ruff`", ["=name"]),  # read on the text as written: quoted
         ("他叫我去开会，叫外卖，尖叫起来", []),  # asked, ordered, screamed: no name
         ("we called the API and called him back", []),
+        ("CI 被叫停了，我的狗叫醒了我，部署脚本叫上小王，叫救护车，我叫的外卖", []),
+        ("我们的支付服务叫 paygate。", ["=name"]),  # a name in Latin letters
+        ("有3点需要注意，给了10点经验，得了九十点五分，1点赞", []),  # points, not o'clock
+        ("每周一次，一周三次，提前天数，之后天天", []),  # counts and words, not days
+        ("step 2 may fail and the job took 0:05:12", []),
         ("Reach Bob at bob.smith@example.com.", ["=email"]),
         ("3块硬盘", []),  # 块 alone counts pieces, not money
         ("bluetooth and redis", []),  # whole words only
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
-    assert held_values(normalize(text)) == classes
+    assert held_values(normalize(text), text) == classes
 
 
 def test_the_index_keeps_the_value_beside_its_class_once() -> None:
@@ -97,6 +102,9 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~name", "我同事叫什么名字？", "=name"),
         ("~name", "what's my sister's name?", "=name"),
         ("~name", "rename the function's name field", None),
+        ("~name", "what is the name of the cleanup script?", "=name"),
+        ("~time", "what time complexity does the merge sort have?", None),
+        ("~time", "what time zone is the prod server in?", None),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -175,6 +183,47 @@ def test_a_time_or_date_asked_without_its_word(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "我的特斯拉是哪年买的？", now=NOW).claims] == [claims[5].id]
     # A question that does not ask when keeps every claim it did before.
     assert claims[2].id in {c.memory_id for c in recall(reader.conn, "乐刻健身的月卡多少钱？", now=NOW).claims}
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("A linter called `ruff` checks the code.", True),
+        ("The var is called API_KEY.", True),
+        ("The cleanup script is called nightly by cron.", False),  # a call, not a name
+        ("named arguments are called with keywords", False),
+    ],
+)
+def test_english_names_as_written(text: str, name: bool) -> None:
+    assert ("=name" in held_values(normalize(text), text)) is name
+
+
+def test_other_senses_of_the_naming_verbs_answer_no_name(add, reader) -> None:
+    add("The cleanup script is called nightly by cron.")
+    add("The deploy script lives in ops/.")
+    assert recall(reader.conn, "what is the name of the cleanup script?", now=NOW).claims == []
+    add("我的狗叫醒了我。")
+    add("CI 被叫停了。")
+    assert recall(reader.conn, "CI 叫什么名字？", now=NOW).claims == []
+    service = add("我们的支付服务叫 paygate。")
+    assert [c.memory_id for c in recall(reader.conn, "我们的支付服务叫什么？", now=NOW).claims] == [service.id]
+
+
+def test_points_and_time_complexity_are_no_time(add, reader) -> None:
+    points = add("代码评审有3点需要注意。")
+    owner = add("代码评审由 Alice 负责。")
+    # "3点" is three points: it states no time, so it is not taken over the other claim.
+    found = [c.memory_id for c in recall(reader.conn, "代码评审几点开始？", now=NOW).claims]
+    assert found != [points.id] and (not found or owner.id in found)
+    add("The merge sort was rewritten on Monday.")
+    assert recall(reader.conn, "what time complexity does the merge sort have?", now=NOW).claims == []
+
+
+def test_which_points_asks_no_time(add, reader) -> None:
+    coverage = add("代码评审要看测试覆盖率。")
+    naming = add("代码评审要检查命名规范。")
+    found = {c.memory_id for c in recall(reader.conn, "代码评审要注意哪几点？", now=NOW).claims}
+    assert found == {coverage.id, naming.id}
 
 
 def test_a_name_given_with_its_verb(add, reader) -> None:

@@ -67,16 +67,20 @@ def backup_database(conn: DbConn, backups_dir: Path, version: int, now: float) -
     ensure_private_dir(backups_dir)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now))
     target = claim_new_file(backups_dir, f"memory-v{version}-{stamp}", ".db")
-    if is_postgres(conn):
-        from memory_core.store.engines.copying import copy_to_sqlite
+    try:
+        if is_postgres(conn):
+            from memory_core.store.engines.copying import copy_to_sqlite
 
-        copy_to_sqlite(conn, target, lambda new: build_schema(new, version))
-        make_private(target)
+            copy_to_sqlite(conn, target, lambda new: build_schema(new, version))
+            make_private(target)
+            return target
+        from memory_core.store.safekeeping.backups import copy_into
+
+        copy_into(conn, target)  # type: ignore[arg-type]
         return target
-    from memory_core.store.safekeeping.backups import copy_into
-
-    copy_into(conn, target)  # type: ignore[arg-type]
-    return target
+    except BaseException:
+        target.unlink(missing_ok=True)  # no empty or partial copy left to be taken for a backup
+        raise
 
 
 def claim_new_file(directory: Path, stem: str, suffix: str) -> Path:
