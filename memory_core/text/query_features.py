@@ -249,8 +249,10 @@ def _counting() -> re.Pattern[str]:
     """An attribute word right after a count ("有几个地方", "几家店", "how many places"): the
     kind of thing counted, built from the concept map's attribute forms. A Chinese count has
     its measure word (几个, 多少家): "多少费用" asks an amount, "哪些端口" which values."""
-    zh = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.chinese}, key=len, reverse=True)
-    en = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.english}, key=len, reverse=True)
+    # Longest first, then by the text: one pattern string in every process (a set's order
+    # changes with the hash seed), so the regex cache holds it once (cli/regex_cache.py).
+    zh = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.chinese}, key=lambda f: (-len(f), f))
+    en = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.english}, key=lambda f: (-len(f), f))
     return re.compile(
         "(?:几|多少)(?:个|家|处|座|间|所|种|位)(" + "|".join(map(re.escape, zh)) + ")"
         r"|\bhow\s+many\s+(?:[a-z-]+\s+)?(" + "|".join(map(re.escape, en)) + r")\b"
@@ -261,8 +263,8 @@ def _counting() -> re.Pattern[str]:
 def _forms(feature: str) -> re.Pattern[str]:
     """Every written form of an attribute concept (English as whole words)."""
     concept = BY_FEATURE[feature]
-    zh = sorted(concept.chinese, key=len, reverse=True)
-    en = sorted(concept.english, key=len, reverse=True)
+    zh = sorted(concept.chinese, key=lambda f: (-len(f), f))
+    en = sorted(concept.english, key=lambda f: (-len(f), f))
     alternatives = [*map(re.escape, zh)]
     if en:
         alternatives.append(r"\b(?:" + "|".join(map(re.escape, en)) + r")\b")

@@ -45,3 +45,26 @@ def test_places_counted_are_found_by_their_addresses(add, reader) -> None:
     ]
     found = recall(reader.conn, "有几个地方在西湖区？", now=NOW).claims
     assert {c.memory_id for c in found} == {claims[0].id, claims[3].id}
+
+
+def test_the_counting_pattern_is_one_string_in_every_process() -> None:
+    # A pattern built from a set in the set's order changes with the hash seed: every hook
+    # process then compiled it anew and added it to the regex cache (cli/regex_cache.py).
+    import subprocess
+    import sys
+
+    from tests.support.processes import REPO
+
+    code = "from memory_core.text.query_features import _counting; print(_counting().pattern)"
+    patterns = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=REPO,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(patterns) == 1 and "地方" in next(iter(patterns))
