@@ -186,7 +186,8 @@ _RELATIONS = (
     "therapist|coach|mentor|landlord|landlady|dog|cat|puppy|kitten|pet|horse|parrot|rabbit|hamster"
 )
 _WRITTEN_NAME = re.compile(
-    rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir)\s+(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?"
+    rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Tt]wo|[Tt]hree|[Ff]our)\s+"
+    r"(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?"
     rf"(?:{_RELATIONS})s?\s*,?\s+(?!I\b)[A-Z][a-z]+"
     # "a puppy named Biscuit", "a linter called `ruff`" (not "called by cron", "called twice",
     # "named arguments": a name is capitalized or quoted)

@@ -242,6 +242,7 @@ def test_a_name_given_with_its_verb(add, reader) -> None:
     [
         ("My sister Emma is getting married in Lisbon.", True),
         ("Our dog, Max, hates the rain.", True),
+        ("We adopted two cats, Miso and Tofu, from the shelter.", True),
         ("my sister emma is getting married", False),  # no capital: nothing shows a name
         ("My sister Is late again", True),  # a capital is read as a name: a rare misreading
         ("My manager I barely know.", False),
