@@ -185,7 +185,7 @@ SELF_CORRECTION = re.compile(
     r"|(?:^|(?<=[.!?。！？]))\s*(?:wait|hold\s+on)\s*[,:!]\s*"
     r"|(?:^|(?<=[.!?。！？]))\s*(?:等等|等一下|等一等)\s*[:：,，]"
     # "……。对了，……" / "... . By the way, ...": a sentence that turns to another matter.
-    r"|(?:^|(?<=[.!?。！？]))\s*(?:对了|话说回来|顺便问一下|顺便问下|顺便问问)\s*[:：,，]"
+    r"|(?:^|(?<=[.!?。！？]))\s*(?:对了|话说回来|顺便问一下|顺便问下|顺便问问|言归正传|说正事|回到正题|说回正题)\s*[:：,，]"
     r"|(?:^|(?<=[.!?]))\s*(?:by\s+the\s+way|btw)\s*[,:]\s*"
 )
 # Every match of SELF_CORRECTION in an ASCII text holds one of these (as FRAMING_WORDS).

@@ -209,3 +209,4 @@ def test_a_turn_to_another_matter_sets_the_preamble_aside(add, reader) -> None:
     en = "I had a rough day at work and the traffic was awful. By the way, what is my dentist's number?"
     assert ids(recall(reader.conn, en, now=NOW)) == [dentist.id]
     assert query_text("the way we deploy is odd. what port?") == "the way we deploy is odd. what port?"
+    assert query_text("今天好累，加班到十点。言归正传，读书会几点开始？") == "读书会几点开始?"

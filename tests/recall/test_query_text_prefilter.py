@@ -39,7 +39,7 @@ PIECES = sorted(
     | {"what do you know", "tell me", "how many", "which kinds of", "do you have any notes about"}
     | {"these days", "the other day", "every morning", "what i actually needed to ask was"}
     | {"my real question is", "sorry, i meant to ask", "wait, ", "hold on:", "what i want to ask is"}
-    | {"by the way, ", "BTW: ", "对了，", "话说回来，"}
+    | {"by the way, ", "BTW: ", "对了，", "话说回来，", "言归正传，"}
     | {"what did i say", "what do we mention", "what did we agree", "what sorts of", "which type of"}
 )
 MARKS = ["", " ", "  ", "\n", ", ", ". ", "? ", "! ", ": ", "'", "-", "?", "."]
