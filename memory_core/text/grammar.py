@@ -68,6 +68,7 @@ _IMPERATIVE = re.compile(
     r"(?:^|[.!?;:\n]\s*)(?:(?:ok|okay|so|now|then|and|but|alright|well|first|next|also)\b[\s,]*)*"
     r"([a-z][a-z'-]*)\s+(?=(?:the|a|an|my|our|your|this|that|these|those|its|their|all|some|every|me|us|it|them)\b)"
 )
+_PREPOSITION = "(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|under|over|through|after|before)"
 _QUESTION = re.compile(
     r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
     r"(?:do|does|did|don't|doesn't|didn't|can|could|should|would|will|shall|might|must|can't|won't"
@@ -75,7 +76,10 @@ _QUESTION = re.compile(
     # "which book are you reading?"
     r"|(?:am|is|are|was|were)(?=\s+(?:i|you|we|they|he|she|it)\s))"
     rf"((?:\s+{_WORD}){{1,4}}?)\s+({_WORD})"
-    r"(?:\s+(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|under|over|through|after|before))*"
+    rf"(?:\s+{_PREPOSITION})*"
+    # and a short phrase after one: "what do I usually eat *for breakfast*?", "what does he do
+    # *for a living*?"
+    rf"(?:\s+{_PREPOSITION}(?:\s+(?:the|a|an|my|our|your|his|her|their|this|that))?\s+{_WORD})?"
     r"\s*$"
 )
 _PLACE_OR_TIME = re.compile(

@@ -39,6 +39,10 @@ def verbs(text: str) -> list[str]:
         ("where does the MongoDB database live?", ["live"]),
         ("What did Caroline research?", ["research"]),
         ("Redis port? Busy day. Where does Redis live?", ["live"]),
+        # a short phrase after the verb: the verb is still read, and the phrase's word is no verb
+        ("what did you decide about redis?", ["decide"]),
+        ("What do I usually eat for breakfast?", ["eat"]),
+        ("What does my brother do for a living?", ["do"]),
     ],
 )
 def test_words_in_a_verbs_place_are_read_as_verbs(text: str, expected: list[str]) -> None:
@@ -51,7 +55,6 @@ def test_words_in_a_verbs_place_are_read_as_verbs(text: str, expected: list[str]
         "SQLite auth?",
         "does it support WAL?",  # a yes/no question ends on its object
         "when did Caroline meet Melanie?",  # "when" may take an object: a two-word subject is not assumed
-        "what did you decide about redis?",  # a preposition before the last word: no verb at the end
         "switch to PostgreSQL",
         "Redis port? SQLite auth?",
         "a note about to-do lists",
@@ -79,6 +82,13 @@ def test_the_words_a_question_asks_are_not_its_subject() -> None:
     assert word_roles("what food am i allergic to?") == {"food": ASKED, "allergic": VERB}
     assert word_roles("which book are you reading?") == {"book": ASKED, "reading": VERB}
     assert word_roles("what is the billing port?") == {}  # "is" before no pronoun: no verb to read
+
+
+def test_an_unknown_verb_does_not_block_the_subject_it_asks_about(add, reader) -> None:
+    breakfast = add("My go-to breakfast is oatmeal with blueberries.")
+    add("I volunteer at the food bank every other Saturday.")
+    found = recall(reader.conn, "What do I usually eat for breakfast?", now=NOW).claims
+    assert [c.memory_id for c in found] == [breakfast.id]
 
 
 def test_a_one_word_kind_no_claim_names_is_what_the_answer_is_an_instance_of(add, reader) -> None:
