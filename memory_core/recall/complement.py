@@ -49,7 +49,9 @@ from memory_core.recall.scoring import (
 )
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.concepts import BY_FEATURE
-from memory_core.text.value_classes import is_value_class
+from memory_core.text.query_features import concept_forms
+from memory_core.text.tokenize import normalize
+from memory_core.text.value_classes import VALUE_CLASSES, is_value_class
 
 MIN_BRIDGE_SHARE = 0.3
 MIN_CONCEPT_BRIDGE_SHARE = 0.15
@@ -75,6 +77,26 @@ def open_part(r: Retrieval, chosen: list[Candidate]) -> frozenset[str]:
         if t.feature in scorer.seen and t.feature not in matched and t.group not in answered
     )
     return features if features & scorer.qualifying else frozenset()
+
+
+def stated_before(content: str, features: frozenset[str]) -> str:
+    """``content`` (normalized) up to where it first states one of the attribute concepts or
+    value classes in ``features`` (all of it when it states none): a claim's subject, before
+    the attribute and its value ("特斯拉Model 3的*颜色*是红色", "the Honda I rented is *red*")."""
+    text = normalize(content)
+    cut = len(text)
+    for feature in sorted(features):
+        if is_value_class(feature):
+            patterns = [held for value, held, _asked in VALUE_CLASSES.values() if value == feature]
+        elif feature in BY_FEATURE:
+            patterns = [concept_forms(feature)]
+        else:
+            continue
+        for pattern in patterns:
+            found = pattern.search(text)
+            if found is not None:
+                cut = min(cut, found.start())
+    return text[:cut]
 
 
 def _attribute(feature: str) -> bool:

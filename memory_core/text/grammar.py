@@ -75,11 +75,10 @@ _QUESTION = re.compile(
     # a form of "be" before a pronoun and a verb or adjective: "what food am I allergic to?",
     # "which book are you reading?"
     r"|(?:am|is|are|was|were)(?=\s+(?:i|you|we|they|he|she|it)\s))"
-    rf"((?:\s+{_WORD}){{1,4}}?)\s+({_WORD})"
-    rf"(?:\s+{_PREPOSITION})*"
-    # and a short phrase after one: "what do I usually eat *for breakfast*?", "what does he do
-    # *for a living*?"
-    rf"(?:\s+{_PREPOSITION}(?:\s+(?:the|a|an|my|our|your|his|her|their|this|that))?\s+{_WORD})?"
+    rf"((?:\s+{_WORD}){{1,4}}?)\s+(?!{_PREPOSITION}\b)({_WORD})"
+    # prepositions alone ("… listen on?"), or one short phrase after the verb: "what do I
+    # usually eat *for breakfast*?", "what did you decide *about redis*?"
+    rf"(?:(?:\s+{_PREPOSITION})*|\s+{_PREPOSITION}(?:\s+(?:the|a|an|my|our|your|his|her|their|this|that))?\s+{_WORD})"
     r"\s*$"
 )
 _PLACE_OR_TIME = re.compile(
@@ -106,6 +105,7 @@ _LATIN = re.compile(r"[a-z]{2}")
 # Every match of _QUESTION holds one of these.
 _WH_WORDS = ("what", "which", "where", "when", "how", "why", "whom")
 _SENTENCE_END = re.compile(r"[.!?;\n]+(?:\s|$)")
+_ARTICLES_AND_POSSESSIVES = frozenset("the a an my your our their its his her this that these those".split())
 _PREPOSITIONS = frozenset(
     "on at in to for from with by up out off into onto of about under over through after before".split()
 )
@@ -142,8 +142,9 @@ def _question_roles(text: str, roles: dict[str, str]) -> None:
             continue
         wh, asked, subject, verb = match.groups()
         words = subject.split()
-        if any(w in _PREPOSITIONS for w in words):
-            continue  # "what did you decide about redis": no verb at the end
+        if any(w in _PREPOSITIONS for w in words) or words[-1] in _ARTICLES_AND_POSSESSIVES:
+            # "what did you give your mom for christmas": no verb after "your"
+            continue
         if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
             roles.update(dict.fromkeys(asked.split(), ASKED))
             roles[verb] = VERB

@@ -17,8 +17,12 @@ from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.value_classes import VALUE_CLASSES, asked_value
 from memory_core.text.vocabulary import (
+    ANAPHORA,
+    ASKS,
     FRAMING,
     FRAMING_WORDS,
+    PIVOT,
+    PIVOT_WORDS,
     QUERY_FILLER,
     RELATIVE_TIME,
     RELATIVE_TIME_WORDS,
@@ -94,11 +98,25 @@ def query_text(text: str) -> str:
         corrections = list(SELF_CORRECTION.finditer(normalized))
         if corrections and corrections[-1].end() < len(normalized.rstrip()):
             normalized = normalized[corrections[-1].end() :]
+    if not plain or _holds(normalized, PIVOT_WORDS):
+        normalized = turned_to(normalized)
     if not plain or _holds(normalized, FRAMING_WORDS):
         normalized = FRAMING.sub(" ", normalized)
     if not plain or _holds(normalized, RELATIVE_TIME_WORDS):
         normalized = RELATIVE_TIME.sub(" ", normalized)
     return normalized
+
+
+def turned_to(text: str) -> str:
+    """After the last sentence turning to another matter ("……。对了，…", "By the way, …"), what
+    follows it when that is a question standing on its own; else all of ``text``."""
+    turns = list(PIVOT.finditer(text))
+    if not turns:
+        return text
+    tail = text[turns[-1].end() :]
+    if tail.strip() and ASKS.search(tail) is not None and ANAPHORA.search(tail) is None:
+        return tail
+    return text
 
 
 def _holds(text: str, words: tuple[str, ...]) -> bool:
@@ -260,7 +278,7 @@ def _counting() -> re.Pattern[str]:
 
 
 @functools.cache
-def _forms(feature: str) -> re.Pattern[str]:
+def concept_forms(feature: str) -> re.Pattern[str]:
     """Every written form of an attribute concept (English as whole words)."""
     concept = BY_FEATURE[feature]
     zh = sorted(concept.chinese, key=lambda f: (-len(f), f))
@@ -287,7 +305,7 @@ def _counted_kinds(terms: list[Term], text: str) -> list[Term]:
         feature = CHINESE.get(form) if match.group(1) else ENGLISH.get(form)
         if feature in attributes:
             counted[feature] = counted.get(feature, 0) + 1
-    kinds = {f for f, n in counted.items() if len(_forms(f).findall(normalized)) <= n}
+    kinds = {f for f, n in counted.items() if len(concept_forms(f).findall(normalized)) <= n}
     if not kinds:
         return terms
     return [t._replace(attribute=False) if t.feature in kinds and t.kind == CONCEPT else t for t in terms]

@@ -78,6 +78,9 @@ _WHEN_HELD = re.compile(
     # a month with its day or year ("March 3rd", "3 March", "may 2024"; "may" alone is a verb)
     rf"|\b(?:{_MONTHS})\.?\s+[0-9]{{1,2}}(?:st|nd|rd|th)?\b|\b[0-9]{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS})\b"
     rf"|\b(?:{_MONTHS})\s+[0-9]{{4}}\b|\bmay\s+[0-9]{{4}}\b"
+    # May with a day: an ordinal, or after "on" ("May 2nd", "2nd of May", "on May 2"; not
+    # "step 2 may fail")
+    r"|\bmay\s+[0-9]{1,2}(?:st|nd|rd|th)\b|\b[0-9]{1,2}(?:st|nd|rd|th)\s+(?:of\s+)?may\b|\bon\s+may\s+[0-9]{1,2}\b"
     r"|\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
 )
 # "time complexity", "time zone": no time of day
@@ -191,7 +194,10 @@ _WRITTEN_NAME = re.compile(
     rf"(?:{_RELATIONS})s?\s*,?\s+(?!I\b)[A-Z][a-z]+"
     # "a puppy named Biscuit", "a linter called `ruff`" (not "called by cron", "called twice",
     # "named arguments": a name is capitalized or quoted)
-    r"|\b(?:named|called)\s+(?:(?:him|her|it|them)\s+)?(?:[A-Z][\w-]*|[`'\"][^`'\"\s]+[`'\"])"
+    # (not "we called Alice about the outage", "the client called Redis.set": after a
+    # pronoun the verb is a call, and a name followed by ".x" or "'s" is code or an owner)
+    r"|(?<!\b[Ww]e )(?<!\bI )(?<![Tt]hey )(?<![Hh]e )(?<![Ss]he )(?<![Yy]ou )(?<!\b[Ii]t )"
+    r"\b(?:named|called)\s+(?:(?:him|her|it|them)\s+)?(?:[A-Z][\w-]*+(?![.'][\w])|[`'\"][^`'\"\s]+[`'\"])"
 )
 
 

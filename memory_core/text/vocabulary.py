@@ -184,12 +184,20 @@ SELF_CORRECTION = re.compile(
     # "... . Wait, ..." / "……。等等，……": a sentence that starts by interrupting itself.
     r"|(?:^|(?<=[.!?。！？]))\s*(?:wait|hold\s+on)\s*[,:!]\s*"
     r"|(?:^|(?<=[.!?。！？]))\s*(?:等等|等一下|等一等)\s*[:：,，]"
-    # "……。对了，……" / "... . By the way, ...": a sentence that turns to another matter.
-    r"|(?:^|(?<=[.!?。！？]))\s*(?:对了|话说回来|顺便问一下|顺便问下|顺便问问|言归正传|说正事|回到正题|说回正题)\s*[:：,，]"
-    r"|(?:^|(?<=[.!?]))\s*(?:by\s+the\s+way|btw)\s*[,:]\s*"
 )
 # Every match of SELF_CORRECTION in an ASCII text holds one of these (as FRAMING_WORDS).
-SELF_CORRECTION_WORDS = ("want", "mean", "need", "question", "wait", "hold", "way", "btw")
+SELF_CORRECTION_WORDS = ("want", "mean", "need", "question", "wait", "hold")
+# "……。对了，……" / "... . By the way, ...": a sentence that turns to another matter. What
+# follows is the question only when it is one and stands on its own (no "it" pointing back
+# into what came before: "The billing API times out. By the way, what port does it use?").
+PIVOT = re.compile(
+    r"(?:^|(?<=[.!?。！？]))\s*(?:对了|话说回来|顺便问一下|顺便问下|顺便问问|言归正传|说正事|回到正题|说回正题)\s*[:：,，]"
+    r"|(?i:(?:^|(?<=[.!?]))\s*(?:by\s+the\s+way|btw)\s*[,:]\s*)"
+)
+# Every match of PIVOT in an ASCII text holds one of these.
+PIVOT_WORDS = ("way", "btw")
+# A text that asks: a question mark, or a Chinese question word.
+ASKS = re.compile("[?？]\\s*$|吗|什么|哪|几|多少|谁|怎么|何时")
 
 # Words joining alternatives ("SQLite or PostgreSQL", "A和B哪个更大"): a claim about either
 # side may answer, so the side it does not mention is not held against it.

@@ -110,3 +110,28 @@ def test_a_shared_place_is_no_shared_thing(add, reader) -> None:
     add("我的车是在杭州买的特斯拉。")
     add("我在杭州租的本田是红色的。")
     assert ids(recall(reader.conn, "我的车是什么颜色？", now=NOW)) == []
+
+
+def test_the_partner_is_about_what_the_anchor_says_the_subject_is(add, reader) -> None:
+    # What the partner says before the attribute is its subject: it must be the anchor's
+    # (the anchor's other words, a city, a year, do not count against it).
+    car = add("My car is a Tesla I bought in Berlin.")
+    blue = add("The Tesla is blue.")
+    add("My friend's Honda is white.")
+    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == [car.id, blue.id]
+
+
+def test_a_long_anchor_still_pairs(add, reader) -> None:
+    school = add("我女儿的学校是北京市海淀区实验小学。")
+    address = add("实验小学的地址是中关村大街27号。")
+    add("首都图书馆的地址是西城区。")
+    assert ids(recall(reader.conn, "我女儿学校的地址是什么？", now=NOW)) == [school.id, address.id]
+
+
+def test_another_things_attribute_sharing_a_word_is_no_partner(add, reader) -> None:
+    add("My car is parked in the garage.")
+    add("The garage door is green.")
+    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == []
+    add("My car is a Tesla.")
+    add("My friend's Tesla is white.")
+    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == []

@@ -210,3 +210,13 @@ def test_a_turn_to_another_matter_sets_the_preamble_aside(add, reader) -> None:
     assert ids(recall(reader.conn, en, now=NOW)) == [dentist.id]
     assert query_text("the way we deploy is odd. what port?") == "the way we deploy is odd. what port?"
     assert query_text("今天好累，加班到十点。言归正传，读书会几点开始？") == "读书会几点开始?"
+
+
+def test_a_turn_that_asks_nothing_or_points_back_keeps_what_came_before() -> None:
+    # what follows the turn is the question only when it asks, and on its own
+    asked = "what port does the billing api use? by the way, thanks for your help earlier."
+    assert query_text("What port does the billing API use? By the way, thanks for your help earlier.") == asked
+    assert "paygate" in query_text("paygate的端口是多少？对了，我明天要出差，回复简短一点。")
+    assert "paygate" in query_text("paygate的端口是多少？对了，还有它的数据库地址。")
+    text = "The billing API times out on staging. By the way, what port does it use?"
+    assert "billing" in query_text(text)

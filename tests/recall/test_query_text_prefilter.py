@@ -8,7 +8,7 @@ import random
 import re
 
 from memory_core.text import vocabulary
-from memory_core.text.query_features import query_text
+from memory_core.text.query_features import query_text, turned_to
 from memory_core.text.tokenize import normalize
 from memory_core.text.vocabulary import FRAMING, RELATIVE_TIME, SELF_CORRECTION
 
@@ -19,11 +19,12 @@ def reference(text: str) -> str:
     corrections = list(SELF_CORRECTION.finditer(normalized))
     if corrections and corrections[-1].end() < len(normalized.rstrip()):
         normalized = normalized[corrections[-1].end() :]
-    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", normalized))
+    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", turned_to(normalized)))
 
 
 PATTERNS = (
     (vocabulary.SELF_CORRECTION, vocabulary.SELF_CORRECTION_WORDS),
+    (vocabulary.PIVOT, vocabulary.PIVOT_WORDS),
     (vocabulary.FRAMING, vocabulary.FRAMING_WORDS),
     (vocabulary.RELATIVE_TIME, vocabulary.RELATIVE_TIME_WORDS),
 )

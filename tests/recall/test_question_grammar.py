@@ -42,6 +42,10 @@ def verbs(text: str) -> list[str]:
         # a short phrase after the verb: the verb is still read, and the phrase's word is no verb
         ("what did you decide about redis?", ["decid"]),
         ("What do I usually eat for breakfast?", ["eat"]),
+        # a noun after a possessive or a preposition is no verb
+        ("what did you give your mom for christmas?", []),
+        ("what do we use redis for in production?", []),
+        ("what did i tell the landlord about the leak?", []),
     ],
 )
 def test_words_in_a_verbs_place_are_read_as_verbs(text: str, expected: list[str]) -> None:

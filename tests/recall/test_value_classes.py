@@ -47,6 +47,8 @@ from tests.support.times import NOW
         ("有3点需要注意，给了10点经验，得了九十点五分，1点赞", []),  # points, not o'clock
         ("每周一次，一周三次，提前天数，之后天天", []),  # counts and words, not days
         ("step 2 may fail and the job took 0:05:12", []),
+        ("The v2 launch is on May 2nd.", ["=when"]),
+        ("We called Alice about the outage, then called Stripe's API and Redis.set", []),
         ("Reach Bob at bob.smith@example.com.", ["=email"]),
         ("3块硬盘", []),  # 块 alone counts pieces, not money
         ("bluetooth and redis", []),  # whole words only
