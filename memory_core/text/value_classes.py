@@ -165,7 +165,8 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",
-        re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9.-]*[:/])"),
+        # (begun only where a run of such characters begins: one try a run, not one a character)
+        re.compile(r"(?<![a-z0-9._%+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9.-]*[:/])"),
         re.compile(
             f"{_what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"
         ),
