@@ -95,6 +95,8 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("travel", "travel travels traveled travelled traveling travelling trip trips", "旅行 旅游"),
     _c("birthday", "birthday birthdays", "生日 出生日期"),
     _c("school", "school schools", "学校"),
+    # Everyday things English names two ways.
+    _c("movie", "movie movies film films"),
     _c("meeting", "meeting meetings", "会议"),
     # Attributes: what one asks about a subject.
     _c(

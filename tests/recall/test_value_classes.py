@@ -262,6 +262,12 @@ def test_a_relations_name_as_written_answers_what_the_name_is(add, reader) -> No
     assert [c.memory_id for c in recall(reader.conn, "What's my sister's name?", now=NOW).claims] == [sister.id]
 
 
+def test_english_things_named_two_ways(add, reader) -> None:
+    movie = add("My favorite movie is Spirited Away.")
+    add("I prefer aisle seats on flights.")
+    assert [c.memory_id for c in recall(reader.conn, "What's my favorite film?", now=NOW).claims] == [movie.id]
+
+
 def test_only_the_index_holds_the_classes() -> None:
     # What capture and consolidation compare (features) is a claim's words: "CI is red" and
     # "tests green locally" share none.

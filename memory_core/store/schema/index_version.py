@@ -11,7 +11,7 @@ INDEX_VERSION = 7  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize
 # 5: value classes beside a value that states an attribute (a colour, an amount of money)
 # 6: ports after a host and e-mail addresses as value classes, stricter money and colours
 # 7: times of day and dates (=when) beside the time and date they state; cheap and dear as the cost;
-#    names given with 叫, named, called (=name)
+#    names given with 叫, named, called (=name); movie/film
 
 
 def index_version(conn: DbConn) -> int | None:
