@@ -50,7 +50,7 @@ from memory_core.recall.scoring import (
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.concepts import BY_FEATURE
 from memory_core.text.query_features import concept_forms
-from memory_core.text.tokenize import normalize
+from memory_core.text.tokenize import features, normalize
 from memory_core.text.value_classes import VALUE_CLASSES, is_value_class
 
 MIN_BRIDGE_SHARE = 0.3
@@ -167,3 +167,35 @@ def find(conn: DbConn, r: Retrieval, chosen: list[Candidate], *, now: float, inc
         return None
     eligible.sort(key=lambda e: (-e[0], -e[1], -e[2], e[3]))
     return eligible[0][3]
+
+
+# A claim naming a question's subject but not the attribute asked ("my car is a Tesla Model
+# 3") anchors a pair only with a claim about what it says the subject is: more than this
+# share of the words before the partner states the attribute (its own subject) are the
+# anchor's.
+MIN_IDENTITY_SHARE = 0.5
+
+
+def identifies(conn: DbConn, r: Retrieval, anchor: Candidate, partner_id: str) -> bool:
+    """Whether the partner speaks of what the anchor says the question's subject is: "特斯拉
+    Model 3的颜色是红色" of "我的车是一辆特斯拉Model 3" and "实验小学的地址是…" of "我女儿的学校
+    是北京市海淀区实验小学", not "the Honda I rented in Berlin is red" of "my car is a Tesla I
+    bought in Berlin" (a shared city is no shared thing) nor "my friend's Tesla is white" of
+    "my car is a Tesla". The partner's subject is what it says before the attribute asked or a
+    value of it (its own words after that are the value)."""
+    from memory_core.store.tables.memories import get_memory
+
+    partner = get_memory(conn, partner_id)
+    if partner is None:
+        return False
+    plan = r.scorer.plan
+    asked = {t.feature for t in (*plan.focus, *plan.context)}
+    subject = {
+        f
+        for f in features(stated_before(partner.content, open_part(r, [anchor])))
+        if f not in asked and not is_value_class(f)
+    }
+    if not subject:
+        return False
+    shared = subject & own_features(conn, anchor.doc.memory_id)
+    return len(shared) > MIN_IDENTITY_SHARE * len(subject)

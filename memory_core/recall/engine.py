@@ -43,8 +43,6 @@ from memory_core.recall.rank import (
 )
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 from memory_core.store.engines.dbapi import DbConn
-from memory_core.text.tokenize import features
-from memory_core.text.value_classes import is_value_class
 
 FIRST_BATCH = 48
 # Automatic recall scores each distinct indexed content once (:mod:`.expansion`) where the
@@ -342,7 +340,7 @@ def _add_pair(
             if not scored:
                 continue
             known = scored[0]
-        if anchor.excluded == "named_attribute_missing" and not _identifies(conn, r, anchor, memory_id):
+        if anchor.excluded == "named_attribute_missing" and not complement.identifies(conn, r, anchor, memory_id):
             continue
         both = {f: 1 for f in (*anchor.matched, *known.matched)}
         # Together they must answer as one claim would: enough of the question, and about
@@ -359,38 +357,6 @@ def _add_pair(
         chosen.append(_chosen(anchor, now=now, complement=False))
         chosen.append(_chosen(known, now=now, complement=True))
         return
-
-
-# A claim naming a question's subject but not the attribute asked ("my car is a Tesla Model
-# 3") anchors a pair only with a claim about what it says the subject is: more than this
-# share of the words before the partner states the attribute (its own subject) are the
-# anchor's.
-MIN_IDENTITY_SHARE = 0.5
-
-
-def _identifies(conn: DbConn, r: Retrieval, anchor: Candidate, partner_id: str) -> bool:
-    """Whether the partner speaks of what the anchor says the question's subject is: "特斯拉
-    Model 3的颜色是红色" of "我的车是一辆特斯拉Model 3" and "实验小学的地址是…" of "我女儿的学校
-    是北京市海淀区实验小学", not "the Honda I rented in Berlin is red" of "my car is a Tesla I
-    bought in Berlin" (a shared city is no shared thing) nor "my friend's Tesla is white" of
-    "my car is a Tesla". The partner's subject is what it says before the attribute asked or a
-    value of it (its own words after that are the value)."""
-    from memory_core.store.tables.memories import get_memory
-
-    partner = get_memory(conn, partner_id)
-    if partner is None:
-        return False
-    plan = r.scorer.plan
-    asked = {t.feature for t in (*plan.focus, *plan.context)}
-    subject = {
-        f
-        for f in features(complement.stated_before(partner.content, complement.open_part(r, [anchor])))
-        if f not in asked and not is_value_class(f)
-    }
-    if not subject:
-        return False
-    shared = subject & complement.own_features(conn, anchor.doc.memory_id)
-    return len(shared) > MIN_IDENTITY_SHARE * len(subject)
 
 
 def _add_complement(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import namedtuple
+from collections.abc import Iterable
 
 from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.text.grammar import ASKED, VERB, word_roles
@@ -267,13 +268,11 @@ def _counting() -> re.Pattern[str]:
     """An attribute word right after a count ("有几个地方", "几家店", "how many places"): the
     kind of thing counted, built from the concept map's attribute forms. A Chinese count has
     its measure word (几个, 多少家): "多少费用" asks an amount, "哪些端口" which values."""
-    # Longest first, then by the text: one pattern string in every process (a set's order
-    # changes with the hash seed), so the regex cache holds it once (cli/regex_cache.py).
-    zh = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.chinese}, key=lambda f: (-len(f), f))
-    en = sorted({f for c in BY_FEATURE.values() if c.attribute for f in c.english}, key=lambda f: (-len(f), f))
+    zh = {f for c in BY_FEATURE.values() if c.attribute for f in c.chinese}
+    en = {f for c in BY_FEATURE.values() if c.attribute for f in c.english}
     return re.compile(
-        "(?:几|多少)(?:个|家|处|座|间|所|种|位)(" + "|".join(map(re.escape, zh)) + ")"
-        r"|\bhow\s+many\s+(?:[a-z-]+\s+)?(" + "|".join(map(re.escape, en)) + r")\b"
+        f"(?:几|多少)(?:个|家|处|座|间|所|种|位)({_either(zh)})"
+        rf"|\bhow\s+many\s+(?:[a-z-]+\s+)?({_either(en)})\b"
     )
 
 
@@ -281,12 +280,17 @@ def _counting() -> re.Pattern[str]:
 def concept_forms(feature: str) -> re.Pattern[str]:
     """Every written form of an attribute concept (English as whole words)."""
     concept = BY_FEATURE[feature]
-    zh = sorted(concept.chinese, key=lambda f: (-len(f), f))
-    en = sorted(concept.english, key=lambda f: (-len(f), f))
-    alternatives = [*map(re.escape, zh)]
-    if en:
-        alternatives.append(r"\b(?:" + "|".join(map(re.escape, en)) + r")\b")
+    alternatives = [_either(concept.chinese)] if concept.chinese else []
+    if concept.english:
+        alternatives.append(rf"\b(?:{_either(concept.english)})\b")
     return re.compile("|".join(alternatives))
+
+
+def _either(words: Iterable[str]) -> str:
+    """An alternation of ``words``, longest first, then by the text: one pattern string in
+    every process (a set's order changes with the hash seed), so the regex cache holds it
+    once (cli/regex_cache.py)."""
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
 
 
 def _counted_kinds(terms: list[Term], text: str) -> list[Term]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_core.recall import complement
 from memory_core.recall.service import explain_claim, recall
 from tests.support.times import NOW
@@ -81,57 +83,48 @@ def test_two_facts_that_only_answer_together(add, reader) -> None:
     assert recall(reader.conn, "那个职位是银行行长的人，其邮箱地址的后缀是多少？", now=NOW).claims == []
 
 
-def test_a_named_subject_whose_attribute_another_claim_states(add, reader) -> None:
-    # "my car" names the car and asks its colour; one claim says which car it is, the other
-    # that car's colour: the claim missing the attribute anchors a pair.
-    car = add("我的车是一辆特斯拉Model 3。")
-    colour = add("特斯拉Model 3的颜色是红色。")
-    add("我的摩托车是雅马哈的。")
-    add("雅马哈摩托车的颜色是黑色。")
-    assert ids(recall(reader.conn, "我的车是什么颜色的？", now=NOW)) == [car.id, colour.id]
-    school = add("我女儿的学校是实验小学。")
-    address = add("实验小学的地址是海淀区中关村大街27号。")
-    add("首都图书馆的地址是西城区。")
-    assert ids(recall(reader.conn, "我女儿学校的地址是什么？", now=NOW)) == [school.id, address.id]
+# A claim naming the subject without the attribute asked anchors a pair with a claim about
+# what it says the subject is: the partner's own subject (what it says before the attribute)
+# must be the anchor's; the anchor's other words (a city, a year) do not count against it.
+# Each case: the claims, the question, and the claims (by position) recall returns.
+PAIRS_THROUGH_WHAT_THE_SUBJECT_IS = [
+    (
+        [
+            "我的车是一辆特斯拉Model 3。",
+            "特斯拉Model 3的颜色是红色。",
+            "我的摩托车是雅马哈的。",
+            "雅马哈摩托车的颜色是黑色。",
+        ],
+        "我的车是什么颜色的？",
+        [0, 1],
+    ),
+    (
+        ["我女儿的学校是实验小学。", "实验小学的地址是海淀区中关村大街27号。", "首都图书馆的地址是西城区。"],
+        "我女儿学校的地址是什么？",
+        [0, 1],
+    ),
+    (
+        ["My car is a Tesla I bought in Berlin.", "The Tesla is blue.", "My friend's Honda is white."],
+        "what colour is my car?",
+        [0, 1],
+    ),
+    (
+        ["我女儿的学校是北京市海淀区实验小学。", "实验小学的地址是中关村大街27号。", "首都图书馆的地址是西城区。"],
+        "我女儿学校的地址是什么？",
+        [0, 1],
+    ),
+    # a colour of something else, or of something the two claims only both mention
+    (["我的车是一辆特斯拉Model 3。", "雅马哈摩托车的颜色是黑色。"], "我的车是什么颜色的？", []),
+    (["My car is a Tesla I bought in Berlin.", "The Honda I rented in Berlin is red."], "what colour is my car?", []),
+    (["我的车是在杭州买的特斯拉。", "我在杭州租的本田是红色的。"], "我的车是什么颜色？", []),
+    (["My car is parked in the garage.", "The garage door is green."], "what colour is my car?", []),
+    (["My car is a Tesla.", "My friend's Tesla is white."], "what colour is my car?", []),
+]
 
 
-def test_an_anchor_without_the_attribute_needs_a_partner_about_it(add, reader) -> None:
-    add("我的车是一辆特斯拉Model 3。")
-    add("雅马哈摩托车的颜色是黑色。")  # a colour, of something else
-    assert ids(recall(reader.conn, "我的车是什么颜色的？", now=NOW)) == []
-
-
-def test_a_shared_place_is_no_shared_thing(add, reader) -> None:
-    # The partner must speak of what the anchor says the subject is, not of something else
-    # the two mention (a city).
-    add("My car is a Tesla I bought in Berlin.")
-    add("The Honda I rented in Berlin is red.")
-    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == []
-    add("我的车是在杭州买的特斯拉。")
-    add("我在杭州租的本田是红色的。")
-    assert ids(recall(reader.conn, "我的车是什么颜色？", now=NOW)) == []
-
-
-def test_the_partner_is_about_what_the_anchor_says_the_subject_is(add, reader) -> None:
-    # What the partner says before the attribute is its subject: it must be the anchor's
-    # (the anchor's other words, a city, a year, do not count against it).
-    car = add("My car is a Tesla I bought in Berlin.")
-    blue = add("The Tesla is blue.")
-    add("My friend's Honda is white.")
-    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == [car.id, blue.id]
-
-
-def test_a_long_anchor_still_pairs(add, reader) -> None:
-    school = add("我女儿的学校是北京市海淀区实验小学。")
-    address = add("实验小学的地址是中关村大街27号。")
-    add("首都图书馆的地址是西城区。")
-    assert ids(recall(reader.conn, "我女儿学校的地址是什么？", now=NOW)) == [school.id, address.id]
-
-
-def test_another_things_attribute_sharing_a_word_is_no_partner(add, reader) -> None:
-    add("My car is parked in the garage.")
-    add("The garage door is green.")
-    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == []
-    add("My car is a Tesla.")
-    add("My friend's Tesla is white.")
-    assert ids(recall(reader.conn, "what colour is my car?", now=NOW)) == []
+@pytest.mark.parametrize(("claims", "question", "expected"), PAIRS_THROUGH_WHAT_THE_SUBJECT_IS)
+def test_a_pair_through_what_the_anchor_says_the_subject_is(
+    add, reader, claims: list[str], question: str, expected: list[int]
+) -> None:
+    added = [add(text) for text in claims]
+    assert ids(recall(reader.conn, question, now=NOW)) == [added[i].id for i in expected]
