@@ -109,6 +109,18 @@ _ARTICLES_AND_POSSESSIVES = frozenset("the a an my your our their its his her th
 _PREPOSITIONS = frozenset(
     "on at in to for from with by up out off into onto of about under over through after before".split()
 )
+# A what/which phrase, a form of "be", its subject (a name or a noun phrase, not a pronoun:
+# those the question pattern reads), and a participle or adjective with its stranded
+# preposition, or nothing: "what breed is pepper", "what is my son interested in".
+_COPULAR = re.compile(
+    r"\b(?:what|which)((?:\s+[a-z0-9'-]+){0,3}?)\s+(?:is|are|was|were)"
+    rf"((?:\s+{_WORD}){{1,4}}?)(?:\s+({_WORD})(?:\s+{_PREPOSITION})+|(?:\s+{_PREPOSITION})+)?\s*$"
+)
+_SUBJECT_PRONOUNS = frozenset("i you we they he she".split())
+_ADVERBS = frozenset(
+    "usually always often ever never first last still just really also actually originally recently finally "
+    "sometimes normally typically even already again once".split()
+)
 # A subject of several words that starts like this is one noun phrase ("the MongoDB database").
 _DETERMINERS = frozenset("the a an my your our their its his her this that these those it they he she you we i".split())
 
@@ -145,9 +157,44 @@ def _question_roles(text: str, roles: dict[str, str]) -> None:
         if any(w in _PREPOSITIONS for w in words) or words[-1] in _ARTICLES_AND_POSSESSIVES:
             # "what did you give your mom for christmas": no verb after "your"
             continue
+        if words[0] in _SUBJECT_PRONOUNS and len(words) > 1:
+            # A pronoun is a whole subject: the word after it (past adverbs) is the verb and
+            # the last word its object or complement ("when did I *become* vegetarian?",
+            # "how did I *meet* Sarah?"), not the other way round.
+            act = next((w for w in words[1:] if not _is_adverb(w)), None)
+            if act is not None:
+                roles.update(dict.fromkeys(asked.split(), ASKED))
+                roles[act] = VERB
+                continue
         if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
             roles.update(dict.fromkeys(asked.split(), ASKED))
             roles[verb] = VERB
+    _copular_roles(text, roles)
+
+
+def _copular_roles(text: str, roles: dict[str, str]) -> None:
+    """A what/which phrase before a form of "be" and its subject: the phrase is what is asked
+    ("what *breed* is Pepper?", "which *team* is Leo on?"), and a participle or adjective
+    before a stranded preposition is the verb ("what is my son *interested* in?", "what is
+    the cache *used* for?")."""
+    for sentence in _SENTENCE_END.split(text):
+        match = _COPULAR.search(sentence.strip())
+        if match is None:
+            continue
+        asked, subject, predicate = match.groups()
+        words = subject.split()
+        if words[-1] in _ARTICLES_AND_POSSESSIVES or any(w in _PREPOSITIONS for w in words):
+            continue
+        if words[-1].endswith("ing"):  # a progressive ("… is the project using?"): no copula
+            continue
+        for word in asked.split():
+            roles.setdefault(word, ASKED)
+        if predicate:
+            roles.setdefault(predicate, VERB)
+
+
+def _is_adverb(word: str) -> bool:
+    return word in _ADVERBS or (word.endswith("ly") and len(word) > 4)
 
 
 def describes_subject(text: str) -> bool:

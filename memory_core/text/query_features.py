@@ -260,7 +260,7 @@ def query_terms(text: str) -> list[Term]:
         unit_id += 1
     if groups:
         terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
-    return _asked_values(_completed_attributes(_counted_kinds(terms, text), asking), text)
+    return _asked_values(_completed_attributes(_counted_kinds(_counted_words(terms, text), text), asking), text)
 
 
 @functools.cache
@@ -291,6 +291,27 @@ def _either(words: Iterable[str]) -> str:
     every process (a set's order changes with the hash seed), so the regex cache holds it
     once (cli/regex_cache.py)."""
     return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z][a-z0-9'-]*)")
+
+
+def _counted_words(terms: list[Term], text: str) -> list[Term]:
+    """The word a question counts ("how many *people* report to me?") is the kind asked, as
+    a wh-phrase's word is: the answers count its instances ("two junior PMs report to me"),
+    seldom with the word. ("how many" itself is framing, gone from the asking part.)"""
+    if "many" not in text.lower():
+        return terms
+    counted = {
+        feature
+        for match in _HOW_MANY.finditer(normalize(text))
+        for unit in split_units(match.group(1), expand=False)
+        for feature, kind in unit
+        if kind == WORD
+    }
+    if not counted:
+        return terms
+    return [t._replace(role=ASKED) if t.feature in counted and t.kind == WORD and t.role != VERB else t for t in terms]
 
 
 def _counted_kinds(terms: list[Term], text: str) -> list[Term]:

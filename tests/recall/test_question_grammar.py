@@ -42,6 +42,14 @@ def verbs(text: str) -> list[str]:
         # a short phrase after the verb: the verb is still read, and the phrase's word is no verb
         ("what did you decide about redis?", ["decid"]),
         ("What do I usually eat for breakfast?", ["eat"]),
+        # a pronoun is a whole subject: the word after it is the verb, the last its object
+        ("When did I become vegetarian?", ["becom"]),
+        ("How did I meet Sarah?", ["meet"]),
+        ("When did I first meet Sarah?", ["meet"]),
+        # a participle or adjective before a stranded preposition, after "be" and its subject
+        ("What is my son interested in?", ["interest"]),
+        ("What is the cache tuned for?", ["tune"]),
+        ("What is my daughter allergic to?", ["allerg"]),
         # a noun after a possessive or a preposition is no verb
         ("what did you give your mom for christmas?", []),
         ("what do we use redis for in production?", []),
@@ -85,6 +93,38 @@ def test_the_words_a_question_asks_are_not_its_subject() -> None:
     assert word_roles("what food am i allergic to?") == {"food": ASKED, "allergic": VERB}
     assert word_roles("which book are you reading?") == {"book": ASKED, "reading": VERB}
     assert word_roles("what is the billing port?") == {}  # "is" before no pronoun: no verb to read
+    # a what/which phrase before "be" and a name or noun phrase: the phrase is asked
+    assert word_roles("what breed is pepper?") == {"breed": ASKED}
+    assert word_roles("which team is leo on?") == {"team": ASKED}
+    assert word_roles("what is my dog's name?") == {}
+    # a progressive's "be" is no copula: "python" stays the subject
+    assert word_roles("what python version is the ecommerce-api project using?") == {}
+    # "how many" is framing, gone before the grammar reads the question: the counted word is
+    # marked from the question as written
+    assert [(t.feature, t.role) for t in query_terms("How many people report to me?")] == [
+        ("peopl", ASKED),
+        ("report", ""),
+    ]
+
+
+def test_chatty_turns_answer_questions_worded_apart_from_them(add, reader) -> None:
+    """Each question holds one word no claim holds (a verb, the kind asked, the kind counted)
+    beside one a claim holds: read as a name memory lacks, it blocked the answer."""
+    diet = add(
+        "I'm trying to plan meals for the week. Since I went vegetarian back in March I keep making "
+        "the same three pasta dishes."
+    )
+    puppy = add("We finally picked a name for the puppy! She's a beagle mix and we're calling her Pepper.")
+    team = add("I got promoted last month, so now I have two junior PMs reporting to me.")
+    son = add("My son Leo turns seven in June and he's obsessed with dinosaurs.")
+    add("Keep one-on-ones regular and follow up on what you promise.")
+    assert ids(recall(reader.conn, "When did I become vegetarian?", now=NOW)) == [diet.id]
+    assert ids(recall(reader.conn, "What breed is Pepper?", now=NOW)) == [puppy.id]
+    assert ids(recall(reader.conn, "How many people report to me?", now=NOW)) == [team.id]
+    assert ids(recall(reader.conn, "What is my son interested in?", now=NOW)) == [son.id]
+    # A name memory does not hold is still no answer.
+    assert ids(recall(reader.conn, "What breed is Whiskers?", now=NOW)) == []
+    assert ids(recall(reader.conn, "When did I become a Mormon?", now=NOW)) == []
 
 
 def test_an_unknown_verb_does_not_block_the_subject_it_asks_about(add, reader) -> None:
