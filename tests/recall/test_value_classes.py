@@ -51,6 +51,11 @@ from tests.support.times import NOW
         ("We called Alice about the outage, then called Stripe's API and Redis.set", []),
         ("Reach Bob at bob.smith@example.com.", ["=email"]),
         ("3块硬盘", []),  # 块 alone counts pieces, not money
+        # … unless no noun it counts follows: the colloquial yuan
+        ("每个月房租6500块，实在太贵了", ["=cost"]),
+        ("一共花了三十多块的样子", ["=cost"]),
+        ("这个500块左右", ["=cost"]),
+        ("买了一块手表和两块蛋糕，我们一块去。切成两块，一块。", []),
         ("bluetooth and redis", []),  # whole words only
     ],
 )
@@ -165,6 +170,13 @@ def test_chinese_values_and_places(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "我的笔记本电脑多少钱买的？", now=NOW).claims] == [claims[3].id]
     # "在什么地方" asks where, as 在哪里 does: the answer is a place, not the word 地方.
     assert [c.memory_id for c in recall(reader.conn, "实验小学在什么地方？", now=NOW).claims] == [claims[5].id]
+
+
+def test_a_rent_in_colloquial_yuan_answers_how_much(add, reader) -> None:
+    rent = add("帮我写封邮件给房东吧，厨房水龙头漏水两个星期了还没人来修，每个月房租6500块，实在太过分了。")
+    add("我们读书会每个月第一个周四晚上聚会。")
+    add("我买了一块手表，是在京东买的。")
+    assert [c.memory_id for c in recall(reader.conn, "我每个月房租多少钱？", now=NOW).claims] == [rent.id]
 
 
 def test_a_time_or_date_asked_without_its_word(add, reader) -> None:
