@@ -155,6 +155,9 @@ REASON_TEXT = {
     "ambiguous": "more than four claims of its origin matched about as strongly: the question picks none out",
     "duplicate_content": "a better claim of the same origin has the same text",
     "redundant_facet": "a better claim of the same origin and kind already answers the same words",
+    "superseded": (
+        "the question asks what holds now, and a newer claim of the same origin and kind answers the same words"
+    ),
     "over_limit": "better claims filled the three places",
 }
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
 from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
-from memory_core.text.grammar import asks_place_or_time, describes_subject
+from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.tokenize import normalize
 from memory_core.text.value_classes import is_value_class
@@ -61,12 +61,15 @@ if TYPE_CHECKING:
         # The question picks out its subject by a relative clause, not a name
         # (:func:`memory_core.text.grammar.describes_subject`): the clause is a condition.
         describes: bool = False
+        # The question asks what holds now (:func:`memory_core.text.grammar.asks_current`):
+        # a newer claim answering the same words supersedes an older one.
+        asks_current: bool = False
 
 else:
     _QueryPlanFields = namedtuple(
         "QueryPlan",
-        ("focus", "context", "mode", "background", "asks_value", "describes"),
-        defaults=((), "standalone", (), False, False),
+        ("focus", "context", "mode", "background", "asks_value", "describes", "asks_current"),
+        defaults=((), "standalone", (), False, False, False),
     )
 
 
@@ -111,6 +114,7 @@ class _Reading(
             ("anaphoric", bool),
             ("asks_value", bool),
             ("describes", bool),
+            ("asks_current", bool),
         ],
     )
 ):
@@ -129,10 +133,17 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False, False)
+        return _Reading((), reset, False, False, False, False)
     terms = tuple(bound_terms(query_terms(body)))
     text = normalize(body)
-    return _Reading(terms, reset, bool(ANAPHORA.search(body)), asks_place_or_time(text), describes_subject(text))
+    return _Reading(
+        terms,
+        reset,
+        bool(ANAPHORA.search(body)),
+        asks_place_or_time(text),
+        describes_subject(text),
+        asks_current(text),
+    )
 
 
 def conversation_slots(texts: Sequence[str]) -> list[str]:
@@ -176,9 +187,13 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
             own = {t.feature for t in reading.terms}
             context = tuple(t for t in subject if t.feature not in own)
             mode = "follow_up" if context else "standalone"
-            plan = QueryPlan(reading.terms, context, mode, (), reading.asks_value, reading.describes)
+            plan = QueryPlan(
+                reading.terms, context, mode, (), reading.asks_value, reading.describes, reading.asks_current
+            )
         else:
-            plan = QueryPlan(reading.terms, (), "standalone", (), reading.asks_value, reading.describes)
+            plan = QueryPlan(
+                reading.terms, (), "standalone", (), reading.asks_value, reading.describes, reading.asks_current
+            )
             if subjects:
                 subject = subjects
     if plan.is_empty or not earlier:

@@ -136,6 +136,7 @@ def select(
     include_dormant: bool = False,
     relative_cutoff: bool = True,
     facet_redundancy: bool = True,
+    supersede: bool = False,
 ) -> list[Candidate]:
     """Age, cut, rank and pick at most ``limit`` candidates; every other one gets a reason.
 
@@ -180,7 +181,31 @@ def select(
             continue
         seen_content.add(content_key)
         chosen.append(c)
+    if supersede and len(chosen) > 1:
+        chosen = _newest(chosen)
     return chosen
+
+
+def _newest(chosen: list[Candidate]) -> list[Candidate]:
+    """A question asking what holds now ("what is my *current* 5k best?") is answered by the
+    newest of the chosen claims of one origin and kind that answer the same words: an older
+    one whose matched features a newer one holds too states what held before
+    (``superseded``). Claims matching other words of the question stay."""
+    kept = []
+    for c in chosen:
+        doc, words = c.doc, set(c.matched)
+        if any(
+            o is not c
+            and o.doc.origin == doc.origin
+            and o.doc.kind == doc.kind
+            and o.doc.clock_at > doc.clock_at
+            and words <= set(o.matched)
+            for o in chosen
+        ):
+            c.excluded = "superseded"
+        else:
+            kept.append(c)
+    return kept
 
 
 def _drop_ambiguous(eligible: list[Candidate]) -> None:

@@ -72,6 +72,8 @@ _PREPOSITION = "(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|un
 _QUESTION = re.compile(
     r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
     r"(?:do|does|did|don't|doesn't|didn't|can|could|should|would|will|shall|might|must|can't|won't"
+    # the perfect's auxiliary before its subject: "which books have I read?"
+    r"|have|has|had|haven't|hasn't"
     # a form of "be" before a pronoun and a verb or adjective: "what food am I allergic to?",
     # "which book are you reading?"
     r"|(?:am|is|are|was|were)(?=\s+(?:i|you|we|they|he|she|it)\s))"
@@ -119,7 +121,7 @@ _COPULAR = re.compile(
 _SUBJECT_PRONOUNS = frozenset("i you we they he she".split())
 _ADVERBS = frozenset(
     "usually always often ever never first last still just really also actually originally recently finally "
-    "sometimes normally typically even already again once".split()
+    "sometimes normally typically even already again once been being be".split()
 )
 # A subject of several words that starts like this is one noun phrase ("the MongoDB database").
 _DETERMINERS = frozenset("the a an my your our their its his her this that these those it they he she you we i".split())
@@ -194,6 +196,7 @@ def _copular_roles(text: str, roles: dict[str, str]) -> None:
 
 
 def _is_adverb(word: str) -> bool:
+    """An adverb or an auxiliary's participle ("been"): not the verb after a pronoun."""
     return word in _ADVERBS or (word.endswith("ly") and len(word) > 4)
 
 
@@ -203,6 +206,34 @@ def describes_subject(text: str) -> bool:
     if _DESCRIBED_ZH.search(text) is not None:
         return True
     return _LATIN.search(text) is not None and _DESCRIBED_EN.search(text) is not None
+
+
+# What holds now: "what is my *current* 5k best?", "which carrier am I with *now*?", "我*现在*用什么
+# 软件？". A plural wh-phrase or 哪些/都 asks for several things that may all hold now.
+_CURRENT = re.compile(
+    r"\b(?:current|currently|now|nowadays|these\s+days|at\s+the\s+moment|at\s+present|presently|latest|"
+    r"anymore|any\s+more|still)\b"
+)
+_CURRENT_ZH = ("现在", "目前", "当前", "如今", "最新")
+_ASKS = re.compile(
+    r"\?|^\s*(?:what|which|where|when|who|how|do|does|did|is|are|am|was|were|can|could|should|have|has)\b"
+)
+_ASKS_ZH = re.compile("[?？吗呢]|什么|哪|多少|几|谁|怎么")
+_NOT_PLURAL = "(?:is|was|has|does|this|its|his|hers|ours|yours|theirs|as|always|perhaps)"
+_PLURAL_ASKED = re.compile(
+    rf"\b(?:what|which)\s+(?:(?!{_NOT_PLURAL}\b)[a-z-]+\s+)?(?!{_NOT_PLURAL}\b)[a-z-]*[^su\s']s\b"
+    r"|\b(?:what|which)\s+are\b|\bcurrent\s+[a-z-]*[^su\s']s\b|\ball\b"
+)
+
+
+def asks_current(text: str) -> bool:
+    """Whether normalized ``text`` is a question asking what holds now (one thing, not a list):
+    of two claims answering the same words, the newer then supersedes the older."""
+    if any(w in text for w in _CURRENT_ZH):
+        return _ASKS_ZH.search(text) is not None and "哪些" not in text and "都" not in text
+    if _LATIN.search(text) is None or _CURRENT.search(text) is None:
+        return False
+    return _ASKS.search(text) is not None and _PLURAL_ASKED.search(text) is None
 
 
 def asks_place_or_time(text: str) -> bool:

@@ -97,6 +97,9 @@ def test_the_words_a_question_asks_are_not_its_subject() -> None:
     assert word_roles("what breed is pepper?") == {"breed": ASKED}
     assert word_roles("which team is leo on?") == {"team": ASKED}
     assert word_roles("what is my dog's name?") == {}
+    # the perfect's auxiliary as do's: "which books have I read?" asks books, read is its verb
+    assert word_roles("which books have i read?") == {"books": ASKED, "read": VERB}
+    assert word_roles("how long have i been learning spanish?") == {"long": ASKED, "learning": VERB}
     # a progressive's "be" is no copula: "python" stays the subject
     assert word_roles("what python version is the ecommerce-api project using?") == {}
     # "how many" is framing, gone before the grammar reads the question: the counted word is
@@ -122,6 +125,9 @@ def test_chatty_turns_answer_questions_worded_apart_from_them(add, reader) -> No
     assert ids(recall(reader.conn, "What breed is Pepper?", now=NOW)) == [puppy.id]
     assert ids(recall(reader.conn, "How many people report to me?", now=NOW)) == [team.id]
     assert ids(recall(reader.conn, "What is my son interested in?", now=NOW)) == [son.id]
+    first = add("I'm reading Project Hail Mary right now and loving it.")
+    second = add("Finished Project Hail Mary! Now I'm reading Piranesi.")
+    assert set(ids(recall(reader.conn, "Which books have I read?", now=NOW))) == {first.id, second.id}
     # A name memory does not hold is still no answer.
     assert ids(recall(reader.conn, "What breed is Whiskers?", now=NOW)) == []
     assert ids(recall(reader.conn, "When did I become a Mormon?", now=NOW)) == []
