@@ -167,6 +167,8 @@ def _question_roles(text: str, roles: dict[str, str]) -> None:
             if act is not None:
                 roles.update(dict.fromkeys(asked.split(), ASKED))
                 roles[act] = VERB
+                if verb.endswith(("ed", "ing")):  # a participle completing the object: "… like answers *formatted*?"
+                    roles[verb] = VERB
                 continue
         if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
             roles.update(dict.fromkeys(asked.split(), ASKED))

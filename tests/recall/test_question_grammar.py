@@ -46,6 +46,7 @@ def verbs(text: str) -> list[str]:
         ("When did I become vegetarian?", ["becom"]),
         ("How did I meet Sarah?", ["meet"]),
         ("When did I first meet Sarah?", ["meet"]),
+        ("How do I like answers formatted?", ["format"]),  # a participle completing the object
         # a participle or adjective before a stranded preposition, after "be" and its subject
         ("What is my son interested in?", ["interest"]),
         ("What is the cache tuned for?", ["tune"]),
