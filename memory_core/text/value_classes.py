@@ -136,7 +136,8 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
         "=port",
         re.compile(
             r"(?:\blocalhost|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}|\[[0-9a-f:]+\]|://[a-z0-9.-]+"
-            rf"|\b[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?!{_SOURCE_EXTENSIONS}:)[a-z][a-z0-9-]*)"
+            # (a dotted name begun only where its run begins: one try a run, not one a character)
+            rf"|(?<![a-z0-9.-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?!{_SOURCE_EXTENSIONS}:)[a-z][a-z0-9-]*)"
             r":[0-9]{2,5}(?![\w:-]|\.\w)"
             r"|(?:^|[\s(])-p\s+[0-9]{2,5}:[0-9]{2,5}\b"
             r"|(?:^|[\s(]):[0-9]{2,5}(?![\w:-]|\.\w)"
