@@ -118,6 +118,11 @@ _COPULAR = re.compile(
     r"\b(?:what|which)((?:\s+[a-z0-9'-]+){0,3}?)\s+(?:is|are|was|were)"
     rf"((?:\s+{_WORD}){{1,4}}?)(?:\s+({_WORD})(?:\s+{_PREPOSITION})+|(?:\s+{_PREPOSITION})+)?\s*$"
 )
+# How a participle or a predicate adjective ends (interested, used, built, allergic, afraid …).
+_PREDICATE = re.compile(
+    r"(?:ed|en|ing|ic|ful|ous|ive|able|ible|ant|ent|al)$|^(?:afraid|fond|aware|sure|keen|built|made|done|set|held|"
+    r"kept|sent|spent|found|bought|paid|sold|told|brought|taught|caught|cut|lost|won|put|run)$"
+)
 _SUBJECT_PRONOUNS = frozenset("i you we they he she".split())
 _ADVERBS = frozenset(
     "usually always often ever never first last still just really also actually originally recently finally "
@@ -187,13 +192,17 @@ def _copular_roles(text: str, roles: dict[str, str]) -> None:
             continue
         asked, subject, predicate = match.groups()
         words = subject.split()
-        if words[-1] in _ARTICLES_AND_POSSESSIVES or any(w in _PREPOSITIONS for w in words):
+        if any(w in _PREPOSITIONS for w in words):
             continue
         if words[-1].endswith("ing"):  # a progressive ("… is the project using?"): no copula
             continue
         for word in asked.split():
             roles.setdefault(word, ASKED)
-        if predicate:
+        # A word after an article or a possessive is the subject's noun ("what city is the
+        # *office* in?", "… melanie's *grandma* from?"), and a predicate reads as a participle
+        # or an adjective, not as a noun.
+        opens = words[-1] in _ARTICLES_AND_POSSESSIVES or words[-1].endswith("'s")
+        if predicate and not opens and _PREDICATE.search(predicate):
             roles.setdefault(predicate, VERB)
 
 

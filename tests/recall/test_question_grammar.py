@@ -98,6 +98,10 @@ def test_the_words_a_question_asks_are_not_its_subject() -> None:
     assert word_roles("what breed is pepper?") == {"breed": ASKED}
     assert word_roles("which team is leo on?") == {"team": ASKED}
     assert word_roles("what is my dog's name?") == {}
+    # a word after a possessive or an article is the subject's noun, not a predicate
+    assert word_roles("what country is melanie's grandma from?") == {"country": ASKED}
+    assert word_roles("what city is the office in?") == {"city": ASKED}
+    assert word_roles("what is the api built with?") == {"built": VERB}
     # the perfect's auxiliary as do's: "which books have I read?" asks books, read is its verb
     assert word_roles("which books have i read?") == {"books": ASKED, "read": VERB}
     assert word_roles("how long have i been learning spanish?") == {"long": ASKED, "learning": VERB}
