@@ -277,7 +277,7 @@ def evaluate_plan(
         include_dormant=include_dormant,
         relative_cutoff=narrow,
         facet_redundancy=narrow,
-        supersede=narrow and plan.asks_current,
+        supersede={t.feature: t.unit for t in plan.focus} if narrow and plan.asks_current else None,
     )
     if narrow and not chosen and not any(c.excluded == "ambiguous" for c in candidates):
         anchors = [c for c in failed if c.excluded in ANCHOR_REASONS]

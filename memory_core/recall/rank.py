@@ -19,6 +19,8 @@ Remaining ties go to the pinned claim, then the more recently updated, then the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
 
@@ -27,6 +29,9 @@ RELATIVE_CUTOFF = 0.9
 # alternative): the question picks none of them out, and none is offered (``ambiguous``).
 MAX_EQUALLY_RELEVANT = 4
 PRIORITY_STEP = 0.04
+# A newer claim supersedes an older one (a question asking what holds now) only where the
+# words they share are this many units of the question at least.
+MIN_SUPERSEDING_UNITS = 2
 UTILITY_FACTORS = {"useful": 1.05, "unhelpful": 0.90}
 ACCURACY_FACTORS = {"accurate": 1.05, "incorrect": 0.50}
 
@@ -136,7 +141,7 @@ def select(
     include_dormant: bool = False,
     relative_cutoff: bool = True,
     facet_redundancy: bool = True,
-    supersede: bool = False,
+    supersede: Mapping[str, int] | None = None,
 ) -> list[Candidate]:
     """Age, cut, rank and pick at most ``limit`` candidates; every other one gets a reason.
 
@@ -181,20 +186,23 @@ def select(
             continue
         seen_content.add(content_key)
         chosen.append(c)
-    if supersede and len(chosen) > 1:
-        chosen = _newest(chosen)
+    if supersede is not None and len(chosen) > 1:
+        chosen = _newest(chosen, supersede)
     return chosen
 
 
-def _newest(chosen: list[Candidate]) -> list[Candidate]:
+def _newest(chosen: list[Candidate], units: Mapping[str, int]) -> list[Candidate]:
     """A question asking what holds now ("what is my *current* 5k best?") is answered by the
     newest of the chosen claims of one origin and kind that answer the same words: an older
     one whose matched features a newer one holds too states what held before
-    (``superseded``). Claims matching other words of the question stay."""
+    (``superseded``). ``units`` gives each focus feature its unit of the question: the words
+    shared must be two units at least, since one word ("where do I *live* now?" over "I live
+    in Austin" and "my brother lives in Chicago") says nothing about being the same fact.
+    Claims matching other words of the question stay."""
     kept = []
     for c in chosen:
         doc, words = c.doc, set(c.matched)
-        if any(
+        if len({units[f] for f in words if f in units}) >= MIN_SUPERSEDING_UNITS and any(
             o is not c
             and o.doc.origin == doc.origin
             and o.doc.kind == doc.kind

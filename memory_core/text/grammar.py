@@ -72,8 +72,9 @@ _PREPOSITION = "(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|un
 _QUESTION = re.compile(
     r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
     r"(?:do|does|did|don't|doesn't|didn't|can|could|should|would|will|shall|might|must|can't|won't"
-    # the perfect's auxiliary before its subject: "which books have I read?"
-    r"|have|has|had|haven't|hasn't"
+    # the perfect's auxiliary before a pronoun: "which books have I read?" ("which users have
+    # admin access?" has its main verb)
+    r"|(?:have|has|had|haven't|hasn't)(?=\s+(?:i|you|we|they|he|she)\s)"
     # a form of "be" before a pronoun and a verb or adjective: "what food am I allergic to?",
     # "which book are you reading?"
     r"|(?:am|is|are|was|were)(?=\s+(?:i|you|we|they|he|she|it)\s))"
@@ -118,10 +119,14 @@ _COPULAR = re.compile(
     r"\b(?:what|which)((?:\s+[a-z0-9'-]+){0,3}?)\s+(?:is|are|was|were)"
     rf"((?:\s+{_WORD}){{1,4}}?)(?:\s+({_WORD})(?:\s+{_PREPOSITION})+|(?:\s+{_PREPOSITION})+)?\s*$"
 )
-# How a participle or a predicate adjective ends (interested, used, built, allergic, afraid …).
+# A participle or a predicate adjective: a regular participle, or one of the language's
+# common irregular participles and predicate adjectives (a noun compound's last word — "the auth
+# *token*", "kafka *connect*", "the login *bug*" — is none).
 _PREDICATE = re.compile(
-    r"(?:ed|en|ing|ic|ful|ous|ive|able|ible|ant|ent|al)$|^(?:afraid|fond|aware|sure|keen|built|made|done|set|held|"
-    r"kept|sent|spent|found|bought|paid|sold|told|brought|taught|caught|cut|lost|won|put|run)$"
+    r"^[a-z-]{2,}(?:[^e]ed|ied)$|^(?:afraid|fond|aware|sure|keen|allergic|available|responsible|compatible|"
+    r"dependent|relevant|different|famous|capable|suitable|familiar|similar|ready|happy|built|made|done|set|held|"
+    r"kept|sent|spent|found|bought|paid|sold|told|brought|taught|caught|cut|lost|won|put|run|written|given|taken|"
+    r"chosen|broken|hidden|frozen|driven|known|shown|seen|spoken|stolen|forgotten|eaten)$"
 )
 _SUBJECT_PRONOUNS = frozenset("i you we they he she".split())
 _ADVERBS = frozenset(
@@ -164,7 +169,7 @@ def _question_roles(text: str, roles: dict[str, str]) -> None:
         if any(w in _PREPOSITIONS for w in words) or words[-1] in _ARTICLES_AND_POSSESSIVES:
             # "what did you give your mom for christmas": no verb after "your"
             continue
-        if words[0] in _SUBJECT_PRONOUNS and len(words) > 1:
+        if words[0] in _SUBJECT_PRONOUNS and len(words) > 1 and words[1] not in ("and", "or", "&"):
             # A pronoun is a whole subject: the word after it (past adverbs) is the verb and
             # the last word its object or complement ("when did I *become* vegetarian?",
             # "how did I *meet* Sarah?"), not the other way round.
@@ -220,31 +225,43 @@ def describes_subject(text: str) -> bool:
 
 
 # What holds now: "what is my *current* 5k best?", "which carrier am I with *now*?", "我*现在*用什么
-# 软件？". A plural wh-phrase or 哪些/都 asks for several things that may all hold now.
+# 软件？" ("current" as a word, not of "current-user" or "--show-current"; not 出现在, 实现在 …).
+# A request ("can you fix it now?") asks for an act, and a list ("what books …", "how many
+# …", 哪些, 都) for several things that may all hold now.
 _CURRENT = re.compile(
-    r"\b(?:current|currently|now|nowadays|these\s+days|at\s+the\s+moment|at\s+present|presently|latest|"
-    r"anymore|any\s+more|still)\b"
+    r"(?<![\w-])(?:current|currently|now|nowadays|these\s+days|at\s+the\s+moment|at\s+present|presently|latest|"
+    r"anymore|any\s+more)(?![\w-])"
 )
-_CURRENT_ZH = ("现在", "目前", "当前", "如今", "最新")
+_CURRENT_ZH = re.compile("(?<![出实体表发])现在|目前|当前|如今|最新")
 _ASKS = re.compile(
     r"\?|^\s*(?:what|which|where|when|who|how|do|does|did|is|are|am|was|were|can|could|should|have|has)\b"
 )
+_REQUEST = re.compile(
+    r"^\s*(?:(?:ok|okay|so|now|then|and|but)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)|(?:should|shall|can)\s+(?:i|we)"
+    r"|please|do\s+it|let's|lets)\b"
+)
 _ASKS_ZH = re.compile("[?？吗呢]|什么|哪|多少|几|谁|怎么")
 _NOT_PLURAL = "(?:is|was|has|does|this|its|his|hers|ours|yours|theirs|as|always|perhaps)"
+_AUXILIARY = r"(?:do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should)"
+# The head of a wh-phrase is its last word, right before the auxiliary ("which redis *version*
+# do …", "what *books* am I …").
 _PLURAL_ASKED = re.compile(
-    rf"\b(?:what|which)\s+(?:(?!{_NOT_PLURAL}\b)[a-z-]+\s+)?(?!{_NOT_PLURAL}\b)[a-z-]*[^su\s']s\b"
-    r"|\b(?:what|which)\s+are\b|\bcurrent\s+[a-z-]*[^su\s']s\b|\ball\b"
+    rf"\b(?:what|which)(?:\s+[a-z-]+){{0,2}}?\s+(?!{_NOT_PLURAL}\b)[a-z-]*[^su\s']s\s+{_AUXILIARY}\b"
+    r"|\b(?:what|which)\s+are\b|\bcurrent\s+[a-z-]*[^su\s']s\b|\ball\b|\bhow\s+many\b"
 )
 
 
 def asks_current(text: str) -> bool:
-    """Whether normalized ``text`` is a question asking what holds now (one thing, not a list):
-    of two claims answering the same words, the newer then supersedes the older."""
-    if any(w in text for w in _CURRENT_ZH):
+    """Whether normalized ``text`` is a question asking what holds now (one thing, not a list
+    nor a request): of two claims answering the same words, the newer then supersedes the
+    older."""
+    if _CURRENT_ZH.search(text) is not None:
         return _ASKS_ZH.search(text) is not None and "哪些" not in text and "都" not in text
     if _LATIN.search(text) is None or _CURRENT.search(text) is None:
         return False
-    return _ASKS.search(text) is not None and _PLURAL_ASKED.search(text) is None
+    if _REQUEST.search(text) is not None or _PLURAL_ASKED.search(text) is not None:
+        return False
+    return _ASKS.search(text) is not None
 
 
 def asks_place_or_time(text: str) -> bool:

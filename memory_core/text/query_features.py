@@ -293,7 +293,12 @@ def _either(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)))
 
 
-_HOW_MANY = re.compile(r"\bhow\s+many\s+([a-z][a-z0-9'-]*)")
+# The counted noun: the word after "how many", or the second of two before an auxiliary
+# ("how many rabbitmq *brokers* are there?": the first names whose).
+_HOW_MANY = re.compile(
+    r"\bhow\s+many\s+(?:[a-z][a-z0-9'-]*\s+(?=[a-z][a-z0-9'-]*\s+(?:are|is|do|does|did|have|has|had|were|was|"
+    r"will|would|can|could|should)\b))?([a-z][a-z0-9'-]*)"
+)
 
 
 def _counted_words(terms: list[Term], text: str) -> list[Term]:

@@ -116,8 +116,10 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
             r"[¥€£]\s?[0-9]|\$\s?(?:[0-9]{2,}|[0-9][.,][0-9])"
             rf"|{_AMOUNT_ZH}\s?(?:元(?![组素运算表达次函数件旦数]|[一二三四]次)|块钱|美元|美金|欧元|英镑|日元|港币|港元)"
             # 块 is money only where no noun it counts follows ("6500块，", "三十多块的", not
-            # "一块手表", "两块蛋糕"), and after more than a lone 一 ("我们一块去" is "together")
-            rf"|(?:[0-9]+|{_AMOUNT_ZH}{{2,}})多?块(?=[,.;:!?，。；：！？、\s)）]|$|左右|的)"
+            # "一块手表", "两块蛋糕", "8块 SSD"), after more than a lone 一 ("我们一块去" is
+            # "together") and no ordinal ("第3块"); begun where the amount begins (one try a run)
+            rf"|(?<![0-9零一二两三四五六七八九十百千万亿第])(?:[0-9]+|{_AMOUNT_ZH}{{2,}})多?块"
+            r"(?=[,.;:!?，。；：！？、)）]|\s(?![a-z0-9])|$|左右|的)"
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
         ),
         re.compile(

@@ -117,7 +117,9 @@ FRAMING_WORDS = (
 # "yesterday" is another day than the question's, so these never name what is asked about.
 # Removed from queries only (like the framing), so the index does not change.
 RELATIVE_TIME = re.compile(
-    r"(?i)\b(?:today|tonight|yesterday|tomorrow|lately|recently|nowadays|current|currently|presently|right\s+now|"
+    # "current" as a word, not of an identifier or a flag ("current-user", "--show-current")
+    r"(?i)(?<![\w-])current(?![\w-])|"
+    r"\b(?:today|tonight|yesterday|tomorrow|lately|recently|nowadays|currently|presently|right\s+now|"
     r"at\s+(?:the\s+)?(?:moment|present)|these\s+days|the\s+other\s+day|"
     r"(?:last|this|next|every|each)\s+(?:time|times|day|days|night|morning|evening|afternoon))\b"
     r"|今天|今晚|昨天|昨晚|明天|前天|后天|最近|刚才|刚刚|这段时间|那段时间|每天|每次|下次|这几天"

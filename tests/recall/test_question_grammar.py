@@ -102,6 +102,18 @@ def test_the_words_a_question_asks_are_not_its_subject() -> None:
     assert word_roles("what country is melanie's grandma from?") == {"country": ASKED}
     assert word_roles("what city is the office in?") == {"city": ASKED}
     assert word_roles("what is the api built with?") == {"built": VERB}
+    # a noun compound's last word is no predicate
+    assert word_roles("what is kafka connect for?") == {}
+    assert word_roles("what is the auth token for?") == {}
+    # "have" before no pronoun is the main verb, not the perfect's auxiliary
+    assert word_roles("which users have admin access?") == {}
+    # two subjects joined: the pronoun's next word is no verb
+    assert word_roles("how did he and julia meet?") == {"meet": VERB}
+    # the counted noun, not the name before it
+    assert [(t.feature, t.role) for t in query_terms("how many rabbitmq brokers are there?")] == [
+        ("rabbitmq", "modifier"),
+        ("broker", ASKED),
+    ]
     # the perfect's auxiliary as do's: "which books have I read?" asks books, read is its verb
     assert word_roles("which books have i read?") == {"books": ASKED, "read": VERB}
     assert word_roles("how long have i been learning spanish?") == {"long": ASKED, "learning": VERB}

@@ -56,6 +56,7 @@ from tests.support.times import NOW
         ("一共花了三十多块的样子", ["=cost"]),
         ("这个500块左右", ["=cost"]),
         ("买了一块手表和两块蛋糕，我们一块去。切成两块，一块。", []),
+        ("这台机器有8块 SSD，第3块，数组第2块", []),
         ("bluetooth and redis", []),  # whole words only
     ],
 )
@@ -472,5 +473,5 @@ def test_a_host_name_does_not_end_a_clause() -> None:
 def test_the_classes_read_hostile_runs_once() -> None:
     # Runs of name characters broken by dots or dashes: each class tries a run once, not once
     # a character (the port class took seconds on 20,000 such characters).
-    for run in ("a1-" * 30_000, "v1." * 30_000, "db.a" * 20_000 + ":5432"):
+    for run in ("a1-" * 30_000, "v1." * 30_000, "db.a" * 20_000 + ":5432", "1" * 30_000 + "多", "三" * 30_000 + "块x"):
         assert held_values(run, run) in ([], ["=port"])
