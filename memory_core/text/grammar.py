@@ -236,9 +236,11 @@ _CURRENT_ZH = re.compile("(?<![出实体表发])现在|目前|当前|如今|最�
 _ASKS = re.compile(
     r"\?|^\s*(?:what|which|where|when|who|how|do|does|did|is|are|am|was|were|can|could|should|have|has)\b"
 )
+# (a request to remind or tell is a question's framing: "can you remind me what I use now?")
 _REQUEST = re.compile(
-    r"^\s*(?:(?:ok|okay|so|now|then|and|but)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)|(?:should|shall|can)\s+(?:i|we)"
-    r"|please|do\s+it|let's|lets)\b"
+    r"^\s*(?:(?:ok|okay|so|now|then|and|but)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)"
+    r"(?!\s+(?:please\s+)?(?:remind|tell|recall|remember|show)\b)|(?:should|shall|can)\s+(?:i|we)"
+    r"|please(?!\s+(?:remind|tell)\b)|do\s+it|let's|lets)\b"
 )
 _ASKS_ZH = re.compile("[?？吗呢]|什么|哪|多少|几|谁|怎么")
 _NOT_PLURAL = "(?:is|was|has|does|this|its|his|hers|ours|yours|theirs|as|always|perhaps)"

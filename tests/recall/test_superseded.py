@@ -30,6 +30,7 @@ def ids(result) -> list[str]:
         ("which programming languages do i use now?", False),
         ("我现在住过哪些城市？", False),
         ("how many tickets are open now?", False),
+        ("can you remind me what my current 5k personal best is?", True),  # a question's framing
         # a request asks for an act
         ("can you fix the login bug now?", False),
         ("should i merge the pr now?", False),
