@@ -161,54 +161,59 @@ def word_roles(text: str) -> dict[str, str]:
 
 def _question_roles(text: str, roles: dict[str, str]) -> None:
     for sentence in _SENTENCE_END.split(text):
-        match = _QUESTION.search(sentence.strip())
-        if match is None:
-            continue
-        wh, asked, subject, verb = match.groups()
-        words = subject.split()
-        if any(w in _PREPOSITIONS for w in words) or words[-1] in _ARTICLES_AND_POSSESSIVES:
-            # "what did you give your mom for christmas": no verb after "your"
-            continue
-        if words[0] in _SUBJECT_PRONOUNS and len(words) > 1 and words[1] not in ("and", "or", "&"):
-            # A pronoun is a whole subject: the word after it (past adverbs) is the verb and
-            # the last word its object or complement ("when did I *become* vegetarian?",
-            # "how did I *meet* Sarah?"), not the other way round.
-            act = next((w for w in words[1:] if not _is_adverb(w)), None)
-            if act is not None:
-                roles.update(dict.fromkeys(asked.split(), ASKED))
-                roles[act] = VERB
-                if verb.endswith(("ed", "ing")):  # a participle completing the object: "… like answers *formatted*?"
-                    roles[verb] = VERB
-                continue
-        if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
+        sentence = sentence.strip()
+        _wh_roles(sentence, roles)
+        _copular_roles(sentence, roles)
+
+
+def _wh_roles(sentence: str, roles: dict[str, str]) -> None:
+    """A wh-question's asked words and verb (its auxiliary before its subject)."""
+    match = _QUESTION.search(sentence)
+    if match is None:
+        return
+    wh, asked, subject, verb = match.groups()
+    words = subject.split()
+    if any(w in _PREPOSITIONS for w in words) or words[-1] in _ARTICLES_AND_POSSESSIVES:
+        # "what did you give your mom for christmas": no verb after "your"
+        return
+    if words[0] in _SUBJECT_PRONOUNS and len(words) > 1 and words[1] not in ("and", "or", "&"):
+        # A pronoun is a whole subject: the word after it (past adverbs) is the verb and
+        # the last word its object or complement ("when did I *become* vegetarian?",
+        # "how did I *meet* Sarah?"), not the other way round.
+        act = next((w for w in words[1:] if not _is_adverb(w)), None)
+        if act is not None:
             roles.update(dict.fromkeys(asked.split(), ASKED))
-            roles[verb] = VERB
-    _copular_roles(text, roles)
+            roles[act] = VERB
+            if verb.endswith(("ed", "ing")):  # a participle completing the object: "… like answers *formatted*?"
+                roles[verb] = VERB
+            return
+    if wh in ("what", "which") or len(words) == 1 or words[0] in _DETERMINERS:
+        roles.update(dict.fromkeys(asked.split(), ASKED))
+        roles[verb] = VERB
 
 
-def _copular_roles(text: str, roles: dict[str, str]) -> None:
+def _copular_roles(sentence: str, roles: dict[str, str]) -> None:
     """A what/which phrase before a form of "be" and its subject: the phrase is what is asked
     ("what *breed* is Pepper?", "which *team* is Leo on?"), and a participle or adjective
     before a stranded preposition is the verb ("what is my son *interested* in?", "what is
-    the cache *used* for?")."""
-    for sentence in _SENTENCE_END.split(text):
-        match = _COPULAR.search(sentence.strip())
-        if match is None:
-            continue
-        asked, subject, predicate = match.groups()
-        words = subject.split()
-        if any(w in _PREPOSITIONS for w in words):
-            continue
-        if words[-1].endswith("ing"):  # a progressive ("… is the project using?"): no copula
-            continue
-        for word in asked.split():
-            roles.setdefault(word, ASKED)
-        # A word after an article or a possessive is the subject's noun ("what city is the
-        # *office* in?", "… melanie's *grandma* from?"), and a predicate reads as a participle
-        # or an adjective, not as a noun.
-        opens = words[-1] in _ARTICLES_AND_POSSESSIVES or words[-1].endswith("'s")
-        if predicate and not opens and _PREDICATE.search(predicate):
-            roles.setdefault(predicate, VERB)
+    the cache *used* for?"). Read after the wh-question's own roles, which it never changes."""
+    match = _COPULAR.search(sentence)
+    if match is None:
+        return
+    asked, subject, predicate = match.groups()
+    words = subject.split()
+    if any(w in _PREPOSITIONS for w in words):
+        return
+    if words[-1].endswith("ing"):  # a progressive ("… is the project using?"): no copula
+        return
+    for word in asked.split():
+        roles.setdefault(word, ASKED)
+    # A word after an article or a possessive is the subject's noun ("what city is the
+    # *office* in?", "… melanie's *grandma* from?"), and a predicate reads as a participle
+    # or an adjective, not as a noun.
+    opens = words[-1] in _ARTICLES_AND_POSSESSIVES or words[-1].endswith("'s")
+    if predicate and not opens and _PREDICATE.search(predicate):
+        roles.setdefault(predicate, VERB)
 
 
 def _is_adverb(word: str) -> bool:
@@ -244,11 +249,12 @@ _REQUEST = re.compile(
 )
 _ASKS_ZH = re.compile("[?？吗呢]|什么|哪|多少|几|谁|怎么")
 _NOT_PLURAL = "(?:is|was|has|does|this|its|his|hers|ours|yours|theirs|as|always|perhaps)"
-_AUXILIARY = r"(?:do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should)"
+# An auxiliary (of a question, or after a counted noun: "how many rabbitmq brokers *are* …").
+AUXILIARY = r"(?:do|does|did|am|is|are|was|were|have|has|had|can|could|will|would|should)"
 # The head of a wh-phrase is its last word, right before the auxiliary ("which redis *version*
 # do …", "what *books* am I …").
 _PLURAL_ASKED = re.compile(
-    rf"\b(?:what|which)(?:\s+[a-z-]+){{0,2}}?\s+(?!{_NOT_PLURAL}\b)[a-z-]*[^su\s']s\s+{_AUXILIARY}\b"
+    rf"\b(?:what|which)(?:\s+[a-z-]+){{0,2}}?\s+(?!{_NOT_PLURAL}\b)[a-z-]*[^su\s']s\s+{AUXILIARY}\b"
     r"|\b(?:what|which)\s+are\b|\bcurrent\s+[a-z-]*[^su\s']s\b|\ball\b|\bhow\s+many\b"
 )
 

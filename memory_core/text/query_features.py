@@ -13,7 +13,7 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
-from memory_core.text.grammar import ASKED, VERB, word_roles
+from memory_core.text.grammar import ASKED, AUXILIARY, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.value_classes import VALUE_CLASSES, asked_value
@@ -296,8 +296,7 @@ def _either(words: Iterable[str]) -> str:
 # The counted noun: the word after "how many", or the second of two before an auxiliary
 # ("how many rabbitmq *brokers* are there?": the first names whose).
 _HOW_MANY = re.compile(
-    r"\bhow\s+many\s+(?:[a-z][a-z0-9'-]*\s+(?=[a-z][a-z0-9'-]*\s+(?:are|is|do|does|did|have|has|had|were|was|"
-    r"will|would|can|could|should)\b))?([a-z][a-z0-9'-]*)"
+    rf"\bhow\s+many\s+(?:[a-z][a-z0-9'-]*\s+(?=[a-z][a-z0-9'-]*\s+{AUXILIARY}\b))?([a-z][a-z0-9'-]*)"
 )
 
 
