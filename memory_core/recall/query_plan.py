@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
 from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
-from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject
+from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, seeks_advice
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.tokenize import normalize
 from memory_core.text.value_classes import is_value_class
@@ -64,12 +64,15 @@ if TYPE_CHECKING:
         # The question asks what holds now (:func:`memory_core.text.grammar.asks_current`):
         # a newer claim answering the same words supersedes an older one.
         asks_current: bool = False
+        # The text asks the assistant for advice (:func:`memory_core.text.grammar.seeks_advice`):
+        # what it names that memory does not hold is what the advice is for, not a subject.
+        seeks_advice: bool = False
 
 else:
     _QueryPlanFields = namedtuple(
         "QueryPlan",
-        ("focus", "context", "mode", "background", "asks_value", "describes", "asks_current"),
-        defaults=((), "standalone", (), False, False, False),
+        ("focus", "context", "mode", "background", "asks_value", "describes", "asks_current", "seeks_advice"),
+        defaults=((), "standalone", (), False, False, False, False),
     )
 
 
@@ -115,6 +118,7 @@ class _Reading(
             ("asks_value", bool),
             ("describes", bool),
             ("asks_current", bool),
+            ("seeks_advice", bool),
         ],
     )
 ):
@@ -133,7 +137,7 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False, False, False)
+        return _Reading((), reset, False, False, False, False, False)
     terms = tuple(bound_terms(query_terms(body)))
     text = normalize(body)
     return _Reading(
@@ -143,6 +147,7 @@ def _read(text: str) -> _Reading:
         asks_place_or_time(text),
         describes_subject(text),
         asks_current(text),
+        seeks_advice(text),
     )
 
 
@@ -188,11 +193,25 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
             context = tuple(t for t in subject if t.feature not in own)
             mode = "follow_up" if context else "standalone"
             plan = QueryPlan(
-                reading.terms, context, mode, (), reading.asks_value, reading.describes, reading.asks_current
+                reading.terms,
+                context,
+                mode,
+                (),
+                reading.asks_value,
+                reading.describes,
+                reading.asks_current,
+                reading.seeks_advice,
             )
         else:
             plan = QueryPlan(
-                reading.terms, (), "standalone", (), reading.asks_value, reading.describes, reading.asks_current
+                reading.terms,
+                (),
+                "standalone",
+                (),
+                reading.asks_value,
+                reading.describes,
+                reading.asks_current,
+                reading.seeks_advice,
             )
             if subjects:
                 subject = subjects

@@ -214,6 +214,7 @@ class PlanScorer:
         # in particular, and a question asking an attribute ("what port does the auth
         # *service* use?", the word completing an attribute's phrase) asks that attribute.
         asked = [u for u in self.focus_units if u.asked]
+        self.seeks_advice = plan.seeks_advice
         self.asks_a_kind = len(asked) == 1 and asked[0].unseen and not any(u.attribute for u in self.focus_units)
         # A short question asking a value of a subject no claim names: nothing answers it.
         self.unknown_subject = (
@@ -332,8 +333,10 @@ class PlanScorer:
         matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))
         if sum(1 for u in units if not u.unseen) >= 3 and matched_units < 2:
             yield "too_few_matches"
-        if matched_units == 1 and any(
-            u.unseen and u.named and not u.cjk and not (u.asked and self.asks_a_kind) for u in units
+        if (
+            matched_units == 1
+            and any(u.unseen and u.named and not u.cjk and not (u.asked and self.asks_a_kind) for u in units)
+            and not self.seeks_advice
         ):
             yield "unknown_words"
         if self.named_attribute is not None:

@@ -272,6 +272,24 @@ def asks_current(text: str) -> bool:
     return _ASKS.search(text) is not None
 
 
+# Asking the assistant for a suggestion: "can you recommend …", "any tips for …" (the
+# framing's own words: memory_core.text.vocabulary). Not "what should I do?": that asks for
+# a judgement on what was said, where an unknown word is still a subject.
+_ADVICE = re.compile(
+    r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:recommend|suggest)"
+    r"|what\s+(?:would|do|should|could)\s+you\s+(?:recommend|suggest|advise)"
+    r"|(?:any|some|a\s+few|few|give\s+me)\s+(?:\w+\s+)?(?:tips|ideas|suggestions|recommendations|advice))\b"
+    r"|^\s*(?:please\s+)?(?:recommend|suggest)\b"
+)
+
+
+def seeks_advice(text: str) -> bool:
+    """Whether normalized ``text`` asks the assistant for advice or a suggestion: what it
+    names that memory does not hold is what the advice is for ("any tips for my flight to
+    *Denver*?"), and a stated preference or circumstance is what memory can add."""
+    return _ADVICE.search(text) is not None
+
+
 def asks_place_or_time(text: str) -> bool:
     """Whether normalized ``text`` asks where or when something is, was or happens."""
     if any(w in text for w in _CHINESE_PLACE_OR_TIME):

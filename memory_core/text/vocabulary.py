@@ -69,6 +69,10 @@ CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     "自我 忘我 其他 他人 方便 贵重 很贵重 更贵重 较贵重 几点建议 几点意见 几点经验 几点看法 几点要求".split()
 )
 
+# Asking for a suggestion, and the praise of what is asked for ("suggest a *good* book").
+_PRAISE = r"(?:good|great|nice|new|better|best|decent|fun|easy|quick|simple|cool)"
+_ADVISE = rf"(?:recommend|suggest|advise)(?:\s+(?:me|us))?(?:\s+(?:a|an|some|any|a\s+few|few|one))?(?:\s+{_PRAISE})?"
+
 # Conversational framing around a recall request. Removed from queries only, so that
 # "memory" or "recall" as a technical subject still counts everywhere else.
 _FRAMING_PATTERNS = (
@@ -80,6 +84,18 @@ _FRAMING_PATTERNS = (
     r"\bwhat\s+(?:did|do)\s+(?:i|we)\s+(?:say|tell\s+you|mention|decide|agree)\b",
     r"\bwhat\s+do\s+you\s+know\b",
     r"\btell\s+me\b",
+    # Asking for advice ("can you recommend …", "any tips for …"): the act asked of the
+    # assistant, not what the memory holds.
+    # (with the praise of what is asked for: "recommend a *good* book" asks for no good thing)
+    rf"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?{_ADVISE}"
+    rf"|what\s+(?:would|do|should|could)\s+you\s+{_ADVISE}|^\s*(?:please\s+)?{_ADVISE}"
+    rf"|(?:any|some|a\s+few|few|give\s+me)(?:\s+{_PRAISE})?\s+(?:tips|ideas|suggestions|recommendations|advice))\b",
+    r"(?:能|可以|能不能|可不可以|给我|帮我)推荐(?:一下|几个|一些|点)?|有(?:什么|没有)(?:好的)?(?:建议|推荐)"
+    r"|给(?:我)?(?:点|些|一些|几条)(?:建议|意见)",
+    # "How long has it been since …", "which came first, …": a distance or an order in time is
+    # read off the claims' dates, never stated with these words.
+    r"\bhow\s+(?:long|many\s+(?:days|weeks|months|years))\s+(?:has|had|is|was)\s+it\s+been(?:\s+since)?\b",
+    r"\b(?:which|what|who)\s+(?:one\s+)?(?:came|comes|happened|happens|was|were|is)\s+(?:first|earlier|last)\b",
     # "How long/many/old ...": the answer states a number, never the adjective.
     r"\bhow\s+(?:long|many|much|often|old|far|big|tall|large|soon)\b",
     r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b",
@@ -103,10 +119,21 @@ FRAMING_WORDS = (
     "remind",
     "say",
     "tell",
+    "recommend",
+    "suggest",
+    "advise",
+    "tips",
+    "ideas",
+    "suggestions",
+    "recommendations",
+    "advice",
     "mention",
     "decide",
     "agree",
     "how",
+    "first",
+    "earlier",
+    "last",
     "kind",
     "type",
     "sort",
@@ -121,7 +148,10 @@ RELATIVE_TIME = re.compile(
     r"(?i)(?<![\w-])current(?![\w-])|"
     r"\b(?:today|tonight|yesterday|tomorrow|lately|recently|nowadays|currently|presently|right\s+now|"
     r"at\s+(?:the\s+)?(?:moment|present)|these\s+days|the\s+other\s+day|"
-    r"(?:last|this|next|every|each)\s+(?:time|times|day|days|night|morning|evening|afternoon))\b"
+    r"(?:last|this|next|every|each)\s+(?:time|times|day|days|night|morning|evening|afternoon))\b|"
+    # "two weeks ago", "how many days ago", "how long ago": a distance from the moment of speaking
+    r"(?<![\w-])(?:(?:(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|a\s+few|few|several|"
+    r"a\s+couple\s+of|couple\s+of|[0-9]+)\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\s+)?ago(?![\w-])"
     r"|今天|今晚|昨天|昨晚|明天|前天|后天|最近|刚才|刚刚|这段时间|那段时间|每天|每次|下次|这几天"
 )
 # Every match of RELATIVE_TIME in an ASCII text holds one of these (as FRAMING_WORDS).
@@ -140,6 +170,7 @@ RELATIVE_TIME_WORDS = (
     "morning",
     "evening",
     "afternoon",
+    "ago",
 )
 
 # Phrases that end the current topic: nothing earlier is inherited after them.

@@ -1,0 +1,110 @@
+"""Questions of time and requests for advice: how long ago, which came first, and a stated
+preference recalled for "can you recommend …" (on every store backend)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.recall.service import explain_claim, recall
+from memory_core.text.grammar import seeks_advice
+from memory_core.text.query_features import query_terms
+from tests.support.times import DAY, NOW
+
+
+def ids(result) -> list[str]:
+    return [c.memory_id for c in result.claims]
+
+
+def features(text: str) -> list[str]:
+    return [t.feature for t in query_terms(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a distance from the moment of speaking is read off the claim's date
+        ("How long ago did I get my cat?", ["cat"]),
+        ("What did I buy two weeks ago?", ["bui"]),
+        ("How many days ago did I run the half marathon?", ["run", "half", "marathon"]),
+        ("How long has it been since I moved to Lisbon?", ["move", "lisbon"]),
+        # an order in time is read off the two claims' dates
+        ("Which came first, getting my laptop or going to the dentist?", ["laptop", "dentist"]),
+        ("What happened earlier, the audit or the migration?", ["audit", "~migration"]),
+        # the act asked of the assistant, and the praise of what is asked for
+        ("Can you recommend a good book on Roman history?", ["book", "roman", "histori"]),
+        ("Any tips for my flight to Denver?", ["flight", "denver"]),
+        ("What would you suggest for a quick dinner?", ["quick", "dinner"]),
+        ("Suggest a new podcast for my commute.", ["podcast", "commut"]),
+    ],
+)
+def test_framing_of_time_and_advice_is_no_subject(text: str, expected: list[str]) -> None:
+    assert features(text) == expected
+
+
+def test_the_same_words_elsewhere_still_count() -> None:
+    # "first" and "recommend" in a question about what was said or done keep their sense
+    assert "first" in features("What was my first job?")
+    assert "recommend" in features("What book did you recommend to me about habits?")
+    assert "tip" in features("What tip did the barista give me?")
+    # "ago" inside an identifier is no time
+    assert "ago-cli" in features("what does ago-cli do?")
+
+
+@pytest.mark.parametrize(
+    ("text", "advice"),
+    [
+        ("can you recommend some songs i could practice on guitar?", True),
+        ("could you suggest a hotel in lisbon?", True),
+        ("any tips for my flight to denver next week?", True),
+        ("what would you recommend for a rainy day?", True),
+        ("give me some ideas for a birthday present", True),
+        ("recommend a podcast for my commute", True),
+        # a question about memory, or a judgement on what was said, asks for no suggestion
+        ("what book did you recommend to me?", False),
+        ("what should i do? will the teacher believe me?", False),
+        ("which phone should i buy?", False),
+        ("what tips did the doctor give me?", False),
+    ],
+)
+def test_a_request_for_advice(text: str, advice: bool) -> None:
+    assert seeks_advice(text) is advice
+
+
+def test_how_long_ago_is_answered_by_the_event(add, reader) -> None:
+    cat = add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
+    add("Started my pottery class at the community center, Tuesdays at 7.", at=NOW - 40 * DAY)
+    assert ids(recall(reader.conn, "How long ago did I get my cat?", now=NOW)) == [cat.id]
+
+
+def test_which_came_first_gets_both_events(add, reader) -> None:
+    laptop = add("I finally got my new laptop today, a ThinkPad X1 Carbon.", at=NOW - 58 * DAY)
+    dentist = add("Went to the dentist this morning for a cleaning, no cavities!", at=NOW - 51 * DAY)
+    add("The plumber came to fix the water heater, it cost $340.", at=NOW - 2 * DAY)
+    add("I signed up for a Spanish course and did my first lesson.", at=NOW - 5 * DAY)
+    question = "Which came first, getting my laptop or going to the dentist?"
+    assert set(ids(recall(reader.conn, question, now=NOW))) == {laptop.id, dentist.id}
+
+
+def test_a_request_for_advice_recalls_the_preference_it_touches(add, reader) -> None:
+    seats = add("I prefer aisle seats on flights because I get up a lot.", at=NOW - 20 * DAY)
+    add("My budget for a new phone is around $500, and I want a good camera.", at=NOW - 15 * DAY)
+    add("I play guitar, mostly fingerstyle folk.", at=NOW - 10 * DAY)
+    add("I'm lactose intolerant, so I avoid milk and soft cheeses.", at=NOW - 8 * DAY)
+    # Denver is what the advice is for, not a subject memory must hold …
+    assert ids(recall(reader.conn, "Any tips for my flight to Denver?", now=NOW)) == [seats.id]
+    # … while a question about memory still needs it
+    question = "Was my flight to Denver delayed?"
+    assert seats.id not in ids(recall(reader.conn, question, now=NOW))
+    assert explain_claim(reader.conn, question, seats.id, now=NOW)["reason"] == "unknown_words"
+
+
+def test_praise_in_a_request_matches_nothing(add, reader) -> None:
+    add("My budget for a new phone is around $500, and I want a good camera.", at=NOW - 15 * DAY)
+    add("I play guitar, mostly fingerstyle folk.", at=NOW - 10 * DAY)
+    assert ids(recall(reader.conn, "Can you recommend a good book on Roman history?", now=NOW)) == []
+
+
+def test_a_judgement_asked_keeps_the_unknown_word_gate(add, reader) -> None:
+    add("My teacher moved my desk to the front row.", at=NOW - 3 * DAY)
+    # "should I" asks for no suggestion: "believe", which no claim holds, still blocks
+    assert ids(recall(reader.conn, "What should I do? Will the teacher believe me?", now=NOW)) == []
