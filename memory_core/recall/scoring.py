@@ -214,6 +214,8 @@ class PlanScorer:
         # in particular, and a question asking an attribute ("what port does the auth
         # *service* use?", the word completing an attribute's phrase) asks that attribute.
         asked = [u for u in self.focus_units if u.asked]
+        # A request for advice ("any tips for my flight to *Denver*?") names what the advice
+        # is for: a word no claim holds there is no subject memory must hold.
         self.seeks_advice = plan.seeks_advice
         self.asks_a_kind = len(asked) == 1 and asked[0].unseen and not any(u.attribute for u in self.focus_units)
         # A short question asking a value of a subject no claim names: nothing answers it.

@@ -68,6 +68,14 @@ _IMPERATIVE = re.compile(
     r"(?:^|[.!?;:\n]\s*)(?:(?:ok|okay|so|now|then|and|but|alright|well|first|next|also)\b[\s,]*)*"
     r"([a-z][a-z'-]*)\s+(?=(?:the|a|an|my|our|your|this|that|these|those|its|their|all|some|every|me|us|it|them)\b)"
 )
+# A clause of time with a pronoun for its subject: the word after the pronoun (past an adverb
+# or an auxiliary) is its verb ("since I *moved* to Lisbon", "before we *switched* to uv"; not
+# "when", a question's word, read by the question's own pattern).
+_CLAUSE_WORDS = ("since", "after", "before", "until")
+_CLAUSE = re.compile(
+    r"\b(?:since|after|before|until)\s+(?:i|we|you|he|she|they)\s+"
+    r"(?:(?:just|first|finally|recently|actually|really|had|have|has|was|were|am|is|are)\s+)?([a-z][a-z'-]*)"
+)
 _PREPOSITION = "(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|under|over|through|after|before)"
 _QUESTION = re.compile(
     r"\b(what|which|where|when|how|why|whom)((?:\s+[a-z0-9'-]+){0,3}?)\s+"
@@ -149,6 +157,9 @@ def word_roles(text: str) -> dict[str, str]:
         return roles
     if any(w in text for w in _WH_WORDS):
         _question_roles(text, roles)
+    if any(w in text for w in _CLAUSE_WORDS):
+        for match in _CLAUSE.finditer(text):
+            roles.setdefault(match.group(1), VERB)
     for match in _IMPERATIVE.finditer(text):
         roles[match.group(1)] = VERB
     for match in _TASK.finditer(text):

@@ -20,6 +20,10 @@ from memory_core.text.value_classes import VALUE_CLASSES, asked_value
 from memory_core.text.vocabulary import (
     ANAPHORA,
     ASKS,
+    ASKS_TIME,
+    ASKS_TIME_WORDS,
+    ASPECT,
+    ASPECT_WORDS,
     FRAMING,
     FRAMING_WORDS,
     PIVOT,
@@ -101,6 +105,10 @@ def query_text(text: str) -> str:
             normalized = normalized[corrections[-1].end() :]
     if not plain or _holds(normalized, PIVOT_WORDS):
         normalized = turned_to(normalized)
+    if (not plain or (_holds(normalized, ASPECT_WORDS) and _holds(normalized, ASKS_TIME_WORDS))) and ASKS_TIME.search(
+        normalized
+    ):
+        normalized = ASPECT.sub(" ", normalized)
     if not plain or _holds(normalized, FRAMING_WORDS):
         normalized = FRAMING.sub(" ", normalized)
     if not plain or _holds(normalized, RELATIVE_TIME_WORDS):

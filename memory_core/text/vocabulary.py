@@ -94,7 +94,7 @@ _FRAMING_PATTERNS = (
     r"|给(?:我)?(?:点|些|一些|几条)(?:建议|意见)",
     # "How long has it been since …", "which came first, …": a distance or an order in time is
     # read off the claims' dates, never stated with these words.
-    r"\bhow\s+(?:long|many\s+(?:days|weeks|months|years))\s+(?:has|had|is|was)\s+it\s+been(?:\s+since)?\b",
+    r"\bhow\s+(?:long|many\s+(?:days|weeks|months|years))\s+(?:has|had|is|was)\s+it\s+been\b",
     r"\b(?:which|what|who)\s+(?:one\s+)?(?:came|comes|happened|happens|was|were|is)\s+(?:first|earlier|last)\b",
     # "How long/many/old ...": the answer states a number, never the adjective.
     r"\bhow\s+(?:long|many|much|often|old|far|big|tall|large|soon)\b",
@@ -139,6 +139,20 @@ FRAMING_WORDS = (
     "sort",
     "have",
 )
+
+# An aspectual verb before the act it begins or ends, in a question of time ("when did I
+# *start* learning Spanish?", "how long ago did I *quit* smoking?"): the act is the event, and
+# its date is the claim's, which states it as often without the verb ("I signed up for a
+# Spanish course"). Elsewhere the verb stays ("why did I start running?" is answered by
+# "I've started running because …").
+ASPECT = re.compile(
+    r"\b(?:start|starts|started|begin|begins|began|begun|stop|stops|stopped|quit|finish|finishes|finished"
+    r"|keep|keeps|kept|continue|continues|continued)(?=\s+[a-z]+ing\b)"
+)
+ASKS_TIME = re.compile(r"\b(?:when|since|how\s+long|ago)\b")
+# Every match of ASPECT holds one of these, every text ASKS_TIME matches one of the others.
+ASPECT_WORDS = ("start", "begin", "began", "begun", "stop", "quit", "finish", "keep", "kept", "continu")
+ASKS_TIME_WORDS = ("when", "since", "long", "ago")
 
 # Time said relative to the moment of speaking ("today", "last time", "最近"): the claim's
 # "yesterday" is another day than the question's, so these never name what is asked about.
@@ -194,8 +208,9 @@ ANAPHORA = re.compile(r"(?i)\b(?:it|its|it's|they|them|their)\b|它(?:们|的)?|
 
 # Words removed from queries only (the index keeps them): "like" in conversation compares
 # or hedges ("it feels like", "seems like", "a sword like the heroes'"); as the verb of
-# taste ("I like math") it names nothing the thing liked does not.
-QUERY_FILLER: frozenset[str] = frozenset({"like"})
+# taste ("I like math") it names nothing the thing liked does not. "Since" dates what
+# follows it ("how long has it been since I moved?"), and the date is the claim's own.
+QUERY_FILLER: frozenset[str] = frozenset({"like", "sinc"})  # features are stems: "sinc" is since
 
 # "What I actually want to ask is ...": only the words after the last such marker are the
 # question; everything before it is preamble the user has just set aside.

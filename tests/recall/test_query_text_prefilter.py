@@ -10,7 +10,7 @@ import re
 from memory_core.text import vocabulary
 from memory_core.text.query_features import query_text, turned_to
 from memory_core.text.tokenize import normalize
-from memory_core.text.vocabulary import FRAMING, RELATIVE_TIME, SELF_CORRECTION
+from memory_core.text.vocabulary import ASKS_TIME, ASPECT, FRAMING, RELATIVE_TIME, SELF_CORRECTION
 
 
 def reference(text: str) -> str:
@@ -19,7 +19,10 @@ def reference(text: str) -> str:
     corrections = list(SELF_CORRECTION.finditer(normalized))
     if corrections and corrections[-1].end() < len(normalized.rstrip()):
         normalized = normalized[corrections[-1].end() :]
-    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", turned_to(normalized)))
+    normalized = turned_to(normalized)
+    if ASKS_TIME.search(normalized):
+        normalized = ASPECT.sub(" ", normalized)
+    return RELATIVE_TIME.sub(" ", FRAMING.sub(" ", normalized))
 
 
 PATTERNS = (
@@ -27,6 +30,8 @@ PATTERNS = (
     (vocabulary.PIVOT, vocabulary.PIVOT_WORDS),
     (vocabulary.FRAMING, vocabulary.FRAMING_WORDS),
     (vocabulary.RELATIVE_TIME, vocabulary.RELATIVE_TIME_WORDS),
+    (vocabulary.ASPECT, vocabulary.ASPECT_WORDS),
+    (vocabulary.ASKS_TIME, vocabulary.ASKS_TIME_WORDS),
 )
 # The words and marks the patterns are made of, some case and folding variants (the dotless
 # i, the long s, the Kelvin sign, full-width letters) and Chinese framing.
@@ -42,6 +47,8 @@ PIECES = sorted(
     | {"my real question is", "sorry, i meant to ask", "wait, ", "hold on:", "what i want to ask is"}
     | {"by the way, ", "BTW: ", "对了，", "话说回来，", "言归正传，"}
     | {"what did i say", "what do we mention", "what did we agree", "what sorts of", "which type of"}
+    | {"learning", "running", "started learning", "when did i start running", "how long ago did i quit smoking"}
+    | {"which came first", "two weeks ago", "can you recommend a good", "any tips", "how long has it been"}
 )
 MARKS = ["", " ", "  ", "\n", ", ", ". ", "? ", "! ", ": ", "'", "-", "?", "."]
 
@@ -108,6 +115,10 @@ QUESTIONS = (
     "Not the staging one, sorry, the production database password policy",
     "what's the plan for tomorrow's release",
     "Did I mention where my cousin lives?",
+    "How long has it been since I started learning Spanish?",
+    "When did I stop drinking coffee, two weeks ago?",
+    "Why did I start running?",
+    "Can you recommend a good book on Roman history?",
 )
 
 

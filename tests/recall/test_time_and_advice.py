@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.service import explain_claim, recall
-from memory_core.text.grammar import seeks_advice
+from memory_core.text.grammar import VERB, seeks_advice
 from memory_core.text.query_features import query_terms
 from tests.support.times import DAY, NOW
 
@@ -19,6 +19,10 @@ def features(text: str) -> list[str]:
     return [t.feature for t in query_terms(text)]
 
 
+def verbs(text: str) -> list[str]:
+    return [t.feature for t in query_terms(text) if t.role == VERB]
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
@@ -27,6 +31,9 @@ def features(text: str) -> list[str]:
         ("What did I buy two weeks ago?", ["bui"]),
         ("How many days ago did I run the half marathon?", ["run", "half", "marathon"]),
         ("How long has it been since I moved to Lisbon?", ["move", "lisbon"]),
+        # the act an aspectual verb begins or ends, in a question of time, is the event
+        ("How long has it been since I started learning Spanish?", ["learn", "spanish"]),
+        ("When did I quit smoking?", ["smoke"]),
         # an order in time is read off the two claims' dates
         ("Which came first, getting my laptop or going to the dentist?", ["laptop", "dentist"]),
         ("What happened earlier, the audit or the migration?", ["audit", "~migration"]),
@@ -42,6 +49,8 @@ def test_framing_of_time_and_advice_is_no_subject(text: str, expected: list[str]
 
 
 def test_the_same_words_elsewhere_still_count() -> None:
+    # an aspectual verb outside a question of time keeps its sense
+    assert features("Why did I start running?") == ["start", "run"]
     # "first" and "recommend" in a question about what was said or done keep their sense
     assert "first" in features("What was my first job?")
     assert "recommend" in features("What book did you recommend to me about habits?")
@@ -74,6 +83,16 @@ def test_how_long_ago_is_answered_by_the_event(add, reader) -> None:
     cat = add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
     add("Started my pottery class at the community center, Tuesdays at 7.", at=NOW - 40 * DAY)
     assert ids(recall(reader.conn, "How long ago did I get my cat?", now=NOW)) == [cat.id]
+
+
+def test_since_dates_an_act_stated_without_its_aspect(add, reader) -> None:
+    spanish = add("I signed up for a Spanish course on Duolingo and did my first lesson.", at=NOW - 30 * DAY)
+    add("Started my pottery class at the community center, Tuesdays at 7.", at=NOW - 35 * DAY)
+    add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
+    question = "How long has it been since I started learning Spanish?"
+    assert ids(recall(reader.conn, question, now=NOW)) == [spanish.id]
+    # "learning", after the clause's pronoun, is its verb: no unknown subject
+    assert verbs(question) == ["learn"]
 
 
 def test_which_came_first_gets_both_events(add, reader) -> None:
