@@ -66,7 +66,9 @@ CHINESE_LONE_FILLER: frozenset[str] = frozenset(
 # Common words that contain one of those characters and must not be cut apart.
 CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     "参与 给予 与会 和平 和谐 温和 暖和 在线 存在 正在 所在 实在 在于 于是 总是 可是 要是 凡是 "
-    "自我 忘我 其他 他人 方便 贵重 很贵重 更贵重 较贵重 几点建议 几点意见 几点经验 几点看法 几点要求".split()
+    "自我 忘我 其他 他人 方便 贵重 很贵重 更贵重 较贵重 几点建议 几点意见 几点经验 几点看法 几点要求 "
+    # words of things and acts holding a particle's or a pronoun's character (吉他 is no 他)
+    "吉他 酒吧 网吧 吧台 目的 目的地 的确 的士 跟踪 跟进 跟随 及时 及格 来不及 在乎 在意 和解 总和".split()
 )
 
 # Asking for a suggestion, and the praise of what is asked for ("suggest a *good* book").
@@ -100,6 +102,8 @@ _FRAMING_PATTERNS = (
     r"\bhow\s+(?:long|many|much|often|old|far|big|tall|large|soon)\b",
     r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b",
     r"\bdo\s+you\s+have\s+(?:any\s+)?(?:notes?|memories|memory)\s+(?:of|on|about)\b",
+    # "先买的电脑还是先去看的牙医？": which of two came first
+    r"先(?=[^,.?!;，。？！；]{1,30}还是先)|(?<=还是)先",
     r"(?:你)?(?:还)?记(?:不记)?得",
     r"你知道",
     r"我?(?:想|想要)(?:问|知道|了解)(?:一下)?",

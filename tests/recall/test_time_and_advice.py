@@ -127,3 +127,22 @@ def test_a_judgement_asked_keeps_the_unknown_word_gate(add, reader) -> None:
     add("My teacher moved my desk to the front row.", at=NOW - 3 * DAY)
     # "should I" asks for no suggestion: "believe", which no claim holds, still blocks
     assert ids(recall(reader.conn, "What should I do? Will the teacher believe me?", now=NOW)) == []
+
+
+def test_which_came_first_in_chinese_gets_both_events(add, reader) -> None:
+    laptop = add("今天终于拿到新笔记本电脑了，是ThinkPad X1 Carbon，晚上装系统。", at=NOW - 58 * DAY)
+    dentist = add("今天上午去看了牙医，洗了牙，没有蛀牙！", at=NOW - 51 * DAY)
+    add("我自己把厨房的水龙头换了，花了两个小时。", at=NOW - 20 * DAY)
+    add("我订了去里斯本的机票，十月份去过结婚纪念日。", at=NOW - 13 * DAY)
+    # 先 … 还是先 … asks an order: 先 is no part of either act, 还是 joins the two
+    question = "我是先买的笔记本电脑还是先去看的牙医？"
+    assert "先买" not in features(question)
+    assert set(ids(recall(reader.conn, question, now=NOW))) == {laptop.id, dentist.id}
+
+
+def test_a_chinese_request_recalls_a_word_holding_a_pronouns_character(add, reader) -> None:
+    guitar = add("我弹吉他，主要是指弹民谣。", at=NOW - 20 * DAY)
+    add("我乳糖不耐受，不喝牛奶。", at=NOW - 18 * DAY)
+    add("我用达芬奇剪视频，一直用不惯Premiere。", at=NOW - 15 * DAY)
+    assert ids(recall(reader.conn, "你能推荐几首适合练吉他的歌吗？", now=NOW)) == [guitar.id]
+    assert "推荐" not in features("你能推荐几首适合练吉他的歌吗？")

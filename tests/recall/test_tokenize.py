@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_core.text.query_features import query_terms
 from memory_core.text.stem import stem
 from memory_core.text.tokenize import features, index_fields, origin_features
@@ -102,3 +104,18 @@ def test_chinese_asking_phrases_name_the_detail_on_the_query_side_only() -> None
     assert [t.feature for t in query_terms("这个文件多大？")] == ["~file"]
     # Stored text keeps them as filler, so what the index holds is unchanged.
     assert set(features("我表弟多大了，他是哪里人")) == {"表弟"}
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("我弹吉他", "吉他"),  # 他 is a pronoun alone, not inside 吉他
+        ("我们用Sentry做错误跟踪", "跟踪"),  # 跟 is a conjunction alone
+        ("晚上去酒吧喝一杯", "酒吧"),  # 吧 is a particle alone
+        ("这次旅行的目的地是成都", "目的"),  # 的 is a particle alone
+        ("他很在乎成绩", "在乎"),
+        ("我们需要跟进这个问题", "跟进"),
+    ],
+)
+def test_chinese_words_holding_a_function_character_stay_whole(text: str, word: str) -> None:
+    assert word in features(text)
