@@ -36,6 +36,7 @@ from memory_core.recall.query_units import (
     unknown_names,
     value_pairs,
 )
+from memory_core.text.tokenize import CJK
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -192,7 +193,14 @@ class PlanScorer:
             MIN_FOCUS_COVERAGE * self.min_focus_total - self.background_credit,
         )
         # Focus features that can qualify a claim (not generic, not very common).
-        self.qualifying = frozenset(t.feature for t in self.focus if not t.generic and t.feature not in self.common)
+        qualifying = [t for t in self.focus if not t.generic and t.feature not in self.common]
+        # The question's English verb is its act: beside a subject some claim holds ("what
+        # did I *fix* in the kitchen?"), a claim holding the verb alone ("the plumber came to
+        # fix the water heater") speaks of another thing. (Not beside a word the question asks,
+        # "what book am I *reading*?": the answer names a book, seldom the word.)
+        if any(not t.role and t.kind != CJK and t.feature in self.seen for t in qualifying):
+            qualifying = [t for t in qualifying if not t.verb or t.kind == CJK]
+        self.qualifying = frozenset(t.feature for t in qualifying)
         slots = unit_slots(self.focus_units)
         # The subject a short question names: not a word of what it asks ("which node
         # version does the build need?" names no subject but the build, a concept).

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.query_plan import build_plan
-from memory_core.recall.service import recall, turn_recall
+from memory_core.recall.service import explain_claim, recall, turn_recall
 from memory_core.text.grammar import ASKED, VERB, asks_place_or_time, describes_subject, word_roles
 from memory_core.text.query_features import query_terms
 from memory_core.text.tokenize import normalize
-from tests.support.times import NOW
+from tests.support.times import DAY, NOW
 
 
 def ids(result) -> list[str]:
@@ -299,3 +299,24 @@ def test_a_described_subject_is_a_condition_another_claim_states(add, reader) ->
     assert [c.memory_id for c in found] == [claims[3].id]
     # A named subject still needs its attribute: the city alone answers no name.
     assert recall(reader.conn, "哈尔滨的名字？", now=NOW).claims == []
+
+
+def test_the_verb_alone_answers_no_question_naming_a_subject(add, reader) -> None:
+    faucet = add("I replaced the kitchen faucet myself, took about two hours.", at=NOW - 20 * DAY)
+    plumber = add("The plumber came to fix the water heater, it cost $340.", at=NOW - 2 * DAY)
+    add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
+    question = "What did I fix in the kitchen?"
+    assert ids(recall(reader.conn, question, now=NOW)) == [faucet.id]
+    verdict = explain_claim(reader.conn, question, plumber.id, now=NOW)
+    assert verdict["reason"] == "no_qualifying_match"
+    assert "verb" in verdict["detail"]
+    # With no subject named, the verb is what the question holds
+    assert ids(recall(reader.conn, "What did I fix?", now=NOW)) == [plumber.id]
+
+
+def test_the_verb_answers_beside_the_word_a_question_asks(add, reader) -> None:
+    book = add("I've been reading Project Hail Mary by Andy Weir.", at=NOW - 3 * DAY)
+    add("We booked a cabin near Lake Tahoe for the long weekend, it cost $640.", at=NOW - 5 * DAY)
+    add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
+    # "book" is the kind asked, not a subject: the answer names a book, not the word
+    assert book.id in ids(recall(reader.conn, "What book am I reading right now?", now=NOW))
