@@ -109,6 +109,9 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
     if claim.get("selected"):
         how = "as complementary evidence" if claim.get("complement") else "by relevance"
         how = "as the lexical lead" if claim.get("lead") else how
+        how = (
+            f"as the answer to one of two events the question joins: {claim['event']!r}" if claim.get("event") else how
+        )
         lines = [f"claim {claim['id']}: selected ({how})"]
     else:
         stage = {

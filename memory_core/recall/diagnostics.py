@@ -35,12 +35,16 @@ def _feature(text: str) -> str:
 
 
 def plan_summary(plan: QueryPlan) -> dict[str, Any]:
-    """The normalized focus and context features of a plan (at most 32 each)."""
-    return {
+    """The normalized focus and context features of a plan (at most 32 each), and the two
+    events it joins, if any."""
+    summary: dict[str, Any] = {
         "mode": plan.mode,
         "focus": [_feature(t.feature) for t in plan.focus[:MAX_PLAN_FEATURES]],
         "context": [_feature(t.feature) for t in plan.context[:MAX_PLAN_FEATURES]],
     }
+    if plan.events:  # the two events a question of order or of time between joins
+        summary["events"] = list(plan.events)
+    return summary
 
 
 def candidate_summary(c: Candidate) -> dict[str, Any]:
@@ -66,6 +70,8 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
     }
     if c.complement:
         summary["complement"] = True
+    if c.event:
+        summary["event"] = c.event
     return summary
 
 

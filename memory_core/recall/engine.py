@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import complement, expansion, lead
+from memory_core.recall import complement, events, expansion, lead
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -198,8 +198,32 @@ def evaluate_plan(
     ``narrow`` applies the relative cutoff and facet redundancy (automatic recall); a
     listing (``search``) skips both. ``force`` names a claim to score and judge in any case
     (``explain --claim``): it cannot change what is chosen, since a claim that was not
-    scored provably could not have been selected.
+    scored provably could not have been selected. A question joining two events has the
+    best claim of each chosen first (:mod:`.events`).
     """
+    outcome = _evaluate(conn, plan, now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, force=force)
+    if not (narrow and plan.events):
+        return outcome
+    chosen, candidates = events.answer_events(
+        plan,
+        outcome.chosen,
+        outcome.candidates,
+        lambda event: _evaluate(conn, event, now=now, limit=limit, include_dormant=include_dormant, narrow=True).chosen,
+        limit,
+    )
+    return outcome._replace(chosen=chosen, candidates=candidates)
+
+
+def _evaluate(
+    conn: DbConn,
+    plan: QueryPlan,
+    *,
+    now: float,
+    limit: int,
+    include_dormant: bool,
+    narrow: bool,
+    force: str | None = None,
+) -> Outcome:
     headers = read_headers(conn, plan_features(plan))
     if narrow and BODY_PATH:
         fast = expansion.evaluate(

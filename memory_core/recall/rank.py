@@ -82,6 +82,9 @@ class Candidate:
         "rank",
         # The first firm gate it fails, if any, even after a soft one (see ``Evaluation.firm``).
         "firm",
+        # Chosen as the answer to one of the two events the question joins (:mod:`.events`):
+        # that event, as the question writes it.
+        "event",
     )
 
     def __init__(
@@ -99,6 +102,7 @@ class Candidate:
         dormant: bool = False,
         rank: float = 0.0,
         firm: str | None = None,
+        event: str = "",
     ) -> None:
         self.doc = doc
         self.raw = raw
@@ -113,6 +117,7 @@ class Candidate:
         self.dormant = dormant
         self.rank = rank
         self.firm = firm
+        self.event = event
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in Candidate.__slots__)

@@ -301,6 +301,46 @@ def seeks_advice(text: str) -> bool:
     return _ADVICE.search(text) is not None
 
 
+# Two events a question of order or of time between joins: "which came first, A or B?",
+# "did I A before or after B?", "how many days passed between A and B?", "先A还是先B？",
+# "A和B，哪个在前？", "A和B之间隔了多久？". Each is an event of its own, stated in a claim of
+# its own: both are wanted, and neither is the other's subject.
+_END = r"\s*[?.!。？！]*\s*$"
+_TWO_EVENTS = (
+    re.compile(rf"\b(?:first|earlier|sooner)\s*[,:]\s*(.{{2,160}}?),?\s+or\s+(.{{2,160}}?){_END}"),
+    re.compile(
+        rf"\b(?:did|do|was|were|have|had)\s+(?:i|we|you|he|she|they)\s+(.{{2,160}}?)\s+before\s+or\s+after\s+(.{{2,160}}?){_END}"
+    ),
+    re.compile(
+        rf"\b(?:days|weeks|months|years|hours|time|long)\b[^?]{{0,40}}?\bbetween\s+(.{{2,160}}?)\s+and\s+(.{{2,160}}?){_END}"
+    ),
+)
+_TWO_EVENTS_ZH = (
+    re.compile(rf"先(.{{2,80}}?)还是先(.{{2,80}}?){_END}"),
+    re.compile(
+        r"^(.{2,80}?)(?:和|与|跟|还是)(.{2,80}?)[,，]?\s*(?:哪个|哪一个|哪件事)(?:在前|在先|先|更早|早|在后|更晚|晚)"
+    ),
+    re.compile(
+        r"^(.{2,80}?)(?:和|与|跟)(.{2,80}?)之间(?:隔|相隔|过|差)?了?(?:多久|多少天|几天|多长时间|几个月|多少年)"
+    ),
+)
+
+
+def two_events(text: str) -> tuple[str, str] | None:
+    """The two events normalized ``text`` joins in a question of order or of time between
+    them, each as written, or ``None``."""
+    patterns = _TWO_EVENTS_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else ()
+    if _LATIN.search(text) is not None and any(w in text for w in ("first", "earlier", "sooner", "before", "between")):
+        patterns = (*patterns, *_TWO_EVENTS)
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match is not None:
+            first, second = (part.strip(" ,，") for part in match.groups())
+            if first and second:
+                return first, second
+    return None
+
+
 def asks_place_or_time(text: str) -> bool:
     """Whether normalized ``text`` asks where or when something is, was or happens."""
     if any(w in text for w in _CHINESE_PLACE_OR_TIME):

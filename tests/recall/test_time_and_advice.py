@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from cli.commands.recall_cmd import _render_claim
 from memory_core.recall.service import explain_claim, recall
-from memory_core.text.grammar import VERB, seeks_advice
+from memory_core.text.grammar import VERB, seeks_advice, two_events
 from memory_core.text.query_features import query_terms
+from memory_core.text.tokenize import normalize
 from tests.support.times import DAY, NOW
 
 
@@ -146,3 +148,67 @@ def test_a_chinese_request_recalls_a_word_holding_a_pronouns_character(add, read
     add("我用达芬奇剪视频，一直用不惯Premiere。", at=NOW - 15 * DAY)
     assert ids(recall(reader.conn, "你能推荐几首适合练吉他的歌吗？", now=NOW)) == [guitar.id]
     assert "推荐" not in features("你能推荐几首适合练吉他的歌吗？")
+
+
+@pytest.mark.parametrize(
+    ("text", "events"),
+    [
+        ("Which came first, getting my laptop or going to the dentist?", ("getting my laptop", "going to the dentist")),
+        (
+            "Which did I do first, adopt Biscuit or start the pottery class?",
+            ("adopt biscuit", "start the pottery class"),
+        ),
+        ("Did I adopt Biscuit before or after starting pottery?", ("adopt biscuit", "starting pottery")),
+        (
+            "How many days passed between getting my laptop and going to the dentist?",
+            ("getting my laptop", "going to the dentist"),
+        ),
+        ("How long was it between the audit and the migration?", ("the audit", "the migration")),
+        ("我是先买的笔记本电脑还是先去看的牙医？", ("买的笔记本电脑", "去看的牙医")),
+        ("领养饼干和报陶艺课，哪个在前？", ("领养饼干", "报陶艺课")),
+        ("领养饼干和报陶艺课之间隔了多久？", ("领养饼干", "报陶艺课")),
+        # one thing asked, not two events
+        ("What is the first step, migrate or seed?", None),
+        ("What did we do first?", None),
+        ("Which port does redis use, 6379 or 6380?", None),
+        ("What is the difference between redis and memcached?", None),
+        ("我们用redis还是memcached？", None),
+    ],
+)
+def test_two_events_a_question_joins(text: str, events: tuple[str, str] | None) -> None:
+    assert two_events(normalize(text)) == events
+
+
+def test_each_of_two_events_is_answered_on_its_own(add, reader) -> None:
+    laptop = add("I finally got my new laptop today, a ThinkPad X1 Carbon.", at=NOW - 58 * DAY)
+    dentist = add("Went to the dentist this morning for a cleaning, no cavities!", at=NOW - 51 * DAY)
+    add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
+    add("Started my pottery class at the community center, Tuesdays at 7.", at=NOW - 40 * DAY)
+    add("I signed up for a Spanish course and did my first lesson.", at=NOW - 5 * DAY)
+    question = "How many days passed between getting my laptop and going to the dentist?"
+    assert set(ids(recall(reader.conn, question, now=NOW))) == {laptop.id, dentist.id}
+    verdict = explain_claim(reader.conn, question, dentist.id, now=NOW)
+    assert verdict["selected"] is True
+    assert verdict["event"] == "going to the dentist"
+    assert "selected (as the answer to one of two events the question joins: 'going to the dentist')" in (
+        "\n".join(_render_claim(verdict))
+    )
+    assert recall(reader.conn, question, now=NOW).diagnostics["plan"]["events"] == [
+        "getting my laptop",
+        "going to the dentist",
+    ]
+    # Two events of several words each: neither claim answers the whole question
+    question = "Which did I do first, adopt Biscuit or start the pottery class?"
+    found = ids(recall(reader.conn, question, now=NOW))
+    assert len(found) == 2
+    assert {explain_claim(reader.conn, question, i, now=NOW)["event"] for i in found} == {
+        "adopt biscuit",
+        "start the pottery class",
+    }
+
+
+def test_an_event_nothing_answers_adds_nothing(add, reader) -> None:
+    laptop = add("I finally got my new laptop today, a ThinkPad X1 Carbon.", at=NOW - 58 * DAY)
+    add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
+    question = "Which came first, getting my laptop or the eye exam?"
+    assert ids(recall(reader.conn, question, now=NOW)) == [laptop.id]
