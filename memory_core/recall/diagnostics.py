@@ -142,10 +142,7 @@ REASON_TEXT = {
     "not_recallable": "the claim is not recallable (only active claims not assessed incorrect are indexed)",
     "no_focus_match": "it shares no word with the question",
     "quoted_question_only": "it matches only inside a quoted question, which is no evidence of an answer",
-    "no_qualifying_match": (
-        "it matches only generic, very common or origin words, or only the question's verb beside a subject the"
-        " question names, which cannot qualify a claim"
-    ),
+    "no_qualifying_match": "it matches only generic, very common or origin words, which cannot qualify a claim",
     "literal_missing": "the question names a path, file or identifier the claim does not hold",
     "focus_coverage": "it matches too small a share of the question's weight",
     "too_few_matches": "it matches too few of the question's words",

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
 from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
-from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, seeks_advice, two_events
+from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, two_events
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.tokenize import normalize
 from memory_core.text.value_classes import is_value_class
@@ -64,9 +64,6 @@ if TYPE_CHECKING:
         # The question asks what holds now (:func:`memory_core.text.grammar.asks_current`):
         # a newer claim answering the same words supersedes an older one.
         asks_current: bool = False
-        # The text asks the assistant for advice (:func:`memory_core.text.grammar.seeks_advice`):
-        # what it names that memory does not hold is what the advice is for, not a subject.
-        seeks_advice: bool = False
         # The two events a question of order or of time between joins, as written
         # (:func:`memory_core.text.grammar.two_events`): each is answered on its own.
         events: tuple[str, ...] = ()
@@ -82,10 +79,9 @@ else:
             "asks_value",
             "describes",
             "asks_current",
-            "seeks_advice",
             "events",
         ),
-        defaults=((), "standalone", (), False, False, False, False, ()),
+        defaults=((), "standalone", (), False, False, False, ()),
     )
 
 
@@ -131,7 +127,6 @@ class _Reading(
             ("asks_value", bool),
             ("describes", bool),
             ("asks_current", bool),
-            ("seeks_advice", bool),
             ("events", tuple[str, ...]),
         ],
     )
@@ -151,7 +146,7 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False, False, False, False, ())
+        return _Reading((), reset, False, False, False, False, ())
     terms = tuple(bound_terms(query_terms(body)))
     text = normalize(body)
     return _Reading(
@@ -161,7 +156,6 @@ def _read(text: str) -> _Reading:
         asks_place_or_time(text),
         describes_subject(text),
         asks_current(text),
-        seeks_advice(text),
         two_events(text) or (),
     )
 
@@ -215,7 +209,6 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.asks_value,
                 reading.describes,
                 reading.asks_current,
-                reading.seeks_advice,
                 reading.events,
             )
         else:
@@ -227,7 +220,6 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.asks_value,
                 reading.describes,
                 reading.asks_current,
-                reading.seeks_advice,
                 reading.events,
             )
             if subjects:

@@ -36,7 +36,6 @@ from memory_core.recall.query_units import (
     unknown_names,
     value_pairs,
 )
-from memory_core.text.tokenize import CJK
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -193,14 +192,7 @@ class PlanScorer:
             MIN_FOCUS_COVERAGE * self.min_focus_total - self.background_credit,
         )
         # Focus features that can qualify a claim (not generic, not very common).
-        qualifying = [t for t in self.focus if not t.generic and t.feature not in self.common]
-        # The question's English verb is its act: beside a subject some claim holds ("what
-        # did I *fix* in the kitchen?"), a claim holding the verb alone ("the plumber came to
-        # fix the water heater") speaks of another thing. (Not beside a word the question asks,
-        # "what book am I *reading*?": the answer names a book, seldom the word.)
-        if any(not t.role and t.kind != CJK and t.feature in self.seen for t in qualifying):
-            qualifying = [t for t in qualifying if not t.verb or t.kind == CJK]
-        self.qualifying = frozenset(t.feature for t in qualifying)
+        self.qualifying = frozenset(t.feature for t in self.focus if not t.generic and t.feature not in self.common)
         slots = unit_slots(self.focus_units)
         # The subject a short question names: not a word of what it asks ("which node
         # version does the build need?" names no subject but the build, a concept).
@@ -222,9 +214,6 @@ class PlanScorer:
         # in particular, and a question asking an attribute ("what port does the auth
         # *service* use?", the word completing an attribute's phrase) asks that attribute.
         asked = [u for u in self.focus_units if u.asked]
-        # A request for advice ("any tips for my flight to *Denver*?") names what the advice
-        # is for: a word no claim holds there is no subject memory must hold.
-        self.seeks_advice = plan.seeks_advice
         self.asks_a_kind = len(asked) == 1 and asked[0].unseen and not any(u.attribute for u in self.focus_units)
         # A short question asking a value of a subject no claim names: nothing answers it.
         self.unknown_subject = (
@@ -343,10 +332,8 @@ class PlanScorer:
         matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))
         if sum(1 for u in units if not u.unseen) >= 3 and matched_units < 2:
             yield "too_few_matches"
-        if (
-            matched_units == 1
-            and any(u.unseen and u.named and not u.cjk and not (u.asked and self.asks_a_kind) for u in units)
-            and not self.seeks_advice
+        if matched_units == 1 and any(
+            u.unseen and u.named and not u.cjk and not (u.asked and self.asks_a_kind) for u in units
         ):
             yield "unknown_words"
         if self.named_attribute is not None:

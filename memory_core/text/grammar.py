@@ -68,13 +68,15 @@ _IMPERATIVE = re.compile(
     r"(?:^|[.!?;:\n]\s*)(?:(?:ok|okay|so|now|then|and|but|alright|well|first|next|also)\b[\s,]*)*"
     r"([a-z][a-z'-]*)\s+(?=(?:the|a|an|my|our|your|this|that|these|those|its|their|all|some|every|me|us|it|them)\b)"
 )
-# A clause of time with a pronoun for its subject: the word after the pronoun (past an adverb
-# or an auxiliary) is its verb ("since I *moved* to Lisbon", "before we *switched* to uv"; not
-# "when", a question's word, read by the question's own pattern).
+# A clause of time with a pronoun for its subject: the word after the pronoun (past an adverb,
+# or an auxiliary before a participle) is its verb ("since I *moved* to Lisbon", "before we
+# *switched* to uv", "since I have *started* …"; "since I had covid": `had` is the verb), and
+# the conjunction dates the clause, naming nothing (not "when", a question's word, read by
+# the question's own pattern).
 _CLAUSE_WORDS = ("since", "after", "before", "until")
 _CLAUSE = re.compile(
-    r"\b(?:since|after|before|until)\s+(?:i|we|you|he|she|they)\s+"
-    r"(?:(?:just|first|finally|recently|actually|really|had|have|has|was|were|am|is|are)\s+)?([a-z][a-z'-]*)"
+    r"\b(since|after|before|until)\s+(?:i|we|you|he|she|they)\s+(?:(?:just|first|finally|recently|actually|really)\s+)?"
+    r"(?:(?:had|have|has|was|were|am|is|are)\s+(?=[a-z'-]+(?:ed|en|ing)\b))?([a-z][a-z'-]*)"
 )
 _PREPOSITION = "(?:on|at|in|to|for|from|with|by|up|out|off|into|onto|of|about|under|over|through|after|before)"
 _QUESTION = re.compile(
@@ -145,7 +147,7 @@ _ADVERBS = frozenset(
 _DETERMINERS = frozenset("the a an my your our their its his her this that these those it they he she you we i".split())
 
 
-VERB, ASKED = "verb", "asked"
+VERB, ASKED, CONJUNCTION = "verb", "asked", "conjunction"
 
 
 def word_roles(text: str) -> dict[str, str]:
@@ -159,7 +161,8 @@ def word_roles(text: str) -> dict[str, str]:
         _question_roles(text, roles)
     if any(w in text for w in _CLAUSE_WORDS):
         for match in _CLAUSE.finditer(text):
-            roles.setdefault(match.group(1), VERB)
+            roles.setdefault(match.group(1), CONJUNCTION)
+            roles.setdefault(match.group(2), VERB)
     for match in _IMPERATIVE.finditer(text):
         roles[match.group(1)] = VERB
     for match in _TASK.finditer(text):
@@ -283,31 +286,13 @@ def asks_current(text: str) -> bool:
     return _ASKS.search(text) is not None
 
 
-# Asking the assistant for a suggestion: "can you recommend …", "any tips for …" (the
-# framing's own words: memory_core.text.vocabulary). Not "what should I do?": that asks for
-# a judgement on what was said, where an unknown word is still a subject.
-_ADVICE = re.compile(
-    r"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?(?:recommend|suggest)"
-    r"|what\s+(?:would|do|should|could)\s+you\s+(?:recommend|suggest|advise)"
-    r"|(?:any|some|a\s+few|few|give\s+me)\s+(?:\w+\s+)?(?:tips|ideas|suggestions|recommendations|advice))\b"
-    r"|^\s*(?:please\s+)?(?:recommend|suggest)\b"
-)
-
-
-def seeks_advice(text: str) -> bool:
-    """Whether normalized ``text`` asks the assistant for advice or a suggestion: what it
-    names that memory does not hold is what the advice is for ("any tips for my flight to
-    *Denver*?"), and a stated preference or circumstance is what memory can add."""
-    return _ADVICE.search(text) is not None
-
-
 # Two events a question of order or of time between joins: "which came first, A or B?",
 # "did I A before or after B?", "how many days passed between A and B?", "先A还是先B？",
 # "A和B，哪个在前？", "A和B之间隔了多久？". Each is an event of its own, stated in a claim of
 # its own: both are wanted, and neither is the other's subject.
 _END = r"\s*[?.!。？！]*\s*$"
 _TWO_EVENTS = (
-    re.compile(rf"\b(?:first|earlier|sooner)\s*[,:]\s*(.{{2,160}}?),?\s+or\s+(.{{2,160}}?){_END}"),
+    re.compile(rf"\b(?:first|earlier|sooner|last|later)\s*[,:]\s*(.{{2,160}}?),?\s+or\s+(.{{2,160}}?){_END}"),
     re.compile(
         rf"\b(?:did|do|was|were|have|had)\s+(?:i|we|you|he|she|they)\s+(.{{2,160}}?)\s+before\s+or\s+after\s+(.{{2,160}}?){_END}"
     ),
@@ -330,7 +315,9 @@ def two_events(text: str) -> tuple[str, str] | None:
     """The two events normalized ``text`` joins in a question of order or of time between
     them, each as written, or ``None``."""
     patterns = _TWO_EVENTS_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else ()
-    if _LATIN.search(text) is not None and any(w in text for w in ("first", "earlier", "sooner", "before", "between")):
+    if _LATIN.search(text) is not None and any(
+        w in text for w in ("first", "earlier", "sooner", "last", "later", "before", "between")
+    ):
         patterns = (*patterns, *_TWO_EVENTS)
     for pattern in patterns:
         match = pattern.search(text)

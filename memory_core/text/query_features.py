@@ -13,7 +13,7 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
-from memory_core.text.grammar import ASKED, AUXILIARY, VERB, word_roles
+from memory_core.text.grammar import ASKED, AUXILIARY, CONJUNCTION, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.value_classes import VALUE_CLASSES, asked_value
@@ -243,7 +243,7 @@ def query_terms(text: str) -> list[Term]:
             continue
         added = False
         for feature, kind in unit:
-            if feature in seen or (kind == WORD and feature in QUERY_FILLER):
+            if feature in seen or (kind == WORD and (feature in QUERY_FILLER or roles.get(feature) == CONJUNCTION)):
                 continue
             seen.add(feature)
             concept = BY_FEATURE.get(feature) if kind == CONCEPT else None

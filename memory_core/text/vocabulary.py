@@ -67,8 +67,10 @@ CHINESE_LONE_FILLER: frozenset[str] = frozenset(
 CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     "参与 给予 与会 和平 和谐 温和 暖和 在线 存在 正在 所在 实在 在于 于是 总是 可是 要是 凡是 "
     "自我 忘我 其他 他人 方便 贵重 很贵重 更贵重 较贵重 几点建议 几点意见 几点经验 几点看法 几点要求 "
-    # words of things and acts holding a particle's or a pronoun's character (吉他 is no 他)
-    "吉他 酒吧 网吧 吧台 目的 目的地 的确 的士 跟踪 跟进 跟随 及时 及格 来不及 在乎 在意 和解 总和".split()
+    # words of things and acts holding a particle's or a pronoun's character (吉他 is no 他);
+    # not one whose character also ends or starts a common word beside it (和+解决, 在+意大利,
+    # 题目+的, 涉及+时, 的+确认): kept whole, those would join two words
+    "吉他 酒吧 网吧 吧台 跟踪 跟进 跟随 在乎 来不及".split()
 )
 
 # Asking for a suggestion, and the praise of what is asked for ("suggest a *good* book").
@@ -87,11 +89,13 @@ _FRAMING_PATTERNS = (
     r"\bwhat\s+do\s+you\s+know\b",
     r"\btell\s+me\b",
     # Asking for advice ("can you recommend …", "any tips for …"): the act asked of the
-    # assistant, not what the memory holds.
+    # assistant, not what the memory holds ("did my sister give me any tips …?" asks it).
     # (with the praise of what is asked for: "recommend a *good* book" asks for no good thing)
     rf"\b(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?{_ADVISE}"
     rf"|what\s+(?:would|do|should|could)\s+you\s+{_ADVISE}|^\s*(?:please\s+)?{_ADVISE}"
-    rf"|(?:any|some|a\s+few|few|give\s+me)(?:\s+{_PRAISE})?\s+(?:tips|ideas|suggestions|recommendations|advice))\b",
+    rf"|(?:(?:^|(?<=[.!?]))\s*(?:please\s+)?(?:any|some|give\s+me\s+(?:some|a\s+few|any))"
+    rf"|(?:can|could|would)\s+you\s+give\s+me\s+(?:some|a\s+few|any)|(?:do\s+you\s+have|got)\s+any)"
+    rf"(?:\s+{_PRAISE})?\s+(?:tips|ideas|suggestions|recommendations|advice))\b",
     r"(?:能|可以|能不能|可不可以|给我|帮我)推荐(?:一下|几个|一些|点)?|有(?:什么|没有)(?:好的)?(?:建议|推荐)"
     r"|给(?:我)?(?:点|些|一些|几条)(?:建议|意见)",
     # "How long has it been since …", "which came first, …": a distance or an order in time is
@@ -212,9 +216,8 @@ ANAPHORA = re.compile(r"(?i)\b(?:it|its|it's|they|them|their)\b|它(?:们|的)?|
 
 # Words removed from queries only (the index keeps them): "like" in conversation compares
 # or hedges ("it feels like", "seems like", "a sword like the heroes'"); as the verb of
-# taste ("I like math") it names nothing the thing liked does not. "Since" dates what
-# follows it ("how long has it been since I moved?"), and the date is the claim's own.
-QUERY_FILLER: frozenset[str] = frozenset({"like", "sinc"})  # features are stems: "sinc" is since
+# taste ("I like math") it names nothing the thing liked does not.
+QUERY_FILLER: frozenset[str] = frozenset({"like"})
 
 # "What I actually want to ask is ...": only the words after the last such marker are the
 # question; everything before it is preamble the user has just set aside.

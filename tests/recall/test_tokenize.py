@@ -112,10 +112,23 @@ def test_chinese_asking_phrases_name_the_detail_on_the_query_side_only() -> None
         ("我弹吉他", "吉他"),  # 他 is a pronoun alone, not inside 吉他
         ("我们用Sentry做错误跟踪", "跟踪"),  # 跟 is a conjunction alone
         ("晚上去酒吧喝一杯", "酒吧"),  # 吧 is a particle alone
-        ("这次旅行的目的地是成都", "目的"),  # 的 is a particle alone
         ("他很在乎成绩", "在乎"),
         ("我们需要跟进这个问题", "跟进"),
     ],
 )
 def test_chinese_words_holding_a_function_character_stay_whole(text: str, word: str) -> None:
     assert word in features(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "joined"),
+    [
+        ("我和解决方案架构师约了周三开会", "和解"),
+        ("我在意大利工作了两年", "在意"),
+        ("那个节目的主持人是李华", "目的"),
+        ("涉及时区的bug都交给小王", "及时"),
+        ("我的确认码是4471", "的确"),
+    ],
+)
+def test_no_word_is_made_of_the_end_of_one_and_the_start_of_the_next(text: str, joined: str) -> None:
+    assert joined not in features(text)
