@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core.recall.lead import LEAD_MIN_COVERAGE, LEAD_RATIO, Lead
-from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.query_plan import QueryPlan, build_plan
 from memory_core.recall.query_units import value_groups
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
 from memory_core.store.engines.dbapi import DbConn
@@ -197,11 +197,14 @@ def claim_verdict(
     verdict["complement"] = found.complement
     # An attribute and its value class are one thing asked two ways: the attribute stands
     # for both when neither was found, and neither is missing when one was.
-    values = value_groups(plan.focus)
-    said = {t.group for t in plan.focus if t.group in values and t.feature in matched}
+    # A claim chosen for one of two events was judged on that event alone (its coverage is
+    # of the event): what it misses is of the event too.
+    asked = build_plan([found.event]) if found.event else plan
+    values = value_groups(asked.focus)
+    said = {t.group for t in asked.focus if t.group in values and t.feature in matched}
     verdict["missing"] = [
         _feature(t.feature)
-        for t in plan.focus
+        for t in asked.focus
         if t.feature not in matched and not is_value_class(t.feature) and t.group not in said
     ][:MAX_MATCHED]
     if verdict["reason"] is not None:

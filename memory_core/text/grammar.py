@@ -289,24 +289,35 @@ def asks_current(text: str) -> bool:
 # Two events a question of order or of time between joins: "which came first, A or B?",
 # "did I A before or after B?", "how many days passed between A and B?", "先A还是先B？",
 # "A和B，哪个在前？", "A和B之间隔了多久？". Each is an event of its own, stated in a claim of
-# its own: both are wanted, and neither is the other's subject.
-_END = r"\s*[?.!。？！]*\s*$"
+# its own: both are wanted, and neither is the other's subject. Each ends where its sentence
+# does ("… and the hotfix? asking for the postmortem"); an order is asked of what happened
+# ("which *did* I do first", not "what should I do first"), and time between two events
+# is time elapsed ("how long between …", not "how long is the timeout between …").
+_HALF = "([^?!。？！]{2,160}?)"
+_END = r"\s*(?:[?!。？！]|\.(?=\s|$)|$)"
 _TWO_EVENTS = (
-    re.compile(rf"\b(?:first|earlier|sooner|last|later)\s*[,:]\s*(.{{2,160}}?),?\s+or\s+(.{{2,160}}?){_END}"),
     re.compile(
-        rf"\b(?:did|do|was|were|have|had)\s+(?:i|we|you|he|she|they)\s+(.{{2,160}}?)\s+before\s+or\s+after\s+(.{{2,160}}?){_END}"
+        r"\b(?:which|what|who)\b(?:\s+[a-z'-]+){0,3}?\s+(?:did|came|happened|occurred|was|were|started|began)\b"
+        rf"[^?,:]{{0,40}}?\b(?:first|earlier|sooner|last|later)\s*[,:]\s*{_HALF},?\s+or\s+{_HALF}{_END}"
     ),
     re.compile(
-        rf"\b(?:days|weeks|months|years|hours|time|long)\b[^?]{{0,40}}?\bbetween\s+(.{{2,160}}?)\s+and\s+(.{{2,160}}?){_END}"
+        rf"\b(?:did|do|was|were|have|had)\s+(?:i|we|you|he|she|they)\s+{_HALF}\s+before\s+or\s+after\s+{_HALF}{_END}"
+    ),
+    re.compile(
+        r"\bhow\s+(?:long|much\s+time|many\s+(?:days|weeks|months|years|hours|minutes))"
+        r"(?:\s+(?:(?:has|had|have)\s+)?(?:passed|elapsed|gone\s+by|went\s+by|were\s+there|was\s+there|was\s+it|is\s+it))?"
+        rf"\s+between\s+{_HALF}\s+and\s+{_HALF}{_END}"
     ),
 )
+# (the last 和 before the second event: "我们和客户签约和上线之间" joins 客户签约 and 上线)
+_ORDER_ZH = "(?:在前|在先|先|更早|在后|更晚)(?=[?？。,，]|$|一些|一点|呢|吗|发生)"
 _TWO_EVENTS_ZH = (
-    re.compile(rf"先(.{{2,80}}?)还是先(.{{2,80}}?){_END}"),
+    re.compile(rf"先{_HALF}还是先{_HALF}{_END}"),
     re.compile(
-        r"^(.{2,80}?)(?:和|与|跟|还是)(.{2,80}?)[,，]?\s*(?:哪个|哪一个|哪件事)(?:在前|在先|先|更早|早|在后|更晚|晚)"
+        rf"^([^?!。？！]{{2,80}})(?:和|与|跟|还是)([^?!。？！]{{2,80}}?)[,，]?\s*(?:哪个|哪一个|哪件事){_ORDER_ZH}"
     ),
     re.compile(
-        r"^(.{2,80}?)(?:和|与|跟)(.{2,80}?)之间(?:隔|相隔|过|差)?了?(?:多久|多少天|几天|多长时间|几个月|多少年)"
+        r"^([^?!。？！]{2,80})(?:和|与|跟)([^?!。？！]{2,80}?)之间(?:隔|相隔|过|差|相差|经过)了?(?:多久|多少天|几天|多长时间|几个月|多少年)"
     ),
 )
 

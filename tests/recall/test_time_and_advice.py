@@ -6,6 +6,10 @@ from __future__ import annotations
 import pytest
 
 from cli.commands.recall_cmd import _render_claim
+from memory_core.recall.events import answer_events
+from memory_core.recall.index import IndexedDoc
+from memory_core.recall.query_plan import build_plan
+from memory_core.recall.rank import Candidate
 from memory_core.recall.service import explain_claim, recall
 from memory_core.text.grammar import VERB, two_events
 from memory_core.text.query_features import query_terms
@@ -159,8 +163,21 @@ def test_a_chinese_request_recalls_a_word_holding_a_pronouns_character(add, read
         ("我是先买的笔记本电脑还是先去看的牙医？", ("买的笔记本电脑", "去看的牙医")),
         ("领养饼干和报陶艺课，哪个在前？", ("领养饼干", "报陶艺课")),
         ("领养饼干和报陶艺课之间隔了多久？", ("领养饼干", "报陶艺课")),
+        # each event ends where its sentence does
+        (
+            "how long between the 1.2 release and the hotfix? asking for the postmortem",
+            ("the 1.2 release", "the hotfix"),
+        ),
+        ("我们和客户签约和上线之间隔了多久？", ("我们和客户签约", "上线")),
         # one thing asked, not two events
         ("What is the first step, migrate or seed?", None),
+        ("What should I do first, migrate or seed?", None),
+        ("First, do you prefer pytest or unittest?", None),
+        ("How long is the timeout between the client and the server?", None),
+        ("What's the time difference between Berlin and Tokyo?", None),
+        ("周六和周日哪个晚上有空？", None),
+        ("Python和Go哪个先进？", None),
+        ("客户端和服务器之间多久超时？", None),
         ("What did we do first?", None),
         ("Which port does redis use, 6379 or 6380?", None),
         ("What is the difference between redis and memcached?", None),
@@ -204,3 +221,50 @@ def test_an_event_nothing_answers_adds_nothing(add, reader) -> None:
     add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
     question = "Which came first, getting my laptop or the eye exam?"
     assert ids(recall(reader.conn, question, now=NOW)) == [laptop.id]
+
+
+def test_an_event_whose_best_claim_the_other_took_gets_its_next(add, reader) -> None:
+    limits = add("We added rate limiting to the public API after the outage.", at=NOW - 20 * DAY)
+    outage = add("The payments outage lasted two hours; the root cause was a full disk.", at=NOW - 30 * DAY)
+    add("We upgraded the cluster to Kubernetes 1.29.", at=NOW - 10 * DAY)
+    question = "How many days between the outage and adding rate limiting?"
+    assert set(ids(recall(reader.conn, question, now=NOW))) == {limits.id, outage.id}
+
+
+def test_an_event_told_by_a_pronoun_is_not_asked_alone(add, reader) -> None:
+    dark = add("We shipped the dark mode feature in 1.1.", at=NOW - 40 * DAY)
+    outage = add("The payments outage lasted two hours; the root cause was a full disk.", at=NOW - 30 * DAY)
+    question = "Did we ship it before or after the outage?"
+    assert ids(recall(reader.conn, question, now=NOW))[0] == outage.id
+    assert explain_claim(reader.conn, question, outage.id, now=NOW)["event"] == "the outage"
+    # "ship it" means the conversation's subject: no claim is chosen for it alone
+    assert "event" not in explain_claim(reader.conn, question, dark.id, now=NOW)
+
+
+def test_a_claim_an_events_answer_displaces_says_so(add, reader) -> None:
+    laptop = add("I finally got my new laptop today, a ThinkPad X1 Carbon.", at=NOW - 58 * DAY)
+    dentist = add("Went to the dentist this morning for a cleaning, no cavities!", at=NOW - 51 * DAY)
+    question = "How many days passed between getting my laptop and going to the dentist?"
+    # What the whole question chose, and what each event chooses (as the engine passes them)
+    whole = [_candidate("w1"), _candidate("w2"), _candidate("w3")]
+    by_event = {"getting my laptop": [_candidate(laptop.id)], "going to the dentist": [_candidate(dentist.id)]}
+    plan = build_plan([question])
+    chosen, candidates = answer_events(plan, whole, list(whole), lambda p: by_event[_text(p)], 3)
+    assert [c.doc.memory_id for c in chosen] == [laptop.id, dentist.id, "w1"]
+    assert [c.excluded for c in whole] == [None, "over_limit", "over_limit"]
+    assert [c.event for c in chosen] == ["getting my laptop", "going to the dentist", ""]
+    assert len(candidates) == 5
+    # what a claim chosen for one event misses is of that event
+    verdict = explain_claim(reader.conn, question, laptop.id, now=NOW)
+    assert verdict["event"] == "getting my laptop"
+    assert verdict["missing"] == []
+
+
+def _text(plan) -> str:
+    words = {t.feature for t in plan.focus}
+    return "getting my laptop" if "laptop" in words else "going to the dentist"
+
+
+def _candidate(memory_id: str) -> Candidate:
+    doc = IndexedDoc(memory_id, "/o", "fact", "h", 1.0, 1.0, False, 1, "summary", "local", None, None, 5)
+    return Candidate(doc, 1.0, ("x",), ())
