@@ -170,6 +170,7 @@ RECALL = (
         "memory_core.recall.engine",
         "memory_core.recall.expansion",
         "memory_core.recall.lead",  # the lexical lead when no claim passed the gates
+        "memory_core.recall.events",  # a question joining two events asks each on its own
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)
