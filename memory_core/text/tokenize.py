@@ -123,6 +123,9 @@ def _path_features(path: str, *, expand: bool) -> list[tuple[str, str]]:
     return out
 
 
+MIN_SHIP_BASE = 5
+
+
 def _word_feature(word: str) -> tuple[str, str] | None:
     if word.endswith("'s"):
         word = word[:-2]
@@ -137,6 +140,10 @@ def _word_feature(word: str) -> tuple[str, str] | None:
         word = word.replace("'", "")
         if word in ENGLISH_STOP:
             return None
+    if word.endswith("ship") and len(word) >= MIN_SHIP_BASE + 4:
+        # The state of being what the base names is the base's business: a member's
+        # membership, a partner's partnership (not hardship, worship, flagship: short bases).
+        word = word[:-4]
     return stem(word), WORD
 
 

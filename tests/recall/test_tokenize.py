@@ -132,3 +132,13 @@ def test_chinese_words_holding_a_function_character_stay_whole(text: str, word: 
 )
 def test_no_word_is_made_of_the_end_of_one_and_the_start_of_the_next(text: str, joined: str) -> None:
     assert joined not in features(text)
+
+
+def test_a_state_in_ship_is_its_bases_business() -> None:
+    assert features("my gym membership") == features("a gym member")
+    assert "partner" in features("our partnership with Stripe")
+    assert "relat" in features("Caroline's relationship status")
+    # a short base is another word: hardship is no hard thing, a flagship no flag
+    assert "hardship" in features("financial hardship")
+    assert "flagship" in features("the flagship store")
+    assert "worship" in features("a place of worship")
