@@ -308,6 +308,12 @@ _TWO_EVENTS = (
         r"(?:\s+(?:(?:has|had|have)\s+)?(?:passed|elapsed|gone\s+by|went\s+by|were\s+there|was\s+there|was\s+it|is\s+it))?"
         rf"\s+between\s+{_HALF}\s+and\s+{_HALF}{_END}"
     ),
+    # "how many days before the concert did I buy the tickets?" (past events: "how long after
+    # lunch do I take my pills?" asks a habit)
+    re.compile(
+        r"\bhow\s+(?:long|many\s+(?:days|weeks|months|years|hours|minutes))\s+(?:before|after)\s+"
+        rf"{_HALF}\s+(?:did|was|were|had)\s+{_HALF}{_END}"
+    ),
 )
 # (the last 和 before the second event: "我们和客户签约和上线之间" joins 客户签约 and 上线)
 _ORDER_ZH = "(?:在前|在先|先|更早|在后|更晚)(?=[?？。,，]|$|一些|一点|呢|吗|发生)"
@@ -327,7 +333,7 @@ def two_events(text: str) -> tuple[str, str] | None:
     them, each as written, or ``None``."""
     patterns = _TWO_EVENTS_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else ()
     if _LATIN.search(text) is not None and any(
-        w in text for w in ("first", "earlier", "sooner", "last", "later", "before", "between")
+        w in text for w in ("first", "earlier", "sooner", "last", "later", "before", "after", "between")
     ):
         patterns = (*patterns, *_TWO_EVENTS)
     for pattern in patterns:

@@ -160,6 +160,8 @@ def test_a_chinese_request_recalls_a_word_holding_a_pronouns_character(add, read
             ("getting my laptop", "going to the dentist"),
         ),
         ("How long was it between the audit and the migration?", ("the audit", "the migration")),
+        ("How many days before the concert did I buy the tickets?", ("the concert", "i buy the tickets")),
+        ("How long after the deploy did the alerts fire?", ("the deploy", "the alerts fire")),
         ("我是先买的笔记本电脑还是先去看的牙医？", ("买的笔记本电脑", "去看的牙医")),
         ("领养饼干和报陶艺课，哪个在前？", ("领养饼干", "报陶艺课")),
         ("领养饼干和报陶艺课之间隔了多久？", ("领养饼干", "报陶艺课")),
@@ -171,6 +173,7 @@ def test_a_chinese_request_recalls_a_word_holding_a_pronouns_character(add, read
         ("我们和客户签约和上线之间隔了多久？", ("我们和客户签约", "上线")),
         # one thing asked, not two events
         ("What is the first step, migrate or seed?", None),
+        ("How long after lunch do I take my pills?", None),
         ("What should I do first, migrate or seed?", None),
         ("First, do you prefer pytest or unittest?", None),
         ("How long is the timeout between the client and the server?", None),
