@@ -328,9 +328,11 @@ _TWO_EVENTS_ZH = (
 )
 
 
-def two_events(text: str) -> tuple[str, str] | None:
+def two_events(text: str, written: str = "") -> tuple[str, str] | None:
     """The two events normalized ``text`` joins in a question of order or of time between
-    them, each as written, or ``None``."""
+    them, or ``None``: as ``written`` has them (the text before lowercasing, of the same
+    length) when given, else as ``text`` has them."""
+    source = written if len(written) == len(text) else text
     patterns = _TWO_EVENTS_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else ()
     if _LATIN.search(text) is not None and any(
         w in text for w in ("first", "earlier", "sooner", "last", "later", "before", "after", "between")
@@ -339,7 +341,7 @@ def two_events(text: str) -> tuple[str, str] | None:
     for pattern in patterns:
         match = pattern.search(text)
         if match is not None:
-            first, second = (part.strip(" ,，") for part in match.groups())
+            first, second = (source[match.start(n) : match.end(n)].strip(" ,，") for n in (1, 2))
             if first and second:
                 return first, second
     return None

@@ -189,6 +189,9 @@ def test_a_chinese_request_recalls_a_word_holding_a_pronouns_character(add, read
 )
 def test_two_events_a_question_joins(text: str, events: tuple[str, str] | None) -> None:
     assert two_events(normalize(text)) == events
+    if events is not None:  # as written, when the text before lowercasing is given
+        written = two_events(normalize(text), text)
+        assert written is not None and [e.lower() for e in written] == list(events)
 
 
 def test_each_of_two_events_is_answered_on_its_own(add, reader) -> None:
@@ -209,14 +212,18 @@ def test_each_of_two_events_is_answered_on_its_own(add, reader) -> None:
         "getting my laptop",
         "going to the dentist",
     ]
-    # Two events of several words each: neither claim answers the whole question
+    # Two events of several words each: neither claim answers the whole question (each event
+    # as the question writes it)
     question = "Which did I do first, adopt Biscuit or start the pottery class?"
     found = ids(recall(reader.conn, question, now=NOW))
     assert len(found) == 2
     assert {explain_claim(reader.conn, question, i, now=NOW)["event"] for i in found} == {
-        "adopt biscuit",
+        "adopt Biscuit",
         "start the pottery class",
     }
+    # "how many days before A did I B?"
+    question = "How many days before the pottery class did I adopt Biscuit?"
+    assert len(ids(recall(reader.conn, question, now=NOW))) == 2
 
 
 def test_an_event_nothing_answers_adds_nothing(add, reader) -> None:
