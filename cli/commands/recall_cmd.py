@@ -67,7 +67,8 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
     lines = [
         f"trigger:    {data.get('trigger')} at {clock.iso(data.get('at'))}",
         f"plan:       {plan.get('mode')}; focus: {', '.join(plan.get('focus', [])) or '-'}; "
-        f"context: {', '.join(plan.get('context', [])) or '-'}",
+        f"context: {', '.join(plan.get('context', [])) or '-'}"
+        + ("; events: " + " / ".join(repr(e) for e in plan["events"]) if plan.get("events") else ""),
         "lifecycle:  " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in life.items()),
         f"digest:     {digest.get('claims', 0)} claims, {digest.get('bytes', 0)} bytes",
     ]

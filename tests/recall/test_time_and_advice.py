@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli.commands.recall_cmd import _render_claim
+from cli.commands.recall_cmd import _render_claim, _render_diagnostics
 from memory_core.recall.events import answer_events
 from memory_core.recall.index import IndexedDoc
 from memory_core.recall.query_plan import build_plan
@@ -208,10 +208,9 @@ def test_each_of_two_events_is_answered_on_its_own(add, reader) -> None:
     assert "selected (as the answer to one of two events the question joins: 'going to the dentist')" in (
         "\n".join(_render_claim(verdict))
     )
-    assert recall(reader.conn, question, now=NOW).diagnostics["plan"]["events"] == [
-        "getting my laptop",
-        "going to the dentist",
-    ]
+    diagnostics = recall(reader.conn, question, now=NOW).diagnostics
+    assert diagnostics["plan"]["events"] == ["getting my laptop", "going to the dentist"]
+    assert "; events: 'getting my laptop' / 'going to the dentist'" in _render_diagnostics(diagnostics)
     # Two events of several words each: neither claim answers the whole question (each event
     # as the question writes it)
     question = "Which did I do first, adopt Biscuit or start the pottery class?"
