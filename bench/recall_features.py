@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.eval_sets import Conversation, devmembench, locomo, madial, memdaily  # noqa: E402
 from bench.recall_quality import ABSTENTION, DEFAULT_EVAL, SETS  # noqa: E402
 from bench.recall_runs import BM25, _store  # noqa: E402
-from memory_core.recall import engine, service  # noqa: E402
+from memory_core.recall import engine, proof, service  # noqa: E402
 from memory_core.recall.lead import UNRANKED  # noqa: E402
 
 # The split of each set a question belongs to, as recall_quality reports them.
@@ -51,13 +51,13 @@ SELECTION = frozenset(
 @contextmanager
 def exhaustive() -> Iterator[None]:
     """The engine scoring every candidate and keeping every reject (for the features only)."""
-    saved = (engine.BODY_PATH, engine.REJECTS_KEPT, engine._Proof.proven)
+    saved = (engine.BODY_PATH, engine.REJECTS_KEPT, proof.Proof.proven)
     engine.BODY_PATH, engine.REJECTS_KEPT = False, 10**6
-    engine._Proof.proven = lambda self, bound: False  # type: ignore[method-assign]
+    proof.Proof.proven = lambda self, bound: False  # type: ignore[method-assign]
     try:
         yield
     finally:
-        engine.BODY_PATH, engine.REJECTS_KEPT, engine._Proof.proven = saved  # type: ignore[method-assign]
+        engine.BODY_PATH, engine.REJECTS_KEPT, proof.Proof.proven = saved  # type: ignore[method-assign]
 
 
 def features(outcome: engine.Outcome, focus_terms: int, keys: dict[str, set[str]]) -> list[dict]:

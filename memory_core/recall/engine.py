@@ -30,17 +30,10 @@ from memory_core.recall.candidates import (
     retrieve,
 )
 from memory_core.recall.index import probe_postings, read_docs, read_headers
+from memory_core.recall.proof import Proof
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.query_units import choice_groups
-from memory_core.recall.rank import (
-    ACCURACY_FACTORS,
-    RELATIVE_CUTOFF,
-    UTILITY_FACTORS,
-    Candidate,
-    evidence_weight,
-    rank_score,
-    select,
-)
+from memory_core.recall.rank import Candidate, rank_score, select
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 from memory_core.store.engines.dbapi import DbConn
 
@@ -59,9 +52,6 @@ REJECTS_KEPT = 10
 ANCHOR_REASONS = frozenset({"focus_coverage", "too_few_matches", "named_attribute_missing"})
 MIN_ANCHOR_COVERAGE = 0.25
 ANCHORS_TRIED = 8
-# The most the quality factors can lift a raw score: freshness 1, priority 4, both verdicts.
-ROUNDING_MARGIN = 1e-9
-MAX_RANK_FACTOR = evidence_weight(4) * max(UTILITY_FACTORS.values()) * max(ACCURACY_FACTORS.values())
 
 
 class Outcome(
@@ -128,50 +118,6 @@ def _exact(conn: DbConn, r: Retrieval, ids: list[str]) -> list[Candidate]:
             )
         )
     return scored
-
-
-class _Proof:
-    """What the scored candidates prove about the unscored ones, kept up to date batch by batch.
-
-    Automatic recall (``narrow``) keeps the best raw relevance of an awake passing claim:
-    a candidate whose bound is below :data:`RELATIVE_CUTOFF` of it is cut. A listing keeps
-    the rank of every awake passing claim: once ``limit`` distinct claims rank above what
-    the best unscored one could reach with the best quality factors, it cannot be listed.
-    A tie is no proof (the tie-breaks could favour the unscored claim).
-    """
-
-    def __init__(self, *, now: float, limit: int, include_dormant: bool, narrow: bool, grouped: bool) -> None:
-        self.now, self.limit, self.include_dormant = now, limit, include_dormant
-        self.narrow, self.grouped = narrow, grouped
-        self.best_raw = -1.0
-        self.ranks: list[tuple[float, str, str]] = []
-
-    def add(self, passing: list[Candidate]) -> None:
-        now = self.now
-        for c in passing:
-            doc = c.doc
-            pinned = bool(doc.pinned)
-            if not self.include_dormant and is_dormant(doc.kind, doc.clock_at, now, pinned=pinned):
-                continue
-            if self.narrow:
-                self.best_raw = max(self.best_raw, c.raw)
-            else:
-                fresh = freshness(doc.kind, doc.clock_at, now, pinned=pinned)
-                rank = rank_score(c.raw, fresh, doc.priority, doc.utility, doc.accuracy)
-                self.ranks.append((rank, doc.origin, doc.content_hash))
-
-    def proven(self, bound: float) -> bool:
-        """Whether no candidate whose relevance is at most ``bound`` could still be selected."""
-        if self.narrow:
-            # With alternatives the cutoff is per alternative, and an unscored claim may be
-            # about one nothing scored yet speaks to: only the full list is safe.
-            margin = 1 + ROUNDING_MARGIN  # the bound sums in another order than the exact score
-            return not self.grouped and self.best_raw >= 0 and bound * margin < RELATIVE_CUTOFF * self.best_raw
-        # The same product taken in another order may differ in its last bits: a claim that
-        # ties the best unscored one must not look better by rounding.
-        reach = bound * MAX_RANK_FACTOR * (1 + ROUNDING_MARGIN)
-        distinct = {(origin, chash) for rank, origin, chash in self.ranks if rank > reach}
-        return len(distinct) >= self.limit
 
 
 def _force(conn: DbConn, r: Retrieval, memory_id: str) -> list[Candidate]:
@@ -254,7 +200,7 @@ def _evaluate(
             return Outcome(candidates, chosen, total, fast.matched, fast.scored, fast.truncated, found)
     r = retrieve(conn, plan, headers=headers)
     grouped = bool(choice_groups(plan.focus))
-    proof = _Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
+    proof = Proof(now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, grouped=grouped)
     passing: list[Candidate] = []
     failed: list[Candidate] = []
     rejected: list[tuple[float, str, str]] = []

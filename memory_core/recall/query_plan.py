@@ -17,7 +17,6 @@ the more likely answer, so they count toward its coverage (see
 
 from __future__ import annotations
 
-import unicodedata
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -157,7 +156,7 @@ def _read(text: str) -> _Reading:
         asks_place_or_time(text),
         describes_subject(text),
         asks_current(text),
-        two_events(text, unicodedata.normalize("NFKC", body).replace("’", "'")) or (),
+        two_events(text, body) or (),
     )
 
 

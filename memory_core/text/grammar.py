@@ -41,6 +41,7 @@ question they do not recognise is judged as before.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _WORD = r"[a-z][a-z0-9'-]*"
 _ADVERB = r"(?:please|also|just|quickly|now|then|first|finally|maybe|really|actually|go\s+ahead\s+and)"
@@ -330,9 +331,8 @@ _TWO_EVENTS_ZH = (
 
 def two_events(text: str, written: str = "") -> tuple[str, str] | None:
     """The two events normalized ``text`` joins in a question of order or of time between
-    them, or ``None``: as ``written`` has them (the text before lowercasing, of the same
-    length) when given, else as ``text`` has them."""
-    source = written if len(written) == len(text) else text
+    them, or ``None``: as ``written`` (the text ``text`` was normalized from) has them, where
+    only the letters' case differs, else as ``text`` has them."""
     patterns = _TWO_EVENTS_ZH if any("\u4e00" <= ch <= "\u9fff" for ch in text) else ()
     if _LATIN.search(text) is not None and any(
         w in text for w in ("first", "earlier", "sooner", "last", "later", "before", "after", "between")
@@ -341,6 +341,8 @@ def two_events(text: str, written: str = "") -> tuple[str, str] | None:
     for pattern in patterns:
         match = pattern.search(text)
         if match is not None:
+            cased = unicodedata.normalize("NFKC", written).replace("’", "'")
+            source = cased if len(cased) == len(text) else text
             first, second = (source[match.start(n) : match.end(n)].strip(" ,，") for n in (1, 2))
             if first and second:
                 return first, second

@@ -119,7 +119,7 @@ _FRAMING_PATTERNS = (
 FRAMING = re.compile("|".join(f"(?:{p})" for p in _FRAMING_PATTERNS), re.IGNORECASE)
 # Every match of FRAMING in an ASCII text holds one of these words (the Chinese patterns
 # need Chinese characters): a lower-case ASCII query holding none is left as it is without
-# running the pattern at every position (see ``memory_core.text.query_features.query_text``).
+# running the pattern at every position (see ``memory_core.text.asking.query_text``).
 FRAMING_WORDS = (
     "remember",
     "recall",

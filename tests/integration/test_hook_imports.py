@@ -171,6 +171,8 @@ RECALL = (
         "memory_core.recall.expansion",
         "memory_core.recall.lead",  # the lexical lead when no claim passed the gates
         "memory_core.recall.events",  # a question joining two events asks each on its own
+        "memory_core.recall.proof",  # when scoring best-first may stop (out of engine.py)
+        "memory_core.text.asking",  # a query's asking part (out of query_features.py)
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)

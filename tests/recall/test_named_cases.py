@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memory_core.recall.service import recall, search, turn_recall
 from memory_core.store.tables.memories import put_memory
-from memory_core.text.query_features import query_text
+from memory_core.text.asking import query_text
 from tests.support.times import NOW
 
 

@@ -8,7 +8,7 @@ import random
 import re
 
 from memory_core.text import vocabulary
-from memory_core.text.query_features import query_text, turned_to
+from memory_core.text.asking import query_text, turned_to
 from memory_core.text.tokenize import normalize
 from memory_core.text.vocabulary import ASKS_TIME, ASPECT, FRAMING, RELATIVE_TIME, SELF_CORRECTION
 
