@@ -68,7 +68,8 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
         f"trigger:    {data.get('trigger')} at {clock.iso(data.get('at'))}",
         f"plan:       {plan.get('mode')}; focus: {', '.join(plan.get('focus', [])) or '-'}; "
         f"context: {', '.join(plan.get('context', [])) or '-'}"
-        + ("; events: " + " / ".join(repr(e) for e in plan["events"]) if plan.get("events") else ""),
+        + ("; events: " + " / ".join(repr(e) for e in plan["events"]) if plan.get("events") else "")
+        + (_time_text(plan) if plan.get("time") else ""),
         "lifecycle:  " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in life.items()),
         f"digest:     {digest.get('claims', 0)} claims, {digest.get('bytes', 0)} bytes",
     ]
@@ -105,6 +106,13 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
     return "\n".join(lines)
 
 
+def _time_text(plan: dict[str, Any]) -> str:
+    """The plan line's part for a question naming a time (memory_core.recall.dated)."""
+    if plan.get("time_only"):
+        return f"; time: {plan['time']} (asked alone: the claims dated then answer)"
+    return f"; time: {plan['time']} (claims dated then answer first)"
+
+
 def _render_claim(claim: dict[str, Any]) -> list[str]:
     """What became of the claim named by ``--claim``: selected, or the gate or step that dropped it."""
     if claim.get("selected"):
@@ -113,6 +121,12 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         how = (
             f"as the answer to one of two events the question joins: {claim['event']!r}" if claim.get("event") else how
         )
+        if claim.get("dated_within"):
+            how = (
+                f"dated within the time the question asks about, {claim['time']}"
+                if claim.get("time_only")
+                else f"{how}, dated within the time the question names, {claim['time']}"
+            )
         lines = [f"claim {claim['id']}: selected ({how})"]
     else:
         stage = {

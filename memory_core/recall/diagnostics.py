@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memory_core.recall.dated import within
 from memory_core.recall.lead import LEAD_MIN_COVERAGE, LEAD_RATIO, Lead
 from memory_core.recall.query_plan import QueryPlan, build_plan
 from memory_core.recall.query_units import value_groups
 from memory_core.recall.rank import Candidate, accuracy_factor, evidence_weight, utility_factor
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.store.schema.owners import visible_clause
+from memory_core.text.time_anchor import describe, span
 from memory_core.text.value_classes import is_value_class
 
 MAX_DIAGNOSTIC_BYTES = 8000
@@ -34,9 +36,9 @@ def _feature(text: str) -> str:
     return text if len(data) <= MAX_FEATURE_BYTES else data[:MAX_FEATURE_BYTES].decode("utf-8", errors="ignore") + "…"
 
 
-def plan_summary(plan: QueryPlan) -> dict[str, Any]:
-    """The normalized focus and context features of a plan (at most 32 each), and the two
-    events it joins, if any."""
+def plan_summary(plan: QueryPlan, now: float) -> dict[str, Any]:
+    """The normalized focus and context features of a plan (at most 32 each), the two
+    events it joins and the time it names (as dates at ``now``), if any."""
     summary: dict[str, Any] = {
         "mode": plan.mode,
         "focus": [_feature(t.feature) for t in plan.focus[:MAX_PLAN_FEATURES]],
@@ -44,6 +46,9 @@ def plan_summary(plan: QueryPlan) -> dict[str, Any]:
     }
     if plan.events:  # the two events a question of order or of time between joins
         summary["events"] = list(plan.events)
+    if plan.window:  # the time the question names: claims dated within it answer (recall.dated)
+        summary["time"] = describe(plan.window, now)
+        summary["time_only"] = plan.window_only
     return summary
 
 
@@ -108,7 +113,7 @@ def build_diagnostics(
     diagnostics: dict[str, Any] = {
         "trigger": trigger,
         "at": now,
-        "plan": plan_summary(plan),
+        "plan": plan_summary(plan, now),
         "lifecycle": lifecycle,
         "candidates": [candidate_summary(c) for c in shown],
         "digest": {"claims": digest_claims, "bytes": digest_bytes},
@@ -165,6 +170,7 @@ REASON_TEXT = {
         "the question asks what holds now, and a newer claim of the same origin and kind answers the same words"
     ),
     "over_limit": "better claims filled the three places",
+    "outside_window": "the question names a time, and claims dated within it answer; this one is dated outside it",
 }
 
 
@@ -175,8 +181,10 @@ def claim_verdict(
     chosen: Sequence[Candidate],
     plan: QueryPlan,
     lead: Lead | None = None,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """What one recall did with one claim: selected, or which gate or step dropped it."""
+    """What one recall did with one claim: selected, or which gate or step dropped it (and,
+    for a question naming a time, whether the claim is dated within it, at ``now``)."""
     verdict: dict[str, Any] = {"id": memory_id, "selected": False}
     found = next((c for c in candidates if c.doc.memory_id == memory_id), None)
     if found is None:
@@ -212,6 +220,10 @@ def claim_verdict(
         verdict["detail"] = REASON_TEXT.get(verdict["reason"], verdict["reason"])
     if lead is not None and lead.candidate is found:
         verdict["lead"] = lead_text(lead)
+    if plan.window and now is not None:
+        verdict["time"] = describe(plan.window, now)
+        verdict["dated_within"] = within(found.doc, span(plan.window, now))
+        verdict["time_only"] = plan.window_only
     return verdict
 
 

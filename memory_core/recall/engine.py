@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import complement, events, expansion, lead
+from memory_core.recall import complement, dated, events, expansion, lead
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -36,6 +36,7 @@ from memory_core.recall.query_units import choice_groups
 from memory_core.recall.rank import Candidate, rank_score, select
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 from memory_core.store.engines.dbapi import DbConn
+from memory_core.text.time_anchor import span
 
 FIRST_BATCH = 48
 # Automatic recall scores each distinct indexed content once (:mod:`.expansion`) where the
@@ -147,17 +148,42 @@ def evaluate_plan(
     scored provably could not have been selected. A question joining two events has the
     best claim of each chosen first (:mod:`.events`).
     """
+    if plan.window_only:
+        return _dated_only(conn, plan, now=now, limit=limit, force=force)
     outcome = _evaluate(conn, plan, now=now, limit=limit, include_dormant=include_dormant, narrow=narrow, force=force)
-    if not (narrow and plan.events):
-        return outcome
-    chosen, candidates = events.answer_events(
-        plan,
-        outcome.chosen,
-        outcome.candidates,
-        lambda event: _evaluate(conn, event, now=now, limit=limit, include_dormant=include_dormant, narrow=True).chosen,
-        limit,
-    )
-    return outcome._replace(chosen=chosen, candidates=candidates)
+    if narrow and plan.events:
+        chosen, candidates = events.answer_events(
+            plan,
+            outcome.chosen,
+            outcome.candidates,
+            lambda event: (
+                _evaluate(conn, event, now=now, limit=limit, include_dormant=include_dormant, narrow=True).chosen
+            ),
+            limit,
+        )
+        outcome = outcome._replace(chosen=chosen, candidates=candidates)
+    if narrow and plan.window and plan.window[0] != "recent":
+        chosen, instead = dated.prefer(outcome.chosen, outcome.candidates, span(plan.window, now), limit)
+        for c in instead:
+            _chosen(c, now=now, complement=False)
+        outcome = outcome._replace(chosen=chosen)
+    return outcome
+
+
+def _dated_only(conn: DbConn, plan: QueryPlan, *, now: float, limit: int, force: str | None) -> Outcome:
+    """A question asking only what happened at a time: the claims dated within it (:mod:`.dated`)."""
+    bounds = span(plan.window, now)
+    target = now - plan.window[1] if plan.window[0] == "ago" else None
+    docs, matched = dated.read_dated(conn, bounds, limit, target)
+    chosen = [_chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False) for doc in docs]
+    candidates = list(chosen)
+    if force is not None and all(c.doc.memory_id != force for c in chosen):
+        doc = read_docs(conn, [force]).get(force)
+        if doc is not None:
+            reason = "over_limit" if dated.within(doc, bounds) else "outside_window"
+            candidates.append(_chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False))
+            candidates[-1].excluded = reason
+    return Outcome(candidates, chosen, read_headers(conn, ()).total, matched, len(docs), False, None)
 
 
 def _evaluate(

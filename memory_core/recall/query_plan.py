@@ -26,6 +26,7 @@ from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATIO
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
 from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, two_events
 from memory_core.text.query_features import Term, query_terms
+from memory_core.text.time_anchor import read_window
 from memory_core.text.tokenize import normalize
 from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import ANAPHORA, RESET
@@ -67,6 +68,12 @@ if TYPE_CHECKING:
         # The two events a question of order or of time between joins, as written
         # (:func:`memory_core.text.grammar.two_events`): each is answered on its own.
         events: tuple[str, ...] = ()
+        # The time the question names (:func:`memory_core.text.time_anchor.read`), or ``()``:
+        # claims dated within it answer that part of the question (:mod:`memory_core.recall.dated`).
+        window: tuple = ()
+        # The question asks only what happened then ("what did I do yesterday?"): the claims
+        # dated within ``window`` are the answer, whatever their words.
+        window_only: bool = False
 
 else:
     _QueryPlanFields = namedtuple(
@@ -80,8 +87,10 @@ else:
             "describes",
             "asks_current",
             "events",
+            "window",
+            "window_only",
         ),
-        defaults=((), "standalone", (), False, False, False, ()),
+        defaults=((), "standalone", (), False, False, False, (), (), False),
     )
 
 
@@ -92,7 +101,8 @@ class QueryPlan(_QueryPlanFields):
 
     @property
     def is_empty(self) -> bool:
-        """True when the plan asks about nothing (recall then returns nothing)."""
+        """True when the plan asks about no words (recall then returns nothing, or, for a
+        question asking only what happened at a time, the claims dated then)."""
         return not self.focus
 
 
@@ -128,6 +138,8 @@ class _Reading(
             ("describes", bool),
             ("asks_current", bool),
             ("events", tuple[str, ...]),
+            ("window", tuple),
+            ("window_only", bool),
         ],
     )
 ):
@@ -146,9 +158,10 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False, False, False, ())
-    terms = tuple(bound_terms(query_terms(body)))
+        return _Reading((), reset, False, False, False, False, (), (), False)
     text = normalize(body)
+    window, window_only = read_window(text)
+    terms = tuple(bound_terms(query_terms(body)))
     return _Reading(
         terms,
         reset,
@@ -157,6 +170,8 @@ def _read(text: str) -> _Reading:
         describes_subject(text),
         asks_current(text),
         two_events(text, body) or (),
+        window,
+        window_only,
     )
 
 
@@ -193,8 +208,12 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
         earlier = list(history)
         history.append(reading.terms)
         if not reading.terms:
-            # Nothing topical: keep asking about the last plan (or about nothing).
-            plan = plan._replace(mode="inherited") if not plan.is_empty else plan
+            # Nothing topical: keep asking about the last plan (or about nothing), at the time
+            # this text names, if it names one ("and yesterday?").
+            if reading.window_only:
+                plan = QueryPlan((), (), "dated", window=reading.window, window_only=True)
+            elif not plan.is_empty:
+                plan = plan._replace(mode="inherited", window=reading.window or plan.window)
             continue
         subjects = tuple(t for t in reading.terms if is_subject(t))
         if subject and points_back(reading.terms, reading.anaphoric):
@@ -210,6 +229,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.describes,
                 reading.asks_current,
                 reading.events,
+                reading.window,
             )
         else:
             plan = QueryPlan(
@@ -221,6 +241,8 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.describes,
                 reading.asks_current,
                 reading.events,
+                reading.window,
+                reading.window_only,
             )
             if subjects:
                 subject = subjects

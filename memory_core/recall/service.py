@@ -181,7 +181,7 @@ def _run(
     if outcome.lead is not None:
         diagnostics["lead"] = outcome.lead.as_dict()
     if explain_id is not None:
-        diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan, outcome.lead)
+        diagnostics["claim"] = claim_verdict(conn, explain_id, outcome.candidates, chosen, plan, outcome.lead, now)
         for item in left_out.get("stale", []):
             if item["id"] == explain_id:
                 missing = ", ".join(item["missing"])
