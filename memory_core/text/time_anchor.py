@@ -12,13 +12,16 @@ only in a question that speaks of the past (did, was, -ed, 了, 过): "what's du
 Monday?" asks about no day a claim was made on. A text naming two different times names
 none (two events, :mod:`memory_core.text.grammar`, are asked one by one).
 
-Imports only ``re`` and ``time``: it is on the per-turn hook's path.
+Imports only ``re``, ``time`` and :mod:`memory_core.lazy_pattern` (it is on the per-turn
+hook's path): each pattern is compiled the first time a text holds what its matches hold.
 """
 
 from __future__ import annotations
 
 import re
 import time
+
+from memory_core.lazy_pattern import LazyPattern, lazy
 
 DAY = 86_400.0
 # What each unit of "N units ago" counts, in seconds.
@@ -63,48 +66,59 @@ _ON = r"(?<!\bis\s)(?<!\bwas\s)(?<!\bare\s)(?<!\bwere\s)(?<!'s\s)\b(?:on|in|duri
 _ZH_ON = r"(?<![是为：:\d])"
 
 # Each pattern with what it names; the first that matches at a place wins, in this order.
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern))
-    for name, pattern in (
-        # A date after a preposition of time ("on October 13, 2023", "in May 2023"), not after
-        # a copula ("whose birthday is on July 19": the date is what the claim states).
-        ("iso", _ON + r"((?:19|20)\d\d)-(\d\d)-(\d\d)(?![\w.-]|:\d)"),
-        (
-            "day_month",
-            _ON + r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+" + _YEAR + r"\b)?",
-        ),
-        ("month_day", _ON + _MONTH + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+" + _YEAR + r"\b)?"),
-        ("month_year", _ON + _MONTH + r"\.?,?\s+" + _YEAR + r"\b"),
-        # A month alone only after "in" or "during": "may" is most often a verb.
-        ("month", r"\b(?:in|during)\s+(?:early\s+|late\s+|mid-?)?" + _MONTH + r"\b"),
-        ("year", r"\b(?:in|during)\s+" + _YEAR + r"\b(?![.\d])"),
-        ("ago", r"(?<![\w-])(?:about\s+|around\s+|roughly\s+|some\s+)?(" + _NUMBER + r")\s+" + _UNIT + r"\s+ago\b"),
-        ("past", r"\b(?:in|over|during|within)\s+the\s+(?:past|last)\s+" + r"(?:(" + _NUMBER + r")\s+)?" + _UNIT),
-        ("day_before", r"\bthe\s+day\s+before\s+yesterday\b"),
-        ("yesterday", r"\b(?:yesterday|last\s+night)\b"),
-        ("today", r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b"),
-        ("last", r"\blast\s+(week|weekend|month|year)\b"),
-        ("this", r"\bthis\s+(week|weekend|month|year)\b"),
-        ("weekday", r"\b(last|on|this\s+past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
-        ("recent", r"\b(?:recently|lately|these\s+days)\b"),
-        ("zh_date", _ZH_ON + r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"),
-        ("zh_month", _ZH_ON + r"(\d{4})年(\d{1,2})月(?:份)?|(?<!\d)(\d{1,2})月份"),
-        ("zh_year", r"(?<!\d)(\d{4})年(?!\d{1,2}月)"),
-        ("zh_ago", _ZH_N + r"(?:个)?(天|日|周|星期|礼拜|月|年)(?:半)?(?:以前|之前|前)"),
-        ("zh_day", r"大前天|前天|昨天|昨晚|昨日|今天|今早|今晚|今日|今儿|昨儿"),
-        ("zh_weekday", r"(上上|上个?|这个?|本)(?:周|星期|礼拜)([一二三四五六日天])"),
-        ("zh_week", r"(上上|上个?|这个?|本)(?:周末|周|星期|礼拜)"),
-        ("zh_month_rel", r"上上个月|上个?月|这个月|本月"),
-        ("zh_year_rel", r"前年|去年|今年"),
-        ("zh_recent", r"最近|这几天|这段时间|近来"),
-    )
+_PATTERN_TEXTS = (
+    # A date after a preposition of time ("on October 13, 2023", "in May 2023"), not after
+    # a copula ("whose birthday is on July 19": the date is what the claim states).
+    ("iso", _ON + r"((?:19|20)\d\d)-(\d\d)-(\d\d)(?![\w.-]|:\d)"),
+    (
+        "day_month",
+        _ON + r"(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\b\.?(?:,?\s+" + _YEAR + r"\b)?",
+    ),
+    ("month_day", _ON + _MONTH + r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b(?!:)(?:,?\s+" + _YEAR + r"\b)?"),
+    ("month_year", _ON + _MONTH + r"\.?,?\s+" + _YEAR + r"\b"),
+    # A month alone only after "in" or "during": "may" is most often a verb.
+    ("month", r"\b(?:in|during)\s+(?:early\s+|late\s+|mid-?)?" + _MONTH + r"\b"),
+    ("year", r"\b(?:in|during)\s+" + _YEAR + r"\b(?![.\d])"),
+    ("ago", r"(?<![\w-])(?:about\s+|around\s+|roughly\s+|some\s+)?(" + _NUMBER + r")\s+" + _UNIT + r"\s+ago\b"),
+    ("past", r"\b(?:in|over|during|within)\s+the\s+(?:past|last)\s+" + r"(?:(" + _NUMBER + r")\s+)?" + _UNIT),
+    ("day_before", r"\bthe\s+day\s+before\s+yesterday\b"),
+    ("yesterday", r"\b(?:yesterday|last\s+night)\b"),
+    ("today", r"\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b"),
+    ("last", r"\blast\s+(week|weekend|month|year)\b"),
+    ("this", r"\bthis\s+(week|weekend|month|year)\b"),
+    ("weekday", r"\b(last|on|this\s+past)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"),
+    ("recent", r"\b(?:recently|lately|these\s+days)\b"),
+    ("zh_date", _ZH_ON + r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})[日号]"),
+    ("zh_month", _ZH_ON + r"(\d{4})年(\d{1,2})月(?:份)?|(?<!\d)(\d{1,2})月份"),
+    ("zh_year", r"(?<!\d)(\d{4})年(?!\d{1,2}月)"),
+    ("zh_ago", _ZH_N + r"(?:个)?(天|日|周|星期|礼拜|月|年)(?:半)?(?:以前|之前|前)"),
+    ("zh_day", r"大前天|前天|昨天|昨晚|昨日|今天|今早|今晚|今日|今儿|昨儿"),
+    ("zh_weekday", r"(上上|上个?|这个?|本)(?:周|星期|礼拜)([一二三四五六日天])"),
+    ("zh_week", r"(上上|上个?|这个?|本)(?:周末|周|星期|礼拜)"),
+    ("zh_month_rel", r"上上个月|上个?月|这个月|本月"),
+    ("zh_year_rel", r"前年|去年|今年"),
+    ("zh_recent", r"最近|这几天|这段时间|近来"),
 )
+_MONTH_KEYS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+# What each pattern's every match holds: a pattern is run only on a text holding one of them
+# (a substring test costs far less than a search, and most texts name no time).
+_KEYS = {
+    "iso": ("19", "20"), "day_month": _MONTH_KEYS, "month_day": _MONTH_KEYS, "month_year": _MONTH_KEYS,
+    "month": _MONTH_KEYS, "year": ("19", "20"), "ago": ("ago",), "past": ("past", "last"),
+    "day_before": ("yesterday",), "yesterday": ("yesterday", "last"), "today": ("today", "tonight", "this"),
+    "last": ("last",), "this": ("this",), "weekday": ("day",), "recent": ("recent", "lately", "these"),
+    "zh_date": ("月",), "zh_month": ("月",), "zh_year": ("年",), "zh_ago": ("前",),
+    "zh_day": ("天", "晚", "日", "早", "儿"), "zh_weekday": ("周", "星期", "礼拜"), "zh_week": ("周", "星期", "礼拜"),
+    "zh_month_rel": ("月",), "zh_year_rel": ("年",), "zh_recent": ("最近", "这几天", "这段时间", "近来"),
+}  # fmt: skip
+_PATTERNS: tuple[tuple[str, tuple[str, ...], LazyPattern], ...] = tuple(
+    (name, _KEYS[name], lazy(pattern)) for name, pattern in _PATTERN_TEXTS
+)
+_FUTURE_KEYS = ("tomorrow", "next", "upcoming", "明", "后天", "下")
 # A question speaking of the past: a date without a year then means the last one before now.
-_PAST = re.compile(r"\b(?:did|was|were|had|happened|went|got|made|\w{2,}ed)\b|了|过")
+_PAST = lazy(r"\b(?:did|was|were|had|happened|went|got|made|\w{2,}ed)\b|了|过")
 # Times in the future: a question naming one is about a plan, not about when a claim was made.
-_FUTURE = re.compile(
-    r"\b(?:tomorrow|next\s+(?:week|weekend|month|year|time)|upcoming)\b|明天|后天|下周|下个?月|明年|下次"
-)
+_FUTURE = lazy(r"\b(?:tomorrow|next\s+(?:week|weekend|month|year|time)|upcoming)\b|明天|后天|下周|下个?月|明年|下次")
 _ZH_DAYS = {"大前天": -3, "前天": -2, "昨天": -1, "昨晚": -1, "昨日": -1, "昨儿": -1}
 _ZH_UNITS = {"天": "day", "日": "day", "周": "week", "星期": "week", "礼拜": "week", "月": "month", "年": "year"}
 
@@ -200,18 +214,18 @@ def _anchor(name: str, m: re.Match[str], past: bool) -> Anchor | None:
 
 
 # A sentence's end: the question is the last sentence that asks (or the last one).
-_SENTENCE_END = re.compile(r"(?<=[?？!！。])|(?<=\.)\s|\n")
+_SENTENCE_END = lazy(r"[?？!！。]|\.(?=\s)|\n")
 
 
 def question_of(text: str) -> tuple[str, int]:
     """The sentence of ``text`` that asks (the last one ending with a question mark, else the
     last one) and where it starts: a time named elsewhere belongs to what the person tells
     on the way ("昨晚看的那个设计方案 … 主要内容是什么？")."""
-    at, sentences = 0, []
-    for piece in _SENTENCE_END.split(text):
-        if piece.strip():
-            sentences.append((piece, at))
-        at += len(piece)
+    sentences, at = [], 0
+    for end in [m.end() for m in _SENTENCE_END.compiled.finditer(text)] + [len(text)]:
+        if text[at:end].strip():
+            sentences.append((text[at:end], at))
+        at = end
     if len(sentences) < 2:
         return text, 0
     asking = [s for s in sentences if s[0].rstrip().endswith(("?", "？"))]
@@ -227,14 +241,18 @@ def find(text: str) -> tuple[Anchor, tuple[int, int]] | None:
 
 
 def _find(text: str) -> tuple[Anchor, tuple[int, int]] | None:
-    if not text or _FUTURE.search(text):
+    if not text or (any(k in text for k in _FUTURE_KEYS) and _FUTURE.search(text)):
         return None
-    past = _PAST.search(text) is not None
+    past: bool | None = None
     found: Anchor | None = None
     where = (0, 0)
     taken: list[tuple[int, int]] = []
-    for name, pattern in _PATTERNS:
-        for m in pattern.finditer(text):
+    for name, keys, pattern in _PATTERNS:
+        if not any(k in text for k in keys):
+            continue
+        for m in pattern.compiled.finditer(text):
+            if past is None:
+                past = _PAST.search(text) is not None
             start, end = m.span()
             if any(start < b and a < end for a, b in taken):
                 continue  # part of a time already read ("october 13, 2023" is not also "in 2023")
@@ -256,9 +274,9 @@ def read(text: str) -> Anchor | None:
 
 # A question asking what happened at a time, besides the time: "what did I do", "what did we
 # work on", "anything we decided", "recap", 做了什么, 干了啥.
-_ASKS = re.compile(r"\b(?:what|which|anything|recap|summar\w*|remind|tell\s+me)\b|\?|什么|啥|哪些|吗|呢|？")
+_ASKS = lazy(r"\b(?:what|which|anything|recap|summar\w*|remind|tell\s+me)\b|\?|什么|啥|哪些|吗|呢|？")
 # Asking back over what was done, in any tense: "have been working", "recap", "up to".
-_REVIEW = re.compile(r"\b(?:been|recap|summar\w*|up\s+to)\b")
+_REVIEW = lazy(r"\b(?:been|recap|summar\w*|up\s+to)\b")
 # The features of words that only say something was done ("work on", "happen", 聊, 忙): with
 # nothing else, the question is about everything done at that time.
 ACTIVITY = frozenset(
@@ -269,16 +287,19 @@ ACTIVITY = frozenset(
 
 def read_window(text: str) -> tuple[Anchor, bool]:
     """The time ``text`` (lowercase) names, or ``()``, and whether it asks only what happened
-    then: a question of the past (or of what is recent) naming nothing but the time and
-    words of doing ("what did I do yesterday?", "what have we been working on lately?",
-    上周我们干了啥？; not "what should I do today?", which asks for a plan). The words of
+    then: a question naming nothing but the time and words of doing ("what did I do
+    yesterday?", "what have we been working on lately?", 上周我们干了啥？; not "what should I
+    do today?", which asks for a plan). The words of
     the time stay in the query: a claim may state the date ("we went camping in June")."""
     hit = find(text)
     if hit is None:
         return (), False
     anchor, (start, end) = hit
     rest = text[:start] + " " + text[end:]
-    if not _ASKS.search(rest) or not (anchor[0] in ("since", "recent") or _PAST.search(rest) or _REVIEW.search(rest)):
+    # A time holding today asks about what happened only in a question of the past ("what
+    # did we do today?", not "what should I do today?"); an earlier one always does.
+    today = anchor[0] in ("day", "week", "weekend", "month", "year") and anchor[1] == 0
+    if not _ASKS.search(rest) or (today and not (_PAST.search(rest) or _REVIEW.search(rest))):
         return anchor, False
     # Imported here: query_features imports nothing of this module, and most texts name no time.
     from memory_core.text.query_features import query_terms
