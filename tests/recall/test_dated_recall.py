@@ -42,9 +42,7 @@ def test_only_a_time_is_answered_by_the_claims_of_that_time(add, reader) -> None
     # newest first, and nothing of another day
     assert ids(result) == [claims["late"].id, claims["early"].id]
     assert ids(recall(reader.conn, "我昨天做了什么？", now=NOW)) == [claims["late"].id, claims["early"].id]
-    assert ids(recall(reader.conn, "remind me what we did the day before yesterday", now=NOW)) == [
-        claims["before"].id
-    ]
+    assert ids(recall(reader.conn, "remind me what we did the day before yesterday", now=NOW)) == [claims["before"].id]
     assert ids(recall(reader.conn, "what did we do today?", now=NOW)) == [claims["today"].id]
     # the digest holds them, with their dates
     assert "stale session cookie" in result.digest
