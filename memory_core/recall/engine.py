@@ -179,10 +179,10 @@ def _dated_only(conn: DbConn, plan: QueryPlan, *, now: float, limit: int, force:
     candidates = list(chosen)
     if force is not None and all(c.doc.memory_id != force for c in chosen):
         doc = read_docs(conn, [force]).get(force)
-        if doc is not None:
-            reason = "over_limit" if dated.within(doc, bounds) else "outside_window"
-            candidates.append(_chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False))
-            candidates[-1].excluded = reason
+        if doc is not None:  # judged only because explain named it: aged as the others, not chosen
+            forced = _chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False)
+            forced.excluded = "over_limit" if dated.within(doc, bounds) else "outside_window"
+            candidates.append(forced)
     return Outcome(candidates, chosen, read_headers(conn, ()).total, matched, len(docs), False, None)
 
 

@@ -12,8 +12,8 @@ only in a question that speaks of the past (did, was, -ed, 了, 过): "what's du
 Monday?" asks about no day a claim was made on. A text naming two different times names
 none (two events, :mod:`memory_core.text.grammar`, are asked one by one).
 
-Imports only ``re``, ``time`` and :mod:`memory_core.lazy_pattern` (it is on the per-turn
-hook's path): each pattern is compiled the first time a text holds what its matches hold.
+On the per-turn hook's path, it loads nothing the path does not already load, and each
+pattern is compiled the first time a text holds what its matches hold.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import re
 import time
 
 from memory_core.lazy_pattern import LazyPattern, lazy
+from memory_core.text.query_features import query_terms
 
 DAY = 86_400.0
 # What each unit of "N units ago" counts, in seconds.
@@ -301,9 +302,6 @@ def read_window(text: str) -> tuple[Anchor, bool]:
     today = anchor[0] in ("day", "week", "weekend", "month", "year") and anchor[1] == 0
     if not _ASKS.search(rest) or (today and not (_PAST.search(rest) or _REVIEW.search(rest))):
         return anchor, False
-    # Imported here: query_features imports nothing of this module, and most texts name no time.
-    from memory_core.text.query_features import query_terms
-
     return anchor, all(t.feature in ACTIVITY for t in query_terms(rest))
 
 

@@ -81,9 +81,14 @@ def test_a_distance_from_now_prefers_the_claims_nearest_it(add, reader) -> None:
     assert ids(recall(reader.conn, "两个月前我在做什么？", now=NOW))[0] == near.id
 
 
-def test_a_subject_at_a_time_gets_the_claim_of_that_time(add, reader) -> None:
+def cache_decisions(add):
+    """The same decision taken a month ago and yesterday; the newer one is returned."""
     add("Decided to cache the product pages in Redis for an hour.", at=at(30))
-    recent = add("Decided to cache the product pages in Redis for five minutes only.", at=at(1))
+    return add("Decided to cache the product pages in Redis for five minutes only.", at=at(1))
+
+
+def test_a_subject_at_a_time_gets_the_claim_of_that_time(add, reader) -> None:
+    recent = cache_decisions(add)
     question = "what did we decide about caching the product pages yesterday?"
     assert ids(recall(reader.conn, question, now=NOW)) == [recent.id]
     # without the time both answer
@@ -161,8 +166,7 @@ def test_explain_says_what_the_time_did(add, reader) -> None:
 
 
 def test_a_follow_up_asks_the_same_subject_at_another_time(add, reader) -> None:
-    add("Decided to cache the product pages in Redis for an hour.", at=at(30))
-    recent = add("Decided to cache the product pages in Redis for five minutes only.", at=at(1))
+    recent = cache_decisions(add)
     result = recall(
         reader.conn, "and yesterday?", context=["what did we decide about caching the product pages?"], now=NOW
     )
