@@ -210,6 +210,12 @@ CHINESE_ASKING: dict[str, str] = {
     # A name asked without the word 名字: "我舅舅叫什么来着？"
     "叫什么": "~name",
     "叫啥": "~name",
+    # An occupation asked without the word 工作/职业: "我叔叔是干啥的？"
+    "做什么的": "~job",
+    "干什么的": "~job",
+    "做啥的": "~job",
+    "干啥的": "~job",
+    "干嘛的": "~job",
     # A clock time or a date asked without the word 时间/日期: "几点关门", "哪年买的"
     "几点": "~time",
     "几点钟": "~time",

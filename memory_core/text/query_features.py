@@ -298,7 +298,8 @@ def _asked_values(terms: list[Term], text: str) -> list[Term]:
     stating a colour or an amount answers it without the attribute's word. Read on each
     clause of the whole question as written (framing such as "how much" is already gone from
     the asking part) and without its recall framing ("do you remember the SQLite port?")."""
-    concepts = [t for t in terms if t.kind == CONCEPT and t.attribute and t.feature in VALUE_CLASSES]
+    # (Every concept with a class is an attribute but the job, a subject of its own too.)
+    concepts = [t for t in terms if t.kind == CONCEPT and t.feature in VALUE_CLASSES]
     if not concepts:
         return terms
     # Only the clause that names the attribute: "cut the cost of the build. How much time
@@ -323,7 +324,7 @@ def _asked_values(terms: list[Term], text: str) -> list[Term]:
         fresh += 1
         unit = 1 + max(t.unit for t in out)
         out = [t._replace(group=group) if t.unit == term.unit else t for t in out]
-        out.append(Term(value, unit, CONCEPT, attribute=True, group=group))
+        out.append(Term(value, unit, CONCEPT, attribute=term.attribute, group=group))
     return out
 
 

@@ -93,6 +93,56 @@ _WHEN_ASKED = re.compile(
     rf"|{_what_is('(?:dates?|' + _TIME_NOUN + ')')}"
 )
 
+# An occupation stated without the word for it: the Chinese "是做/干 X 的" ("是做医生的",
+# "是干建筑工人的"), or a being, working or serving as one of the language's occupation nouns,
+# its suffixes of trade (-师, -员, 工人) or its common titles ("是厨师长", "当了老师",
+# "在医院当护士"); English "works as a …", "a job as a …", or "is a (…) nurse". A member
+# (会员, 成员, 队员) or an expert (高手) is no occupation.
+_TRADES_ZH = (
+    "(?:[\u4e00-\u9fff]{0,5}(?:师|(?<![会成队党社学团演])员|工人)"
+    "|医生|护士|警察|民警|司机|会计|经理|主管|总监|主任|秘书|编辑|记者|教授|律师|老板|农民|军人|保安|导游|翻译|"
+    "模特|歌手|主播|厨师长|店长|校长|院长|科长|处长|局长|部长|行长|董事长|总裁|作家|画家|科学家|音乐家|艺术家|"
+    "企业家|个体户|自由职业者|创业者|快递小哥|外卖小哥|骑手|保姆|木匠|电工|焊工|技工|学生)"
+)
+_JOB_HELD = re.compile(
+    "是(?:做|干)(?!什么|啥|嘛|了|过|得|完|好)[\u4e00-\u9fffa-z]{1,8}?的"
+    "|(?:是|当|当了|做|做了|担任|成为|成了|干)(?:一名|一位|一个|个|名|位)?"
+    rf"{_TRADES_ZH}(?=[,.!?;:，。！？；：、\s]|$|的|了|呢|啊|呀|吧)"
+    r"|\b(?:works?|worked|working)\s+as\s+(?:an?|the)\s+[a-z]"
+    r"|\b(?:jobs?|career|position|role)\s+as\s+(?:an?\s+|the\s+)?[a-z]"
+    r"|\b(?:is|am|was|i'm|he's|she's)\s+an?\s+(?:[a-z-]+\s+){0,2}?"
+    r"(?:engineer|developer|programmer|teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|accountant|"
+    r"chef|cook|driver|pilot|firefighter|officer|scientist|researcher|analyst|designer|architect|manager|"
+    r"consultant|writer|journalist|editor|artist|musician|photographer|pharmacist|therapist|psychologist|"
+    r"professor|lecturer|librarian|electrician|plumber|carpenter|mechanic|technician|farmer|waiter|waitress|"
+    r"barista|cashier|clerk|salesperson|realtor|banker|economist|veterinarian|paramedic|soldier|"
+    r"bartender|baker|tailor|hairdresser|secretary|receptionist|translator|tutor|coach)s?\b"
+)
+_JOB_ASKED = re.compile(
+    "(?:做|干|从事)(?:的是)?(?:什么|啥|哪种|哪一种|哪个|哪一个)(?:样的)?(?:工作|职业|职位|行业|岗位)"
+    "|(?:什么|啥|哪种)(?:工作|职业|职位|岗位)|(?:工作|职业|职位|岗位)(?:是|为)?(?:什么|啥|哪)"
+    "|(?:做|干)(?:什么|啥|嘛)的"
+    # a person's job, not a program's ("what is the cleanup job?")
+    r"|\bwhat(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:(?:my|his|her|their|your|our)\s+(?:[a-z-]+'s\s+)?|[a-z-]+'s\s+)"
+    r"(?:(?:current|new|old|first|last|previous)\s+)?(?:jobs?|occupations?|professions?|careers?)\b"
+)
+# A level of schooling stated without the word for it: "上的是专科", "就念到高中", "是个博士",
+# "本科毕业"; English degree names ("a master's in …", "PhD"). A level alone ("高中同学",
+# "初中的时候") is no statement of one's schooling.
+_LEVELS_ZH = "(?:小学|初中|高中|中专|职高|技校|大专|专科|本科|学士|硕士|研究生|博士)"
+_EDUCATION_HELD = re.compile(
+    "(?:是|上的是|读的是|念的是|上的|读的|念的|念到|读到|上到|只上到|只有|拿到了?|获得了?|考上了?|在读)"
+    f"(?:个|一个|名|位)?{_LEVELS_ZH}(?:学历|毕业|文凭|学位|生)?"
+    r"(?=[,.!?;:，。！？；：、\s]|$|的|了|呢|啊|呀|吧|学历|毕业|文凭|学位)"
+    f"|{_LEVELS_ZH}(?:学历|毕业|文凭|学位)"
+    r"|\b(?:bachelor'?s|master'?s|ph\.?d\.?|doctorate|mba|associate'?s\s+degree|high\s+school\s+diploma)(?![a-z])"
+)
+_EDUCATION_ASKED = re.compile(
+    "(?:什么|啥|哪种|多高的?)学历|学历(?:是|为)?(?:什么|啥|怎么样|如何|多高|高不高)"
+    "|(?:哪个|哪所|什么|啥)(?:学校|大学|院校)毕业|毕业于(?:哪|什么)|(?:什么|啥)学位|学位(?:是|为)?(?:什么|啥)"
+    rf"|{_what_is('(?:degrees?|education)')}|\bhighest\s+degree\b"
+)
+
 # attribute concept -> (its value class feature, a claim holding a value, a question asking one)
 VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     "~color": (
@@ -168,6 +218,8 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
             rf"|{_what_is('names?')}|\bname\s+of\b"
         ),
     ),
+    "~job": ("=job", _JOB_HELD, _JOB_ASKED),
+    "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",

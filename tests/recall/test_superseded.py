@@ -51,7 +51,7 @@ def test_a_question_asking_what_holds_now(text: str, current: bool) -> None:
 
 
 def test_current_is_time_said_relative_to_now_not_a_subject() -> None:
-    assert [t.feature for t in query_terms("What is my current job?")] == ["~job"]
+    assert [t.feature for t in query_terms("What is my current job?")] == ["~job", "=job"]
     # … but not inside an identifier or a flag
     assert "current-user" in [t.feature for t in query_terms("what does the current-user endpoint return?")]
     assert "show-current" in [t.feature for t in query_terms("what does git branch --show-current print?")]

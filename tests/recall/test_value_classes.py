@@ -58,6 +58,23 @@ from tests.support.times import NOW
         ("买了一块手表和两块蛋糕，我们一块去。切成两块，一块。", []),
         ("这台机器有8块 SSD，第3块，数组第2块", []),
         ("bluetooth and redis", []),  # whole words only
+        # An occupation stated without the word for it
+        ("我的上司是干建筑工人的。", ["=job"]),
+        ("我叔叔是厨师长。", ["=job"]),
+        ("我妈妈在医院当护士。", ["=job"]),
+        ("我表姐她是快递员。", ["=job"]),
+        ("She is a registered nurse.", ["=job"]),
+        ("My brother works as a firefighter in Boston.", ["=job"]),
+        ("我是健身房的会员，他是我们队的队员", []),  # members, not trades
+        ("这个菜是做了很久的，我是高手", []),
+        ("I am a member of the gym and a fan of the team", []),
+        # A level of schooling stated without the word for it
+        ("我的表姐上的是专科。", ["=education"]),
+        ("我的同事就念到高中。", ["=education"]),
+        ("我同事学历挺高的，是个博士。", ["=education"]),
+        ("我上司就专科毕业的。", ["=education"]),
+        ("I have a master's in economics.", ["=education"]),
+        ("我高中同学来了，初中的时候我们很熟", []),  # a level alone is no one's schooling
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
@@ -113,6 +130,17 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~name", "what is the name of the cleanup script?", "=name"),
         ("~time", "what time complexity does the merge sort have?", None),
         ("~time", "what time zone is the prod server in?", None),
+        ("~job", "我上司是做什么工作的呢？", "=job"),
+        ("~job", "我叔叔是干啥的呀？", "=job"),
+        ("~job", "我的下属是什么职位？", "=job"),
+        ("~job", "what is my brother's job?", "=job"),
+        ("~job", "what's Caroline's occupation?", "=job"),
+        ("~job", "what is the cleanup job?", None),  # a program's job, not a person's
+        ("~job", "我上司上班的地方是哪里呢？", None),  # asks where, not what work
+        ("~education", "我表姐是啥学历来着？", "=education"),
+        ("~education", "同事是哪个学校毕业的啊？", "=education"),
+        ("~education", "what degree does my sister have?", "=education"),
+        ("~education", "我表姐什么时候毕业的？", None),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -475,3 +503,35 @@ def test_the_classes_read_hostile_runs_once() -> None:
     # a character (the port class took seconds on 20,000 such characters).
     for run in ("a1-" * 30_000, "v1." * 30_000, "db.a" * 20_000 + ":5432", "1" * 30_000 + "多", "三" * 30_000 + "块x"):
         assert held_values(run, run) in ([], ["=port"])
+    for run in ("是做" * 20_000, "是个" * 20_000 + "师", "is a " * 20_000, "上的是" * 15_000, "工程" * 20_000):
+        held_values(run, run)  # each bounded: no pattern backtracks over the run
+
+
+def test_an_occupation_or_schooling_answers_without_its_word(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "我叔叔的老家在江苏苏州。",
+            "我叔叔的单位叫南京食神阁餐饮店。",
+            "我叔叔是厨师长。",
+            "我叔叔上的是专科。",
+            "我表哥是做销售的。",
+        )
+    ]
+    # Five claims about the uncle tied on his name alone: the one stating a trade answers
+    # "what does he do", the one stating a level of schooling "what schooling".
+    assert [c.memory_id for c in recall(reader.conn, "我叔叔是做什么工作的呢？", now=NOW).claims] == [claims[2].id]
+    assert [c.memory_id for c in recall(reader.conn, "我叔叔是干啥的？", now=NOW).claims] == [claims[2].id]
+    assert [c.memory_id for c in recall(reader.conn, "我叔叔是什么学历？", now=NOW).claims] == [claims[3].id]
+    # Another person's trade answers nobody's question about the uncle's.
+    assert claims[4].id not in {c.memory_id for c in recall(reader.conn, "我叔叔是干啥的？", now=NOW).claims}
+
+
+def test_an_english_occupation_answers_whose_job_it_is(add, reader) -> None:
+    jake = add("My brother Jake works as a firefighter in Boston.")
+    add("My sister lives in Denver and loves skiing.")
+    add("The nightly cleanup job deletes old logs.")
+    assert [c.memory_id for c in recall(reader.conn, "what is my brother's job?", now=NOW).claims] == [jake.id]
+    # A program's job is no person's: the occupation class is not asked.
+    found = recall(reader.conn, "what does the cleanup job do?", now=NOW).claims
+    assert jake.id not in {c.memory_id for c in found}

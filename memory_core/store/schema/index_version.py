@@ -6,7 +6,7 @@ from __future__ import annotations
 from memory_core.store.engines.dbapi import DbConn
 
 # Bump when the features a text yields change; stores rebuild their index once on open.
-INDEX_VERSION = 10  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
+INDEX_VERSION = 11  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
 # 4: personal-detail concepts (age, height, education ...) and more Chinese filler
 # 5: value classes beside a value that states an attribute (a colour, an amount of money)
 # 6: ports after a host and e-mail addresses as value classes, stricter money and colours
@@ -15,6 +15,7 @@ INDEX_VERSION = 10  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokeniz
 # 8: an amount in 块 before no noun it counts is money (=cost)
 # 9: Chinese words holding a particle's or a pronoun's character kept whole (吉他, 跟踪, 酒吧)
 # 10: an English word in -ship is its base's (membership: member) when the base has 5 letters or more
+# 11: an occupation (=job) and a level of schooling (=education) beside the value that states one
 
 
 def index_version(conn: DbConn) -> int | None:
