@@ -87,7 +87,7 @@ def stated_before(content: str, features: frozenset[str]) -> str:
     cut = len(text)
     for feature in sorted(features):
         if is_value_class(feature):
-            patterns = [held for value, held, _asked in VALUE_CLASSES.values() if value == feature]
+            patterns = [held.compiled for value, held, _asked in VALUE_CLASSES.values() if value == feature]
         elif feature in BY_FEATURE:
             patterns = [concept_forms(feature)]
         else:

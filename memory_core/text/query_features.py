@@ -18,7 +18,7 @@ from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.text.grammar import ASKED, AUXILIARY, CONJUNCTION, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
-from memory_core.text.value_classes import VALUE_CLASSES, asked_value
+from memory_core.text.value_classes import VALUE_CLASSES, asked_by_phrase, asked_value
 from memory_core.text.vocabulary import QUERY_FILLER
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -208,6 +208,7 @@ def query_terms(text: str) -> list[Term]:
         unit_id += 1
     if groups:
         terms = [t._replace(group=groups.get(t.unit, 0)) for t in terms]
+    terms = _asked_by_phrase(terms, text)
     return _asked_values(_completed_attributes(_counted_kinds(_counted_words(terms, text), text), asking), text)
 
 
@@ -292,6 +293,19 @@ def _counted_kinds(terms: list[Term], text: str) -> list[Term]:
 _CLAUSE_END = re.compile(r"(?<=[.?!;])(?=\s|$)|(?<=[\n。？！；])")
 
 
+def _asked_by_phrase(terms: list[Term], text: str) -> list[Term]:
+    """An attribute English asks by a phrase alone ("*how old* is my cousin?") joins the query as
+    its concept, as if its word were there (its phrase is framing the asking part leaves out)."""
+    asked = [c for c in asked_by_phrase(normalize(text)) if not any(t.feature == c for t in terms)]
+    if not asked:
+        return terms
+    unit = 1 + max((t.unit for t in terms), default=-1)
+    out = list(terms)
+    for n, concept in enumerate(asked):
+        out.append(Term(concept, unit + n, CONCEPT, attribute=BY_FEATURE[concept].attribute))
+    return out
+
+
 def _asked_values(terms: list[Term], text: str) -> list[Term]:
     """An attribute whose value the question asks for ("什么颜色", "how much did it cost")
     gets its value class (:mod:`memory_core.text.value_classes`) as an alternative: a claim
@@ -314,7 +328,10 @@ def _asked_values(terms: list[Term], text: str) -> list[Term]:
                 for clause in clauses
                 if (found := asked_value(term.feature, clause) or asked_value(term.feature, query_text(clause).strip()))
                 is not None
-                and any(f == term.feature for unit in split_units(clause, expand=False) for f, _ in unit)
+                and (
+                    any(f == term.feature for unit in split_units(clause, expand=False) for f, _ in unit)
+                    or term.feature in asked_by_phrase(clause)
+                )
             ),
             None,
         )

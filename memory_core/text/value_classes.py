@@ -21,7 +21,7 @@ amount with a currency sign or unit. Changing them changes what the index holds:
 
 from __future__ import annotations
 
-import re
+from memory_core.lazy_pattern import LazyPattern, lazy
 
 _AMOUNT_ZH = "[0-9零一二两三四五六七八九十百千万亿]"
 # A file's extension before ":<line>" (app.py:120): a source location, not a host and port.
@@ -60,7 +60,7 @@ _WEEKDAY = (
     "(?:(?:上上|下下|上|下|这|本)(?:周|星期|礼拜)|(?<![每一二三四五六七八九十几两])(?:周|星期|礼拜))"
     "[一二三四五六日天](?![次遍回个])"
 )
-_WHEN_HELD = re.compile(
+_WHEN_HELD = lazy(
     # a clock time: a time of day before it, or 钟/半/分 after it ("10点半"; not "有3点需要注意",
     # "给了10点经验", "九十点五分")
     rf"(?:早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨|半夜){_HOUR}点"
@@ -85,7 +85,7 @@ _WHEN_HELD = re.compile(
 )
 # "time complexity", "time zone": no time of day
 _TIME_NOUN = r"times?(?!\s+(?:complexity|zones?|series|frames?|limits?|windows?|stamps?|outs?|box(?:es)?))"
-_WHEN_ASKED = re.compile(
+_WHEN_ASKED = lazy(
     "几点|(?:哪|哪一)(?:年|天)|几月几[号日]|什么时候|啥时候|何时|(?:时间|日期)(?:是|为)?(?:什么|啥|几点|哪天|多少)"
     # which of two opens, starts or ends earlier or later: a comparison of their times
     "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|较|比较)(?:早|晚)"
@@ -104,7 +104,7 @@ _TRADES_ZH = (
     "模特|歌手|主播|厨师长|店长|校长|院长|科长|处长|局长|部长|行长|董事长|总裁|作家|画家|科学家|音乐家|艺术家|"
     "企业家|个体户|自由职业者|创业者|快递小哥|外卖小哥|骑手|保姆|木匠|电工|焊工|技工|学生)"
 )
-_JOB_HELD = re.compile(
+_JOB_HELD = lazy(
     "是(?:做|干)(?!什么|啥|嘛|了|过|得|完|好)[\u4e00-\u9fffa-z]{1,8}?的"
     "|(?:是|当|当了|做|做了|担任|成为|成了|干)(?:一名|一位|一个|个|名|位)?"
     rf"{_TRADES_ZH}(?=[,.!?;:，。！？；：、\s]|$|的|了|呢|啊|呀|吧)"
@@ -118,49 +118,75 @@ _JOB_HELD = re.compile(
     r"barista|cashier|clerk|salesperson|realtor|banker|economist|veterinarian|paramedic|soldier|"
     r"bartender|baker|tailor|hairdresser|secretary|receptionist|translator|tutor|coach)s?\b"
 )
-_JOB_ASKED = re.compile(
+_JOB_ASKED = lazy(
     "(?:做|干|从事)(?:的是)?(?:什么|啥|哪种|哪一种|哪个|哪一个)(?:样的)?(?:工作|职业|职位|行业|岗位)"
     "|(?:什么|啥|哪种)(?:工作|职业|职位|岗位)|(?:工作|职业|职位|岗位)(?:是|为)?(?:什么|啥|哪)"
     "|(?:做|干)(?:什么|啥|嘛)的"
     # a person's job, not a program's ("what is the cleanup job?")
     r"|\bwhat(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:(?:my|his|her|their|your|our)\s+(?:[a-z-]+'s\s+)?|[a-z-]+'s\s+)"
     r"(?:(?:current|new|old|first|last|previous)\s+)?(?:jobs?|occupations?|professions?|careers?)\b"
+    r"|\bfor\s+a\s+living\b|\bline\s+of\s+work\b"
 )
 # A level of schooling stated without the word for it: "上的是专科", "就念到高中", "是个博士",
 # "本科毕业"; English degree names ("a master's in …", "PhD"). A level alone ("高中同学",
 # "初中的时候") is no statement of one's schooling.
 _LEVELS_ZH = "(?:小学|初中|高中|中专|职高|技校|大专|专科|本科|学士|硕士|研究生|博士)"
-_EDUCATION_HELD = re.compile(
+_EDUCATION_HELD = lazy(
     "(?:是|上的是|读的是|念的是|上的|读的|念的|念到|读到|上到|只上到|只有|拿到了?|获得了?|考上了?|在读)"
     f"(?:个|一个|名|位)?{_LEVELS_ZH}(?:学历|毕业|文凭|学位|生)?"
     r"(?=[,.!?;:，。！？；：、\s]|$|的|了|呢|啊|呀|吧|学历|毕业|文凭|学位)"
     f"|{_LEVELS_ZH}(?:学历|毕业|文凭|学位)"
     r"|\b(?:bachelor'?s|master'?s|ph\.?d\.?|doctorate|mba|associate'?s\s+degree|high\s+school\s+diploma)(?![a-z])"
 )
-_EDUCATION_ASKED = re.compile(
+_EDUCATION_ASKED = lazy(
     "(?:什么|啥|哪种|多高的?)学历|学历(?:是|为)?(?:什么|啥|怎么样|如何|多高|高不高)"
     "|(?:哪个|哪所|什么|啥)(?:学校|大学|院校)毕业|毕业于(?:哪|什么)|(?:什么|啥)学位|学位(?:是|为)?(?:什么|啥)"
     rf"|{_what_is('(?:degrees?|education)')}|\bhighest\s+degree\b"
 )
 
+# An age stated in English: "34 years old", "a 7-year-old", "she turned 40", "I'm 29." ("age"
+# itself is the concept's word; Chinese states an age with 岁, a form of the concept too).
+_AGE_HELD = lazy(
+    r"\b[0-9]{1,3}[\s-]*(?:years?|yrs?)[\s-]*old\b"
+    r"|\bturn(?:ed|s|ing)?\s+[0-9]{1,3}\b(?!\s*(?:%|percent|minutes?|hours?|days?|weeks?|months?|times?|degrees?))"
+    r"|\b(?:i'm|i\s+am|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+[0-9]{1,2}(?=\s*(?:[,.!;]|$|now\b|this\b))"
+)
+_AGE_ASKED = lazy(rf"\bhow\s+old\b|{_what_is('ages?')}")
+
+# English asks some attributes by a phrase holding no word of them: "how old is my cousin?"
+# the age, "what does my brother do for a living?" the job (Chinese ones are words of the
+# query's dictionary, :data:`memory_core.text.concepts.CHINESE_ASKING`). Query side only.
+ENGLISH_ASKING: tuple[tuple[str, LazyPattern], ...] = (
+    ("~age", lazy(r"\bhow\s+old\b")),
+    ("~job", lazy(r"\bfor\s+a\s+living\b|\bline\s+of\s+work\b")),
+)
+
+
+def asked_by_phrase(text: str) -> list[str]:
+    """The attribute concepts normalized English ``text`` asks by a phrase alone."""
+    if "old" not in text and "living" not in text and "work" not in text:
+        return []
+    return [concept for concept, phrase in ENGLISH_ASKING if phrase.search(text) is not None]
+
+
 # attribute concept -> (its value class feature, a claim holding a value, a question asking one)
-VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
+VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~color": (
         "=color",
-        re.compile(
+        lazy(
             "[红橙黄绿青蓝紫粉棕褐黑白灰银金]色"
             # not one part of a compound or a path: red-black, blue-green, /srv/red, node-red
             r"|(?<![-/])\b(?:red|orange|yellow|green|blue|purple|violet|pink|brown|black|white|gr[ae]y|silver|beige|"
             r"navy|turquoise|maroon)\b(?![-/])"
         ),
-        re.compile(
+        lazy(
             "(?:什么|啥|哪种|哪个|哪一种|什么样的?)颜色|颜色(?:是|为)?(?:什么|啥|哪)"
             rf"|{_what_is('colou?rs?')}"
         ),
     ),
     "~cost": (
         "=cost",
-        re.compile(
+        lazy(
             # "$1" is a shell's or awk's argument far more often than a price: a dollar amount
             # has two digits or a decimal part. 元 of 元组, 元素, 二元运算 … is no money.
             r"[¥€£]\s?[0-9]|\$\s?(?:[0-9]{2,}|[0-9][.,][0-9])"
@@ -172,7 +198,7 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
             r"(?=[,.;:!?，。；：！？、)）]|\s(?![a-z0-9])|$|左右|的)"
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
         ),
-        re.compile(
+        lazy(
             "多少钱|多少块钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
             # which of two is cheaper or dearer: a comparison of their prices
             "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|比较)?(?:贵|便宜)"
@@ -186,7 +212,7 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     # something else ("postgres:15" an image tag, "TODO:1234", "pid:4567").
     "~port": (
         "=port",
-        re.compile(
+        lazy(
             r"(?:\blocalhost|\b(?:[0-9]{1,3}\.){3}[0-9]{1,3}|\[[0-9a-f:]+\]|://[a-z0-9.-]+"
             # (a dotted name begun only where its run begins: one try a run, not one a character)
             rf"|(?<![a-z0-9.-])[a-z][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?!{_SOURCE_EXTENSIONS}:)[a-z][a-z0-9-]*)"
@@ -194,7 +220,7 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
             r"|(?:^|[\s(])-p\s+[0-9]{2,5}:[0-9]{2,5}\b"
             r"|(?:^|[\s(]):[0-9]{2,5}(?![\w:-]|\.\w)"
         ),
-        re.compile(f"{_what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
+        lazy(f"{_what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
     ),
     # A time of day or a date: "晚上七点", "10:30", "2022年5月", "11月3日", "下周三",
     # "2024-04-17", "7 pm", "May 7". A lone "一点"/"两点" is "a little"/"two points" and
@@ -208,26 +234,25 @@ VALUE_CLASSES: dict[str, tuple[str, re.Pattern[str], re.Pattern[str]]] = {
     # Biscuit", "called Ruff" is read on the text as written (:data:`_WRITTEN_NAME`).
     "~name": (
         "=name",
-        re.compile(
+        lazy(
             "(?<![被尖大喊吼惊鸣乱在])叫(?:做)?"
             "(?![停价卖苦醒好喊嚷骂车号来起住过回去出声人我你他她它们的了着啊]|上(?!海)|外卖|服务员|救护|医生|警察)"
             "\\s*(?:[\\u4e00-\\u9fff]{2,12}|[a-z][\\w.-]*)(?=[\\s,.!?;:，。！？；：、)）]|$)"
         ),
-        re.compile(
+        lazy(
             "什么名字|啥名字|名字(?:是|叫)?(?:什么|啥)|叫什么|叫啥|姓名(?:是)?(?:什么|啥)"
             rf"|{_what_is('names?')}|\bname\s+of\b"
         ),
     ),
     "~job": ("=job", _JOB_HELD, _JOB_ASKED),
+    "~age": ("=age", _AGE_HELD, _AGE_ASKED),
     "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",
         # (begun only where a run of such characters begins: one try a run, not one a character)
-        re.compile(r"(?<![a-z0-9._%+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9.-]*[:/])"),
-        re.compile(
-            f"{_what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"
-        ),
+        lazy(r"(?<![a-z0-9._%+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9.-]*[:/])"),
+        lazy(f"{_what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"),
     ),
 }
 
@@ -247,7 +272,7 @@ _RELATIONS = (
     "daughter)|partner|girlfriend|boyfriend|fianc[eé]e?|neighbou?r|roommate|flatmate|housemate|teacher|doctor|dentist|"
     "therapist|coach|mentor|landlord|landlady|dog|cat|puppy|kitten|pet|horse|parrot|rabbit|hamster"
 )
-_WRITTEN_NAME = re.compile(
+_WRITTEN_NAME = lazy(
     rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Tt]wo|[Tt]hree|[Ff]our)\s+"
     r"(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?"
     rf"(?:{_RELATIONS})s?\s*,?\s+(?!I\b)[A-Z][a-z]+"

@@ -104,6 +104,8 @@ _FRAMING_PATTERNS = (
     r"\b(?:which|what|who)\s+(?:one\s+)?(?:came|comes|happened|happens|was|were|is)\s+(?:first|earlier|last)\b",
     # "How long/many/old ...": the answer states a number, never the adjective.
     r"\bhow\s+(?:long|many|much|often|old|far|big|tall|large|soon)\b",
+    # "… do for a living?": asks the job (memory_core.text.value_classes.ENGLISH_ASKING)
+    r"\bfor\s+a\s+living\b",
     r"\b(?:what|which)\s+(?:kinds?|types?|sorts?)\s+of\b",
     r"\bdo\s+you\s+have\s+(?:any\s+)?(?:notes?|memories|memory)\s+(?:of|on|about)\b",
     # "先买的电脑还是先去看的牙医？": which of two came first
@@ -146,6 +148,7 @@ FRAMING_WORDS = (
     "type",
     "sort",
     "have",
+    "living",
 )
 
 # An aspectual verb before the act it begins or ends, in a question of time ("when did I

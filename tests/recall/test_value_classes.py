@@ -75,6 +75,12 @@ from tests.support.times import NOW
         ("我上司就专科毕业的。", ["=education"]),
         ("I have a master's in economics.", ["=education"]),
         ("我高中同学来了，初中的时候我们很熟", []),  # a level alone is no one's schooling
+        # An age stated in English
+        ("My cousin Mike is 34 years old.", ["=age", "=name"]),
+        ("my 7-year-old son loves trains", ["=age"]),
+        ("She turned 40 in May.", ["=age"]),
+        ("I'm 29, and I live in Denver.", ["=age"]),
+        ("turn 90 degrees; the timeout is 30; I'm 5 minutes late", []),
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
@@ -141,6 +147,9 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~education", "同事是哪个学校毕业的啊？", "=education"),
         ("~education", "what degree does my sister have?", "=education"),
         ("~education", "我表姐什么时候毕业的？", None),
+        ("~age", "how old is my cousin?", "=age"),
+        ("~age", "what is my sister's age?", "=age"),
+        ("~job", "what does my brother do for a living?", "=job"),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -535,3 +544,16 @@ def test_an_english_occupation_answers_whose_job_it_is(add, reader) -> None:
     # A program's job is no person's: the occupation class is not asked.
     found = recall(reader.conn, "what does the cleanup job do?", now=NOW).claims
     assert jake.id not in {c.memory_id for c in found}
+
+
+def test_english_asks_an_age_or_a_job_by_a_phrase_alone(add, reader) -> None:
+    age = add("My cousin Mike is 34 years old.")
+    add("My cousin Mike lives in Ohio with his two dogs.")
+    trade = add("My brother Jake works as a firefighter in Boston.")
+    add("My brother Jake loves hiking on weekends.")
+    # "how old" and "for a living" name no word of what they ask: the age and the job join
+    # the question, and a claim stating a value of them answers it.
+    assert [t.feature for t in query_terms("how old is my cousin?")] == ["cousin", "~age", "=age"]
+    assert [c.memory_id for c in recall(reader.conn, "how old is my cousin?", now=NOW).claims] == [age.id]
+    found = recall(reader.conn, "what does my brother do for a living?", now=NOW).claims
+    assert [c.memory_id for c in found] == [trade.id]
