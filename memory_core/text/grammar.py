@@ -179,6 +179,30 @@ def _question_roles(text: str, roles: dict[str, str]) -> None:
         sentence = sentence.strip()
         _wh_roles(sentence, roles)
         _copular_roles(sentence, roles)
+        _pronoun_verb(sentence, roles)
+
+
+# A wh-question's auxiliary before a subject pronoun: the word after the pronoun (past
+# adverbs) is its verb, whatever follows it ("how do I *take* my coffee?", "why did I *quit*
+# my job at Google?", "what did I *buy* for my mom's birthday?"); the wh-question pattern
+# reads the verb only where nothing but a preposition or one short phrase follows it.
+_PRONOUN_AUXILIARY = re.compile(
+    r"\b(?:what|which|where|when|how|why|who|whom)\b(?:\s+[a-z0-9'-]+){0,4}?\s+"
+    r"(?:do|does|did|can|could|should|would|will|shall|might|must|have|has|had)\s+"
+    r"(?:i|you|we|they|he|she)((?:\s+[a-z][a-z'-]*){1,3})"
+)
+
+
+_JOINING = frozenset(("and", "or", "&"))  # "how did he and julia meet?": a subject of two
+
+
+def _pronoun_verb(sentence: str, roles: dict[str, str]) -> None:
+    match = _PRONOUN_AUXILIARY.search(sentence)
+    if match is None:
+        return
+    act = next((w for w in match.group(1).split() if not _is_adverb(w)), None)
+    if act is not None and act not in _ARTICLES_AND_POSSESSIVES and act not in _PREPOSITIONS and act not in _JOINING:
+        roles.setdefault(act, VERB)
 
 
 def _wh_roles(sentence: str, roles: dict[str, str]) -> None:
