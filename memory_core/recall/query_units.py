@@ -110,14 +110,20 @@ def question_units(
     return tuple(units)
 
 
+# A locative particle follows its noun ("服务器上", "家里", "三天内", "饭后"): at a segment's
+# front the character is a word's first (上海, 下午, 中国, 内存, 外卖, 前端, 后端), not grammar.
+_LOCATIVES = frozenset("上下中里内外前后")
+
+
 def _core(group: list[Term]) -> tuple[Term, ...]:
-    """A unit's terms without the bigrams over a function character at a Chinese segment's edge."""
+    """A unit's terms without the bigrams over a function character at a Chinese segment's edge
+    (a locative only at its end)."""
     if len(group) < 2 or group[0].kind != "cjk":
         return tuple(group)
     core = list(group)
     if core[-1].feature[-1] in CHINESE_LONE_FILLER:
         core.pop()
-    if core and core[0].feature[0] in CHINESE_LONE_FILLER:
+    if core and core[0].feature[0] in CHINESE_LONE_FILLER and core[0].feature[0] not in _LOCATIVES:
         core.pop(0)
     return tuple(core) or tuple(group)
 

@@ -326,3 +326,10 @@ def test_the_verb_answers_beside_the_word_a_question_asks(add, reader) -> None:
     add("I adopted a rescue cat named Biscuit from the county shelter.", at=NOW - 45 * DAY)
     # "book" is the kind asked, not a subject: the answer names a book, not the word
     assert book.id in ids(recall(reader.conn, "What book am I reading right now?", now=NOW))
+
+
+def test_every_event_held_in_a_city_answers_how_many_were_held_there(add, reader) -> None:
+    held = [add(f"{name}的地点是上海。") for name in ("首席记者能力提升营", "阅读跑者盛宴", "趣跑购物节")]
+    add("城市定向赛的地点是杭州。")
+    found = recall(reader.conn, "有几个活动都是在上海举行的呀？", now=NOW).claims
+    assert {c.memory_id for c in found} == {m.id for m in held}

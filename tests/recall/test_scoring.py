@@ -153,6 +153,20 @@ def test_a_bigram_over_a_function_character_at_a_segment_edge_is_not_the_subject
     assert s.evaluate({"表妹": BODY, "~height": BODY}, 5).complete
 
 
+def test_a_locative_at_a_segments_front_is_a_words_first_character() -> None:
+    # "在上海举行": the segment is 上海举行 -> 上海, 海举, 举行. A locative follows its noun, so
+    # 上 at the front is the city's first character: 上海 counts, and a claim holding it alone
+    # ("…的地点是上海") matches the whole segment the store knows.
+    s = scorer("有几个活动都是在上海举行的呀？", {"活动": 1, "上海": 4})
+    place = next(u for u in s.focus_units if any(t.feature == "上海" for t in u.terms))
+    assert [t.feature for t in place.core] == ["上海", "海举", "举行"]
+    assert place.weight == s.weights["上海"]
+    # Other function characters at the front still are grammar: 去 of "去看眼科" (go and see).
+    go = scorer("我上次去看眼科是什么时候？", {"去看": 3})
+    seeing = next(u for u in go.focus_units if any(t.feature == "眼科" for t in u.terms))
+    assert "去看" not in [t.feature for t in seeing.core] and seeing.weight == 0
+
+
 def test_any_one_asked_attribute_answers_a_short_named_question() -> None:
     s = scorer("舅舅的单位叫什么名字？", {"舅舅": 1, "~employer": 30, "~name": 30})
     assert s.named_attribute is not None
