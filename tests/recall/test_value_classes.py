@@ -63,6 +63,7 @@ from tests.support.times import NOW
         ("我叔叔是厨师长。", ["=job"]),
         ("我妈妈在医院当护士。", ["=job"]),
         ("我表姐她是快递员。", ["=job"]),
+        ("我的上司是研发总监。", ["=job"]),  # a title with what it directs
         ("She is a registered nurse.", ["=job"]),
         ("My brother works as a firefighter in Boston.", ["=job"]),
         ("我是健身房的会员，他是我们队的队员", []),  # members, not trades
