@@ -6,7 +6,7 @@ A verb says how a question asks or what the user is about to do, not what it is 
 MySQL *listen* on?" asks MySQL's port. Read as a subject, such a word made the earlier
 message's task ("fix", "debug", "work") a context subject every answer had to hold, and
 let a claim about another subject ("Redis listens on port 6380") count as matching two
-words of the question. Three bounded grammatical positions are read (query side only; the
+words of the question. Four bounded grammatical positions are read (query side only; the
 index is unchanged), no dictionary of verbs:
 
 * the first word of a sentence right before an article, a determiner or an object pronoun
@@ -18,6 +18,8 @@ index is unchanged), no dictionary of verbs:
   debug"), a request or necessity stated of the task ("I was *asked* to repair", "it is
   *necessary* to patch", "I'd *like* you to profile"). The opener's own content word (need,
   asked, necessary …) is no subject either;
+* the word after a subject pronoun that follows a wh-question's auxiliary, whatever follows
+  it ("how do I *take* my coffee?");
 * the last word of a wh-question whose auxiliary comes before its subject, when only
   particles or prepositions follow it ("what port does MySQL listen on?", "where does the
   MongoDB database live?"). Where, when, how and why may be followed by an object ("when
