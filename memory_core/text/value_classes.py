@@ -144,10 +144,11 @@ _EDUCATION_ASKED = lazy(
     rf"|{_what_is('(?:degrees?|education)')}|\bhighest\s+degree\b"
 )
 
-# An age stated in English: "34 years old", "a 7-year-old", "she turned 40", "I'm 29." ("age"
-# itself is the concept's word; Chinese states an age with 岁, a form of the concept too).
+# An age stated in English: "34 years old", "a 7-year-old", "the cache is 3 days old", "she
+# turned 40", "I'm 29." ("age" itself is the concept's word; Chinese states an age with 岁, a
+# form of the concept too).
 _AGE_HELD = lazy(
-    r"\b[0-9]{1,3}[\s-]*(?:years?|yrs?)[\s-]*old\b"
+    r"\b[0-9]{1,3}[\s-]*(?:years?|yrs?|months?|weeks?|days?)[\s-]*old\b"
     r"|\bturn(?:ed|s|ing)?\s+[0-9]{1,3}\b(?!\s*(?:%|percent|minutes?|hours?|days?|weeks?|months?|times?|degrees?))"
     r"|\b(?:i'm|i\s+am|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+[0-9]{1,2}(?=\s*(?:[,.!;]|$|now\b|this\b))"
 )

@@ -79,6 +79,7 @@ from tests.support.times import NOW
         # An age stated in English
         ("My cousin Mike is 34 years old.", ["=age", "=name"]),
         ("my 7-year-old son loves trains", ["=age"]),
+        ("the build cache is 3 days old", ["=age"]),
         ("She turned 40 in May.", ["=age"]),
         ("I'm 29, and I live in Denver.", ["=age"]),
         ("turn 90 degrees; the timeout is 30; I'm 5 minutes late", []),
