@@ -150,8 +150,17 @@ _EDUCATION_ASKED = lazy(
 _AGE_HELD = lazy(
     r"\b[0-9]{1,3}[\s-]*(?:years?|yrs?|months?|weeks?|days?)[\s-]*old\b"
     r"|\bturn(?:ed|s|ing)?\s+[0-9]{1,3}\b(?!\s*(?:%|percent|minutes?|hours?|days?|weeks?|months?|times?|degrees?))"
-    r"|\b(?:i'm|i\s+am|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+[0-9]{1,2}(?=\s*(?:[,.!;]|$|now\b|this\b))"
+    r"|\b(?:i'm|i\s+am|he's|he\s+is|she's|she\s+is|they're|they\s+are)\s+[0-9]{1,2}(?!\.?[0-9])(?=\s*(?:[,.!;]|$|now\b|this\b))"
 )
+# A person's height stated without the word: "一米八", "一米七五", "165cm", "172厘米", "1.75米";
+# English "5'10\"", "6 feet tall", "5 ft 8", "180 cm". (A length of 50 to 250 centimetres,
+# or one to two metres and a bit: not a 15.6-inch screen or a 3-metre table.)
+_HEIGHT_HELD = lazy(
+    "一米[五六七八九](?:[0-9一二三四五六七八九])?|(?<![0-9.])(?:1[0-9]{2}|2[0-4][0-9]|[5-9][0-9])\\s?(?:cm|厘米|公分)(?![a-z])"
+    "|(?<![0-9.])[12]\\.[0-9]{1,2}\\s?(?:米|m)(?![a-z])"
+    r"|(?<![0-9.])[4-7]\s?(?:'|ft\b|feet\b|foot\b)\s?(?:[0-9]{1,2}\s?(?:\"|''|in\b|inches\b)?)?(?:\s+tall\b)?"
+)
+_HEIGHT_ASKED = lazy(rf"多高|身高(?:是|为|有)?多少|个子(?:有)?多高|\bhow\s+tall\b|{_what_is('heights?')}")
 _AGE_ASKED = lazy(rf"\bhow\s+old\b|{_what_is('ages?')}")
 
 # English asks some attributes by a phrase holding no word of them: "how old is my cousin?"
@@ -159,13 +168,14 @@ _AGE_ASKED = lazy(rf"\bhow\s+old\b|{_what_is('ages?')}")
 # query's dictionary, :data:`memory_core.text.concepts.CHINESE_ASKING`). Query side only.
 ENGLISH_ASKING: tuple[tuple[str, LazyPattern], ...] = (
     ("~age", lazy(r"\bhow\s+old\b")),
+    ("~height", lazy(r"\bhow\s+tall\b")),
     ("~job", lazy(r"\bfor\s+a\s+living\b|\bline\s+of\s+work\b")),
 )
 
 
 def asked_by_phrase(text: str) -> list[str]:
     """The attribute concepts normalized English ``text`` asks by a phrase alone."""
-    if "old" not in text and "living" not in text and "work" not in text:
+    if "old" not in text and "living" not in text and "work" not in text and "tall" not in text:
         return []
     return [concept for concept, phrase in ENGLISH_ASKING if phrase.search(text) is not None]
 
@@ -247,6 +257,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     ),
     "~job": ("=job", _JOB_HELD, _JOB_ASKED),
     "~age": ("=age", _AGE_HELD, _AGE_ASKED),
+    "~height": ("=height", _HEIGHT_HELD, _HEIGHT_ASKED),
     "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (

@@ -83,6 +83,13 @@ from tests.support.times import NOW
         ("She turned 40 in May.", ["=age"]),
         ("I'm 29, and I live in Denver.", ["=age"]),
         ("turn 90 degrees; the timeout is 30; I'm 5 minutes late", []),
+        ("he is 3.5 hours away", []),  # no age before a decimal point
+        # A person's height stated without the word
+        ("我表弟一米八。", ["=height"]),
+        ("我上司身高164cm。", ["=height"]),
+        ("He is 6 feet tall.", ["=height"]),
+        ("she is 1.65m", ["=height"]),
+        ("the table is 3 m long, the screen 15.6 inches, a pool of 150", []),
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
@@ -152,6 +159,8 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~age", "how old is my cousin?", "=age"),
         ("~age", "what is my sister's age?", "=age"),
         ("~job", "what does my brother do for a living?", "=job"),
+        ("~height", "我表弟多高？", "=height"),
+        ("~height", "how tall is my brother?", "=height"),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -559,3 +568,13 @@ def test_english_asks_an_age_or_a_job_by_a_phrase_alone(add, reader) -> None:
     assert [c.memory_id for c in recall(reader.conn, "how old is my cousin?", now=NOW).claims] == [age.id]
     found = recall(reader.conn, "what does my brother do for a living?", now=NOW).claims
     assert [c.memory_id for c in found] == [trade.id]
+
+
+def test_a_height_answers_how_tall_without_its_word(add, reader) -> None:
+    tall = add("我表弟一米八，特别喜欢打篮球。")
+    add("我表弟在深圳上班。")
+    add("我表弟的老家是湖南长沙。")
+    assert [c.memory_id for c in recall(reader.conn, "我表弟多高？", now=NOW).claims] == [tall.id]
+    him = add("My brother Jake is 6 feet tall and plays basketball.")
+    add("My brother Jake lives in Boston.")
+    assert [c.memory_id for c in recall(reader.conn, "how tall is my brother?", now=NOW).claims] == [him.id]
