@@ -121,6 +121,8 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         how = (
             f"as the answer to one of two events the question joins: {claim['event']!r}" if claim.get("event") else how
         )
+        if claim.get("reply_to"):
+            how = f"as the reply to request {claim['reply_to']}: the question asks what the assistant said"
         if claim.get("dated_within"):
             how = (
                 f"dated within the time the question asks about, {claim['time']}"

@@ -77,6 +77,8 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
         summary["complement"] = True
     if c.event:
         summary["event"] = c.event
+    if c.reply_to:
+        summary["reply_to"] = c.reply_to
     return summary
 
 
@@ -164,6 +166,10 @@ REASON_TEXT = {
     "dormant": "it is older than its kind's dormancy horizon (an explicit lookup can include it)",
     "below_relative_cutoff": "a better claim matched much more strongly (the relative cutoff)",
     "ambiguous": "more than four claims of its origin matched about as strongly: the question picks none out",
+    "request": (
+        "it is a request made to the assistant, and the question asks what the assistant said: "
+        "the reply stated right after it answers"
+    ),
     "duplicate_content": "a better claim of the same origin has the same text",
     "redundant_facet": "a better claim of the same origin and kind already answers the same words",
     "superseded": (

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import complement, dated, events, expansion, lead
+from memory_core.recall import complement, dated, events, expansion, lead, replies
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -167,6 +167,14 @@ def evaluate_plan(
         for c in instead:
             _chosen(c, now=now, complement=False)
         outcome = outcome._replace(chosen=chosen)
+    if narrow and plan.asks_reply and outcome.chosen:
+        chosen, _dropped, taken = replies.answer_with_replies(conn, outcome.chosen, outcome.candidates, limit)
+        for c in taken:
+            _chosen(c, now=now, complement=False)
+        judged = {id(c) for c in outcome.candidates}
+        outcome = outcome._replace(
+            chosen=chosen, candidates=[*outcome.candidates, *(c for c in taken if id(c) not in judged)]
+        )
     return outcome
 
 

@@ -26,6 +26,7 @@ from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATIO
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
 from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, two_events
 from memory_core.text.query_features import Term, query_terms
+from memory_core.text.requests import asks_reply
 from memory_core.text.time_anchor import read_window
 from memory_core.text.tokenize import normalize
 from memory_core.text.value_classes import is_value_class
@@ -74,6 +75,9 @@ if TYPE_CHECKING:
         # The question asks only what happened then ("what did I do yesterday?"): the claims
         # dated within ``window`` are the answer, whatever their words.
         window_only: bool = False
+        # The question asks what the assistant said or gave (:func:`memory_core.recall.replies.asks_reply`):
+        # the reply to a request recall chose answers in its place.
+        asks_reply: bool = False
 
 else:
     _QueryPlanFields = namedtuple(
@@ -89,8 +93,9 @@ else:
             "events",
             "window",
             "window_only",
+            "asks_reply",
         ),
-        defaults=((), "standalone", (), False, False, False, (), (), False),
+        defaults=((), "standalone", (), False, False, False, (), (), False, False),
     )
 
 
@@ -140,6 +145,7 @@ class _Reading(
             ("events", tuple[str, ...]),
             ("window", tuple),
             ("window_only", bool),
+            ("asks_reply", bool),
         ],
     )
 ):
@@ -158,7 +164,7 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False, False, False, (), (), False)
+        return _Reading((), reset, False, False, False, False, (), (), False, False)
     text = normalize(body)
     window, window_only = read_window(text)
     terms = tuple(bound_terms(query_terms(body)))
@@ -172,6 +178,7 @@ def _read(text: str) -> _Reading:
         two_events(text, body) or (),
         window,
         window_only,
+        asks_reply(text),
     )
 
 
@@ -230,6 +237,8 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.asks_current,
                 reading.events,
                 reading.window,
+                False,
+                reading.asks_reply,
             )
         else:
             plan = QueryPlan(
@@ -243,6 +252,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.events,
                 reading.window,
                 reading.window_only,
+                reading.asks_reply,
             )
             if subjects:
                 subject = subjects

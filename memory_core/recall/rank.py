@@ -85,6 +85,9 @@ class Candidate:
         # Chosen as the answer to one of the two events the question joins (:mod:`.events`):
         # that event, as the question writes it.
         "event",
+        # Taken as the reply to a request recall had chosen, for a question asking what the
+        # assistant said (:mod:`.replies`): that request's id.
+        "reply_to",
     )
 
     def __init__(
@@ -103,6 +106,7 @@ class Candidate:
         rank: float = 0.0,
         firm: str | None = None,
         event: str = "",
+        reply_to: str = "",
     ) -> None:
         self.doc = doc
         self.raw = raw
@@ -118,6 +122,7 @@ class Candidate:
         self.rank = rank
         self.firm = firm
         self.event = event
+        self.reply_to = reply_to
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in Candidate.__slots__)

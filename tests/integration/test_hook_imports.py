@@ -175,6 +175,8 @@ RECALL = (
         "memory_core.text.asking",  # a query's asking part (out of query_features.py)
         "memory_core.text.time_anchor",  # the time a question names ("yesterday", 上周)
         "memory_core.recall.dated",  # claims dated within that time answer it
+        "memory_core.text.requests",  # a question asking what the assistant said; a request made to it
+        "memory_core.recall.replies",  # the reply after a chosen request answers such a question
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)

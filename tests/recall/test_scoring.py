@@ -148,7 +148,7 @@ def test_three_units_need_two_matches_only_counting_units_some_claim_holds() -> 
 def test_a_bigram_over_a_function_character_at_a_segment_edge_is_not_the_subject() -> None:
     # "表妹有多高": 多高 asks the height, the segment is 表妹有 -> 表妹, 妹有.
     s = scorer("我表妹有多高来着？", {"表妹": 4, "妹有": 1, "~height": 4})
-    assert [t.feature for t in s.focus] == ["表妹", "妹有", "~height"]
+    assert [t.feature for t in s.focus] == ["表妹", "妹有", "~height", "=height"]
     assert s.evaluate({"表妹": BODY, "~height": BODY}, 5).reason is None
     assert s.evaluate({"表妹": BODY, "~height": BODY}, 5).complete
 

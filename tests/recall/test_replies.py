@@ -1,0 +1,107 @@
+"""A question asking what the assistant said is answered by the reply, not by the request that
+asked for it (memory_core.text.requests, memory_core.recall.replies; on every store backend)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.commands.recall_cmd import _render_claim
+from memory_core.recall.query_plan import plan_query
+from memory_core.recall.service import explain_claim, recall
+from memory_core.text.requests import asks_reply, is_request
+from memory_core.text.tokenize import normalize
+from tests.support.times import NOW
+
+MINUTE = 60.0
+DAY = 86_400.0
+
+
+def ids(result) -> list[str]:
+    return [c.memory_id for c in result.claims]
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("Which trails did you suggest for hiking with my dog?", True),
+        ("What was in that stir-fry recipe you gave me?", True),
+        ("What book did you recommend to me about habits?", True),
+        ("Remind me of your suggestions for the Lisbon trip", True),
+        ("你之前推荐的那本书叫什么？", True),
+        ("你上次给我列的清单里有什么？", True),
+        ("Which trails did my sister suggest?", False),  # what someone else said
+        ("Can you suggest a few trails?", False),  # a request now, not a question about a reply
+        ("What did I tell the landlord about the leak?", False),
+        ("我妹妹推荐的书叫什么？", False),
+    ],
+)
+def test_questions_asking_what_the_assistant_said(text: str, asks: bool) -> None:
+    assert asks_reply(normalize(text)) is asks
+    assert plan_query(text).asks_reply is asks
+
+
+@pytest.mark.parametrize(
+    ("content", "asking"),
+    [
+        ("Can you suggest a few hiking trails near Boulder that are dog friendly?", True),
+        ("Any ideas for a quick weeknight dinner?", True),
+        ("What should I pack for a week in Iceland?", True),
+        ("Please list the steps to rotate the API key.", True),
+        ("Recommend me a book on habits.", True),
+        ("你能推荐几本关于习惯的书吗？", True),
+        ("Sure: Mount Sanitas Trail (3.1 miles) and Betasso Preserve's Canyon Loop allow dogs.", False),
+        ("I'd recommend Atomic Habits by James Clear.", False),  # the reply recommends
+        ("Did the deploy finish?", False),  # a question, not put to the assistant
+        ("I'm looking for a good book on habit formation.", False),
+        ("我推荐《原子习惯》，很实用。", False),
+    ],
+)
+def test_requests_made_to_the_assistant(content: str, asking: bool) -> None:
+    assert is_request(content) is asking
+
+
+def conversation(add):
+    t = NOW - 10 * DAY
+    return {
+        "ask": add("Can you suggest a few hiking trails near Boulder that are dog friendly?", at=t),
+        "reply": add(
+            "Sure: Mount Sanitas Trail (3.1 miles), Wonderland Lake Trail (1.5 miles) and Betasso Preserve "
+            "all allow dogs on leash.",
+            at=t + MINUTE,
+        ),
+        "later": add("I booked a cabin in Estes Park for the long weekend.", at=t + DAY),
+    }
+
+
+def test_the_reply_answers_what_the_assistant_suggested(add, reader) -> None:
+    claims = conversation(add)
+    question = "Which trails did you suggest for hiking with my dog?"
+    assert ids(recall(reader.conn, question, now=NOW)) == [claims["reply"].id]
+    # The request is what the words chose, and what explain says was set aside for the reply.
+    dropped = explain_claim(reader.conn, question, claims["ask"].id, now=NOW)
+    assert dropped["selected"] is False and dropped["reason"] == "request"
+    assert "reply stated right after it" in dropped["detail"]
+    taken = explain_claim(reader.conn, question, claims["reply"].id, now=NOW)
+    assert taken["selected"] is True and taken["reply_to"] == claims["ask"].id
+    assert "as the reply to request" in _render_claim(taken)[0]
+    # Asked as a request of its own, or about what the trails are, the words choose as before.
+    assert ids(recall(reader.conn, "Which dog friendly hiking trails near Boulder are there?", now=NOW))[0] == (
+        claims["ask"].id
+    )
+
+
+def test_a_request_with_no_reply_after_it_stays(add, reader) -> None:
+    ask = add("Can you suggest a good stir-fry recipe for a weeknight?", at=NOW - DAY)
+    found = ids(recall(reader.conn, "What stir-fry recipe did you suggest?", now=NOW))
+    assert found == [ask.id]
+    # A next claim that is another request is no reply either.
+    add("Could you also suggest a dessert?", at=NOW - DAY + MINUTE)
+    assert ids(recall(reader.conn, "What stir-fry recipe did you suggest?", now=NOW)) == [ask.id]
+
+
+def test_a_reply_already_chosen_drops_the_request_beside_it(add, reader) -> None:
+    ask = add("Can you recommend a book about habits?", at=NOW - 3 * DAY)
+    reply = add("I'd recommend Atomic Habits by James Clear: small habits, practical.", at=NOW - 3 * DAY + MINUTE)
+    found = ids(recall(reader.conn, "What book about habits did you recommend?", now=NOW))
+    assert found == [reply.id]
+    assert ask.id not in found
