@@ -17,7 +17,12 @@ from memory_core.recall.index import IndexedDoc, read_docs
 from memory_core.recall.rank import Candidate
 from memory_core.recall.rows import load_claims
 from memory_core.store.engines.dbapi import DbConn
+from memory_core.store.schema.owners import visible_clause
 from memory_core.text.requests import is_request
+
+# Claims of the origin read from the request's date on: the request itself, any stated at the
+# same moment, and the one after.
+_LOOKED_AT = 8
 
 
 def answer_with_replies(
@@ -56,17 +61,21 @@ def answer_with_replies(
 
 
 def _next_claim(conn: DbConn, request: Candidate) -> IndexedDoc | None:
-    """The claim stated right after ``request`` in its origin, unless it is a request too."""
+    """The claim stated right after ``request`` in its origin (by date, then id; one this
+    person may see), unless it is a request too. Read through ``memories_origin`` (origin,
+    updated_at): a seek, however many claims the origin holds."""
     doc = request.doc
-    row = conn.execute(
-        "SELECT memory_id FROM index_docs WHERE origin=? AND (updated_at > ? OR (updated_at = ? AND memory_id > ?)) "
-        "ORDER BY updated_at, memory_id LIMIT 1",
-        (doc.origin, doc.updated_at, doc.updated_at, doc.memory_id),
-    ).fetchone()
-    if row is None:
+    mine, params = visible_clause(conn)
+    rows = conn.execute(
+        f"SELECT id, updated_at, status FROM memories WHERE origin=? AND updated_at >= ?{mine} "
+        f"ORDER BY updated_at, id LIMIT {_LOOKED_AT}",
+        (doc.origin, doc.updated_at, *params),
+    ).fetchall()
+    start = (doc.updated_at, doc.memory_id)
+    after = next((r[0] for r in rows if (float(r[1]), str(r[0])) > start and r[2] == "active"), None)
+    if after is None:
         return None
-    loaded = load_claims(conn, [row[0]], [])
-    claim = loaded.get(row[0])
+    claim = load_claims(conn, [after], []).get(after)
     if claim is None or is_request(claim.content):
         return None
-    return read_docs(conn, [row[0]]).get(row[0])
+    return read_docs(conn, [after]).get(after)
