@@ -94,6 +94,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("job", "job jobs career careers occupation occupations profession", "工作 职业 职位 职务 岗位 上班"),
     _c("travel", "travel travels traveled travelled traveling travelling trip trips", "旅行 旅游"),
     _c("birthday", "birthday birthdays", "生日 出生日期"),
+    _c("wedding", "wedding weddings wedded married marry marries marrying marriage marriages", "婚礼 结婚 婚姻"),
     _c("school", "school schools", "学校"),
     # Everyday things English names two ways.
     _c("movie", "movie movies film films"),

@@ -327,6 +327,13 @@ def test_english_things_named_two_ways(add, reader) -> None:
     movie = add("My favorite movie is Spirited Away.")
     add("I prefer aisle seats on flights.")
     assert [c.memory_id for c in recall(reader.conn, "What's my favorite film?", now=NOW).claims] == [movie.id]
+    # A wedding is a marriage: "getting married" answers where the wedding is, in either language.
+    married = add("My sister Emma is getting married in Lisbon next June.")
+    add("My sister Emma runs a bakery in Porto.")
+    assert [c.memory_id for c in recall(reader.conn, "Where is my sister's wedding?", now=NOW).claims] == [married.id]
+    assert "~wedding" in [t.feature for t in query_terms("我表姐什么时候结婚？")]
+    # "Wed" is Wednesday, not a wedding.
+    assert "~wedding" not in features("standup moved to Wed 3pm")
 
 
 def test_only_the_index_holds_the_classes() -> None:

@@ -16,7 +16,7 @@ INDEX_VERSION = 11  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokeniz
 # 9: Chinese words holding a particle's or a pronoun's character kept whole (吉他, 跟踪, 酒吧)
 # 10: an English word in -ship is its base's (membership: member) when the base has 5 letters or more
 # 11: an occupation (=job), a level of schooling (=education), a height (=height) and an English age (=age)
-#     beside the value that states one
+#     beside the value that states one; a wedding and a marriage one concept (~wedding)
 
 
 def index_version(conn: DbConn) -> int | None:
