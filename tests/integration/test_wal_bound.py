@@ -287,6 +287,16 @@ def fold_processes(db: Path) -> list[int]:
     return found
 
 
+def fold_state(db: Path, started: float) -> str:
+    """What is known of a fold that was looked for and not found: whether the hook asked for
+    one (the marker's time), and whether the WAL is still there to fold."""
+    marker = Path(close_checkpoint.fold_marker(str(db)))
+    asked = (
+        f"marker set {time.time() - marker.stat().st_mtime:.2f} s ago" if marker.exists() else "no marker: none started"
+    )
+    return f"{asked}; WAL {wal_size(db)} bytes; {time.monotonic() - started:.2f} s since the hook began"
+
+
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="finds the fold process through /proc")
 def test_the_agent_waits_for_no_part_of_the_fold(tmp_path: Path) -> None:
     """The fold lingers (a reader holds it off for its five seconds of patience), yet the hook's
@@ -304,7 +314,7 @@ def test_the_agent_waits_for_no_part_of_the_fold(tmp_path: Path) -> None:
         assert os.read(agent_end, 1) == b""  # end of file: no process holds the hook's copy
         waited = time.monotonic() - started
         folds = fold_processes(db)
-        assert folds, "no fold process is running"
+        assert folds, f"no fold process is running ({fold_state(db, started)})"
         assert waited < 3, f"the agent waited {waited:.1f} s for the hook"
         for pid in folds:
             assert os.getsid(pid) == pid != os.getsid(0)  # a session of its own
