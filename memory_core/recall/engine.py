@@ -168,7 +168,7 @@ def evaluate_plan(
             _chosen(c, now=now, complement=False)
         outcome = outcome._replace(chosen=chosen)
     if narrow and plan.asks_reply and outcome.chosen:
-        chosen, _dropped, taken = replies.answer_with_replies(conn, outcome.chosen, outcome.candidates, limit)
+        chosen, taken = replies.answer_with_replies(conn, outcome.chosen, outcome.candidates, limit)
         for c in taken:
             _chosen(c, now=now, complement=False)
         judged = {id(c) for c in outcome.candidates}

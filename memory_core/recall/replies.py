@@ -27,37 +27,32 @@ _LOOKED_AT = 8
 
 def answer_with_replies(
     conn: DbConn, chosen: list[Candidate], candidates: list[Candidate], limit: int
-) -> tuple[list[Candidate], list[Candidate], list[Candidate]]:
-    """(chosen, the requests dropped, the replies taken in their place) for a question that
-    asks what the assistant said: each chosen request is replaced by the claim stated next in
-    its origin, when that claim is no request itself. A reply recall had judged already (below
-    the cutoff, say) is that candidate, taken; any other is a new one, scored as its request."""
+) -> tuple[list[Candidate], list[Candidate]]:
+    """(chosen, the replies taken) for a question that asks what the assistant said: each
+    chosen request is replaced by the claim stated next in its origin, when that claim is no
+    request itself, and marked ``request``. A reply recall had judged already (below the
+    cutoff, say) is that candidate, taken; any other is a new one, scored as its request."""
     if not chosen:
-        return chosen, [], []
+        return chosen, []
     contents = {m: c.content for m, c in load_claims(conn, [c.doc.memory_id for c in chosen], []).items()}
     requests = [c for c in chosen if is_request(contents.get(c.doc.memory_id, ""))]
-    if not requests:
-        return chosen, [], []
     held = {c.doc.memory_id for c in chosen}
-    out, dropped, taken = list(chosen), [], []
+    out, taken = list(chosen), []
     for request in requests:
         reply = _next_claim(conn, request)
         if reply is None:
             continue
+        request.excluded = "request"
         if reply.memory_id in held:  # the reply is already an answer: the request adds nothing
             out.remove(request)
-            request.excluded = "request"
-            dropped.append(request)
             continue
         judged = next((c for c in candidates if c.doc.memory_id == reply.memory_id), None)
         answer = judged or Candidate(reply, request.raw, (), (), complete=request.complete, coverage=request.coverage)
         answer.reply_to = request.doc.memory_id
         out[out.index(request)] = answer
         held.add(reply.memory_id)
-        request.excluded = "request"
-        dropped.append(request)
         taken.append(answer)
-    return out[:limit], dropped, taken
+    return out[:limit], taken
 
 
 def _next_claim(conn: DbConn, request: Candidate) -> IndexedDoc | None:

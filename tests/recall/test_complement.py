@@ -6,11 +6,8 @@ import pytest
 
 from memory_core.recall import complement
 from memory_core.recall.service import explain_claim, recall
+from tests.support.recalled import ids
 from tests.support.times import NOW
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 def test_a_joined_question_gets_both_facts(add, reader) -> None:

@@ -9,6 +9,7 @@ from memory_core.recall.dated import prefer, read_dated
 from memory_core.recall.index import IndexedDoc
 from memory_core.recall.rank import Candidate
 from memory_core.recall.service import explain_claim, preview, recall, search, turn_recall
+from tests.support.recalled import ids
 
 # Monday 7 December 2026, 17:00 local time; every claim dated in the local calendar.
 NOW = time.mktime((2026, 12, 7, 17, 0, 0, 0, 0, -1))
@@ -19,10 +20,6 @@ DAY = 86_400.0
 def at(d: int, hour: int = 12) -> float:
     """``hour`` o'clock on 7 - ``d`` December 2026 (``d`` days before today)."""
     return time.mktime((2026, 12, 7 - d, hour, 0, 0, 0, 0, -1))
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 def week(add):

@@ -5,11 +5,8 @@ from __future__ import annotations
 from memory_core.recall.service import recall, search, turn_recall
 from memory_core.store.tables.memories import put_memory
 from memory_core.text.asking import query_text
+from tests.support.recalled import ids
 from tests.support.times import NOW
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 def test_sqlite_port_auth_continue(add, reader) -> None:

@@ -11,11 +11,8 @@ from memory_core.recall.service import recall, turn_recall
 from memory_core.text.grammar import ASKED, VERB, asks_place_or_time, describes_subject, word_roles
 from memory_core.text.query_features import query_terms
 from memory_core.text.tokenize import normalize
+from tests.support.recalled import ids
 from tests.support.times import DAY, NOW
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 def verbs(text: str) -> list[str]:

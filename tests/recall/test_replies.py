@@ -10,14 +10,10 @@ from memory_core.recall.query_plan import plan_query
 from memory_core.recall.service import explain_claim, recall
 from memory_core.text.requests import asks_reply, is_request
 from memory_core.text.tokenize import normalize
-from tests.support.times import NOW
+from tests.support.recalled import ids
+from tests.support.times import DAY, NOW
 
 MINUTE = 60.0
-DAY = 86_400.0
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 @pytest.mark.parametrize(

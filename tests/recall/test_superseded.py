@@ -8,11 +8,8 @@ import pytest
 from memory_core.recall.service import explain_claim, recall
 from memory_core.text.grammar import asks_current
 from memory_core.text.query_features import query_terms
+from tests.support.recalled import ids
 from tests.support.times import DAY, NOW
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 @pytest.mark.parametrize(

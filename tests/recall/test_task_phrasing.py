@@ -10,6 +10,7 @@ import pytest
 
 from memory_core.recall.query_plan import build_plan
 from memory_core.recall.service import turn_recall
+from tests.support.recalled import ids
 from tests.support.times import NOW
 
 EN_OPENINGS = [
@@ -35,10 +36,6 @@ ZH_OPENINGS = [
     "必须重启订单服务",
     "我要调试订单服务",
 ]
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 @pytest.mark.parametrize("opening", EN_OPENINGS)

@@ -14,11 +14,8 @@ from memory_core.recall.service import explain_claim, recall
 from memory_core.text.grammar import VERB, two_events
 from memory_core.text.query_features import query_terms
 from memory_core.text.tokenize import normalize
+from tests.support.recalled import ids
 from tests.support.times import DAY, NOW
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 def features(text: str) -> list[str]:

@@ -9,6 +9,7 @@ import pytest
 
 from memory_core.controls.feedback import give_feedback
 from memory_core.recall.service import recall, turn_recall
+from tests.support.recalled import ids
 from tests.support.times import NOW
 
 UNKNOWN = [
@@ -23,10 +24,6 @@ UNKNOWN = [
     "计费网关服务器用哪个端口？",
     "Traefik 反向代理的配置文件在哪里？",
 ]
-
-
-def ids(result) -> list[str]:
-    return [c.memory_id for c in result.claims]
 
 
 @pytest.fixture
