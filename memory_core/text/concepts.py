@@ -88,7 +88,7 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("happy", "happy glad joyful", "开心 高兴 快乐 愉快"),
     _c("sad", "sad unhappy upset", "难过 伤心 悲伤"),
     _c("friend", "friend friends", "朋友 好友"),
-    _c("family", "family", "家人 家庭"),
+    _c("family", "family", "家人 家庭 一家人"),
     _c("father", "father dad daddy", "父亲 爸爸 老爸"),
     _c("mother", "mother mom mum mommy", "母亲 妈妈 老妈"),
     _c("job", "job jobs career careers occupation occupations profession", "工作 职业 职位 职务 岗位 上班"),

@@ -32,6 +32,12 @@ import re
 import unicodedata
 from collections import Counter
 
+from memory_core.text.cjk_words import (
+    CALENDAR_UNIT_LONGEST,
+    CALENDAR_UNITS,
+    CHINESE_COUNTED_WORDS,
+    CHINESE_MEASURE_WORDS,
+)
 from memory_core.text.concepts import CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
 from memory_core.text.value_classes import held_values
@@ -77,9 +83,13 @@ _QUANTITY = re.compile(r"[0-9]+(?:\.[0-9]+)*[a-z]{1,3}")
 _TRAILING = ".,;:!?)]}'\""
 _NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
 # What a dictionary hit in Chinese text means: filler (None), a word to keep whole (""),
-# a conjunction ("&"), or a concept feature ("~name").
+# a conjunction ("&"), or a concept feature ("~name"). Later entries win: the closed class
+# of measure words (一台, 那家: :mod:`memory_core.text.cjk_words`) comes first, so filler,
+# kept words and concepts stay what they are.
 _KEEP, _CONJUNCTION = "", "&"
 _CJK_DICTIONARY: dict[str, str | None] = {
+    **{w: None for w in CHINESE_MEASURE_WORDS},
+    **{w: _KEEP for w in CHINESE_COUNTED_WORDS},
     **{w: None for w in CHINESE_STOP_WORDS},
     **{w: _KEEP for w in CHINESE_KEEP_WORDS},
     **{w: _CONJUNCTION for w in CHINESE_CONJUNCTIONS if len(w) > 1},
@@ -193,6 +203,14 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
     return units
 
 
+def _calendar_unit(text: str) -> str | None:
+    """The calendar or clock unit ``text`` opens with (longest first), if any."""
+    for length in range(min(CALENDAR_UNIT_LONGEST, len(text)), 0, -1):
+        if text[:length] in CALENDAR_UNITS:
+            return text[:length]
+    return None
+
+
 def bound_tokens(text: str) -> str:
     """``text`` with every run of token characters cut to :data:`MAX_TOKEN_CHARS` (its head)."""
     return _LONG_RUN.sub(lambda m: m.group()[:MAX_TOKEN_CHARS], text)
@@ -205,10 +223,20 @@ def split_units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
     keeps conjunction markers.
     """
     units: list[list[tuple[str, str]]] = []
-    for match in _TOKEN.finditer(bound_tokens(text)):
+    bounded = bound_tokens(text)
+    for match in _TOKEN.finditer(bounded):
         group = match.lastgroup
         token = match.group()
         if group == "cjk":
+            start = match.start()
+            calendar = _calendar_unit(token) if start and bounded[start - 1].isdigit() else None
+            if calendar is not None:
+                # A date's or a clock's unit after a number written in digits (2021年, 3月5号,
+                # 7点) is a word of its own, and so is what follows it ("2021年买的": 买).
+                units.append([(CALENDAR_UNITS[calendar], CJK)])
+                token = token[len(calendar) :]
+                if not token:
+                    continue
             units.extend(_cjk_pieces(token, query=not expand))
         elif group == "url":
             url = token.rstrip(_TRAILING)
@@ -235,6 +263,11 @@ def split_units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
         elif not expand and token in ENGLISH_CONJUNCTIONS:
             units.append(MARKER)
         else:
+            end = match.end()
+            if token.isdigit() and end < len(bounded) and _calendar_unit(bounded[end : end + CALENDAR_UNIT_LONGEST]):
+                # The number of a date or a clock reads the same with or without its
+                # leading zero (09月04日 is 9月4号).
+                token = token.lstrip("0") or "0"
             feature = _word_feature(token)
             if feature is not None:
                 units.append([feature])

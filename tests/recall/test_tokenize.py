@@ -142,3 +142,58 @@ def test_a_state_in_ship_is_its_bases_business() -> None:
     assert "hardship" in features("financial hardship")
     assert "flagship" in features("the flagship store")
     assert "worship" in features("a place of worship")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "dropped"),
+    [
+        ("我常去的那家游泳馆", {"游泳", "泳馆"}, {"那家", "家游"}),
+        ("我老婆开的是一辆比亚迪", {"比亚", "亚迪"}, {"一辆", "辆比"}),
+        ("我买了两双跑鞋", {"买", "跑鞋"}, {"两双", "双跑"}),
+        ("这台笔记本电脑", {"笔记", "电脑"}, {"这台", "台笔"}),
+        ("二十个苹果", {"苹果"}, {"二十", "个苹"}),
+    ],
+)
+def test_a_measure_word_after_a_count_or_a_demonstrative_is_filler(text: str, kept: set, dropped: set) -> None:
+    found = set(features(text))
+    assert kept <= found
+    assert not dropped & found
+    # the query side reads it the same way
+    assert not dropped & {t.feature for t in query_terms(text + "在哪？")}
+
+
+def test_words_that_open_with_a_count_and_a_measure_word_stay_whole() -> None:
+    assert {"一部", "部分"} <= set(features("一部分人"))
+    assert "~family" in features("我们一家人去了海边")
+    # floors and buildings are counted by their number: 三层 is no filler
+    assert "三层" in features("住在三层")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("这辆车是2021年买的", {"2021", "年", "买"}),
+        ("我的上司生日是在9月4号", {"9", "月", "4", "日"}),
+        ("生日是09月04日的人", {"9", "月", "4", "日"}),
+        ("下午3点开会", {"3", "点", "开会"}),
+        ("持续了3个星期", {"3", "周"}),
+        ("用了2个小时修好", {"2", "小时", "修好"}),
+    ],
+)
+def test_a_calendar_unit_after_digits_is_a_word_of_its_own(text: str, expected: set) -> None:
+    found = set(features(text))
+    assert expected <= found
+    assert not {"年买", "点开", "时修"} & found
+
+
+def test_a_date_asked_with_leading_zeros_finds_the_date_written_without() -> None:
+    assert {"9", "4"} <= {t.feature for t in query_terms("那个生日是09月04日的人是谁？")}
+    assert {"9", "4"} <= set(features("我的上司生日是在9月4号。"))
+    # elsewhere a number keeps its zeros (a code, a version)
+    assert "007" in features("工号007")
+    assert "0123" in features("the room code is 0123")
+
+
+def test_what_a_question_asks_after_a_year_stands_alone() -> None:
+    assert "买" in {t.feature for t in query_terms("我的车是2021年什么时候买的？")}
+    assert "买" in features("这辆车是2021年买的")
