@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from memory_core.text.grammar import ASKED
-from memory_core.text.query_features import MODIFIER, Term
+from memory_core.text.query_features import MODIFIER, POINTED, Term
 from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 
@@ -136,11 +136,12 @@ def unknown_names(units: tuple[Unit, ...]) -> tuple[Unit, ...]:
     answer about it. A word elsewhere ("when did Caroline *encounter* people …") is
     phrasing the claims need not repeat; a Chinese segment no claim holds is more often
     phrasing cut into bigrams (a short question's one Chinese subject is required by the
-    named-attribute rule instead)."""
+    named-attribute rule instead), unless a demonstrative and a measure word point at it
+    ("我常去的那家*游泳馆*在哪？": a thing, not phrasing)."""
     return tuple(
         unit
         for unit in units
-        if unit.unseen and unit.named and not unit.group and not unit.cjk and unit.terms[0].role == MODIFIER
+        if unit.unseen and unit.named and not unit.group and unit.terms[0].role == (POINTED if unit.cjk else MODIFIER)
     )
 
 

@@ -32,11 +32,11 @@ _COUNTS = [*_NUMERALS, "两", "半"]
 
 # Measure words that follow a numeral or a demonstrative and name no thing of their own
 # (个 and 位 as well; not 层 or 栋, whose number says which floor or building).
-_MEASURES = "个家台辆部本件双款位条只张所座间副块支套把杯瓶盒份顶架棵匹枚颗场篇首"
+MEASURES = "个家台辆部本件双款位条只张所座间副块支套把杯瓶盒份顶架棵匹枚颗场篇首"
 _DEMONSTRATIVES = ("这", "那", "哪", "每", "某", "这一", "那一", "哪一", "每一")
 
 CHINESE_MEASURE_WORDS: frozenset[str] = frozenset(
-    f"{head}{measure}" for measure in _MEASURES for head in (*_DEMONSTRATIVES, *_COUNTS, "几")
+    f"{head}{measure}" for measure in MEASURES for head in (*_DEMONSTRATIVES, *_COUNTS, "几")
 ) | {"这家伙", "那家伙"}
 # Words that begin as a count and a measure word but are words of their own.
 CHINESE_COUNTED_WORDS: frozenset[str] = frozenset({"一部分", "一块儿", "一家子"})

@@ -89,8 +89,12 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("sad", "sad unhappy upset", "难过 伤心 悲伤"),
     _c("friend", "friend friends", "朋友 好友"),
     _c("family", "family", "家人 家庭 一家人"),
-    _c("father", "father dad daddy", "父亲 爸爸 老爸"),
-    _c("mother", "mother mom mum mommy", "母亲 妈妈 老妈"),
+    # 妈 and 爸 alone too ("我妈用的…"); 姑妈, 姨妈 and 舅妈 are aunts (kept whole:
+    # memory_core.text.vocabulary.CHINESE_KEEP_WORDS).
+    _c("father", "father dad daddy", "父亲 爸爸 老爸 爸"),
+    _c("mother", "mother mom mum mommy", "母亲 妈妈 老妈 妈"),
+    _c("wife", "wife wives", "妻子 老婆 媳妇 太太"),
+    _c("husband", "husband husbands", "丈夫 老公"),
     _c("job", "job jobs career careers occupation occupations profession", "工作 职业 职位 职务 岗位 上班"),
     _c("travel", "travel travels traveled travelled traveling travelling trip trips", "旅行 旅游"),
     _c("birthday", "birthday birthdays", "生日 出生日期"),
@@ -130,6 +134,9 @@ CONCEPTS: tuple[Concept, ...] = (
     _c("hometown", "hometown hometowns birthplace", "家乡 老家 故乡 籍贯 出生地", attribute=True),
     _c("employer", "employer employers", "单位 工作单位 公司", attribute=True),
     _c("brand", "brand brands", "品牌 牌子", attribute=True),
+    _c("distance", "distance distances", "距离 路程", attribute=True),
+    # A product's model: Chinese 型号 (English "model" is as often a data or a language model).
+    _c("model_number", "", "型号", attribute=True),
     _c("material", "material materials", "材质 材料", attribute=True),
     _c("language", "language languages", "语言", attribute=True),
     _c("framework", "framework frameworks", "框架", attribute=True),
@@ -217,6 +224,8 @@ CHINESE_ASKING: dict[str, str] = {
     "做啥的": "~job",
     "干啥的": "~job",
     "干嘛的": "~job",
+    # A distance asked without the word 距离: "离我家多远？"
+    "多远": "~distance",
     # A clock time or a date asked without the word 时间/日期: "几点关门", "哪年买的"
     "几点": "~time",
     "几点钟": "~time",

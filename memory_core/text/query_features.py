@@ -14,6 +14,7 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 from memory_core.text.asking import query_text
+from memory_core.text.cjk_words import MEASURES
 from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.text.grammar import ASKED, AUXILIARY, CONJUNCTION, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
@@ -162,10 +163,33 @@ def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
     return not text[first.end() : second.start()].strip()
 
 
+# The role of a Chinese noun a demonstrative and a measure word of things point at ("那家
+# *游泳馆*", "这台*笔记本*"): a thing named, as a modified English name is. Not after 个 or
+# 位, which as often open a clause describing a person ("那个只上了专科的家伙", "那位员工").
+POINTED = "pointed"
+_POINTED = re.compile(f"[这那](?:一)?[{MEASURES.replace('个', '').replace('位', '')}]([\u4e00-\u9fff]+)")
+
+
+def _pointed_roles(text: str) -> dict[str, str]:
+    """The features of the first word after each "这/那 + measure word" in ``text``."""
+    out: dict[str, str] = {}
+    if "这" not in text and "那" not in text:
+        return out
+    for match in _POINTED.finditer(text):
+        units = split_units(match.group(1), expand=False)
+        if units:
+            for feature, kind in units[0]:
+                if kind == CJK:
+                    out.setdefault(feature, POINTED)
+    return out
+
+
 def query_terms(text: str) -> list[Term]:
     """The distinct features of a query, grouped into units, framing removed."""
     asking, stated_tasks = task_verbs(query_text(text))
     roles = _roles(asking)
+    for feature, role in _pointed_roles(asking).items():
+        roles.setdefault(feature, role)
     for span in stated_tasks:  # the act of a task stated in Chinese, not its subject
         for unit in split_units(span, expand=False):
             for feature, kind in unit:

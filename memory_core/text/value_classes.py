@@ -163,6 +163,47 @@ _HEIGHT_HELD = lazy(
 _HEIGHT_ASKED = lazy(rf"多高|身高(?:是|为|有)?多少|个子(?:有)?多高|\bhow\s+tall\b|{_what_is('heights?')}")
 _AGE_ASKED = lazy(rf"\bhow\s+old\b|{_what_is('ages?')}")
 
+# A distance stated without the word: "三公里", "5 km", "400 miles" (not metres alone: a
+# room's, a table's or a person's height).
+_DISTANCE_HELD = lazy(
+    f"{_AMOUNT_ZH}\\s?(?:多)?(?:公里|千米|英里)"
+    r"|(?<![\w.])[0-9]+(?:\.[0-9]+)?\s?(?:km|kms|kilometers?|kilometres?|miles?|mi)\b"
+)
+_DISTANCE_ASKED = lazy(
+    rf"多远|距离(?:是|有)?多少|多少公里|\bhow\s+far\b|\bhow\s+many\s+(?:miles|kilometers|kilometres|km)\b"
+    rf"|{_what_is('distances?')}"
+)
+# A brand stated without the word: one of the widely known makers of what people buy and
+# own (phones, computers, cars, shoes, clothes, watches, appliances, cameras), as the
+# languages write them, or a name with 牌 ("象印牌的"). Words that are also everyday words
+# are left out (美的, 理想, 长城, 现代, 大众, 红旗, 石头; "apple" only as a product) and so
+# are names of software a coding session speaks of.
+_BRANDS_ZH = (
+    "华为|小米|荣耀|联想|一加|魅族|三星|索尼|松下|飞利浦|戴森|格力|海尔|海信|格兰仕|九阳|苏泊尔|象印|膳魔师|"
+    "耐克|阿迪达斯|阿迪|安踏|李宁|特步|匹克|鸿星尔克|新百伦|彪马|亚瑟士|斯凯奇|优衣库|迪卡侬|无印良品|宜家|"
+    "佳能|尼康|大疆|戴尔|惠普|华硕|宏碁|微软|丰田|本田|日产|奔驰|宝马|奥迪|特斯拉|比亚迪|吉利|蔚来|小鹏|福特|"
+    "别克|雪佛兰|起亚|马自达|斯巴鲁|保时捷|沃尔沃|路虎|雷克萨斯|凯迪拉克|五菱|新秀丽|路易威登|古驰|香奈儿|爱马仕|"
+    "普拉达|蔻驰|卡西欧|浪琴|欧米茄|劳力士|天梭|斯沃琪|西铁城|佳明|罗技|雷蛇|漫步者|森海塞尔|铁三角|任天堂|"
+    "乐高|科沃斯|追觅|德龙|步步高|中兴|努比亚|苹果(?=手机|电脑|笔记本|平板|耳机|手表|的)"
+)
+_BRANDS_EN = (
+    "iphone|ipad|macbook|imac|airpods|apple\\s+(?:watch|tv)|samsung|huawei|xiaomi|lenovo|thinkpad|dell|asus|acer|"
+    "sony|panasonic|philips|dyson|nike|adidas|puma|reebok|asics|new\\s+balance|under\\s+armou?r|uniqlo|decathlon|"
+    "ikea|canon|nikon|fujifilm|toyota|honda|nissan|volkswagen|mercedes(?:-benz)?|bmw|audi|tesla|byd|chevrolet|"
+    "chevy|hyundai|kia|mazda|subaru|porsche|volvo|lexus|samsonite|gucci|prada|chanel|herm[eè]s|louis\\s+vuitton|"
+    "rolex|casio|seiko|garmin|fitbit|logitech|razer|bose|sennheiser|nintendo|playstation|xbox|patagonia|"
+    "north\\s+face|lego"
+)
+_BRAND_HELD = lazy(
+    f"(?:{_BRANDS_ZH})|[\u4e00-\u9fff]{{2,4}}(?<![打车门招金银铜王纸克底路码老胸工奖])牌(?=的|[,.!?;，。！？；]|$)"
+    rf"|\b(?:{_BRANDS_EN})\b"
+)
+_MODEL_ASKED = lazy(r"(?:什么|啥|哪个|哪一个|哪款|哪种)型号|型号(?:是|为)?(?:什么|啥|多少|哪)|\bwhat\s+model\b")
+_BRAND_ASKED = lazy(
+    "(?:什么|啥|哪个|哪一个|哪种|哪家)(?:的)?(?:牌子|品牌|牌)|(?:牌子|品牌)(?:是|为)?(?:什么|啥|哪)"
+    rf"|\b(?:what|which)\s+(?:brand|make)\b|{_what_is('brands?')}"
+)
+
 # English asks some attributes by a phrase holding no word of them: "how old is my cousin?"
 # the age, "what does my brother do for a living?" the job (Chinese ones are words of the
 # query's dictionary, :data:`memory_core.text.concepts.CHINESE_ASKING`). Query side only.
@@ -170,12 +211,13 @@ ENGLISH_ASKING: tuple[tuple[str, LazyPattern], ...] = (
     ("~age", lazy(r"\bhow\s+old\b")),
     ("~height", lazy(r"\bhow\s+tall\b")),
     ("~job", lazy(r"\bfor\s+a\s+living\b|\bline\s+of\s+work\b")),
+    ("~distance", lazy(r"\bhow\s+far\b")),
 )
 
 
 def asked_by_phrase(text: str) -> list[str]:
     """The attribute concepts normalized English ``text`` asks by a phrase alone."""
-    if "old" not in text and "living" not in text and "work" not in text and "tall" not in text:
+    if not any(word in text for word in ("old", "living", "work", "tall", "far")):
         return []
     return [concept for concept, phrase in ENGLISH_ASKING if phrase.search(text) is not None]
 
@@ -205,6 +247,8 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
             # 块 is money only where no noun it counts follows ("6500块，", "三十多块的", not
             # "一块手表", "两块蛋糕", "8块 SSD"), after more than a lone 一 ("我们一块去" is
             # "together") and no ordinal ("第3块"); begun where the amount begins (one try a run)
+            # a price in 万 after the word of a price or of spending ("落地价二十二万", "花了3万")
+            rf"|(?:价|价格|价钱|售价|花了|花掉了?|卖了)(?:是|为|大概|大约|约)?{_AMOUNT_ZH}+(?:\.[0-9]+)?多?万"
             rf"|(?<![0-9零一二两三四五六七八九十百千万亿第])(?:[0-9]+|{_AMOUNT_ZH}{{2,}})多?块"
             r"(?=[,.;:!?，。；：！？、)）]|\s(?![a-z0-9])|$|左右|的)"
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
@@ -259,6 +303,10 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~age": ("=age", _AGE_HELD, _AGE_ASKED),
     "~height": ("=height", _HEIGHT_HELD, _HEIGHT_ASKED),
     "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
+    "~distance": ("=distance", _DISTANCE_HELD, _DISTANCE_ASKED),
+    "~brand": ("=brand", _BRAND_HELD, _BRAND_ASKED),
+    # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").
+    "~model_number": ("=brand", _BRAND_HELD, _MODEL_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",

@@ -70,7 +70,9 @@ CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     # words of things and acts holding a particle's or a pronoun's character (吉他 is no 他);
     # not one whose character also ends or starts a common word beside it (和+解决, 在+意大利,
     # 题目+的, 涉及+时, 的+确认): kept whole, those would join two words
-    "吉他 酒吧 网吧 吧台 跟踪 跟进 跟随 在乎 来不及".split()
+    "吉他 酒吧 网吧 吧台 跟踪 跟进 跟随 在乎 来不及 "
+    # aunts, not mothers (妈 alone is one: memory_core.text.concepts)
+    "姑妈 姨妈 舅妈".split()
 )
 
 # Asking for a suggestion, and the praise of what is asked for ("suggest a *good* book").

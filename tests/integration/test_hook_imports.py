@@ -149,6 +149,7 @@ STORE = {
 }
 TEXT = {
     "memory_core.text",
+    "memory_core.text.cjk_words",  # Chinese measure words and calendar units, read as words
     "memory_core.text.concepts",
     "memory_core.text.stem",
     "memory_core.text.tokenize",

@@ -65,3 +65,15 @@ def test_an_answer_marked_incorrect_is_not_replaced_by_another_subjects(store, r
     ):
         result = recall(reader.conn, question, now=NOW)
         assert ids(result) == [], (question, result.diagnostics.get("candidates"))
+
+
+def test_a_thing_pointed_at_in_chinese_is_a_subject_that_must_be_known(add, reader) -> None:
+    cafe = add("我最常去的咖啡馆叫蓝山咖啡，在南山区科技园附近。").id
+    add("我经常去的图书馆是深圳图书馆，周一闭馆。")
+    # 那家 points at a thing: no claim holds 游泳馆, so the café and the library, sharing
+    # only "常去", are no answer to where it is.
+    assert recall(reader.conn, "我常去的那家游泳馆在哪？", now=NOW).claims == []
+    assert cafe in ids(recall(reader.conn, "我常去的那家咖啡馆在哪？", now=NOW))
+    # 那个 and 那位 open as often a clause describing a person: what follows them is no name.
+    add("我的上司只上了专科，老家是重庆的。")
+    assert ids(recall(reader.conn, "那个只上了专科的家伙，他老家是哪儿的啊？", now=NOW))

@@ -90,6 +90,19 @@ from tests.support.times import NOW
         ("He is 6 feet tall.", ["=height"]),
         ("she is 1.65m", ["=height"]),
         ("the table is 3 m long, the screen 15.6 inches, a pool of 150", []),
+        # A brand stated by its maker's name, and a distance without the word
+        ("这台笔记本电脑是联想的，型号是小新Pro16。", ["=brand"]),
+        ("我的保温杯是象印牌的。", ["=brand"]),
+        ("我妈妈用的是苹果手机。", ["=brand"]),
+        ("my laptop is a ThinkPad X1 Carbon", ["=brand"]),
+        ("I run in Nike Pegasus shoes", ["=brand"]),
+        ("我喜欢吃苹果，他拿了金牌，我们打牌", []),  # a fruit, a medal, a card game
+        ("火锅店离我家大概三公里。", ["=distance"]),
+        ("we drove 400 miles to the lake", ["=distance"]),
+        ("the room is 3 meters wide", []),  # metres alone: a length, not a distance travelled
+        # 万 after the word of a price: money
+        ("这辆凯美瑞落地价二十二万。", ["=cost"]),
+        ("装修花了3万。", ["=cost"]),
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
@@ -161,6 +174,12 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~job", "what does my brother do for a living?", "=job"),
         ("~height", "我表弟多高？", "=height"),
         ("~height", "how tall is my brother?", "=height"),
+        ("~brand", "我的笔记本电脑是什么牌子的？", "=brand"),
+        ("~brand", "what brand is my laptop?", "=brand"),
+        ("~brand", "我为什么喜欢这个品牌？", None),  # speaks of the brand, asks none
+        ("~model_number", "我爸的手机是什么型号？", "=brand"),
+        ("~distance", "火锅店离我家多远？", "=distance"),
+        ("~distance", "how far is the cabin from the lake?", "=distance"),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -585,3 +604,39 @@ def test_a_height_answers_how_tall_without_its_word(add, reader) -> None:
     him = add("My brother Jake is 6 feet tall and plays basketball.")
     add("My brother Jake lives in Boston.")
     assert [c.memory_id for c in recall(reader.conn, "how tall is my brother?", now=NOW).claims] == [him.id]
+
+
+def test_a_brand_or_a_model_answers_without_its_word(add, reader) -> None:
+    claims = [
+        add(text)
+        for text in (
+            "我上个月买了一台新的笔记本电脑。",
+            "这台笔记本电脑是联想的，型号是小新Pro16。",
+            "笔记本电脑花了我六千八百元。",
+            "我的笔记本电脑是在京东上买的。",
+            "我爸爸的手机是小米14。",
+            "我妈妈用的是苹果手机，iPhone 13。",
+        )
+    ]
+    # Four claims tie on the laptop; the one naming its maker answers which brand it is.
+    assert [c.memory_id for c in recall(reader.conn, "我的笔记本电脑是什么牌子的？", now=NOW).claims] == [claims[1].id]
+    # 妈 and 爸 alone are the mother and the father; a model is told by its maker's name.
+    assert [c.memory_id for c in recall(reader.conn, "我爸的手机是什么型号？", now=NOW).claims] == [claims[4].id]
+    assert claims[5].id in {c.memory_id for c in recall(reader.conn, "我妈用的什么手机？", now=NOW).claims}
+    # English too, and a brand of another thing answers nothing.
+    pc = add("My laptop is a ThinkPad X1 Carbon I bought in 2022.")
+    add("My laptop has 32 GB of memory.")
+    assert [c.memory_id for c in recall(reader.conn, "what brand is my laptop?", now=NOW).claims] == [pc.id]
+    assert recall(reader.conn, "我的自行车是什么牌子？", now=NOW).claims == []
+
+
+def test_a_distance_answers_how_far_without_its_word(add, reader) -> None:
+    far = add("那家火锅店离我家大概三公里。")
+    add("那家火锅店叫海底捞。")
+    add("那家火锅店的招牌菜是毛肚。")
+    assert [c.memory_id for c in recall(reader.conn, "火锅店离我家多远？", now=NOW).claims] == [far.id]
+    cabin = add("The cabin is 12 miles from the lake.")
+    add("The cabin has a wood stove and two bedrooms.")
+    assert [c.memory_id for c in recall(reader.conn, "how far is the cabin from the lake?", now=NOW).claims] == [
+        cabin.id
+    ]
