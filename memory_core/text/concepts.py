@@ -224,8 +224,12 @@ CHINESE_ASKING: dict[str, str] = {
     "做啥的": "~job",
     "干啥的": "~job",
     "干嘛的": "~job",
-    # A distance asked without the word 距离: "离我家多远？"
+    # A distance asked without the word 距离: "离我家多远？", "远不远", and a cost: "贵不贵"
     "多远": "~distance",
+    "有多远": "~distance",
+    "远不远": "~distance",
+    "多少公里": "~distance",
+    "贵不贵": "~cost",
     # A clock time or a date asked without the word 时间/日期: "几点关门", "哪年买的"
     "几点": "~time",
     "几点钟": "~time",

@@ -170,7 +170,7 @@ _DISTANCE_HELD = lazy(
     r"|(?<![\w.])[0-9]+(?:\.[0-9]+)?\s?(?:km|kms|kilometers?|kilometres?|miles?|mi)\b"
 )
 _DISTANCE_ASKED = lazy(
-    rf"多远|距离(?:是|有)?多少|多少公里|\bhow\s+far\b|\bhow\s+many\s+(?:miles|kilometers|kilometres|km)\b"
+    rf"多远|远不远|距离(?:是|有)?多少|多少公里|\bhow\s+far\b|\bhow\s+many\s+(?:miles|kilometers|kilometres|km)\b"
     rf"|{_what_is('distances?')}"
 )
 # A brand stated without the word: one of the widely known makers of what people buy and
@@ -184,7 +184,11 @@ _BRANDS_ZH = (
     "佳能|尼康|大疆|戴尔|惠普|华硕|宏碁|微软|丰田|本田|日产|奔驰|宝马|奥迪|特斯拉|比亚迪|吉利|蔚来|小鹏|福特|"
     "别克|雪佛兰|起亚|马自达|斯巴鲁|保时捷|沃尔沃|路虎|雷克萨斯|凯迪拉克|五菱|新秀丽|路易威登|古驰|香奈儿|爱马仕|"
     "普拉达|蔻驰|卡西欧|浪琴|欧米茄|劳力士|天梭|斯沃琪|西铁城|佳明|罗技|雷蛇|漫步者|森海塞尔|铁三角|任天堂|"
-    "乐高|科沃斯|追觅|德龙|步步高|中兴|努比亚|苹果(?=手机|电脑|笔记本|平板|耳机|手表|的)"
+    "乐高|科沃斯|追觅|德龙|步步高|中兴|努比亚|捷安特|美利达|雅迪|爱玛|小天鹅|百诺|"
+    "微星|技嘉|哈弗|领克|极氪|问界|零跑|奇瑞|传祺|荣威|名爵|宝骏|法拉利|兰博基尼|玛莎拉蒂|宾利|"
+    "兰蔻|雅诗兰黛|欧莱雅|资生堂|迪奥|完美日记|花西子|斐乐|海澜之家|森马|波司登|太平鸟|"
+    "伊利|蒙牛|农夫山泉|可口可乐|百事|雀巢|瑞幸|喜茶|茅台|五粮液|青岛啤酒|"
+    "苹果(?=手机|电脑|笔记本|平板|耳机|手表|的)|富士(?!山)"
 )
 _BRANDS_EN = (
     "iphone|ipad|macbook|imac|airpods|apple\\s+(?:watch|tv)|samsung|huawei|xiaomi|lenovo|thinkpad|dell|asus|acer|"
@@ -192,7 +196,11 @@ _BRANDS_EN = (
     "ikea|canon|nikon|fujifilm|toyota|honda|nissan|volkswagen|mercedes(?:-benz)?|bmw|audi|tesla|byd|chevrolet|"
     "chevy|hyundai|kia|mazda|subaru|porsche|volvo|lexus|samsonite|gucci|prada|chanel|herm[eè]s|louis\\s+vuitton|"
     "rolex|casio|seiko|garmin|fitbit|logitech|razer|bose|sennheiser|nintendo|playstation|xbox|patagonia|"
-    "north\\s+face|lego"
+    "north\\s+face|lego|oppo|vivo|oneplus|motorola|nokia|kindle|gopro|peloton|lululemon|"
+    "ray-ban|oakley|yeti|hydro\\s+flask|kitchenaid|vitamix|instant\\s+pot|roomba|irobot|keurig|nespresso|"
+    "breville|sonos|jbl|bang\\s+&\\s+olufsen|harman\\s+kardon|fender|gibson|yamaha|ford|jeep|chrysler|"
+    "cadillac|buick|acura|infiniti|rivian|polestar|ferrari|lamborghini|maserati|bentley|land\\s+rover|"
+    "range\\s+rover|cannondale|schwinn|brompton|giant\\s+bikes?"
 )
 _BRAND_HELD = lazy(
     f"(?:{_BRANDS_ZH})|[\u4e00-\u9fff]{{2,4}}(?<![打车门招金银铜王纸克底路码老胸工奖])牌(?=的|[,.!?;，。！？；]|$)"
@@ -254,7 +262,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
         ),
         lazy(
-            "多少钱|多少块钱|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
+            "多少钱|多少块钱|贵不贵|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
             # which of two is cheaper or dearer: a comparison of their prices
             "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|比较)?(?:贵|便宜)"
             rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"

@@ -84,15 +84,15 @@ def test_another_subjects_attribute_is_no_lead(add, reader) -> None:
         for text in (
             "我的手机的品牌是华为。",
             "我的手机的颜色是黑色。",
-            "我的自行车是捷安特的。",
+            "我的自行车是朋友送的。",
             "我的自行车是蓝色的。",
             "我的笔记本电脑是联想的。",
         )
     ]
     # The phone's claim states a brand by the word and the laptop's by its maker's name (华为
-    # and 联想 are brands; 捷安特 is not in the list); the question names the bicycle, which
-    # both lack: neither is an answer, nor a lead. The bicycle's two claims tie on its name
-    # and lack the brand, so nothing is taken.
+    # and 联想 are brands); the question names the bicycle, which both lack: neither is an
+    # answer, nor a lead. The bicycle's two claims tie on its name and state no brand, so
+    # nothing is taken.
     query = "我的自行车是什么牌子？"
     result = recall(reader.conn, query, now=NOW)
     assert result.claims == []
