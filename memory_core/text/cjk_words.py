@@ -18,28 +18,36 @@ characters (the tokenizer's longest dictionary word).
 
 from __future__ import annotations
 
-_DIGITS = "一二三四五六七八九"
-# 一 … 三十一 (and 两, 半 and 几 below).
-_NUMERALS = (
-    list(_DIGITS)
-    + ["十"]
-    + [f"十{d}" for d in _DIGITS]
-    + [f"{t}十" for t in "二三"]
-    + [f"二十{d}" for d in _DIGITS]
-    + ["三十一"]
-)
-_COUNTS = [*_NUMERALS, "两", "半"]
-
 # Measure words that follow a numeral or a demonstrative and name no thing of their own
 # (个 and 位 as well; not 层 or 栋, whose number says which floor or building).
 MEASURES = "个家台辆部本件双款位条只张所座间副块支套把杯瓶盒份顶架棵匹枚颗场篇首"
-_DEMONSTRATIVES = ("这", "那", "哪", "每", "某", "这一", "那一", "哪一", "每一")
+_MEASURE_SET = frozenset(MEASURES)
+_NUMERAL_CHARS = frozenset("一二三四五六七八九十两半几")
+_DEMONSTRATIVES = frozenset("这那哪每某")
+# A count is at most three numerals (三十一); a demonstrative may take 一 (这一台).
+_MAX_NUMERALS = 3
 
-CHINESE_MEASURE_WORDS: frozenset[str] = frozenset(
-    f"{head}{measure}" for measure in MEASURES for head in (*_DEMONSTRATIVES, *_COUNTS, "几")
-) | {"这家伙", "那家伙"}
-# Words that begin as a count and a measure word but are words of their own.
+# Words that begin as a count and a measure word but are words of their own, and two that
+# are filler whole (the tokenizer's dictionary holds them: it is read before measure words).
 CHINESE_COUNTED_WORDS: frozenset[str] = frozenset({"一部分", "一块儿", "一家子"})
+CHINESE_MEASURE_FILLER: frozenset[str] = frozenset({"这家伙", "那家伙"})
+
+
+def measure_word_at(run: str, i: int) -> int:
+    """The length of the numeral or demonstrative and measure word starting at ``run[i]``
+    (一台, 两双, 二十个, 这辆, 那一家, 几台), or 0."""
+    head = run[i]
+    j = i + 1
+    if head in _DEMONSTRATIVES:
+        if j < len(run) and run[j] == "一":
+            j += 1
+    elif head in _NUMERAL_CHARS:
+        while j < len(run) and j - i < _MAX_NUMERALS and run[j] in _NUMERAL_CHARS:
+            j += 1
+    else:
+        return 0
+    return j + 1 - i if j < len(run) and run[j] in _MEASURE_SET else 0
+
 
 # A calendar's or a clock's unit after a number, as one word: 号 is 日, a week is 周 however
 # it is written, and "个" before a unit is only the measure word (八个周 is eight weeks).

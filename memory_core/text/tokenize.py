@@ -36,7 +36,8 @@ from memory_core.text.cjk_words import (
     CALENDAR_UNIT_LONGEST,
     CALENDAR_UNITS,
     CHINESE_COUNTED_WORDS,
-    CHINESE_MEASURE_WORDS,
+    CHINESE_MEASURE_FILLER,
+    measure_word_at,
 )
 from memory_core.text.concepts import CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
@@ -83,12 +84,12 @@ _QUANTITY = re.compile(r"[0-9]+(?:\.[0-9]+)*[a-z]{1,3}")
 _TRAILING = ".,;:!?)]}'\""
 _NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
 # What a dictionary hit in Chinese text means: filler (None), a word to keep whole (""),
-# a conjunction ("&"), or a concept feature ("~name"). Later entries win: the closed class
-# of measure words (一台, 那家: :mod:`memory_core.text.cjk_words`) comes first, so filler,
-# kept words and concepts stay what they are.
+# a conjunction ("&"), or a concept feature ("~name"). Where no word of it starts, a measure
+# word after a numeral or a demonstrative (一台, 那家: :mod:`memory_core.text.cjk_words`) is
+# filler.
 _KEEP, _CONJUNCTION = "", "&"
 _CJK_DICTIONARY: dict[str, str | None] = {
-    **{w: None for w in CHINESE_MEASURE_WORDS},
+    **{w: None for w in CHINESE_MEASURE_FILLER},
     **{w: _KEEP for w in CHINESE_COUNTED_WORDS},
     **{w: None for w in CHINESE_STOP_WORDS},
     **{w: _KEEP for w in CHINESE_KEEP_WORDS},
@@ -191,6 +192,11 @@ def _cjk_pieces(run: str, *, query: bool) -> list[list[tuple[str, str]]]:
                 i += length
                 break
         else:
+            measure = measure_word_at(run, i)
+            if measure:
+                flush()
+                i += measure
+                continue
             ch = run[i]
             if ch in CHINESE_STOP_CHARS:
                 flush()
