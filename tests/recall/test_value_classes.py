@@ -11,6 +11,7 @@ from memory_core.recall.service import recall
 from memory_core.text.query_features import query_terms
 from memory_core.text.tokenize import features, index_fields, normalize
 from memory_core.text.value_classes import asked_value, held_values, is_value_class
+from tests.support.recalled import ids
 from tests.support.times import NOW
 
 
@@ -214,8 +215,8 @@ def test_a_value_answers_the_attribute_a_short_question_names(add, reader) -> No
     claims = [add(text) for text in THINGS]
     # The bike's claim states a colour without the word; the phone's states the word for
     # another subject: only the bike's answers, and no complement adds the phone's colour.
-    assert [c.memory_id for c in recall(reader.conn, "what colour is my bike?", now=NOW).claims] == [claims[2].id]
-    assert [c.memory_id for c in recall(reader.conn, "how much did my bike cost?", now=NOW).claims] == [claims[3].id]
+    assert ids(recall(reader.conn, "what colour is my bike?", now=NOW)) == [claims[2].id]
+    assert ids(recall(reader.conn, "how much did my bike cost?", now=NOW)) == [claims[3].id]
     # Speaking of colours is not asking one: a claim holding some colour does not answer.
     found = recall(reader.conn, "why do phones come in so many colours?", now=NOW).claims
     assert claims[2].id not in {c.memory_id for c in found}
@@ -233,18 +234,18 @@ def test_chinese_values_and_places(add, reader) -> None:
             "实验小学的地址是海淀区中关村大街27号。",
         )
     ]
-    assert [c.memory_id for c in recall(reader.conn, "我的自行车是什么颜色？", now=NOW).claims] == [claims[1].id]
+    assert ids(recall(reader.conn, "我的自行车是什么颜色？", now=NOW)) == [claims[1].id]
     # "多少钱" asks the cost: of the laptop's three claims only the price answers.
-    assert [c.memory_id for c in recall(reader.conn, "我的笔记本电脑多少钱买的？", now=NOW).claims] == [claims[3].id]
+    assert ids(recall(reader.conn, "我的笔记本电脑多少钱买的？", now=NOW)) == [claims[3].id]
     # "在什么地方" asks where, as 在哪里 does: the answer is a place, not the word 地方.
-    assert [c.memory_id for c in recall(reader.conn, "实验小学在什么地方？", now=NOW).claims] == [claims[5].id]
+    assert ids(recall(reader.conn, "实验小学在什么地方？", now=NOW)) == [claims[5].id]
 
 
 def test_a_rent_in_colloquial_yuan_answers_how_much(add, reader) -> None:
     rent = add("帮我写封邮件给房东吧，厨房水龙头漏水两个星期了还没人来修，每个月房租6500块，实在太过分了。")
     add("我们读书会每个月第一个周四晚上聚会。")
     add("我买了一块手表，是在京东买的。")
-    assert [c.memory_id for c in recall(reader.conn, "我每个月房租多少钱？", now=NOW).claims] == [rent.id]
+    assert ids(recall(reader.conn, "我每个月房租多少钱？", now=NOW)) == [rent.id]
 
 
 def test_a_time_or_date_asked_without_its_word(add, reader) -> None:
@@ -260,11 +261,11 @@ def test_a_time_or_date_asked_without_its_word(add, reader) -> None:
         )
     ]
     # "几点关门" asks a clock time: only the opening hours state one.
-    assert [c.memory_id for c in recall(reader.conn, "乐刻健身几点关门？", now=NOW).claims] == [claims[1].id]
+    assert ids(recall(reader.conn, "乐刻健身几点关门？", now=NOW)) == [claims[1].id]
     # "哪年买的" asks a date: the purchase date, not the car's colour or what it is.
-    assert [c.memory_id for c in recall(reader.conn, "我的特斯拉是哪年买的？", now=NOW).claims] == [claims[5].id]
+    assert ids(recall(reader.conn, "我的特斯拉是哪年买的？", now=NOW)) == [claims[5].id]
     # A question that does not ask when keeps every claim it did before.
-    assert claims[2].id in {c.memory_id for c in recall(reader.conn, "乐刻健身的月卡多少钱？", now=NOW).claims}
+    assert claims[2].id in set(ids(recall(reader.conn, "乐刻健身的月卡多少钱？", now=NOW)))
 
 
 @pytest.mark.parametrize(
@@ -288,14 +289,14 @@ def test_other_senses_of_the_naming_verbs_answer_no_name(add, reader) -> None:
     add("CI 被叫停了。")
     assert recall(reader.conn, "CI 叫什么名字？", now=NOW).claims == []
     service = add("我们的支付服务叫 paygate。")
-    assert [c.memory_id for c in recall(reader.conn, "我们的支付服务叫什么？", now=NOW).claims] == [service.id]
+    assert ids(recall(reader.conn, "我们的支付服务叫什么？", now=NOW)) == [service.id]
 
 
 def test_points_and_time_complexity_are_no_time(add, reader) -> None:
     points = add("代码评审有3点需要注意。")
     owner = add("代码评审由 Alice 负责。")
     # "3点" is three points: it states no time, so it is not taken over the other claim.
-    found = [c.memory_id for c in recall(reader.conn, "代码评审几点开始？", now=NOW).claims]
+    found = ids(recall(reader.conn, "代码评审几点开始？", now=NOW))
     assert found != [points.id] and (not found or owner.id in found)
     add("The merge sort was rewritten on Monday.")
     assert recall(reader.conn, "what time complexity does the merge sort have?", now=NOW).claims == []
@@ -304,7 +305,7 @@ def test_points_and_time_complexity_are_no_time(add, reader) -> None:
 def test_which_points_asks_no_time(add, reader) -> None:
     coverage = add("代码评审要看测试覆盖率。")
     naming = add("代码评审要检查命名规范。")
-    found = {c.memory_id for c in recall(reader.conn, "代码评审要注意哪几点？", now=NOW).claims}
+    found = set(ids(recall(reader.conn, "代码评审要注意哪几点？", now=NOW)))
     assert found == {coverage.id, naming.id}
 
 
@@ -312,11 +313,11 @@ def test_a_name_given_with_its_verb(add, reader) -> None:
     uncle = add("我舅舅叫张翰林。")
     add("我舅舅今年52岁。")
     add("我的表哥叫王磊。")
-    assert [c.memory_id for c in recall(reader.conn, "我舅舅叫什么来着？", now=NOW).claims] == [uncle.id]
-    assert [c.memory_id for c in recall(reader.conn, "我舅舅叫什么名字？", now=NOW).claims] == [uncle.id]
+    assert ids(recall(reader.conn, "我舅舅叫什么来着？", now=NOW)) == [uncle.id]
+    assert ids(recall(reader.conn, "我舅舅叫什么名字？", now=NOW)) == [uncle.id]
     puppy = add("We adopted a beagle puppy and named him Biscuit.")
     add("The beagle puppy sleeps all afternoon.")
-    assert [c.memory_id for c in recall(reader.conn, "What's the beagle puppy's name?", now=NOW).claims] == [puppy.id]
+    assert ids(recall(reader.conn, "What's the beagle puppy's name?", now=NOW)) == [puppy.id]
 
 
 @pytest.mark.parametrize(
@@ -339,17 +340,17 @@ def test_a_name_after_my_relation_as_written(text: str, name: bool) -> None:
 def test_a_relations_name_as_written_answers_what_the_name_is(add, reader) -> None:
     sister = add("My sister Emma is getting married in Lisbon next June.")
     add("My sister lives in Porto.")
-    assert [c.memory_id for c in recall(reader.conn, "What's my sister's name?", now=NOW).claims] == [sister.id]
+    assert ids(recall(reader.conn, "What's my sister's name?", now=NOW)) == [sister.id]
 
 
 def test_english_things_named_two_ways(add, reader) -> None:
     movie = add("My favorite movie is Spirited Away.")
     add("I prefer aisle seats on flights.")
-    assert [c.memory_id for c in recall(reader.conn, "What's my favorite film?", now=NOW).claims] == [movie.id]
+    assert ids(recall(reader.conn, "What's my favorite film?", now=NOW)) == [movie.id]
     # A wedding is a marriage: "getting married" answers where the wedding is, in either language.
     married = add("My sister Emma is getting married in Lisbon next June.")
     add("My sister Emma runs a bakery in Porto.")
-    assert [c.memory_id for c in recall(reader.conn, "Where is my sister's wedding?", now=NOW).claims] == [married.id]
+    assert ids(recall(reader.conn, "Where is my sister's wedding?", now=NOW)) == [married.id]
     assert "~wedding" in [t.feature for t in query_terms("我表姐什么时候结婚？")]
     # "Wed" is Wednesday, not a wedding.
     assert "~wedding" not in features("standup moved to Wed 3pm")
@@ -422,7 +423,7 @@ def test_a_value_class_neither_bridges_nor_splits_the_cutoff(add, reader) -> Non
 def test_a_comparison_keeps_its_own_words(add, reader) -> None:
     cheaper = add("楼下那家咖啡店比星巴克便宜很多。")
     add("公司附近的咖啡店很安静。")
-    assert [c.memory_id for c in recall(reader.conn, "哪家咖啡店更便宜？", now=NOW).claims] == [cheaper.id]
+    assert ids(recall(reader.conn, "哪家咖啡店更便宜？", now=NOW)) == [cheaper.id]
 
 
 def test_which_is_dearer_compares_prices(add, reader) -> None:
@@ -491,8 +492,8 @@ def test_a_coding_memory_states_ports_and_addresses_without_their_words(add, rea
     bob = add("Reach the on-call engineer Bob at bob.smith@example.com.")
     add("Postgres listens on port 5433 on the dev box.")
     for question in ("what port does the billing API use?", "billing API port?"):
-        assert [c.memory_id for c in recall(reader.conn, question, now=NOW).claims] == [api.id], question
-    assert [c.memory_id for c in recall(reader.conn, "what is Bob's email?", now=NOW).claims] == [bob.id]
+        assert ids(recall(reader.conn, question, now=NOW)) == [api.id], question
+    assert ids(recall(reader.conn, "what is Bob's email?", now=NOW)) == [bob.id]
     # Another subject's port is still no answer.
     assert recall(reader.conn, "what port does the auth service use?", now=NOW).claims == []
 
@@ -523,7 +524,7 @@ def test_the_heavier_of_word_and_value_counts(add, reader) -> None:
     add("My bike has a red bell.")
     for n, thing in enumerate(["dashboard", "logo", "website", "slide", "poster", "brochure", "app", "banner"]):
         add(f"The {thing} colour scheme was discussed in meeting {n}.")
-    assert [c.memory_id for c in recall(reader.conn, "what colour is my bike?", now=NOW).claims] == [blue.id]
+    assert ids(recall(reader.conn, "what colour is my bike?", now=NOW)) == [blue.id]
 
 
 def test_the_excerpt_holds_the_value_asked(add, reader) -> None:
@@ -566,18 +567,18 @@ def test_an_occupation_or_schooling_answers_without_its_word(add, reader) -> Non
     ]
     # Five claims about the uncle tied on his name alone: the one stating a trade answers
     # "what does he do", the one stating a level of schooling "what schooling".
-    assert [c.memory_id for c in recall(reader.conn, "我叔叔是做什么工作的呢？", now=NOW).claims] == [claims[2].id]
-    assert [c.memory_id for c in recall(reader.conn, "我叔叔是干啥的？", now=NOW).claims] == [claims[2].id]
-    assert [c.memory_id for c in recall(reader.conn, "我叔叔是什么学历？", now=NOW).claims] == [claims[3].id]
+    assert ids(recall(reader.conn, "我叔叔是做什么工作的呢？", now=NOW)) == [claims[2].id]
+    assert ids(recall(reader.conn, "我叔叔是干啥的？", now=NOW)) == [claims[2].id]
+    assert ids(recall(reader.conn, "我叔叔是什么学历？", now=NOW)) == [claims[3].id]
     # Another person's trade answers nobody's question about the uncle's.
-    assert claims[4].id not in {c.memory_id for c in recall(reader.conn, "我叔叔是干啥的？", now=NOW).claims}
+    assert claims[4].id not in set(ids(recall(reader.conn, "我叔叔是干啥的？", now=NOW)))
 
 
 def test_an_english_occupation_answers_whose_job_it_is(add, reader) -> None:
     jake = add("My brother Jake works as a firefighter in Boston.")
     add("My sister lives in Denver and loves skiing.")
     add("The nightly cleanup job deletes old logs.")
-    assert [c.memory_id for c in recall(reader.conn, "what is my brother's job?", now=NOW).claims] == [jake.id]
+    assert ids(recall(reader.conn, "what is my brother's job?", now=NOW)) == [jake.id]
     # A program's job is no person's: the occupation class is not asked.
     found = recall(reader.conn, "what does the cleanup job do?", now=NOW).claims
     assert jake.id not in {c.memory_id for c in found}
@@ -591,7 +592,7 @@ def test_english_asks_an_age_or_a_job_by_a_phrase_alone(add, reader) -> None:
     # "how old" and "for a living" name no word of what they ask: the age and the job join
     # the question, and a claim stating a value of them answers it.
     assert [t.feature for t in query_terms("how old is my cousin?")] == ["cousin", "~age", "=age"]
-    assert [c.memory_id for c in recall(reader.conn, "how old is my cousin?", now=NOW).claims] == [age.id]
+    assert ids(recall(reader.conn, "how old is my cousin?", now=NOW)) == [age.id]
     found = recall(reader.conn, "what does my brother do for a living?", now=NOW).claims
     assert [c.memory_id for c in found] == [trade.id]
 
@@ -600,10 +601,10 @@ def test_a_height_answers_how_tall_without_its_word(add, reader) -> None:
     tall = add("我表弟一米八，特别喜欢打篮球。")
     add("我表弟在深圳上班。")
     add("我表弟的老家是湖南长沙。")
-    assert [c.memory_id for c in recall(reader.conn, "我表弟多高？", now=NOW).claims] == [tall.id]
+    assert ids(recall(reader.conn, "我表弟多高？", now=NOW)) == [tall.id]
     him = add("My brother Jake is 6 feet tall and plays basketball.")
     add("My brother Jake lives in Boston.")
-    assert [c.memory_id for c in recall(reader.conn, "how tall is my brother?", now=NOW).claims] == [him.id]
+    assert ids(recall(reader.conn, "how tall is my brother?", now=NOW)) == [him.id]
 
 
 def test_a_brand_or_a_model_answers_without_its_word(add, reader) -> None:
@@ -619,14 +620,14 @@ def test_a_brand_or_a_model_answers_without_its_word(add, reader) -> None:
         )
     ]
     # Four claims tie on the laptop; the one naming its maker answers which brand it is.
-    assert [c.memory_id for c in recall(reader.conn, "我的笔记本电脑是什么牌子的？", now=NOW).claims] == [claims[1].id]
+    assert ids(recall(reader.conn, "我的笔记本电脑是什么牌子的？", now=NOW)) == [claims[1].id]
     # 妈 and 爸 alone are the mother and the father; a model is told by its maker's name.
-    assert [c.memory_id for c in recall(reader.conn, "我爸的手机是什么型号？", now=NOW).claims] == [claims[4].id]
-    assert claims[5].id in {c.memory_id for c in recall(reader.conn, "我妈用的什么手机？", now=NOW).claims}
+    assert ids(recall(reader.conn, "我爸的手机是什么型号？", now=NOW)) == [claims[4].id]
+    assert claims[5].id in set(ids(recall(reader.conn, "我妈用的什么手机？", now=NOW)))
     # English too, and a brand of another thing answers nothing.
     pc = add("My laptop is a ThinkPad X1 Carbon I bought in 2022.")
     add("My laptop has 32 GB of memory.")
-    assert [c.memory_id for c in recall(reader.conn, "what brand is my laptop?", now=NOW).claims] == [pc.id]
+    assert ids(recall(reader.conn, "what brand is my laptop?", now=NOW)) == [pc.id]
     assert recall(reader.conn, "我的自行车是什么牌子？", now=NOW).claims == []
 
 
@@ -634,9 +635,7 @@ def test_a_distance_answers_how_far_without_its_word(add, reader) -> None:
     far = add("那家火锅店离我家大概三公里。")
     add("那家火锅店叫海底捞。")
     add("那家火锅店的招牌菜是毛肚。")
-    assert [c.memory_id for c in recall(reader.conn, "火锅店离我家多远？", now=NOW).claims] == [far.id]
+    assert ids(recall(reader.conn, "火锅店离我家多远？", now=NOW)) == [far.id]
     cabin = add("The cabin is 12 miles from the lake.")
     add("The cabin has a wood stove and two bedrooms.")
-    assert [c.memory_id for c in recall(reader.conn, "how far is the cabin from the lake?", now=NOW).claims] == [
-        cabin.id
-    ]
+    assert ids(recall(reader.conn, "how far is the cabin from the lake?", now=NOW)) == [cabin.id]
