@@ -81,6 +81,8 @@ _QUOTED_QUESTION = re.compile(
 _NUMBER = re.compile(r"[0-9]+(?:\.[0-9]+)*")
 # A quantity with its unit (165cm, 5kg, 10ms): a value, not the name of a subject.
 _QUANTITY = re.compile(r"[0-9]+(?:\.[0-9]+)*[a-z]{1,3}")
+# A quantity whose letters are a unit of length, weight, volume, time or size.
+_MEASURED = re.compile(r"([0-9]+(?:\.[0-9]+)?)(?:mm|cm|km|m|kg|mg|g|lbs?|ml|l|ft|min|hrs?|h|ms|s|kb|mb|gb|tb)")
 _TRAILING = ".,;:!?)]}'\""
 _NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
 # What a dictionary hit in Chinese text means: filler (None), a word to keep whole (""),
@@ -276,7 +278,10 @@ def split_units(text: str, *, expand: bool) -> list[list[tuple[str, str]]]:
                 token = token.lstrip("0") or "0"
             feature = _word_feature(token)
             if feature is not None:
-                units.append([feature])
+                number = _MEASURED.fullmatch(token)
+                # A measure with its unit written in letters is also its number ("172cm"
+                # is 172, as "172厘米" is): one unit, either form matching.
+                units.append([feature, (number.group(1), NUMBER)] if number else [feature])
     return units
 
 

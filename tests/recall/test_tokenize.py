@@ -197,3 +197,14 @@ def test_a_date_asked_with_leading_zeros_finds_the_date_written_without() -> Non
 def test_what_a_question_asks_after_a_year_stands_alone() -> None:
     assert "买" in {t.feature for t in query_terms("我的车是2021年什么时候买的？")}
     assert "买" in features("这辆车是2021年买的")
+
+
+def test_a_measure_written_with_letters_is_also_its_number() -> None:
+    # "172cm" is 172 as "172厘米" is: one unit, either form matching.
+    assert {"172cm", "172"} <= set(features("她身高172cm"))
+    assert "172" in features("我妈妈的身高有172厘米。")
+    [unit] = [t.unit for t in query_terms("身高172cm的人是谁？") if t.feature == "172"]
+    assert unit == next(t.unit for t in query_terms("身高172cm的人是谁？") if t.feature == "172cm")
+    assert {"30s", "30"} <= set(features("timeout 30s"))
+    # letters that are no unit stay whole only
+    assert "2" not in features("enable 2fa") and "4" not in features("a 4k screen")

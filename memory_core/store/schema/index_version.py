@@ -18,7 +18,8 @@ INDEX_VERSION = 12  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokeniz
 # 11: an occupation (=job), a level of schooling (=education), a height (=height) and an English age (=age)
 #     beside the value that states one; a wedding and a marriage one concept (~wedding)
 # 12: Chinese measure words after a count or a demonstrative are filler (那家, 一辆); a calendar unit
-#     after digits is a word of its own (2021年买: 年, 买) and a date's number drops its leading zero
+#     after digits is a word of its own (2021年买: 年, 买) and a date's number drops its leading zero;
+#     brands (=brand) and distances (=distance); a measure with its unit in letters is also its number
 
 
 def index_version(conn: DbConn) -> int | None:
