@@ -11,9 +11,10 @@ modify and would otherwise pair with it:
   word of its own, written one way (号 is 日, a week 周), so the word after it stands alone
   ("2021年买的" holds 买, as "什么时候买的" asks it, not 年买).
 
-The lists are built from the closed sets they are made of (numerals, demonstratives,
-measure words, the calendar's units), not from any text, and hold words of at most four
-characters (the tokenizer's longest dictionary word).
+Both are read from the closed sets they are made of (the numerals, the demonstratives, the
+measure words and the calendar's units), not from any text: a measure word where one starts
+(:func:`measure_word_at`, after the dictionary's words, so 一部分 and 几个 stay what they
+are), a calendar unit right after digits (:data:`CALENDAR_UNITS`, longest first).
 """
 
 from __future__ import annotations
