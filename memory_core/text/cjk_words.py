@@ -13,8 +13,9 @@ modify and would otherwise pair with it:
 
 Both are read from the closed sets they are made of (the numerals, the demonstratives, the
 measure words and the calendar's units), not from any text: a measure word where one starts
-(:func:`measure_word_at`, after the dictionary's words, so 一部分 and 几个 stay what they
-are), a calendar unit right after digits (:data:`CALENDAR_UNITS`, longest first).
+(:func:`measure_word_at`, after the dictionary's words, so the kept 一部分 and the filler
+几个 and 这家伙 stay what they are: memory_core.text.vocabulary), a calendar unit right
+after digits (:data:`CALENDAR_UNITS`, longest first).
 """
 
 from __future__ import annotations
@@ -27,11 +28,6 @@ _NUMERAL_CHARS = frozenset("一二三四五六七八九十两半几")
 _DEMONSTRATIVES = frozenset("这那哪每某")
 # A count is at most three numerals (三十一); a demonstrative may take 一 (这一台).
 _MAX_NUMERALS = 3
-
-# Words that begin as a count and a measure word but are words of their own, and two that
-# are filler whole (the tokenizer's dictionary holds them: it is read before measure words).
-CHINESE_COUNTED_WORDS: frozenset[str] = frozenset({"一部分", "一块儿", "一家子"})
-CHINESE_MEASURE_FILLER: frozenset[str] = frozenset({"这家伙", "那家伙"})
 
 
 def measure_word_at(run: str, i: int) -> int:

@@ -32,13 +32,7 @@ import re
 import unicodedata
 from collections import Counter
 
-from memory_core.text.cjk_words import (
-    CALENDAR_UNIT_LONGEST,
-    CALENDAR_UNITS,
-    CHINESE_COUNTED_WORDS,
-    CHINESE_MEASURE_FILLER,
-    measure_word_at,
-)
+from memory_core.text.cjk_words import CALENDAR_UNIT_LONGEST, CALENDAR_UNITS, measure_word_at
 from memory_core.text.concepts import CHINESE, CHINESE_ASKING, ENGLISH
 from memory_core.text.stem import stem
 from memory_core.text.value_classes import held_values
@@ -91,8 +85,6 @@ _NOT_FILENAMES = frozenset({"e.g", "i.e", "etc", "vs", "a.m", "p.m", "u.s"})
 # filler.
 _KEEP, _CONJUNCTION = "", "&"
 _CJK_DICTIONARY: dict[str, str | None] = {
-    **{w: None for w in CHINESE_MEASURE_FILLER},
-    **{w: _KEEP for w in CHINESE_COUNTED_WORDS},
     **{w: None for w in CHINESE_STOP_WORDS},
     **{w: _KEEP for w in CHINESE_KEEP_WORDS},
     **{w: _CONJUNCTION for w in CHINESE_CONJUNCTIONS if len(w) > 1},

@@ -51,6 +51,7 @@ CHINESE_STOP_WORDS: frozenset[str] = frozenset(
 可不可以 叫什么 为啥 家伙 什么地方 啥地方
 以上 以下 低于 高于 超过 不到 大于 小于 等于 至少 最多 多于 少于 不超过 不少于
 哪几点 这几点 那几点 有几点 以下几点
+这家伙 那家伙
 """.split()
 )
 CHINESE_STOP_CHARS: frozenset[str] = frozenset("的了是在和与及或跟吗呢吧啊呀哦嗯我你他她它么哪谁也啥很诶嘿")
@@ -72,7 +73,9 @@ CHINESE_KEEP_WORDS: frozenset[str] = frozenset(
     # 题目+的, 涉及+时, 的+确认): kept whole, those would join two words
     "吉他 酒吧 网吧 吧台 跟踪 跟进 跟随 在乎 来不及 "
     # aunts, not mothers (妈 alone is one: memory_core.text.concepts)
-    "姑妈 姨妈 舅妈".split()
+    "姑妈 姨妈 舅妈 "
+    # words that open as a count and a measure word (memory_core.text.cjk_words)
+    "一部分 一块儿 一家子".split()
 )
 
 # Asking for a suggestion, and the praise of what is asked for ("suggest a *good* book").
