@@ -144,13 +144,20 @@ class MemevoWorker:
 
 
 def query(state_dir: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """The rows of ``sql`` over ``state_dir/memory.db`` opened read-only (none without the file)."""
+    """The rows of ``sql`` over ``state_dir/memory.db`` opened read-only (none without the file,
+    or while the process creating the store has not yet committed its schema: the file exists
+    from its first connection on, its tables only once the migrations commit)."""
     db = state_dir / "memory.db"
     if not db.exists():
         return []
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)
     try:
-        return conn.execute(sql, params).fetchall()
+        try:
+            return conn.execute(sql, params).fetchall()
+        except sqlite3.OperationalError:
+            if conn.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0] == 0:
+                return []
+            raise
     finally:
         conn.close()
 
