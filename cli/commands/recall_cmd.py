@@ -69,7 +69,8 @@ def _render_diagnostics(data: dict[str, Any] | None) -> str:
         f"plan:       {plan.get('mode')}; focus: {', '.join(plan.get('focus', [])) or '-'}; "
         f"context: {', '.join(plan.get('context', [])) or '-'}"
         + ("; events: " + " / ".join(repr(e) for e in plan["events"]) if plan.get("events") else "")
-        + (_time_text(plan) if plan.get("time") else ""),
+        + (_time_text(plan) if plan.get("time") else "")
+        + (f"; asks a kind: {plan['asks_kind']}" if plan.get("asks_kind") else ""),
         "lifecycle:  " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in life.items()),
         f"digest:     {digest.get('claims', 0)} claims, {digest.get('bytes', 0)} bytes",
     ]
@@ -141,6 +142,8 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
             lines.append(f"      status: {claim['status']}")
     if claim.get("lead"):
         lines.append(f"      {claim['lead']}")
+    if claim.get("asked_kind"):
+        lines.append(f"      {claim['asked_kind']}")
     if "raw" in claim:
         lines.append(
             f"      raw {claim['raw']:.3f}, matched {claim.get('coverage', 0):.0%} of the question's "

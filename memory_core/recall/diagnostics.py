@@ -49,6 +49,8 @@ def plan_summary(plan: QueryPlan, now: float) -> dict[str, Any]:
     if plan.window:  # the time the question names: claims dated within it answer (recall.dated)
         summary["time"] = describe(plan.window, now)
         summary["time_only"] = plan.window_only
+    if plan.kind is not None and plan.kind.word:  # the kind of thing asked (grammar.asked_kind)
+        summary["asks_kind"] = _feature(plan.kind.word[0])
     return summary
 
 
@@ -180,6 +182,13 @@ REASON_TEXT = {
 }
 
 
+# Said of a claim without the word naming the kind a question asks (scoring.PlanScorer.coverage).
+KIND_TEXT = (
+    "the question asks for a kind of thing ({}): a claim without the word is measured without it "
+    "when it holds a word qualifying the kind or naming the question's subject"
+)
+
+
 def claim_verdict(
     conn: DbConn,
     memory_id: str,
@@ -221,6 +230,8 @@ def claim_verdict(
         for t in asked.focus
         if t.feature not in matched and not is_value_class(t.feature) and t.group not in said
     ][:MAX_MATCHED]
+    if asked.kind is not None and asked.kind.word and not matched.intersection(asked.kind.word):
+        verdict["asked_kind"] = KIND_TEXT.format(_feature(asked.kind.word[0]))
     if verdict["reason"] is not None:
         verdict["stage"] = "gate" if found.excluded in _GATE_REASONS else "selection"
         verdict["detail"] = REASON_TEXT.get(verdict["reason"], verdict["reason"])

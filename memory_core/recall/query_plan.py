@@ -21,14 +21,15 @@ from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from memory_core.text.concepts import BY_FEATURE
 from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
 from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
-from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, two_events
+from memory_core.text.grammar import asked_kind, asks_current, asks_place_or_time, describes_subject, two_events
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.requests import asks_reply
 from memory_core.text.time_anchor import read_window
-from memory_core.text.tokenize import normalize
+from memory_core.text.tokenize import normalize, split_units
 from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import ANAPHORA, RESET
 
@@ -47,6 +48,21 @@ MAX_BACKGROUND_TERMS = 64
 # The fields with defaults: a typed ``NamedTuple`` for the type checker, ``namedtuple`` (the
 # same class) at run time, whose fields ``typing`` need not compile one annotation string at
 # a time on every start of the per-turn hook (docs/hooks.md, "Cost"; a test compares the two).
+if TYPE_CHECKING:
+
+    class KindAsked(NamedTuple):
+        """The features of the word naming the kind asked, of the words qualifying it, and
+        of the question's passive verb ("what charting library is used …": ``~library``,
+        ``chart``, ``use``)."""
+
+        word: tuple[str, ...]
+        qualifiers: tuple[str, ...]
+        verb: tuple[str, ...]
+
+else:
+    KindAsked = namedtuple("KindAsked", ("word", "qualifiers", "verb"))
+
+
 if TYPE_CHECKING:
 
     class _QueryPlanFields(NamedTuple):
@@ -78,6 +94,9 @@ if TYPE_CHECKING:
         # The question asks what the assistant said or gave (:func:`memory_core.recall.replies.asks_reply`):
         # the reply to a request recall chose answers in its place.
         asks_reply: bool = False
+        # The kind of thing the question asks (:func:`memory_core.text.grammar.asked_kind`),
+        # as features: an answer names an instance, and need not hold the kind's word.
+        kind: KindAsked | None = None
 
 else:
     _QueryPlanFields = namedtuple(
@@ -94,8 +113,9 @@ else:
             "window",
             "window_only",
             "asks_reply",
+            "kind",
         ),
-        defaults=((), "standalone", (), False, False, False, (), (), False, False),
+        defaults=((), "standalone", (), False, False, False, (), (), False, False, None),
     )
 
 
@@ -146,6 +166,7 @@ class _Reading(
             ("window", tuple),
             ("window_only", bool),
             ("asks_reply", bool),
+            ("kind", KindAsked | None),
         ],
     )
 ):
@@ -164,7 +185,7 @@ def _read(text: str) -> _Reading:
     reset = bool(RESET.search(text))
     body = RESET.sub(" ", text) if reset else text
     if is_continuation(body):
-        return _Reading((), reset, False, False, False, False, (), (), False, False)
+        return _Reading((), reset, False, False, False, False, (), (), False, False, None)
     text = normalize(body)
     window, window_only = read_window(text)
     terms = tuple(bound_terms(query_terms(body)))
@@ -179,7 +200,22 @@ def _read(text: str) -> _Reading:
         window,
         window_only,
         asks_reply(text),
+        _kind(text),
     )
+
+
+def _features(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(feature for word in words for unit in split_units(word, expand=False) for feature, _ in unit)
+
+
+def _kind(text: str) -> KindAsked | None:
+    asked = asked_kind(text)
+    if asked is None:
+        return None
+    word = _features([asked.word])
+    if any((concept := BY_FEATURE.get(f)) is not None and concept.attribute for f in word):
+        return None  # an attribute asked ("what port …") is asked as its value classes are
+    return KindAsked(word, _features(asked.qualifiers), _features([asked.verb] if asked.verb else []))
 
 
 def conversation_slots(texts: Sequence[str]) -> list[str]:
@@ -239,6 +275,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.window,
                 False,
                 reading.asks_reply,
+                reading.kind,
             )
         else:
             plan = QueryPlan(
@@ -253,6 +290,7 @@ def build_plan(texts: Sequence[str]) -> QueryPlan:
                 reading.window,
                 reading.window_only,
                 reading.asks_reply,
+                reading.kind,
             )
             if subjects:
                 subject = subjects

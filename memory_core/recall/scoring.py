@@ -26,8 +26,9 @@ from collections import namedtuple
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory_core.recall.query_plan import QueryPlan
+from memory_core.recall.query_plan import KindAsked, QueryPlan
 from memory_core.recall.query_units import (
+    Unit,
     active_units,
     choice_groups,
     doubled,
@@ -147,6 +148,26 @@ class Evaluation(_EvaluationFields):
     __slots__ = ()
 
 
+def kind_units(units: tuple[Unit, ...], kind: KindAsked | None) -> tuple[Unit | None, tuple[Unit, ...]]:
+    """The unit naming the kind a question asks (not an attribute, and not the question's
+    only unit), and the units of which a claim without it must match one: a word qualifying
+    the kind, or a named subject that is not the question's passive verb ("is *used*")."""
+    if kind is None or len(units) < 2:
+        return None, ()
+    found = [u for u in units if not (u.attribute or u.numeric) and any(t.feature in kind.word for t in u.terms)]
+    if not found:
+        return None, ()
+    head = found[-1]
+
+    def holds(u: Unit, features: tuple[str, ...]) -> bool:
+        return any(t.feature in features for t in u.terms)
+
+    support = tuple(
+        u for u in units if u is not head and (holds(u, kind.qualifiers) or (u.named and not holds(u, kind.verb)))
+    )
+    return head, support
+
+
 class PlanScorer:
     """Scores claims against one plan; built once per recall, applied per candidate."""
 
@@ -178,12 +199,20 @@ class PlanScorer:
         self.value_pairs = value_pairs(self.focus)
         self.context_units = question_units(context, self.weights, frequency)
         self.focus_total = sum(u.counted for u in self.focus_units)
+        # The word naming the kind of thing asked ("what charting *library* …"), and what a
+        # claim naming an instance of it ("Recharts for the revenue chart") must match in its
+        # place: a word qualifying the kind or naming the question's subject (:meth:`coverage`).
+        self.kind_unit, self.kind_support = kind_units(self.focus_units, plan.kind)
         # The smallest total a claim's coverage can be measured against: all but the lightest
         # alternative of each group dropped. Candidate pruning must use it to stay complete.
-        self.min_focus_total = self.focus_total - sum(
-            sum(u.counted for u in slot) - min(u.counted for u in slot)
-            for slot in unit_slots(self.focus_units)
-            if len(slot) > 1
+        self.min_focus_total = (
+            self.focus_total
+            - (self.kind_unit.counted if self.kind_unit else 0.0)
+            - sum(
+                sum(u.counted for u in slot) - min(u.counted for u in slot)
+                for slot in unit_slots(self.focus_units)
+                if len(slot) > 1
+            )
         )
         # The least focus weight a claim passing the coverage gate matches, whatever its
         # alternatives and background words: candidate enumeration must rely on no more.
@@ -299,6 +328,8 @@ class PlanScorer:
         aliases, at most :data:`MAX_BACKGROUND_SHARE` of the question's weight."""
         weights = self.weights
         units = active_units(self.focus_units, masks, weights)
+        if self.kind_unit is not None and self._instance_of_kind(masks, units):
+            units = tuple(u for u in units if u is not self.kind_unit)
         total = sum(u.counted for u in units)
         found = sum(weights[t.feature] for u in units for t in u.core if masks.get(t.feature, 0))
         if found and self.background:
@@ -308,6 +339,16 @@ class PlanScorer:
             )
             found += min(support, MAX_BACKGROUND_SHARE * total)
         return min(1.0, found / total) if total else 0.0
+
+    def _instance_of_kind(self, masks: Mapping[str, int], units: tuple[Unit, ...]) -> bool:
+        """Whether a claim may name an instance of the kind asked in place of its word: it
+        does not hold the word, and it matches a word qualifying the kind or, the kind having
+        none, a word of the question's subject (not only its verb: "what kind of music do I
+        like?" is not answered by "I like hiking")."""
+        kind = self.kind_unit
+        if kind not in units or kind.matched(masks, self.weights, ~0):
+            return False
+        return any(u in units and u.matched(masks, self.weights, ~0) for u in self.kind_support)
 
     def _failures(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> Iterator[str]:
         """Every gate the claim fails, in the order they are judged (lazily: the first is its
