@@ -212,6 +212,40 @@ _BRAND_ASKED = lazy(
     rf"|\b(?:what|which)\s+(?:brand|make)\b|{_what_is('brands?')}"
 )
 
+# A language stated by its name: the widely used programming languages (a name that is also
+# an everyday word only where a program is written in it: "written in Go", "a Rust crate"),
+# and the major human languages as English and Chinese write them. A nationality before a
+# noun it qualifies is no language ("Chinese food", "French fries", "German shepherd").
+_PROGRAMMING_LANGUAGES = (
+    r"python|javascript|typescript|java(?!\s*script)|kotlin|scala|haskell|elixir|erlang|clojure|ocaml|f#|"
+    r"fortran|cobol|golang|c\+\+|c#|objective-c|php|perl|lua|matlab|groovy|powershell|solidity|webassembly"
+)
+_WORDLIKE_LANGUAGES = "go|rust|swift|ruby|dart|zig|julia|c|r|elm|nim|crystal|bash"
+_HUMAN_LANGUAGES = (
+    "english|spanish|french|german|italian|portuguese|russian|japanese|korean|chinese|mandarin|cantonese|arabic|"
+    "hindi|dutch|swedish|norwegian|danish|finnish|polish|greek|turkish|hebrew|thai|vietnamese|indonesian|"
+    "ukrainian|czech|hungarian|romanian|persian|farsi|urdu|bengali|tagalog|swahili|latin|esperanto"
+)
+_NATIONALITY_NOUNS = (
+    r"food|fries|toast|restaurant|cuisine|dish|shepherd|press|horn|people|government|man|woman|guy|girl|friend|"
+    r"family|company|car|wine|beer|kiss|new\s+year|quarter|drama|movie|film|culture|history|border|market"
+)
+_LANGUAGE_HELD = lazy(
+    "中文|汉语|普通话|粤语|英语|英文|日语|日文|法语|德语|韩语|俄语|西班牙语|意大利语|葡萄牙语|阿拉伯语|泰语|越南语"
+    "|(?:python|java|go|c|js|rust|php|ruby)语言"
+    rf"|(?<![a-z0-9_#+/-])(?:{_PROGRAMMING_LANGUAGES})(?![a-z0-9_#+/-])"
+    r"|\b(?:written|coded|implemented|rewritten|rewrote|ported|programm?ing|code|coding|built)\s+in\s+"
+    rf"(?:{_WORDLIKE_LANGUAGES})(?![a-z0-9_#+-])"
+    rf"|用(?:{_WORDLIKE_LANGUAGES})(?:语言)?(?:写|开发|实现|重写)"
+    rf"|\b(?:{_WORDLIKE_LANGUAGES})\s+(?:code|codebase|crate|module|binary|service|program|compiler|toolchain)s?\b"
+    rf"|\b(?:{_HUMAN_LANGUAGES})\b(?!\s+(?:{_NATIONALITY_NOUNS})s?\b)"
+)
+_LANGUAGE_ASKED = lazy(
+    "(?:什么|啥|哪种|哪门|哪个|哪一种)(?:编程)?语言|语言(?:是|用的是)?(?:什么|啥|哪)"
+    + "|"
+    + _what_is(r"(?:programming\s+)?languages?")
+    + r"|\bwhat\s+(?:[a-z'-]+\s+){0,2}?(?:is|was|are|were)\s+[^?]{0,40}\bwritten\s+in\b"
+)
 # English asks some attributes by a phrase holding no word of them: "how old is my cousin?"
 # the age, "what does my brother do for a living?" the job (Chinese ones are words of the
 # query's dictionary, :data:`memory_core.text.concepts.CHINESE_ASKING`). Query side only.
@@ -313,6 +347,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
     "~distance": ("=distance", _DISTANCE_HELD, _DISTANCE_ASKED),
     "~brand": ("=brand", _BRAND_HELD, _BRAND_ASKED),
+    "~language": ("=language", _LANGUAGE_HELD, _LANGUAGE_ASKED),
     # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").
     "~model_number": ("=brand", _BRAND_HELD, _MODEL_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).

@@ -101,6 +101,16 @@ from tests.support.times import NOW
         ("火锅店离我家大概三公里。", ["=distance"]),
         ("we drove 400 miles to the lake", ["=distance"]),
         ("the room is 3 meters wide", []),  # metres alone: a length, not a distance travelled
+        # A language named without the word: a human one, or a programming one as code names it
+        ("I've been learning Portuguese since the spring.", ["=language"]),
+        ("我最近在学西班牙语。", ["=language"]),
+        ("The billing service is written in Go.", ["=language"]),
+        ("后端服务是用Go写的。", ["=language"]),
+        ("the data pipeline scripts are all Python 3.12", ["=language"]),
+        ("a small Rust crate parses the logs", ["=language"]),
+        ("We had Chinese food, and French fries with it.", []),  # a nationality before its noun
+        ("let's go for a walk; the rust on my bike; swift work", []),  # everyday words
+        ("the pythonic way; see node_modules/python/x", []),
         # 万 after the word of a price: money
         ("这辆凯美瑞落地价二十二万。", ["=cost"]),
         ("装修花了3万。", ["=cost"]),
@@ -181,6 +191,10 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~model_number", "我爸的手机是什么型号？", "=brand"),
         ("~distance", "火锅店离我家多远？", "=distance"),
         ("~distance", "how far is the cabin from the lake?", "=distance"),
+        ("~language", "what language is the billing service written in?", "=language"),
+        ("~language", "which programming language do we use for the scripts?", "=language"),
+        ("~language", "后端是用什么语言写的？", "=language"),
+        ("~language", "why is the language setting wrong?", None),  # speaks of it, asks none
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -354,6 +368,19 @@ def test_english_things_named_two_ways(add, reader) -> None:
     assert "~wedding" in [t.feature for t in query_terms("我表姐什么时候结婚？")]
     # "Wed" is Wednesday, not a wedding.
     assert "~wedding" not in features("standup moved to Wed 3pm")
+
+
+def test_a_language_answers_what_language_without_the_word(add, reader) -> None:
+    billing = add("The billing service is written in Go and deploys to Fly.io.")
+    learning = add("I've been learning Portuguese since the spring.")
+    add("The billing service sends invoices every Monday.")
+    add("The language setting on the TV is stuck on the default.")
+    add("Language exchange meetups happen on Thursdays.")
+    add("I've been learning to bake sourdough.")
+    assert ids(recall(reader.conn, "What language is the billing service written in?", now=NOW)) == [billing.id]
+    assert ids(recall(reader.conn, "What language am I learning?", now=NOW)) == [learning.id]
+    # A subject no claim names gets no other subject's language.
+    assert ids(recall(reader.conn, "What language is the search service written in?", now=NOW)) == []
 
 
 def test_only_the_index_holds_the_classes() -> None:
