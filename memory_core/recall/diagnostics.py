@@ -177,6 +177,9 @@ REASON_TEXT = {
     "superseded": (
         "the question asks what holds now, and a newer claim of the same origin and kind answers the same words"
     ),
+    "no_value": (
+        "the question asks a value, and another claim states one: this one holds the attribute's word without a value"
+    ),
     "over_limit": "better claims filled the three places",
     "outside_window": "the question names a time, and claims dated within it answer; this one is dated outside it",
 }

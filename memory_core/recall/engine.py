@@ -32,7 +32,7 @@ from memory_core.recall.candidates import (
 from memory_core.recall.index import probe_postings, read_docs, read_headers
 from memory_core.recall.proof import Proof
 from memory_core.recall.query_plan import QueryPlan
-from memory_core.recall.query_units import choice_groups
+from memory_core.recall.query_units import choice_groups, value_pairs
 from memory_core.recall.rank import Candidate, rank_score, select
 from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
 from memory_core.store.engines.dbapi import DbConn
@@ -282,6 +282,7 @@ def _evaluate(
         relative_cutoff=narrow,
         facet_redundancy=narrow,
         supersede={t.feature: t.unit for t in plan.focus} if narrow and plan.asks_current else None,
+        values=value_pairs(plan.focus) if narrow else (),
     )
     if narrow and not chosen and not any(c.excluded == "ambiguous" for c in candidates):
         anchors = [c for c in failed if c.excluded in ANCHOR_REASONS]

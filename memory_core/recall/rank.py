@@ -19,7 +19,7 @@ Remaining ties go to the pinned claim, then the more recently updated, then the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
@@ -152,6 +152,7 @@ def select(
     relative_cutoff: bool = True,
     facet_redundancy: bool = True,
     supersede: Mapping[str, int] | None = None,
+    values: Sequence[tuple[str, str]] = (),
 ) -> list[Candidate]:
     """Age, cut, rank and pick at most ``limit`` candidates; every other one gets a reason.
 
@@ -165,6 +166,9 @@ def select(
         if c.excluded is None and c.dormant and not include_dormant:
             c.excluded = "dormant"
     eligible = [c for c in candidates if c.excluded is None]
+    if eligible and relative_cutoff and values:
+        _drop_valueless(eligible, values)
+        eligible = [c for c in eligible if c.excluded is None]
     if eligible and relative_cutoff:
         best: dict[tuple[int, ...], float] = {}
         for c in eligible:
@@ -224,6 +228,20 @@ def _newest(chosen: list[Candidate], units: Mapping[str, int]) -> list[Candidate
         else:
             kept.append(c)
     return kept
+
+
+def _drop_valueless(eligible: list[Candidate], values: Sequence[tuple[str, str]]) -> None:
+    """Mark ``no_value`` the claims holding an asked attribute's word without a value of it,
+    when another eligible claim holds a value ("我上司工作的地方在深圳" beside "我的上司是干建筑
+    工人的" for "我上司是做什么工作的？"): the word alone states no value, and it must not
+    outrank, and cut off, the claim that does. ``values`` pairs each value class with its
+    attribute's concept (:func:`~memory_core.recall.query_units.value_pairs`)."""
+    for value, attribute in values:
+        if not any(value in c.matched for c in eligible):
+            continue
+        for c in eligible:
+            if attribute in c.matched and value not in c.matched:
+                c.excluded = "no_value"
 
 
 def _drop_ambiguous(eligible: list[Candidate]) -> None:

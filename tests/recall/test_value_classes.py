@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memory_core.recall.query_plan import build_plan
-from memory_core.recall.service import recall
+from memory_core.recall.service import explain_claim, recall
 from memory_core.text.query_features import query_terms
 from memory_core.text.tokenize import features, index_fields, normalize
 from memory_core.text.value_classes import asked_value, held_values, is_value_class
@@ -381,6 +381,24 @@ def test_a_language_answers_what_language_without_the_word(add, reader) -> None:
     assert ids(recall(reader.conn, "What language am I learning?", now=NOW)) == [learning.id]
     # A subject no claim names gets no other subject's language.
     assert ids(recall(reader.conn, "What language is the search service written in?", now=NOW)) == []
+
+
+def test_a_claim_stating_the_value_answers_before_one_holding_only_the_word(add, reader) -> None:
+    workplace = add("我上司工作的地方在深圳广东。")
+    job = add("我的上司是干建筑工人的。")
+    add("我表姐是护士。")
+    # 工作 names the attribute in the workplace's claim, and scores higher, but states no job.
+    assert ids(recall(reader.conn, "我上司是做什么工作的呢？", now=NOW)) == [job.id]
+    verdict = explain_claim(reader.conn, "我上司是做什么工作的呢？", workplace.id, now=NOW)
+    assert verdict["reason"] == "no_value" and verdict["stage"] == "selection"
+    # With no claim stating a value, the word still answers, as before.
+    assert ids(recall(reader.conn, "我上司工作的地方在哪里？", now=NOW)) == [workplace.id]
+
+
+def test_an_opening_time_answers_before_a_claim_about_the_times(add, reader) -> None:
+    add("The gym's opening times change in the summer.")
+    opens = add("The gym opens at 6 am on weekdays.")
+    assert ids(recall(reader.conn, "what time does the gym open?", now=NOW)) == [opens.id]
 
 
 def test_only_the_index_holds_the_classes() -> None:
