@@ -178,6 +178,7 @@ RECALL = (
         "memory_core.recall.dated",  # claims dated within that time answer it
         "memory_core.text.requests",  # a question asking what the assistant said; a request made to it
         "memory_core.recall.replies",  # the reply after a chosen request answers such a question
+        "memory_core.recall.persons",  # a claim about another person than the question names is no answer
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)

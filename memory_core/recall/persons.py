@@ -1,0 +1,86 @@
+"""A question about one person is not answered by a claim about another.
+
+"我叔叔平时喜欢干什么？" shares 平时 and 喜欢 with "我同事平时喜欢健身", which can score above
+"我的叔叔特别爱好研究美食" and cut it off. Where a question names a person by their relation
+to the user (:data:`RELATIONS`), a claim that does not name that relation but names another
+is about someone else: it is dropped before the relative cutoff (``another_person``), and it
+is no lead and no half of a pair either. A claim naming both ("my brother and my cousin both
+play football") stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memory_core.store.engines.dbapi import DbConn
+
+REASON = "another_person"
+
+# The people a person speaks of by their relation to them (kin, partners, the people of work,
+# school and home), each group of words naming one relation ("上司", "领导", "老板", "boss"),
+# with the index features its words have (a test checks them against the tokenizer; held
+# here so that no hook process tokenizes them). Words with other common senses are left out:
+# "manager" (a package manager), "friend", "partner", "teacher" (too often not one person),
+# 男朋友 and 女朋友 (their features are 男, 女 and the concept of a friend).
+RELATIONS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("爸爸 爸 父亲 dad father", frozenset({"~father"})),
+    ("妈妈 妈 母亲 mom mum mother", frozenset({"~mother"})),
+    ("哥哥 brother", frozenset({"brother", "哥哥"})),
+    ("姐姐 sister", frozenset({"sister", "姐姐"})),
+    ("弟弟", frozenset({"弟弟"})),
+    ("妹妹", frozenset({"妹妹"})),
+    ("叔叔 伯伯 伯父", frozenset({"伯伯", "伯父", "叔叔"})),
+    ("舅舅", frozenset({"舅舅"})),
+    (
+        "阿姨 姨妈 姑姑 姑妈 舅妈 婶婶 伯母 aunt",
+        frozenset({"aunt", "伯母", "姑妈", "姑姑", "姨妈", "婶婶", "舅妈", "阿姨"}),
+    ),
+    ("uncle", frozenset({"uncl"})),
+    ("爷爷 外公 姥爷 grandpa grandfather", frozenset({"grandfath", "grandpa", "外公", "姥爷", "爷爷"})),
+    ("奶奶 外婆 姥姥 grandma grandmother", frozenset({"grandma", "grandmoth", "外婆", "奶奶", "姥姥"})),
+    (
+        "表哥 表姐 表弟 表妹 堂哥 堂姐 堂弟 堂妹 cousin",
+        frozenset({"cousin", "堂哥", "堂妹", "堂姐", "堂弟", "表哥", "表妹", "表姐", "表弟"}),
+    ),
+    ("儿子 son", frozenset({"son", "儿子"})),
+    ("女儿 daughter", frozenset({"daughter", "女儿"})),
+    ("孙子 孙女 grandson granddaughter", frozenset({"granddaught", "grandson", "孙女", "孙子"})),
+    ("侄子 侄女 外甥 niece nephew", frozenset({"nephew", "niec", "侄女", "侄子", "外甥"})),
+    ("老婆 妻子 媳妇 太太 wife", frozenset({"~wife"})),
+    ("老公 丈夫 husband", frozenset({"~husband"})),
+    ("boyfriend", frozenset({"boyfriend"})),
+    ("girlfriend", frozenset({"girlfriend"})),
+    ("同事 colleague coworker co-worker", frozenset({"co-worker", "colleagu", "cowork", "同事"})),
+    ("上司 领导 老板 boss", frozenset({"boss", "上司", "老板", "领导"})),
+    ("下属", frozenset({"下属"})),
+    ("同学 classmate", frozenset({"classmat", "同学"})),
+    ("室友 舍友 roommate flatmate", frozenset({"flatmat", "roommat", "室友", "舍友"})),
+    ("邻居 neighbor neighbour", frozenset({"neighbor", "neighbour", "邻居"})),
+    ("闺蜜", frozenset({"闺蜜"})),
+    ("岳父 岳母 公公 婆婆", frozenset({"公公", "婆婆", "岳母", "岳父"})),
+)
+_ALL = frozenset().union(*(features for _, features in RELATIONS))
+
+
+def others(focus: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The features of the relations ``focus`` names, and those of every other relation
+    (both empty when the question names none)."""
+    held = _ALL.intersection(focus)
+    if not held:
+        return frozenset(), ()
+    named = frozenset().union(*(features for _, features in RELATIONS if features & held))
+    return named, tuple(sorted(_ALL - named))
+
+
+def naming_others(conn: DbConn, memory_ids: Sequence[str], other: Sequence[str]) -> set[str]:
+    """Those of ``memory_ids`` whose text (body or aliases) holds a feature of ``other``."""
+    if not memory_ids or not other:
+        return set()
+    ids = ",".join("?" * len(memory_ids))
+    features = ",".join("?" * len(other))
+    rows = conn.execute(
+        f"SELECT DISTINCT memory_id FROM postings WHERE memory_id IN ({ids}) AND feature IN ({features}) "
+        "AND field IN ('body', 'alias')",
+        (*memory_ids, *other),
+    ).fetchall()
+    return {row[0] for row in rows}

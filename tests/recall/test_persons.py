@@ -1,0 +1,62 @@
+"""A question about one person is not answered by a claim about another (memory_core.recall.persons)."""
+
+from __future__ import annotations
+
+from memory_core.recall.persons import RELATIONS, others
+from memory_core.recall.service import explain_claim, recall
+from tests.support.recalled import ids
+from tests.support.times import NOW
+
+
+def test_the_relations_features_are_the_tokenizers() -> None:
+    from memory_core.text.tokenize import split_units
+
+    for words, features in RELATIONS:
+        held = {f for word in words.split() for unit in split_units(word, expand=False) for f, _ in unit}
+        assert held == features, words
+
+
+def test_the_relations_a_question_names_and_the_others() -> None:
+    asked, other = others(["上司", "开", "~job"])
+    assert {"上司", "领导", "老板", "boss"} <= asked  # one relation, however it is written
+    assert "同事" in other and "上司" not in other and "老板" not in other
+    assert others(["car", "drive"]) == (frozenset(), ())  # no person: nothing to tell apart
+
+
+def test_another_persons_claim_is_no_answer(add, reader) -> None:
+    uncle = add("我的叔叔特别爱好研究美食和烹饪。")
+    colleague = add("我同事平时喜欢健身。")
+    # The colleague's claim shares 平时 and 喜欢 and scores higher, but is about someone else.
+    assert ids(recall(reader.conn, "我叔叔平时都喜欢干些啥呢？", now=NOW)) == [uncle.id]
+    verdict = explain_claim(reader.conn, "我叔叔平时都喜欢干些啥呢？", colleague.id, now=NOW)
+    assert verdict["reason"] == "another_person"
+    assert ids(recall(reader.conn, "我同事平时喜欢干什么？", now=NOW)) == [colleague.id]
+
+
+def test_nobody_else_answers_for_a_person_no_claim_names(add, reader) -> None:
+    add("My boss drives a grey Volvo.")
+    add("我叔叔周末喜欢钓鱼。")
+    add("我同事周末去攀岩。")
+    # Neither the lexical lead nor a pair of claims takes another person's claim back.
+    assert ids(recall(reader.conn, "What car does my dad drive?", now=NOW)) == []
+    assert ids(recall(reader.conn, "我舅舅周末喜欢干什么？", now=NOW)) == []
+
+
+def test_a_claim_naming_the_person_beside_another_answers(add, reader) -> None:
+    both = add("My brother and my cousin both play in a five-a-side football league.")
+    add("My neighbor's kids play piano every evening.")
+    assert ids(recall(reader.conn, "What sport does my cousin play?", now=NOW)) == [both.id]
+
+
+def test_a_relation_written_another_way_is_the_same_person(add, reader) -> None:
+    boss = add("我老板周末喜欢去千岛湖钓鱼。")
+    colleague = add("我同事周末喜欢去攀岩。")
+    # 老板 is the 上司 the question asks about: the claim stays; the colleague's does not.
+    asked = "我上司周末喜欢去哪里钓鱼？"
+    assert ids(recall(reader.conn, asked, now=NOW)) == [boss.id]
+    assert explain_claim(reader.conn, asked, colleague.id, now=NOW)["reason"] == "another_person"
+
+
+def test_a_question_naming_no_person_is_judged_as_before(add, reader) -> None:
+    volvo = add("My boss drives a grey Volvo.")
+    assert ids(recall(reader.conn, "Who drives a grey Volvo?", now=NOW)) == [volvo.id]
