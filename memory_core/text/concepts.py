@@ -213,6 +213,8 @@ CHINESE_ASKING: dict[str, str] = {
     "哪里的人": "~hometown",
     "哪儿人": "~hometown",
     "哪儿的人": "~hometown",
+    "什么地方的人": "~hometown",
+    "哪个地方的人": "~hometown",
     "多少钱": "~cost",
     "多少块钱": "~cost",
     # A name asked without the word 名字: "我舅舅叫什么来着？"

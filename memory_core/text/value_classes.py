@@ -246,6 +246,26 @@ _LANGUAGE_ASKED = lazy(
     + _what_is(r"(?:programming\s+)?languages?")
     + r"|\bwhat\s+(?:[a-z'-]+\s+){0,2}?(?:is|was|are|were)\s+[^?]{0,40}\bwritten\s+in\b"
 )
+# Where a person comes from, stated without the word: 来自 a place ("来自黑龙江哈尔滨"; not
+# 来自于, "comes from" a source), 老家在/是 a place, born or raised in one, or a province's or a
+# great city's people ("我表姐是山东人", "是北京人"); English "is (originally) from …", "grew up
+# in …", "was born in …" (not "from the …", "from work").
+_PROVINCES = (
+    "北京|天津|上海|重庆|河北|山西|辽宁|吉林|黑龙江|江苏|浙江|安徽|福建|江西|山东|河南|湖北|湖南|广东|海南|四川|贵州|云南|"
+    "陕西|甘肃|青海|台湾|内蒙古|广西|西藏|宁夏|新疆|香港|澳门|东北"
+)
+_HOMETOWN_HELD = lazy(
+    "(?:来自(?!于)|(?:老家|家乡|故乡|籍贯)(?:是|在)|出生在|出生于|生长在|长大在)(?!什么|哪|啥)[\u4e00-\u9fff]{2}"
+    rf"|是(?:{_PROVINCES})(?:[\u4e00-\u9fff]{{0,4}})人(?=[,.!?;，。！？；]|$|呢|啊|呀|吧)"
+    r"|\b(?:i'm|i\s+am|he's|she's|they're|we're|is|am|are|was|were)\s+(?:originally\s+)?from\s+"
+    r"(?!(?:the|a|an|my|his|her|our|their|your|work|home|school|here|there|now|then)\b)[a-z]"
+    r"|\b(?:grew\s+up|was\s+born|were\s+born|born\s+and\s+raised|raised)\s+in\s+(?!the\b|a\b)[a-z]"
+)
+_HOMETOWN_ASKED = lazy(
+    "哪里的?人|哪儿的?人|哪的人|什么地方的人|哪个地方的人|来自哪|(?:家乡|老家|故乡|籍贯|出生地)(?:是|在)?(?:哪|什么)"
+    r"|\bwhere\b[^?]{1,60}\b(?:from|grow\s+up|grew\s+up|born)\b|" + _what_is("hometowns?")
+)
+
 # English asks some attributes by a phrase holding no word of them: "how old is my cousin?"
 # the age, "what does my brother do for a living?" the job (Chinese ones are words of the
 # query's dictionary, :data:`memory_core.text.concepts.CHINESE_ASKING`). Query side only.
@@ -254,12 +274,13 @@ ENGLISH_ASKING: tuple[tuple[str, LazyPattern], ...] = (
     ("~height", lazy(r"\bhow\s+tall\b")),
     ("~job", lazy(r"\bfor\s+a\s+living\b|\bline\s+of\s+work\b")),
     ("~distance", lazy(r"\bhow\s+far\b")),
+    ("~hometown", lazy(r"\bwhere\b[^?]{1,60}\b(?:(?:originally\s+)?from|grow\s+up|grew\s+up|born)\s*\??\s*$")),
 )
 
 
 def asked_by_phrase(text: str) -> list[str]:
     """The attribute concepts normalized English ``text`` asks by a phrase alone."""
-    if not any(word in text for word in ("old", "living", "work", "tall", "far")):
+    if not any(word in text for word in ("old", "living", "work", "tall", "far", "from", "grow", "grew", "born")):
         return []
     return [concept for concept, phrase in ENGLISH_ASKING if phrase.search(text) is not None]
 
@@ -346,6 +367,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~height": ("=height", _HEIGHT_HELD, _HEIGHT_ASKED),
     "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
     "~distance": ("=distance", _DISTANCE_HELD, _DISTANCE_ASKED),
+    "~hometown": ("=hometown", _HOMETOWN_HELD, _HOMETOWN_ASKED),
     "~brand": ("=brand", _BRAND_HELD, _BRAND_ASKED),
     "~language": ("=language", _LANGUAGE_HELD, _LANGUAGE_ASKED),
     # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").

@@ -98,8 +98,9 @@ def test_full_width_forms_are_normalized() -> None:
 
 def test_chinese_asking_phrases_name_the_detail_on_the_query_side_only() -> None:
     assert [t.feature for t in query_terms("我表弟现在多大了呀？")] == ["表弟", "~age"]
-    assert [t.feature for t in query_terms("我表妹是哪里的人啊？")] == ["表妹", "~hometown"]
-    assert [t.feature for t in query_terms("她是哪里人")] == ["~hometown"]
+    # (asking where from, the question also takes the class of a place one comes from)
+    assert [t.feature for t in query_terms("我表妹是哪里的人啊？")] == ["表妹", "~hometown", "=hometown"]
+    assert [t.feature for t in query_terms("她是哪里人")] == ["~hometown", "=hometown"]
     # "多大" alone may ask about a size: it stays filler.
     assert [t.feature for t in query_terms("这个文件多大？")] == ["~file"]
     # Stored text keeps them as filler, so what the index holds is unchanged.

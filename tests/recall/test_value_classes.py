@@ -111,6 +111,14 @@ from tests.support.times import NOW
         ("We had Chinese food, and French fries with it.", []),  # a nationality before its noun
         ("let's go for a walk; the rust on my bike; swift work", []),  # everyday words
         ("the pythonic way; see node_modules/python/x", []),
+        # Where a person comes from, stated without the word
+        ("我的同事来自黑龙江哈尔滨。", ["=hometown"]),
+        ("我表姐是山东济南人。", ["=hometown"]),
+        ("我表哥的家乡在广州。", ["=hometown"]),
+        ("My coworker Priya is originally from Pune.", ["=hometown", "=name"]),
+        ("She grew up in Lisbon.", ["=hometown"]),
+        ("这笔钱来自于投资，他老家在哪我不知道", []),  # a source; a place asked, not stated
+        ("I came back from work; he is from the government; 我是个好人", []),
         # 万 after the word of a price: money
         ("这辆凯美瑞落地价二十二万。", ["=cost"]),
         ("装修花了3万。", ["=cost"]),
@@ -191,6 +199,9 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~model_number", "我爸的手机是什么型号？", "=brand"),
         ("~distance", "火锅店离我家多远？", "=distance"),
         ("~distance", "how far is the cabin from the lake?", "=distance"),
+        ("~hometown", "同事的家乡是哪里的呀？", "=hometown"),
+        ("~hometown", "where did my wife grow up?", "=hometown"),
+        ("~hometown", "why do I miss my hometown?", None),  # speaks of it, asks none
         ("~language", "what language is the billing service written in?", "=language"),
         ("~language", "which programming language do we use for the scripts?", "=language"),
         ("~language", "后端是用什么语言写的？", "=language"),
@@ -381,6 +392,18 @@ def test_a_language_answers_what_language_without_the_word(add, reader) -> None:
     assert ids(recall(reader.conn, "What language am I learning?", now=NOW)) == [learning.id]
     # A subject no claim names gets no other subject's language.
     assert ids(recall(reader.conn, "What language is the search service written in?", now=NOW)) == []
+
+
+def test_where_a_person_comes_from_without_the_word(add, reader) -> None:
+    priya = add("My coworker Priya is originally from Pune.")
+    add("Priya's favourite dish is misal pav.")
+    cousin = add("我表姐是山东济南人。")
+    add("我表姐在杭州工作。")
+    add("My boss flew in from Denver this morning.")
+    assert ids(recall(reader.conn, "Where is Priya from?", now=NOW)) == [priya.id]
+    assert ids(recall(reader.conn, "我表姐是哪个地方的人？", now=NOW)) == [cousin.id]
+    # Flying in from a city says where someone was, not where they come from.
+    assert ids(recall(reader.conn, "Where is my boss from?", now=NOW)) == []
 
 
 def test_a_claim_stating_the_value_answers_before_one_holding_only_the_word(add, reader) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from memory_core.store.engines.dbapi import DbConn
 
 # Bump when the features a text yields change; stores rebuild their index once on open.
-INDEX_VERSION = 13  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
+INDEX_VERSION = 14  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
 # 4: personal-detail concepts (age, height, education ...) and more Chinese filler
 # 5: value classes beside a value that states an attribute (a colour, an amount of money)
 # 6: ports after a host and e-mail addresses as value classes, stricter money and colours
@@ -21,6 +21,7 @@ INDEX_VERSION = 13  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokeniz
 #     after digits is a word of its own (2021年买: 年, 买) and a date's number drops its leading zero;
 #     brands (=brand) and distances (=distance); a measure with its unit in letters is also its number
 # 13: a language named without the word (=language): a human one, or a programming one as code names it
+# 14: where a person comes from (=hometown): 来自, 老家在, a province's people, "is from", "grew up in"
 
 
 def index_version(conn: DbConn) -> int | None:
