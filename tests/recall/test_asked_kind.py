@@ -102,7 +102,7 @@ def test_a_claim_naming_an_instance_answers_the_kind_asked(add, reader) -> None:
 def test_what_an_instance_must_match_in_place_of_the_kind(question: str, kind: str, support: set[str]) -> None:
     plan = plan_query(question)
     frequency = {t.feature: 1 for t in plan.focus}
-    head, units = kind_units(PlanScorer(plan, frequency, 10).focus_units, plan.kind)
+    head, units, _qualifiers = kind_units(PlanScorer(plan, frequency, 10).focus_units, plan.kind)
     assert head is not None and head.terms[0].feature == kind
     assert {t.feature for u in units for t in u.terms} == support
 
@@ -110,10 +110,24 @@ def test_what_an_instance_must_match_in_place_of_the_kind(question: str, kind: s
 def test_a_question_of_one_word_has_no_kind_to_leave_out() -> None:
     plan = plan_query("Which library do you use?")
     assert plan.kind is not None and [t.feature for t in plan.focus] == ["~library"]
-    assert kind_units(PlanScorer(plan, {"~library": 1}, 10).focus_units, plan.kind) == (None, ())
+    assert kind_units(PlanScorer(plan, {"~library": 1}, 10).focus_units, plan.kind) == (None, (), ())
 
 
 def test_the_kind_is_said_in_the_plan(add, reader) -> None:
     add(CODING[0])
     result = recall(reader.conn, "What TypeScript validation library does the developer use?", now=NOW)
     assert result.diagnostics["plan"]["asks_kind"] == "~library"
+
+
+def test_the_kinds_word_without_its_qualifier_names_another_kind(add, reader) -> None:
+    credentials = add("NextAuth.js with the Credentials provider handles the dashboard's login.")
+    add("Payments in the dashboard go through Adyen.")
+    add("The billing service runs on a cloud VM in Frankfurt.")
+    # "provider" alone is another kind of provider than the cloud provider asked about: the
+    # claim matches the dashboard and a provider, but no cloud provider.
+    asked = "What cloud provider is the dashboard deployed on?"
+    assert credentials.id not in ids(recall(reader.conn, asked, now=NOW))
+    assert explain_claim(reader.conn, asked, credentials.id, now=NOW)["reason"] == "focus_coverage"
+    plan = plan_query(asked)
+    _head, _support, qualifiers = kind_units(PlanScorer(plan, {"cloud": 1, "provid": 1}, 10).focus_units, plan.kind)
+    assert [u.terms[0].feature for u in qualifiers] == ["cloud"]
