@@ -90,6 +90,16 @@ def write_records(path: Path, items: list[dict[str, Any]], *, tail: str = "") ->
     return path
 
 
+def replace_records(path: Path, items: list[dict[str, Any]]) -> Path:
+    """``path`` holding ``items`` at once, as a turn the agent has finished writing appears to a
+    hook polling for it: a reader meanwhile sees the old transcript or the new one. (Rewriting
+    the file in place would show a reader a truncated, half-written transcript that no agent,
+    which appends, ever shows: a hook polling at that moment read half a turn.)"""
+    staged = write_records(path.with_name(path.name + ".staged"), items)
+    os.replace(staged, path)
+    return path
+
+
 PROBE = r"""
 import io, json, sys
 sys.stdin = io.TextIOWrapper(io.BytesIO(sys.argv[2].encode()))

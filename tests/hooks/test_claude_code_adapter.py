@@ -28,6 +28,7 @@ from tests.hooks.claude_data import (
     user_record,
     write_records,
 )
+from tests.hooks.support import replace_records
 
 NOW = clock.now()
 
@@ -170,7 +171,7 @@ def test_stop_uses_the_transcript_when_the_turn_appears_during_the_wait(home: Pa
     path = write_records(tmp_path / "t.jsonl", before)
     events(payload("turn10-after-compact.UserPromptSubmit.1", path), home)
     turn = [user_record("And after compaction, one more turn.", TURN_AFTER_COMPACT), assistant_record("late reply")]
-    writer = threading.Timer(0.1, lambda: write_records(path, before + turn))
+    writer = threading.Timer(0.1, lambda: replace_records(path, before + turn))
     writer.start()
     try:
         (event,) = events(payload("turn10-after-compact.Stop.1", path, last_assistant_message=None), home)

@@ -33,6 +33,7 @@ from tests.hooks.codex_data import (
     user_turn,
     write_records,
 )
+from tests.hooks.support import replace_records
 
 NOW = clock.now()
 SHARED_SESSION = "01a237cd-4119-7bf0-bef3-9ee89b32f130"
@@ -171,7 +172,7 @@ def test_stop_uses_the_rollout_when_the_turn_appears_during_the_wait(home: Path,
     before = records_until(TURN_TOOLS, through=False)
     path = write_records(tmp_path / "r.jsonl", before)
     events(memevo_payload("UserPromptSubmit", TURN_TOOLS, path), home)
-    writer = threading.Timer(0.1, lambda: write_records(path, records_until(TURN_TOOLS)))
+    writer = threading.Timer(0.1, lambda: replace_records(path, records_until(TURN_TOOLS)))
     writer.start()
     try:
         (event,) = events(memevo_payload("Stop", TURN_TOOLS, path, last_assistant_message=None), home)
