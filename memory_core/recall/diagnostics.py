@@ -49,7 +49,7 @@ def plan_summary(plan: QueryPlan, now: float) -> dict[str, Any]:
     if plan.window:  # the time the question names: claims dated within it answer (recall.dated)
         summary["time"] = describe(plan.window, now)
         summary["time_only"] = plan.window_only
-    if plan.kind is not None and plan.kind.word:  # the kind of thing asked (grammar.asked_kind)
+    if plan.kind is not None and plan.kind.word:  # the kind of thing asked (text.asked_kind)
         summary["asks_kind"] = _feature(plan.kind.word[0])
     return summary
 
@@ -186,7 +186,7 @@ REASON_TEXT = {
 }
 
 
-# Said of a claim without the word naming the kind a question asks (scoring.PlanScorer.coverage).
+# Said of a claim without the word naming the kind a question asks (recall.kinds.judged_units).
 KIND_TEXT = (
     "the question asks for a kind of thing ({}): a claim without the word is measured without it "
     "when it holds a word qualifying the kind or naming the question's subject"

@@ -275,7 +275,7 @@ def _evaluate(
                 c.excluded = "not_scored"  # past MAX_SCORED: never judged by the real recall
         candidates += forced
     if narrow:
-        _drop_other_people(conn, r, candidates)
+        persons.drop_other_people(conn, r.scorer.focus, candidates)
     chosen = select(
         candidates,
         now=now,
@@ -340,7 +340,7 @@ def _add_pair(
     awake.sort(key=lambda c: (-c.raw, c.doc.memory_id))
     for anchor in awake[:ANCHORS_TRIED]:
         memory_id = complement.find(conn, r, [anchor], now=now, include_dormant=include_dormant)
-        if memory_id is None or _about_other_people(conn, r, [anchor.doc.memory_id, memory_id]):
+        if memory_id is None or persons.about_other_people(conn, r.scorer.focus, [anchor.doc.memory_id, memory_id]):
             continue
         known = next((c for c in candidates if c.doc.memory_id == memory_id), None)
         if known is None:
@@ -378,7 +378,7 @@ def _add_complement(
 ) -> None:
     """Add the claim answering what ``chosen`` left open, if there is one (see :mod:`.complement`)."""
     memory_id = complement.find(conn, r, chosen, now=now, include_dormant=include_dormant)
-    if memory_id is None or _about_other_people(conn, r, [memory_id]):
+    if memory_id is None or persons.about_other_people(conn, r.scorer.focus, [memory_id]):
         return
     known = next((c for c in candidates if c.doc.memory_id == memory_id), None)
     if known is None:
@@ -388,29 +388,6 @@ def _add_complement(
         known = scored[0]
         candidates.append(known)
     chosen.append(_chosen(known, now=now, complement=True))
-
-
-def _drop_other_people(conn: DbConn, r: Retrieval, candidates: list[Candidate]) -> None:
-    """Mark the eligible claims about another person than the one the question names
-    (:mod:`.persons`): excluded, and firmly, so neither the lead nor a pair takes them back."""
-    asked, other = persons.others(t.feature for t in r.scorer.focus)
-    if not other:
-        return
-    suspects = [c for c in candidates if c.excluded is None and not asked.intersection(c.matched)]
-    elsewhere = persons.naming_others(conn, [c.doc.memory_id for c in suspects], other)
-    for c in suspects:
-        if c.doc.memory_id in elsewhere:
-            c.excluded = c.firm = persons.REASON
-
-
-def _about_other_people(conn: DbConn, r: Retrieval, memory_ids: list[str]) -> bool:
-    """Whether any of ``memory_ids`` is a claim about another person than the question names:
-    not naming that person, and naming another (:mod:`.persons`)."""
-    asked, other = persons.others(t.feature for t in r.scorer.focus)
-    if not other:
-        return False
-    naming = persons.naming_others(conn, memory_ids, sorted(asked))
-    return bool(persons.naming_others(conn, [m for m in memory_ids if m not in naming], other))
 
 
 def _chosen(c: Candidate, *, now: float, complement: bool) -> Candidate:

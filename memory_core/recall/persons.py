@@ -14,6 +14,11 @@ from collections.abc import Iterable, Sequence
 
 from memory_core.store.engines.dbapi import DbConn
 
+TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
+if TYPE_CHECKING:
+    from memory_core.recall.rank import Candidate
+    from memory_core.text.query_features import Term
+
 REASON = "another_person"
 
 # The people a person speaks of by their relation to them (kin, partners, the people of work,
@@ -72,15 +77,42 @@ def others(focus: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...]]:
     return named, tuple(sorted(_ALL - named))
 
 
-def naming_others(conn: DbConn, memory_ids: Sequence[str], other: Sequence[str]) -> set[str]:
-    """Those of ``memory_ids`` whose text (body or aliases) holds a feature of ``other``."""
-    if not memory_ids or not other:
-        return set()
+def drop_other_people(conn: DbConn, focus: Iterable[Term], candidates: list[Candidate]) -> None:
+    """Mark the eligible claims about another person than the one the question (its ``focus``)
+    names: excluded, and firmly, so neither the lead nor a pair takes them back."""
+    asked, other = others(t.feature for t in focus)
+    if not other:
+        return
+    suspects = [c for c in candidates if c.excluded is None and not asked.intersection(c.matched)]
+    elsewhere = _held(conn, [c.doc.memory_id for c in suspects], other)
+    for c in suspects:
+        if c.doc.memory_id in elsewhere:
+            c.excluded = c.firm = REASON
+
+
+def about_other_people(conn: DbConn, focus: Iterable[Term], memory_ids: Sequence[str]) -> bool:
+    """Whether any of ``memory_ids`` is a claim about another person than the question (its
+    ``focus``) names: not naming that person, and naming another."""
+    asked, other = others(t.feature for t in focus)
+    if not other:
+        return False
+    held = _held(conn, memory_ids, (*sorted(asked), *other))
+    return any(features.isdisjoint(asked) and not features.isdisjoint(other) for features in held.values())
+
+
+def _held(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str]) -> dict[str, set[str]]:
+    """Which of ``features`` each of ``memory_ids`` holds in its text (body or aliases); a
+    claim holding none is left out."""
+    held: dict[str, set[str]] = {}
+    if not memory_ids or not features:
+        return held
     ids = ",".join("?" * len(memory_ids))
-    features = ",".join("?" * len(other))
+    marks = ",".join("?" * len(features))
     rows = conn.execute(
-        f"SELECT DISTINCT memory_id FROM postings WHERE memory_id IN ({ids}) AND feature IN ({features}) "
+        f"SELECT DISTINCT memory_id, feature FROM postings WHERE memory_id IN ({ids}) AND feature IN ({marks}) "
         "AND field IN ('body', 'alias')",
-        (*memory_ids, *other),
+        (*memory_ids, *features),
     ).fetchall()
-    return {row[0] for row in rows}
+    for memory_id, feature in rows:
+        held.setdefault(memory_id, set()).add(feature)
+    return held

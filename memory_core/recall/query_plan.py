@@ -21,11 +21,12 @@ from collections import namedtuple
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+from memory_core.text.asked_kind import asked_kind
 from memory_core.text.concepts import BY_FEATURE
 from memory_core.text.follow_up import MAX_ANAPHORIC_UNITS as MAX_ANAPHORIC_UNITS
 from memory_core.text.follow_up import MAX_CONTINUATION_CHARS as MAX_CONTINUATION_CHARS
 from memory_core.text.follow_up import is_continuation, is_subject, points_back
-from memory_core.text.grammar import asked_kind, asks_current, asks_place_or_time, describes_subject, two_events
+from memory_core.text.grammar import asks_current, asks_place_or_time, describes_subject, two_events
 from memory_core.text.query_features import Term, query_terms
 from memory_core.text.requests import asks_reply
 from memory_core.text.time_anchor import read_window
@@ -94,7 +95,7 @@ if TYPE_CHECKING:
         # The question asks what the assistant said or gave (:func:`memory_core.recall.replies.asks_reply`):
         # the reply to a request recall chose answers in its place.
         asks_reply: bool = False
-        # The kind of thing the question asks (:func:`memory_core.text.grammar.asked_kind`),
+        # The kind of thing the question asks (:func:`memory_core.text.asked_kind.asked_kind`),
         # as features: an answer names an instance, and need not hold the kind's word.
         kind: KindAsked | None = None
 

@@ -26,9 +26,9 @@ from collections import namedtuple
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from memory_core.recall.query_plan import KindAsked, QueryPlan
+from memory_core.recall.kinds import judged_units, kind_units
+from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.query_units import (
-    Unit,
     active_units,
     choice_groups,
     doubled,
@@ -148,29 +148,6 @@ class Evaluation(_EvaluationFields):
     __slots__ = ()
 
 
-def kind_units(
-    units: tuple[Unit, ...], kind: KindAsked | None
-) -> tuple[Unit | None, tuple[Unit, ...], tuple[Unit, ...]]:
-    """The unit naming the kind a question asks (not an attribute, and not the question's
-    only unit); the units of which a claim without it must match one: a word qualifying the
-    kind, or a named subject that is not the question's passive verb ("is *used*"); and the
-    units of the words qualifying the kind ("*cloud* provider")."""
-    if kind is None or len(units) < 2:
-        return None, (), ()
-    found = [u for u in units if not (u.attribute or u.numeric) and any(t.feature in kind.word for t in u.terms)]
-    if not found:
-        return None, (), ()
-    head = found[-1]
-
-    def holds(u: Unit, features: tuple[str, ...]) -> bool:
-        return any(t.feature in features for t in u.terms)
-
-    support = tuple(
-        u for u in units if u is not head and (holds(u, kind.qualifiers) or (u.named and not holds(u, kind.verb)))
-    )
-    return head, support, tuple(u for u in units if u is not head and holds(u, kind.qualifiers))
-
-
 class PlanScorer:
     """Scores claims against one plan; built once per recall, applied per candidate."""
 
@@ -205,12 +182,12 @@ class PlanScorer:
         # The word naming the kind of thing asked ("what charting *library* …"), and what a
         # claim naming an instance of it ("Recharts for the revenue chart") must match in its
         # place: a word qualifying the kind or naming the question's subject (:meth:`coverage`).
-        self.kind_unit, self.kind_support, self.kind_qualifiers = kind_units(self.focus_units, plan.kind)
+        self.kind = kind_units(self.focus_units, plan.kind)
         # The smallest total a claim's coverage can be measured against: all but the lightest
         # alternative of each group dropped. Candidate pruning must use it to stay complete.
         self.min_focus_total = (
             self.focus_total
-            - (self.kind_unit.counted if self.kind_unit else 0.0)
+            - (self.kind[0].counted if self.kind[0] else 0.0)
             - sum(
                 sum(u.counted for u in slot) - min(u.counted for u in slot)
                 for slot in unit_slots(self.focus_units)
@@ -331,14 +308,9 @@ class PlanScorer:
         aliases, at most :data:`MAX_BACKGROUND_SHARE` of the question's weight."""
         weights = self.weights
         units = active_units(self.focus_units, masks, weights)
-        if self.kind_unit is not None and self._instance_of_kind(masks, units):
-            units = tuple(u for u in units if u is not self.kind_unit)
+        units, unfound = judged_units(self.kind, units, masks, weights)
         total = sum(u.counted for u in units)
-        found = sum(weights[t.feature] for u in units for t in u.core if masks.get(t.feature, 0))
-        if self.kind_unit is not None and self._other_kind(masks, units):
-            # The kind's word without any word qualifying it names another kind of the thing
-            # ("the Credentials provider" is no answer to "what cloud provider …"): not counted.
-            found -= sum(weights[t.feature] for t in self.kind_unit.core if masks.get(t.feature, 0))
+        found = sum(weights[t.feature] for u in units for t in u.core if masks.get(t.feature, 0)) - unfound
         if found and self.background:
             # The conversation's earlier words support a claim that answers the focus.
             support = CONTEXT_WEIGHT * sum(
@@ -346,27 +318,6 @@ class PlanScorer:
             )
             found += min(support, MAX_BACKGROUND_SHARE * total)
         return min(1.0, found / total) if total else 0.0
-
-    def _instance_of_kind(self, masks: Mapping[str, int], units: tuple[Unit, ...]) -> bool:
-        """Whether a claim may name an instance of the kind asked in place of its word: it
-        does not hold the word, and it matches a word qualifying the kind or, the kind having
-        none, a word of the question's subject (not only its verb: "what kind of music do I
-        like?" is not answered by "I like hiking")."""
-        kind = self.kind_unit
-        if kind not in units or kind.matched(masks, self.weights, ~0):
-            return False
-        return any(u in units and u.matched(masks, self.weights, ~0) for u in self.kind_support)
-
-    def _other_kind(self, masks: Mapping[str, int], units: tuple[Unit, ...]) -> bool:
-        """Whether a claim holds the word of the kind asked but none of the words qualifying it."""
-        kind, weights = self.kind_unit, self.weights
-        return (
-            bool(self.kind_qualifiers)
-            and kind in units
-            and kind is not None
-            and kind.matched(masks, weights, ~0)
-            and not any(u.matched(masks, weights, ~0) for u in self.kind_qualifiers)
-        )
 
     def _failures(self, masks: Mapping[str, int], matched: tuple[str, ...]) -> Iterator[str]:
         """Every gate the claim fails, in the order they are judged (lazily: the first is its

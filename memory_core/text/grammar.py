@@ -44,8 +44,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import namedtuple
-from typing import TYPE_CHECKING, NamedTuple
 
 _WORD = r"[a-z][a-z0-9'-]*"
 _ADVERB = r"(?:please|also|just|quickly|now|then|first|finally|maybe|really|actually|go\s+ahead\s+and)"
@@ -300,46 +298,6 @@ _PLURAL_ASKED = re.compile(
     rf"\b(?:what|which)(?:\s+[a-z-]+){{0,2}}?\s+(?!{_NOT_PLURAL}\b)[a-z-]*[^su\s']s\s+{AUXILIARY}\b"
     r"|\b(?:what|which)\s+are\b|\bcurrent\s+[a-z-]*[^su\s']s\b|\ball\b|\bhow\s+many\b"
 )
-
-
-# The kind a what/which question asks, named by its phrase's last word right before the
-# auxiliary or the form of "be" ("what charting *library* is used …", "which hosting
-# *platform* do we …", "what *ORM* does …"): the answer names an instance of it ("Recharts",
-# "Fly.io"), which need not hold the word. The phrase's other words qualify the kind
-# ("charting"), and a participle right after a form of "be" is the question's verb ("is
-# *used*"). One thing asked, not a list ("which *events* has Jon …" is left as it was: a
-# list's items are often stated by their kind).
-_KIND_AUXILIARY = r"(?:is|are|was|were|am|do|does|did|has|have|had|can|could|should|would|will)"
-_ASKED_KIND = re.compile(
-    rf"(?:^|[.?!;]\s+)(?:what|which)((?:\s+(?!{_KIND_AUXILIARY}\b)[a-z0-9'-]+){{0,3}}?)"
-    rf"\s+(?!{_KIND_AUXILIARY}\b)([a-z][a-z0-9-]*)\s+({_KIND_AUXILIARY})\b(?:(?:\s+[a-z]+ly)?\s+([a-z]+(?:ed|en))\b)?"
-)
-_PLURAL_WORD = re.compile(r"[^su']s$")
-_BE = frozenset("is are was were am".split())
-
-
-if TYPE_CHECKING:
-
-    class AskedKind(NamedTuple):
-        """The kind a question asks: its word, the words qualifying it, and a passive verb."""
-
-        word: str
-        qualifiers: tuple[str, ...]
-        verb: str | None
-
-else:
-    AskedKind = namedtuple("AskedKind", ("word", "qualifiers", "verb"))
-
-
-def asked_kind(text: str) -> AskedKind | None:
-    """The one kind of thing normalized ``text`` asks for, or ``None``."""
-    if "what" not in text and "which" not in text:
-        return None
-    match = _ASKED_KIND.search(text.strip())
-    if match is None or _PLURAL_WORD.search(match.group(2)) is not None:
-        return None
-    qualifiers, word, auxiliary, participle = match.groups()
-    return AskedKind(word, tuple(qualifiers.split()), participle if auxiliary in _BE else None)
 
 
 def asks_current(text: str) -> bool:

@@ -22,6 +22,16 @@ amount with a currency sign or unit. Changing them changes what the index holds:
 from __future__ import annotations
 
 from memory_core.lazy_pattern import LazyPattern, lazy
+from memory_core.text.named_values import (
+    BRAND_ASKED,
+    BRAND_HELD,
+    HOMETOWN_ASKED,
+    HOMETOWN_HELD,
+    LANGUAGE_ASKED,
+    LANGUAGE_HELD,
+    MODEL_ASKED,
+)
+from memory_core.text.value_asking import what_is
 
 _AMOUNT_ZH = "[0-9零一二两三四五六七八九十百千万亿]"
 # A file's extension before ":<line>" (app.py:120): a source location, not a host and port.
@@ -29,25 +39,6 @@ _SOURCE_EXTENSIONS = (
     "(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|rs|go|java|kt|rb|php|cs|c|h|cc|cpp|hpp|m|swift|scala|sql|sh|"
     "md|rst|txt|log|ya?ml|json|toml|ini|cfg|conf|lock|html|css|vue|svelte|ipynb)"
 )
-# A bare "… <noun>?" asks the value only as a short question of its own ("billing API port?",
-# "and the price?"), not a clause that opens with an auxiliary or another wh-word ("did Bob
-# reply to the email?", "why do phones come in so many colours?").
-_NOT_BARE = (
-    "(?:did|do|does|can|could|should|would|will|shall|may|might|must|was|were|is|are|am|has|have|had|"
-    "why|how|when|where|who|whom|whose)"
-)
-
-
-def _what_is(noun: str) -> str:
-    """English "what/which (is/was) (the/my …) (a word or two) <noun>" or a bare "… <noun>?" (as
-    "billing API port?"): a question for its value."""
-    return (
-        r"\b(?:what|which)(?:'s|\s+(?:is|was|were|are|will\s+be|would\s+be))?\s+"
-        rf"(?:(?:the|my|our|your|its|their|his|her|this|that)\s+)?(?:[a-z'-]+\s+){{0,2}}{noun}\b"
-        rf"|(?:^|[,:])\s*(?!{_NOT_BARE}\b)(?:[a-z0-9'-]+\s+){{0,3}}{noun}\s*\?\s*$"
-    )
-
-
 _CN_NUM = "[0-9零一二两三四五六七八九十]"
 _MONTHS = (
     "january|february|march|april|june|july|august|september|october|november|december|"
@@ -90,7 +81,7 @@ _WHEN_ASKED = lazy(
     # which of two opens, starts or ends earlier or later: a comparison of their times
     "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|较|比较)(?:早|晚)"
     rf"|\bwhat\s+{_TIME_NOUN}\b|\bwhich\s+day\b|\bwhat\s+day\b|\bwhat\s+year\b|\bwhich\s+year\b"
-    rf"|{_what_is('(?:dates?|' + _TIME_NOUN + ')')}"
+    rf"|{what_is('(?:dates?|' + _TIME_NOUN + ')')}"
 )
 
 # An occupation stated without the word for it: the Chinese "是做/干 X 的" ("是做医生的",
@@ -141,7 +132,7 @@ _EDUCATION_HELD = lazy(
 _EDUCATION_ASKED = lazy(
     "(?:什么|啥|哪种|多高的?)学历|学历(?:是|为)?(?:什么|啥|怎么样|如何|多高|高不高)"
     "|(?:哪个|哪所|什么|啥)(?:学校|大学|院校)毕业|毕业于(?:哪|什么)|(?:什么|啥)学位|学位(?:是|为)?(?:什么|啥)"
-    rf"|{_what_is('(?:degrees?|education)')}|\bhighest\s+degree\b"
+    rf"|{what_is('(?:degrees?|education)')}|\bhighest\s+degree\b"
 )
 
 # An age stated in English: "34 years old", "a 7-year-old", "the cache is 3 days old", "she
@@ -160,8 +151,8 @@ _HEIGHT_HELD = lazy(
     "|(?<![0-9.])[12]\\.[0-9]{1,2}\\s?(?:米|m)(?![a-z])"
     r"|(?<![0-9.])[4-7]\s?(?:'|ft\b|feet\b|foot\b)\s?(?:[0-9]{1,2}\s?(?:\"|''|in\b|inches\b)?)?(?:\s+tall\b)?"
 )
-_HEIGHT_ASKED = lazy(rf"多高|身高(?:是|为|有)?多少|个子(?:有)?多高|\bhow\s+tall\b|{_what_is('heights?')}")
-_AGE_ASKED = lazy(rf"\bhow\s+old\b|{_what_is('ages?')}")
+_HEIGHT_ASKED = lazy(rf"多高|身高(?:是|为|有)?多少|个子(?:有)?多高|\bhow\s+tall\b|{what_is('heights?')}")
+_AGE_ASKED = lazy(rf"\bhow\s+old\b|{what_is('ages?')}")
 
 # A distance stated without the word: "三公里", "5 km", "400 miles" (not metres alone: a
 # room's, a table's or a person's height).
@@ -171,101 +162,8 @@ _DISTANCE_HELD = lazy(
 )
 _DISTANCE_ASKED = lazy(
     rf"多远|远不远|距离(?:是|有)?多少|多少公里|\bhow\s+far\b|\bhow\s+many\s+(?:miles|kilometers|kilometres|km)\b"
-    rf"|{_what_is('distances?')}"
+    rf"|{what_is('distances?')}"
 )
-# A brand stated without the word: one of the widely known makers of what people buy and
-# own (phones, computers, cars, shoes, clothes, watches, appliances, cameras), as the
-# languages write them, or a name with 牌 ("象印牌的"). Words that are also everyday words
-# are left out (美的, 理想, 长城, 现代, 大众, 红旗, 石头; "apple" only as a product) and so
-# are names of software a coding session speaks of.
-_BRANDS_ZH = (
-    "华为|小米|荣耀|联想|一加|魅族|三星|索尼|松下|飞利浦|戴森|格力|海尔|海信|格兰仕|九阳|苏泊尔|象印|膳魔师|"
-    "耐克|阿迪达斯|阿迪|安踏|李宁|特步|匹克|鸿星尔克|新百伦|彪马|亚瑟士|斯凯奇|优衣库|迪卡侬|无印良品|宜家|"
-    "佳能|尼康|大疆|戴尔|惠普|华硕|宏碁|微软|丰田|本田|日产|奔驰|宝马|奥迪|特斯拉|比亚迪|吉利|蔚来|小鹏|福特|"
-    "别克|雪佛兰|起亚|马自达|斯巴鲁|保时捷|沃尔沃|路虎|雷克萨斯|凯迪拉克|五菱|新秀丽|路易威登|古驰|香奈儿|爱马仕|"
-    "普拉达|蔻驰|卡西欧|浪琴|欧米茄|劳力士|天梭|斯沃琪|西铁城|佳明|罗技|雷蛇|漫步者|森海塞尔|铁三角|任天堂|"
-    "乐高|科沃斯|追觅|德龙|步步高|中兴|努比亚|捷安特|美利达|雅迪|爱玛|小天鹅|百诺|"
-    "微星|技嘉|哈弗|领克|极氪|问界|零跑|奇瑞|传祺|荣威|名爵|宝骏|法拉利|兰博基尼|玛莎拉蒂|宾利|"
-    "兰蔻|雅诗兰黛|欧莱雅|资生堂|迪奥|完美日记|花西子|斐乐|海澜之家|森马|波司登|太平鸟|"
-    "伊利|蒙牛|农夫山泉|可口可乐|百事|雀巢|瑞幸|喜茶|茅台|五粮液|青岛啤酒|"
-    "苹果(?=手机|电脑|笔记本|平板|耳机|手表|的)|富士(?!山)"
-)
-_BRANDS_EN = (
-    "iphone|ipad|macbook|imac|airpods|apple\\s+(?:watch|tv)|samsung|huawei|xiaomi|lenovo|thinkpad|dell|asus|acer|"
-    "sony|panasonic|philips|dyson|nike|adidas|puma|reebok|asics|new\\s+balance|under\\s+armou?r|uniqlo|decathlon|"
-    "ikea|canon|nikon|fujifilm|toyota|honda|nissan|volkswagen|mercedes(?:-benz)?|bmw|audi|tesla|byd|chevrolet|"
-    "chevy|hyundai|kia|mazda|subaru|porsche|volvo|lexus|samsonite|gucci|prada|chanel|herm[eè]s|louis\\s+vuitton|"
-    "rolex|casio|seiko|garmin|fitbit|logitech|razer|bose|sennheiser|nintendo|playstation|xbox|patagonia|"
-    "north\\s+face|lego|oppo|vivo|oneplus|motorola|nokia|kindle|gopro|peloton|lululemon|"
-    "ray-ban|oakley|yeti|hydro\\s+flask|kitchenaid|vitamix|instant\\s+pot|roomba|irobot|keurig|nespresso|"
-    "breville|sonos|jbl|bang\\s+&\\s+olufsen|harman\\s+kardon|fender|gibson|yamaha|ford|jeep|chrysler|"
-    "cadillac|buick|acura|infiniti|rivian|polestar|ferrari|lamborghini|maserati|bentley|land\\s+rover|"
-    "range\\s+rover|cannondale|schwinn|brompton|giant\\s+bikes?"
-)
-_BRAND_HELD = lazy(
-    f"(?:{_BRANDS_ZH})|[\u4e00-\u9fff]{{2,4}}(?<![打车门招金银铜王纸克底路码老胸工奖])牌(?=的|[,.!?;，。！？；]|$)"
-    rf"|\b(?:{_BRANDS_EN})\b"
-)
-_MODEL_ASKED = lazy(r"(?:什么|啥|哪个|哪一个|哪款|哪种)型号|型号(?:是|为)?(?:什么|啥|多少|哪)|\bwhat\s+model\b")
-_BRAND_ASKED = lazy(
-    "(?:什么|啥|哪个|哪一个|哪种|哪家)(?:的)?(?:牌子|品牌|牌)|(?:牌子|品牌)(?:是|为)?(?:什么|啥|哪)"
-    rf"|\b(?:what|which)\s+(?:brand|make)\b|{_what_is('brands?')}"
-)
-
-# A language stated by its name: the widely used programming languages (a name that is also
-# an everyday word only where a program is written in it: "written in Go", "a Rust crate"),
-# and the major human languages as English and Chinese write them. A nationality before a
-# noun it qualifies is no language ("Chinese food", "French fries", "German shepherd").
-_PROGRAMMING_LANGUAGES = (
-    r"python|javascript|typescript|java(?!\s*script)|kotlin|scala|haskell|elixir|erlang|clojure|ocaml|f#|"
-    r"fortran|cobol|golang|c\+\+|c#|objective-c|php|perl|lua|matlab|groovy|powershell|solidity|webassembly"
-)
-_WORDLIKE_LANGUAGES = "go|rust|swift|ruby|dart|zig|julia|c|r|elm|nim|crystal|bash"
-_HUMAN_LANGUAGES = (
-    "english|spanish|french|german|italian|portuguese|russian|japanese|korean|chinese|mandarin|cantonese|arabic|"
-    "hindi|dutch|swedish|norwegian|danish|finnish|polish|greek|turkish|hebrew|thai|vietnamese|indonesian|"
-    "ukrainian|czech|hungarian|romanian|persian|farsi|urdu|bengali|tagalog|swahili|latin|esperanto"
-)
-_NATIONALITY_NOUNS = (
-    r"food|fries|toast|restaurant|cuisine|dish|shepherd|press|horn|people|government|man|woman|guy|girl|friend|"
-    r"family|company|car|wine|beer|kiss|new\s+year|quarter|drama|movie|film|culture|history|border|market"
-)
-_LANGUAGE_HELD = lazy(
-    "中文|汉语|普通话|粤语|英语|英文|日语|日文|法语|德语|韩语|俄语|西班牙语|意大利语|葡萄牙语|阿拉伯语|泰语|越南语"
-    "|(?:python|java|go|c|js|rust|php|ruby)语言"
-    rf"|(?<![a-z0-9_#+/-])(?:{_PROGRAMMING_LANGUAGES})(?![a-z0-9_#+/-])"
-    r"|\b(?:written|coded|implemented|rewritten|rewrote|ported|programm?ing|code|coding|built)\s+in\s+"
-    rf"(?:{_WORDLIKE_LANGUAGES})(?![a-z0-9_#+-])"
-    rf"|用(?:{_WORDLIKE_LANGUAGES})(?:语言)?(?:写|开发|实现|重写)"
-    rf"|\b(?:{_WORDLIKE_LANGUAGES})\s+(?:code|codebase|crate|module|binary|service|program|compiler|toolchain)s?\b"
-    rf"|\b(?:{_HUMAN_LANGUAGES})\b(?!\s+(?:{_NATIONALITY_NOUNS})s?\b)"
-)
-_LANGUAGE_ASKED = lazy(
-    "(?:什么|啥|哪种|哪门|哪个|哪一种)(?:编程)?语言|语言(?:是|用的是)?(?:什么|啥|哪)"
-    + "|"
-    + _what_is(r"(?:programming\s+)?languages?")
-    + r"|\bwhat\s+(?:[a-z'-]+\s+){0,2}?(?:is|was|are|were)\s+[^?]{0,40}\bwritten\s+in\b"
-)
-# Where a person comes from, stated without the word: 来自 a place ("来自黑龙江哈尔滨"; not
-# 来自于, "comes from" a source), 老家在/是 a place, born or raised in one, or a province's or a
-# great city's people ("我表姐是山东人", "是北京人"); English "is (originally) from …", "grew up
-# in …", "was born in …" (not "from the …", "from work").
-_PROVINCES = (
-    "北京|天津|上海|重庆|河北|山西|辽宁|吉林|黑龙江|江苏|浙江|安徽|福建|江西|山东|河南|湖北|湖南|广东|海南|四川|贵州|云南|"
-    "陕西|甘肃|青海|台湾|内蒙古|广西|西藏|宁夏|新疆|香港|澳门|东北"
-)
-_HOMETOWN_HELD = lazy(
-    "(?:来自(?!于)|(?:老家|家乡|故乡|籍贯)(?:是|在)|出生在|出生于|生长在|长大在)(?!什么|哪|啥)[\u4e00-\u9fff]{2}"
-    rf"|是(?:{_PROVINCES})(?:[\u4e00-\u9fff]{{0,4}})人(?=[,.!?;，。！？；]|$|呢|啊|呀|吧)"
-    r"|\b(?:i'm|i\s+am|he's|she's|they're|we're|is|am|are|was|were)\s+(?:originally\s+)?from\s+"
-    r"(?!(?:the|a|an|my|his|her|our|their|your|work|home|school|here|there|now|then)\b)[a-z]"
-    r"|\b(?:grew\s+up|was\s+born|were\s+born|born\s+and\s+raised|raised)\s+in\s+(?!the\b|a\b)[a-z]"
-)
-_HOMETOWN_ASKED = lazy(
-    "哪里的?人|哪儿的?人|哪的人|什么地方的人|哪个地方的人|来自哪|(?:家乡|老家|故乡|籍贯|出生地)(?:是|在)?(?:哪|什么)"
-    r"|\bwhere\b[^?]{1,60}\b(?:from|grow\s+up|grew\s+up|born)\b|" + _what_is("hometowns?")
-)
-
 # English asks some attributes by a phrase holding no word of them: "how old is my cousin?"
 # the age, "what does my brother do for a living?" the job (Chinese ones are words of the
 # query's dictionary, :data:`memory_core.text.concepts.CHINESE_ASKING`). Query side only.
@@ -297,7 +195,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
         ),
         lazy(
             "(?:什么|啥|哪种|哪个|哪一种|什么样的?)颜色|颜色(?:是|为)?(?:什么|啥|哪)"
-            rf"|{_what_is('colou?rs?')}"
+            rf"|{what_is('colou?rs?')}"
         ),
     ),
     "~cost": (
@@ -320,7 +218,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
             "多少钱|多少块钱|贵不贵|(?:价格|价钱|费用|花费|成本|售价)(?:是|为|要)?多少"
             # which of two is cheaper or dearer: a comparison of their prices
             "|(?:哪|谁)[^,.?!;，。？！；]{0,12}(?:更|最|比较)?(?:贵|便宜)"
-            rf"|\bhow\s+much\b|{_what_is('(?:price|cost|fee)s?')}"
+            rf"|\bhow\s+much\b|{what_is('(?:price|cost|fee)s?')}"
             r"|\b(?:which|what)\b[^,.?!;]{0,40}\b(?:cheaper|cheapest|pricier|more\s+expensive|most\s+expensive)\b"
         ),
     ),
@@ -338,7 +236,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
             r"|(?:^|[\s(])-p\s+[0-9]{2,5}:[0-9]{2,5}\b"
             r"|(?:^|[\s(]):[0-9]{2,5}(?![\w:-]|\.\w)"
         ),
-        lazy(f"{_what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
+        lazy(f"{what_is('ports?(?: numbers?)?')}|(?:什么|哪个|几号)端口|端口(?:号)?(?:是)?(?:多少|什么|几)"),
     ),
     # A time of day or a date: "晚上七点", "10:30", "2022年5月", "11月3日", "下周三",
     # "2024-04-17", "7 pm", "May 7". A lone "一点"/"两点" is "a little"/"two points" and
@@ -359,7 +257,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
         ),
         lazy(
             "什么名字|啥名字|名字(?:是|叫)?(?:什么|啥)|叫什么|叫啥|姓名(?:是)?(?:什么|啥)"
-            rf"|{_what_is('names?')}|\bname\s+of\b"
+            rf"|{what_is('names?')}|\bname\s+of\b"
         ),
     ),
     "~job": ("=job", _JOB_HELD, _JOB_ASKED),
@@ -367,17 +265,17 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~height": ("=height", _HEIGHT_HELD, _HEIGHT_ASKED),
     "~education": ("=education", _EDUCATION_HELD, _EDUCATION_ASKED),
     "~distance": ("=distance", _DISTANCE_HELD, _DISTANCE_ASKED),
-    "~hometown": ("=hometown", _HOMETOWN_HELD, _HOMETOWN_ASKED),
-    "~brand": ("=brand", _BRAND_HELD, _BRAND_ASKED),
-    "~language": ("=language", _LANGUAGE_HELD, _LANGUAGE_ASKED),
+    "~hometown": ("=hometown", HOMETOWN_HELD, HOMETOWN_ASKED),
+    "~brand": ("=brand", BRAND_HELD, BRAND_ASKED),
+    "~language": ("=language", LANGUAGE_HELD, LANGUAGE_ASKED),
     # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").
-    "~model_number": ("=brand", _BRAND_HELD, _MODEL_ASKED),
+    "~model_number": ("=brand", BRAND_HELD, MODEL_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).
     "~email": (
         "=email",
         # (begun only where a run of such characters begins: one try a run, not one a character)
         lazy(r"(?<![a-z0-9._%+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![a-z0-9.-]*[:/])"),
-        lazy(f"{_what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"),
+        lazy(f"{what_is('e-?mails?(?: address(?:es)?)?')}|(?:什么|哪个)邮箱|邮箱(?:地址)?(?:是)?(?:多少|什么|啥)"),
     ),
 }
 

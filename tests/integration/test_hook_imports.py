@@ -154,6 +154,8 @@ TEXT = {
     "memory_core.text.stem",
     "memory_core.text.tokenize",
     "memory_core.text.value_classes",  # values that state an attribute ("blue", "$40")
+    "memory_core.text.named_values",  # values stated by a name from a lexicon (a brand, a language, a home town)
+    "memory_core.text.value_asking",  # how English asks a value by naming it ("what is my bike's colour?")
     "memory_core.text.vocabulary",
 }
 RECALL = (
@@ -182,6 +184,8 @@ RECALL = (
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)
+        "memory_core.text.asked_kind",  # the kind a what/which question asks ("what charting library …")
+        "memory_core.recall.kinds",  # a claim naming an instance of that kind is measured without its word
         "memory_core.text.grammar_zh",  # a Chinese task's verb after a verb of request or need
         "memory_core.text.follow_up",  # whether a message continues the last subject
         "memory_core.recall.index",

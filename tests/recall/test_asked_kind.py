@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from cli.commands.recall_cmd import _render_diagnostics
+from memory_core.recall.kinds import kind_units
 from memory_core.recall.query_plan import plan_query
-from memory_core.recall.scoring import PlanScorer, kind_units
+from memory_core.recall.scoring import PlanScorer
 from memory_core.recall.service import explain_claim, recall
-from memory_core.text.grammar import asked_kind
+from memory_core.text.asked_kind import asked_kind
 from tests.support.recalled import ids
 from tests.support.times import NOW
 
@@ -117,6 +119,7 @@ def test_the_kind_is_said_in_the_plan(add, reader) -> None:
     add(CODING[0])
     result = recall(reader.conn, "What TypeScript validation library does the developer use?", now=NOW)
     assert result.diagnostics["plan"]["asks_kind"] == "~library"
+    assert "; asks a kind: ~library" in _render_diagnostics(result.diagnostics)
 
 
 def test_the_kinds_word_without_its_qualifier_names_another_kind(add, reader) -> None:
