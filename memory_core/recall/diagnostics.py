@@ -178,6 +178,7 @@ REASON_TEXT = {
         "the question asks what holds now, and a newer claim of the same origin and kind answers the same words"
     ),
     "another_person": "the question asks about one person, and this claim speaks of another, not of that one",
+    "unknown_person": "the question asks about a person by their relation, and no claim names that relation",
     "no_value": (
         "the question asks a value, and another claim states one: this one holds the attribute's word without a value"
     ),

@@ -5,7 +5,9 @@
 to the user (:data:`RELATIONS`), a claim that does not name that relation but names another
 is about someone else: it is dropped before the relative cutoff (``another_person``), and it
 is no lead and no half of a pair either. A claim naming both ("my brother and my cousin both
-play football") stays.
+play football") stays. And where no claim names the relation at all, memory knows nothing of
+that person: "我哥哥做什么工作？" is not answered by "我在康复中心当治疗师" (the user's own job),
+every candidate is dropped (``unknown_person``), as firmly.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ if TYPE_CHECKING:
     from memory_core.text.query_features import Term
 
 REASON = "another_person"
+UNKNOWN = "unknown_person"
 
 # The people a person speaks of by their relation to them (kin, partners, the people of work,
 # school and home), each group of words naming one relation ("上司", "领导", "老板", "boss"),
@@ -83,6 +86,11 @@ def drop_other_people(conn: DbConn, focus: Iterable[Term], candidates: list[Cand
     asked, other = others(t.feature for t in focus)
     if not other:
         return
+    if not _named_anywhere(conn, asked):
+        for c in candidates:
+            c.excluded = c.excluded or UNKNOWN
+            c.firm = c.firm or UNKNOWN
+        return
     suspects = [c for c in candidates if c.excluded is None and not asked.intersection(c.matched)]
     elsewhere = _held(conn, [c.doc.memory_id for c in suspects], other)
     for c in suspects:
@@ -96,8 +104,20 @@ def about_other_people(conn: DbConn, focus: Iterable[Term], memory_ids: Sequence
     asked, other = others(t.feature for t in focus)
     if not other:
         return False
+    if not _named_anywhere(conn, asked):
+        return True
     held = _held(conn, memory_ids, (*sorted(asked), *other))
     return any(features.isdisjoint(asked) and not features.isdisjoint(other) for features in held.values())
+
+
+def _named_anywhere(conn: DbConn, features: Iterable[str]) -> bool:
+    """Whether any claim holds one of ``features`` in its text (body or aliases)."""
+    marks = sorted(features)
+    places = ",".join("?" * len(marks))
+    row = conn.execute(
+        f"SELECT 1 FROM postings WHERE feature IN ({places}) AND field IN ('body', 'alias') LIMIT 1", marks
+    ).fetchone()
+    return row is not None
 
 
 def _held(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str]) -> dict[str, set[str]]:

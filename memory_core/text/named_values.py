@@ -48,6 +48,28 @@ BRAND_ASKED = lazy(
     rf"|\b(?:what|which)\s+(?:brand|make)\b|{what_is('brands?')}"
 )
 
+# A car told by its maker ("a used Subaru Outback", "斯巴鲁森林人", "一辆比亚迪"), asked by "what car
+# do I drive?", "我开的什么车？" (not 车次, 车位, 车票 …).
+_CAR_MAKERS_ZH = (
+    "丰田|本田|日产|奔驰|宝马|奥迪|特斯拉|比亚迪|蔚来|小鹏|福特|别克|雪佛兰|起亚|马自达|斯巴鲁|保时捷|沃尔沃|"
+    "路虎|雷克萨斯|凯迪拉克|五菱|哈弗|领克|极氪|问界|零跑|奇瑞|传祺|荣威|名爵|宝骏|法拉利|兰博基尼|玛莎拉蒂|宾利|"
+    "理想(?=[Ll0-9]|汽车|one)|大众(?=汽车|的车|[a-z]|帕萨特|迈腾|朗逸|速腾|途观|宝来)|现代(?=汽车|伊兰特|索纳塔|途胜)|"
+    "雪铁龙|斯柯达|三菱|捷豹|凯美瑞|卡罗拉|雅阁|思域|轩逸|朗逸|帕萨特|迈腾"
+)
+# (not the makers' names that are everyday words too: seat, accord, civic, dodge, genesis,
+# mustang, jaguar, fiat, lincoln; 吉利, 标致, 高尔夫)
+_CAR_MAKERS_EN = (
+    r"toyota|honda|nissan|volkswagen|vw|mercedes(?:-benz)?|bmw|audi|tesla|byd|chevrolet|chevy|hyundai|kia|mazda|"
+    r"subaru|porsche|volvo|lexus|ford|jeep|chrysler|cadillac|buick|acura|infiniti|rivian|polestar|ferrari|"
+    r"lamborghini|maserati|bentley|land\s+rover|range\s+rover|mini\s+cooper|peugeot|renault|citro[eë]n|skoda|"
+    r"mitsubishi|suzuki|alfa\s+romeo|corolla|camry|prius|rav4|wrangler"
+)
+CAR_HELD = lazy(f"(?:{_CAR_MAKERS_ZH})|\\b(?:{_CAR_MAKERS_EN})\\b")
+CAR_ASKED = lazy(
+    r"\b(?:what|which)\s+(?:kind\s+of\s+|make\s+of\s+|model\s+of\s+|type\s+of\s+)?cars?\b(?!\s+(?:park|wash|seat|insurance|loan|rental))"
+    "|(?:什么|啥|哪款|哪种|哪个牌子的?|哪辆)(?:的)?(?:车|汽车|轿车)(?![次厢票位道库型])"
+)
+
 # A language stated by its name: the widely used programming languages (a name that is also
 # an everyday word only where a program is written in it: "written in Go", "a Rust crate"),
 # and the major human languages as English and Chinese write them. A nationality before a

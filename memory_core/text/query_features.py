@@ -168,14 +168,18 @@ def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
 # 位, which as often open a clause describing a person ("那个只上了专科的家伙", "那位员工").
 POINTED = "pointed"
 _POINTED = re.compile(f"[这那](?:一)?[{MEASURES.replace('个', '').replace('位', '')}]([\u4e00-\u9fff]+)")
+# So is the thing a clause of the user's own getting or keeping picks out ("我买的*吉他*", "我们
+# 家养的*猫*", "我租的*房子*"): a thing of theirs, named.
+_OWNED = re.compile("我(?:们|家|们家)?(?:新|刚|之前|以前|去年|上次)?(?:买|租|养|借|订|收到)(?:了)?的([\u4e00-\u9fff]+)")
 
 
 def _pointed_roles(text: str) -> dict[str, str]:
-    """The features of the first word after each "这/那 + measure word" in ``text``."""
+    """The features of the first word after each "这/那 + measure word" in ``text``, and after
+    each clause of the user's own getting or keeping."""
     out: dict[str, str] = {}
-    if "这" not in text and "那" not in text:
+    if "这" not in text and "那" not in text and "的" not in text:
         return out
-    for match in _POINTED.finditer(text):
+    for match in (*_POINTED.finditer(text), *_OWNED.finditer(text)):
         units = split_units(match.group(1), expand=False)
         if units:
             for feature, kind in units[0]:
@@ -336,8 +340,9 @@ def _asked_values(terms: list[Term], text: str) -> list[Term]:
     stating a colour or an amount answers it without the attribute's word. Read on each
     clause of the whole question as written (framing such as "how much" is already gone from
     the asking part) and without its recall framing ("do you remember the SQLite port?")."""
-    # (Every concept with a class is an attribute but the job, a subject of its own too.)
-    concepts = [t for t in terms if t.kind == CONCEPT and t.feature in VALUE_CLASSES]
+    # (Every concept with a class is an attribute but the job, a subject of its own too; so
+    # is the one word with a class, a car.)
+    concepts = [t for t in terms if t.feature in VALUE_CLASSES]
     if not concepts:
         return terms
     # Only the clause that names the attribute: "cut the cost of the build. How much time

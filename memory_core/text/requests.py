@@ -41,6 +41,14 @@ _ORDER = lazy(
     r"|^\s*(?:请|麻烦)?(?:帮我|给我)?(?:推荐|建议|列)"
 )
 
+# A need told to the assistant is a request too ("so we'll need restaurant ideas that work for
+# her.", "所以得找些适合她的餐厅。"): what it asks for is ideas, or a few of some thing.
+_NEED = lazy(
+    r"\b(?:i|we)(?:'ll|\s+will|'d|\s+would)?\s+(?:need|want)\s+(?:some\s+|a\s+few\s+|more\s+)?(?:good\s+)?"
+    r"(?:[a-z-]+\s+){0,2}(?:ideas|suggestions|recommendations|options|tips)\b"
+    "|(?:我|我们)?(?:得|需要|要|想)(?:找|推荐)(?:些|一些|几家|几个|几条|几款|点)"
+)
+
 
 def asks_reply(text: str) -> bool:
     """Whether normalized question ``text`` asks what the assistant said or gave before."""
@@ -52,6 +60,6 @@ def asks_reply(text: str) -> bool:
 def is_request(content: str) -> bool:
     """Whether a claim's text is a request made to the assistant, not a statement of fact."""
     text = normalize(content).strip()
-    if _ORDER.search(text) is not None:
+    if _ORDER.search(text) is not None or _NEED.search(text) is not None:
         return True
     return _QUESTION_END.search(text) is not None and _PUT_TO_YOU.search(text) is not None

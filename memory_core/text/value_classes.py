@@ -25,6 +25,8 @@ from memory_core.lazy_pattern import LazyPattern, lazy
 from memory_core.text.named_values import (
     BRAND_ASKED,
     BRAND_HELD,
+    CAR_ASKED,
+    CAR_HELD,
     HOMETOWN_ASKED,
     HOMETOWN_HELD,
     LANGUAGE_ASKED,
@@ -116,7 +118,7 @@ _JOB_ASKED = lazy(
     # a person's job, not a program's ("what is the cleanup job?")
     r"|\bwhat(?:'s|\s+is|\s+was|\s+are|\s+were)?\s+(?:(?:my|his|her|their|your|our)\s+(?:[a-z-]+'s\s+)?|[a-z-]+'s\s+)"
     r"(?:(?:current|new|old|first|last|previous)\s+)?(?:jobs?|occupations?|professions?|careers?)\b"
-    r"|\bfor\s+a\s+living\b|\bline\s+of\s+work\b"
+    r"|\bfor\s+a\s+living\b|\bline\s+of\s+work\b|\bdo(?:es)?\s+for\s+(?:work|a\s+job)\b"
 )
 # A level of schooling stated without the word for it: "上的是专科", "就念到高中", "是个博士",
 # "本科毕业"; English degree names ("a master's in …", "PhD"). A level alone ("高中同学",
@@ -170,9 +172,11 @@ _DISTANCE_ASKED = lazy(
 ENGLISH_ASKING: tuple[tuple[str, LazyPattern], ...] = (
     ("~age", lazy(r"\bhow\s+old\b")),
     ("~height", lazy(r"\bhow\s+tall\b")),
-    ("~job", lazy(r"\bfor\s+a\s+living\b|\bline\s+of\s+work\b")),
+    ("~job", lazy(r"\bfor\s+a\s+living\b|\bline\s+of\s+work\b|\bdo(?:es)?\s+for\s+(?:work|a\s+job)\b")),
     ("~distance", lazy(r"\bhow\s+far\b")),
     ("~hometown", lazy(r"\bwhere\b[^?]{1,60}\b(?:(?:originally\s+)?from|grow\s+up|grew\s+up|born)\s*\??\s*$")),
+    # A car is told by its maker ("a Subaru Outback", "斯巴鲁森林人"): "what car do I drive?",
+    # "我开的什么车？" ask the brand (not 车次, 车位, 车票 …, nor "what car park")
 )
 
 
@@ -210,6 +214,13 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
             # "together") and no ordinal ("第3块"); begun where the amount begins (one try a run)
             # a price in 万 after the word of a price or of spending ("落地价二十二万", "花了3万")
             rf"|(?:价|价格|价钱|售价|花了|花掉了?|卖了)(?:是|为|大概|大约|约)?{_AMOUNT_ZH}+(?:\.[0-9]+)?多?万"
+            # a bare amount after the word of a price, a rent or a fee, or of spending ("花了四百多，",
+            # "房租涨到了每月四千五"): of more than one numeral or digit, and counting nothing after
+            # it ("花了三十分钟", "卖了二十台", "价格是3个月前的" are no money)
+            rf"|(?:价格|价钱|售价|房租|租金|月租|学费|花了|花掉了?|付了|卖了)"
+            rf"(?:是|为|大概|大约|约|涨到了?|降到了?|涨了|每月|每个月|一个月|一年|每年){{0,3}}"
+            rf"(?:[0-9]{{2,}}(?:\.[0-9]+)?|{_AMOUNT_ZH}{{2,}})多?"
+            r"(?=[,.;:!?，。；：！？、)）]|\s|$|左右|的样子)"
             rf"|(?<![0-9零一二两三四五六七八九十百千万亿第])(?:[0-9]+|{_AMOUNT_ZH}{{2,}})多?块"
             r"(?=[,.;:!?，。；：！？、)）]|\s(?![a-z0-9])|$|左右|的)"
             r"|[0-9]\s?(?:dollars?|bucks|euros?|pounds|yuan|rmb|usd|eur|gbp|cny)\b"
@@ -267,6 +278,11 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~distance": ("=distance", _DISTANCE_HELD, _DISTANCE_ASKED),
     "~hometown": ("=hometown", HOMETOWN_HELD, HOMETOWN_ASKED),
     "~brand": ("=brand", BRAND_HELD, BRAND_ASKED),
+    # A car is told by its maker ("a Subaru Outback"): the word itself, a subject of the
+    # question, takes the class as its alternative when "what car …", "什么车" asks which.
+    "car": ("=car", CAR_HELD, CAR_ASKED),
+    "车": ("=car", CAR_HELD, CAR_ASKED),
+    "汽车": ("=car", CAR_HELD, CAR_ASKED),
     "~language": ("=language", LANGUAGE_HELD, LANGUAGE_ASKED),
     # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").
     "~model_number": ("=brand", BRAND_HELD, MODEL_ASKED),

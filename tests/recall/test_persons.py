@@ -60,3 +60,19 @@ def test_a_relation_written_another_way_is_the_same_person(add, reader) -> None:
 def test_a_question_naming_no_person_is_judged_as_before(add, reader) -> None:
     volvo = add("My boss drives a grey Volvo.")
     assert ids(recall(reader.conn, "Who drives a grey Volvo?", now=NOW)) == [volvo.id]
+
+
+def test_a_person_no_claim_names_is_unknown_to_memory(add, reader) -> None:
+    mine = add("我在一家运动康复中心当康复治疗师，每天站一整天。")
+    add("I work as a physical therapist at a sports clinic.")
+    # No claim names a brother: the user's own job is no answer about him, in either language,
+    # through neither the lead nor a pair.
+    assert ids(recall(reader.conn, "我哥哥做什么工作？", now=NOW)) == []
+    assert ids(recall(reader.conn, "What does my brother do for work?", now=NOW)) == []
+    verdict = explain_claim(reader.conn, "我哥哥做什么工作？", mine.id, now=NOW)
+    assert verdict["reason"] == "unknown_person"
+    assert "no claim names that relation" in verdict["detail"]
+    # Once a claim names him, the question is judged as before.
+    brother = add("我哥哥在银行当柜员。")
+    assert ids(recall(reader.conn, "我哥哥做什么工作？", now=NOW)) == [brother.id]
+    assert explain_claim(reader.conn, "我哥哥做什么工作？", mine.id, now=NOW)["reason"] != "unknown_person"

@@ -50,6 +50,12 @@ def test_questions_asking_what_the_assistant_said(text: str, asks: bool) -> None
         ("Did the deploy finish?", False),  # a question, not put to the assistant
         ("I'm looking for a good book on habit formation.", False),
         ("我推荐《原子习惯》，很实用。", False),
+        # a need told to the assistant
+        ("Thanks. My sister is a vegetarian, so we'll need restaurant ideas that work for her.", True),
+        ("I need some good gift suggestions for my dad.", True),
+        ("我表妹吃素，所以得找些适合她的餐厅。", True),
+        ("We need to fix the flaky login test before Friday.", False),
+        ("我需要每天早上七点起床。", False),
     ],
 )
 def test_requests_made_to_the_assistant(content: str, asking: bool) -> None:
@@ -101,3 +107,22 @@ def test_a_reply_already_chosen_drops_the_request_beside_it(add, reader) -> None
     found = ids(recall(reader.conn, "What book about habits did you recommend?", now=NOW))
     assert found == [reply.id]
     assert ask.id not in found
+
+
+def test_the_reply_to_a_need_told_to_the_assistant_answers(add, reader) -> None:
+    t = NOW - 5 * DAY
+    need = add(
+        "Thanks. I'll be bringing my sister Maya, she's a vegetarian, so we'll need restaurant ideas that work for her.",
+        at=t,
+    )
+    reply = add(
+        "Portland is great for vegetarian food: try Farm Spirit, Blossoming Lotus, and the food carts on Hawthorne.",
+        at=t + MINUTE,
+    )
+    question = "Which restaurants did you recommend for my sister?"
+    assert ids(recall(reader.conn, question, now=NOW)) == [reply.id]
+    assert explain_claim(reader.conn, question, need.id, now=NOW)["reason"] == "request"
+    ask = add("我表妹小雨会跟我一起去，她吃素，所以得找些适合她的餐厅。", at=t + DAY)
+    answer = add("成都的素食餐厅不少，可以试试文殊院附近的香积厨，还有玉林路的一些素食小馆。", at=t + DAY + MINUTE)
+    assert ids(recall(reader.conn, "你给我表妹推荐了哪些餐厅？", now=NOW)) == [answer.id]
+    assert ask.id not in ids(recall(reader.conn, "你给我表妹推荐了哪些餐厅？", now=NOW))

@@ -77,3 +77,12 @@ def test_a_thing_pointed_at_in_chinese_is_a_subject_that_must_be_known(add, read
     # 那个 and 那位 open as often a clause describing a person: what follows them is no name.
     add("我的上司只上了专科，老家是重庆的。")
     assert ids(recall(reader.conn, "那个只上了专科的家伙，他老家是哪儿的啊？", now=NOW))
+
+
+def test_a_thing_of_the_users_own_no_claim_names_is_unknown(add, reader) -> None:
+    shoes = add("最后在迪卡侬买了一双灰色的跑鞋，花了四百多，穿着特别舒服。").id
+    add("长时间走路可以看看亚瑟士的GEL系列，或者新百伦的1080，缓震都很好。")
+    # 我买的 picks out a thing of the user's: no claim holds 吉他, so the brands of shoes are
+    # no answer to the guitar's; the shoes' brand is still found.
+    assert recall(reader.conn, "我买的吉他是什么牌子？", now=NOW).claims == []
+    assert shoes in ids(recall(reader.conn, "我买的跑鞋是什么牌子？", now=NOW))

@@ -120,8 +120,21 @@ from tests.support.times import NOW
         ("这笔钱来自于投资，他老家在哪我不知道", []),  # a source; a place asked, not stated
         ("I came back from work; he is from the government; 我是个好人", []),
         # 万 after the word of a price: money
-        ("这辆凯美瑞落地价二十二万。", ["=cost"]),
+        ("这辆凯美瑞落地价二十二万。", ["=cost", "=car"]),
         ("装修花了3万。", ["=cost"]),
+        # a bare amount after the word of a price, a rent or of spending
+        ("最后买了一双跑鞋，花了四百多，穿着特别舒服。", ["=cost"]),
+        ("房租涨到了每月四千五，想搬家。", ["=cost"]),
+        ("学费一年三万八", ["=cost"]),
+        ("房租是3500。", ["=cost"]),
+        ("我花了一千二左右", ["=cost"]),
+        ("路上花了三十分钟，卖了二十台，花了两个小时", []),  # a time or a count, no money
+        ("价格是3个月前的，花了一个下午", []),
+        # a car told by its maker or its model
+        ("I traded in my old Corolla for a used Subaru Outback.", ["=brand", "=car"]),
+        ("上周换了一辆二手的斯巴鲁森林人。", ["=brand", "=car"]),
+        ("我的车是卡罗拉。", ["=car"]),
+        ("of my own accord; a civic duty; dodge the question; 她长得很标致", []),
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
@@ -206,6 +219,12 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("~language", "which programming language do we use for the scripts?", "=language"),
         ("~language", "后端是用什么语言写的？", "=language"),
         ("~language", "why is the language setting wrong?", None),  # speaks of it, asks none
+        ("car", "what car do I drive now?", "=car"),
+        ("car", "which car did we take to the airport?", "=car"),
+        ("车", "我现在开的什么车？", "=car"),
+        ("car", "what color is my car?", None),  # its colour asked, not which car
+        ("car", "where is the car park?", None),
+        ("~job", "what do I do for work?", "=job"),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -707,3 +726,33 @@ def test_a_distance_answers_how_far_without_its_word(add, reader) -> None:
     cabin = add("The cabin is 12 miles from the lake.")
     add("The cabin has a wood stove and two bedrooms.")
     assert ids(recall(reader.conn, "how far is the cabin from the lake?", now=NOW)) == [cabin.id]
+
+
+def test_a_car_is_told_by_its_maker(add, reader) -> None:
+    mine = add(
+        "I finally traded in my old Corolla for a used Subaru Outback, so road trips are a lot more comfortable now."
+    )
+    add("Great choice of car for the Pacific Northwest! Try the coastal route along Highway 101.")
+    add("For long days of walking, look at the Hoka Clifton or New Balance 1080.")
+    # The maker answers "what car": not the claim holding the word without one, nor the
+    # makers of shoes.
+    assert ids(recall(reader.conn, "What car do I drive now?", now=NOW)) == [mine.id]
+    zh = add("我上周把旧的卡罗拉卖了，换了一辆二手的斯巴鲁森林人，开长途舒服多了。")
+    add("最后在迪卡侬买了一双灰色的跑鞋，穿着特别舒服。")
+    # (the English claim states the same car: both answer)
+    assert set(ids(recall(reader.conn, "我现在开的什么车？", now=NOW))) == {zh.id, mine.id}
+
+
+def test_a_bare_amount_after_spending_or_rent_is_the_cost(add, reader) -> None:
+    shoes = add("最后在迪卡侬买了一双灰色的跑鞋，花了四百多，穿着特别舒服。")
+    rent = add("我的房子三月份到期，房租涨到了每月四千五，想搬到离单位近一点的地方。")
+    add("我每天晚上跑步三十分钟。")
+    assert ids(recall(reader.conn, "我的跑鞋花了多少钱？", now=NOW)) == [shoes.id]
+    assert ids(recall(reader.conn, "我房租多少钱？", now=NOW)) == [rent.id]
+
+
+def test_what_i_do_for_work_asks_the_job(add, reader) -> None:
+    job = add("I work as a physical therapist at a sports clinic, so I'm on my feet all day.")
+    add("I've been learning the cello; my teacher says my bow technique needs work.")
+    add("My lease ends in March and I'm thinking of moving closer to work.")
+    assert ids(recall(reader.conn, "What do I do for work?", now=NOW)) == [job.id]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from memory_core.store.engines.dbapi import DbConn
 
 # Bump when the features a text yields change; stores rebuild their index once on open.
-INDEX_VERSION = 14  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
+INDEX_VERSION = 15  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokenize)
 # 4: personal-detail concepts (age, height, education ...) and more Chinese filler
 # 5: value classes beside a value that states an attribute (a colour, an amount of money)
 # 6: ports after a host and e-mail addresses as value classes, stricter money and colours
@@ -22,6 +22,8 @@ INDEX_VERSION = 14  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokeniz
 #     brands (=brand) and distances (=distance); a measure with its unit in letters is also its number
 # 13: a language named without the word (=language): a human one, or a programming one as code names it
 # 14: where a person comes from (=hometown): 来自, 老家在, a province's people, "is from", "grew up in"
+# 15: a car by its maker (=car) and car as a concept (car, 汽车); a bare Chinese amount after the word
+#     of a price, a rent or of spending is money (花了四百多, 房租四千五)
 
 
 def index_version(conn: DbConn) -> int | None:
