@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.index import IndexedDoc
+from memory_core.text.named_values import NAMED_VALUES
 
 RELATIVE_CUTOFF = 0.9
 # More distinct claims of one origin than this within the cutoff of the best (about the same
@@ -192,7 +193,7 @@ def select(
             # may be a different fact (the same port number in two projects).
             c.excluded = "duplicate_content"
             continue
-        if facet_redundancy and _redundant(c, chosen):
+        if facet_redundancy and _redundant(c, chosen, values):
             c.excluded = "redundant_facet"
             continue
         if len(chosen) >= limit:
@@ -263,7 +264,7 @@ def _drop_ambiguous(eligible: list[Candidate]) -> None:
             c.excluded = "ambiguous"
 
 
-def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:
+def _redundant(candidate: Candidate, chosen: list[Candidate], values: Sequence[tuple[str, str]] = ()) -> bool:
     """Whether a better claim of the same origin *and kind* already covers this one's facets.
 
     It does when it matched more of the question (this claim's matched features are a
@@ -275,10 +276,16 @@ def _redundant(candidate: Candidate, chosen: list[Candidate]) -> bool:
     keeps a project-state mention from crowding out a fact or a preference.
     """
     facets = set(candidate.matched)
+    # An attribute's word beside its value is one answer where the value is a name of that
+    # attribute's lexicon: a claim naming "PostgreSQL" answers as much as one saying "the
+    # database is PostgreSQL". (A value read by a pattern may be another attribute's: "叫杭州
+    # 仁爱护理院" is a workplace's name, not the uncle's, beside "我舅舅的名字叫张伟明".)
+    named = facets & NAMED_VALUES if candidate.complete else set()
+    words = {word for value, word in values if value in named}
     for other in chosen:
         if other.doc.origin != candidate.doc.origin or other.doc.kind != candidate.doc.kind:
             continue
         theirs = set(other.matched)
-        if facets < theirs or (facets == theirs and not candidate.complete):
+        if facets < theirs and not theirs - facets <= words or (facets == theirs and not candidate.complete):
             return True
     return False

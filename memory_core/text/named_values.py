@@ -9,6 +9,10 @@ from __future__ import annotations
 from memory_core.lazy_pattern import lazy
 from memory_core.text.value_asking import what_is
 
+# The classes whose values are names of a lexicon: such a value is of its attribute, whatever
+# else the claim says (memory_core.recall.rank, facet redundancy).
+NAMED_VALUES = frozenset({"=brand", "=car", "=language", "=database", "=hometown"})
+
 # A brand stated without the word: one of the widely known makers of what people buy and
 # own (phones, computers, cars, shoes, clothes, watches, appliances, cameras), as the
 # languages write them, or a name with 牌 ("象印牌的"). Words that are also everyday words
@@ -64,7 +68,7 @@ _CAR_MAKERS_EN = (
     r"lamborghini|maserati|bentley|land\s+rover|range\s+rover|mini\s+cooper|peugeot|renault|citro[eë]n|skoda|"
     r"mitsubishi|suzuki|alfa\s+romeo|corolla|camry|prius|rav4|wrangler"
 )
-CAR_HELD = lazy(f"(?:{_CAR_MAKERS_ZH})|\\b(?:{_CAR_MAKERS_EN})\\b")
+CAR_HELD = lazy(f"(?:{_CAR_MAKERS_ZH})|(?<![a-z0-9])(?:{_CAR_MAKERS_EN})(?![a-z0-9])")
 CAR_ASKED = lazy(
     r"\b(?:what|which)\s+(?:kind\s+of\s+|make\s+of\s+|model\s+of\s+|type\s+of\s+)?cars?\b(?!\s+(?:park|wash|seat|insurance|loan|rental))"
     "|(?:什么|啥|哪款|哪种|哪个牌子的?|哪辆)(?:的)?(?:车|汽车|轿车)(?![次厢票位道库型])"
@@ -103,6 +107,22 @@ LANGUAGE_ASKED = lazy(
     + "|"
     + what_is(r"(?:programming\s+)?languages?")
     + r"|\bwhat\s+(?:[a-z'-]+\s+){0,2}?(?:is|was|are|were)\s+[^?]{0,40}\bwritten\s+in\b"
+)
+# A database stated by its product's name ("PostgreSQL 16", "SQLite", "MongoDB Atlas"), asked by
+# "what database …?", 什么数据库. Not the stores more often said to be a cache, a broker or a
+# search index (Redis, Memcached, Elasticsearch), nor a name that is an everyday word (Oracle
+# alone, "Snowflake").
+DATABASE_HELD = lazy(
+    r"(?<![a-z0-9])(?:postgres(?:ql)?|mysql|mariadb|sqlite3?|mongodb|mongo|dynamodb|cassandra|cockroachdb|couchdb|"
+    r"neo4j|firestore|clickhouse|timescaledb|duckdb|redshift|bigquery|sql\s+server|mssql|oracle\s+database|"
+    r"aurora|supabase|planetscale|cosmos\s?db|influxdb|scylladb|tidb|oceanbase)(?![a-z0-9]|[-_.][a-z])"
+)
+# (the word heads its phrase: "what database indexes were added?" asks no database)
+DATABASE_ASKED = lazy(
+    "(?:什么|啥|哪种|哪个|哪一个|哪款)数据库|数据库(?:是|用的是|用的)?(?:什么|啥|哪)"
+    r"|\b(?:what|which)\s+(?:[a-z-]+\s+)?(?:databases?|dbs?)\s+(?:do|does|did|is|are|was|were|will|should|can|has|have)\b"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+was|\s+are|\s+were)\s+(?:the|our|my|its|their|your)\s+(?:[a-z-]+\s+){0,2}?"
+    r"(?:databases?|db)\s*(?:[?,.]|$|\b(?:for|of|in|behind|used|that|we|they)\b)"
 )
 # Where a person comes from, stated without the word: 来自 a place ("来自黑龙江哈尔滨"; not
 # 来自于, "comes from" a source), 老家在/是 a place, born or raised in one, or a province's or a

@@ -27,6 +27,8 @@ from memory_core.text.named_values import (
     BRAND_HELD,
     CAR_ASKED,
     CAR_HELD,
+    DATABASE_ASKED,
+    DATABASE_HELD,
     HOMETOWN_ASKED,
     HOMETOWN_HELD,
     LANGUAGE_ASKED,
@@ -103,7 +105,9 @@ _JOB_HELD = lazy(
     rf"{_TRADES_ZH}(?=[,.!?;:，。！？；：、\s]|$|的|了|呢|啊|呀|吧)"
     r"|\b(?:works?|worked|working)\s+as\s+(?:an?|the)\s+[a-z]"
     r"|\b(?:jobs?|career|position|role)\s+as\s+(?:an?\s+|the\s+)?[a-z]"
-    r"|\b(?:is|am|was|i'm|he's|she's)\s+an?\s+(?:[a-z-]+\s+){0,2}?"
+    # "is a (…) nurse", and "as a (…) nurse" ("I've been at Google for three years as a UX
+    # researcher", "I start as a senior UX researcher in May")
+    r"|\b(?:is|am|was|i'm|he's|she's|as)\s+an?\s+(?:[a-z-]+\s+){0,2}?"
     r"(?:engineer|developer|programmer|teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|accountant|"
     r"chef|cook|driver|pilot|firefighter|officer|scientist|researcher|analyst|designer|architect|manager|"
     r"consultant|writer|journalist|editor|artist|musician|photographer|pharmacist|therapist|psychologist|"
@@ -284,6 +288,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "车": ("=car", CAR_HELD, CAR_ASKED),
     "汽车": ("=car", CAR_HELD, CAR_ASKED),
     "~language": ("=language", LANGUAGE_HELD, LANGUAGE_ASKED),
+    "~database": ("=database", DATABASE_HELD, DATABASE_ASKED),
     # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").
     "~model_number": ("=brand", BRAND_HELD, MODEL_ASKED),
     # An e-mail address (not git's "git@github.com:org/repo": a colon or slash after it).

@@ -24,7 +24,7 @@ def focus(text: str) -> list[str]:
         ("日志文件在哪？", ["~log", "~file"]),  # 哪 "where"
         ("部署到哪台服务器上了？", ["~deploy", "~server"]),  # 到, 哪台, a locative 上
         ("对，那个缓存的超时是多少", ["~cache", "~timeout"]),  # 对 "right,"
-        ("测试用的是哪个数据库？", ["~test", "~database"]),  # a lone 用 "use"
+        ("测试用的是哪个数据库？", ["~test", "~database", "=database"]),  # a lone 用 "use"; a database asked
         ("好的，那Redis呢？", ["redi"]),
     ],
 )

@@ -56,6 +56,12 @@ def test_questions_asking_what_the_assistant_said(text: str, asks: bool) -> None
         ("我表妹吃素，所以得找些适合她的餐厅。", True),
         ("We need to fix the flaky login test before Friday.", False),
         ("我需要每天早上七点起床。", False),
+        # a question put to the assistant before more of the person's words; not an offer
+        ("Can you recommend some budget-friendly recipes for two people? We're trying to eat in more.", True),
+        ("你能推荐几个菜谱吗？我们想在家做饭。", True),
+        ("Here are five recipes: a chickpea curry and black bean tacos. Would you like a shopping list?", False),
+        ("这几道菜都很简单。需要我再列一份购物清单吗？", False),
+        ("I ran 8 miles today. Did the deploy finish? Yes, at noon.", False),
     ],
 )
 def test_requests_made_to_the_assistant(content: str, asking: bool) -> None:
@@ -112,7 +118,8 @@ def test_a_reply_already_chosen_drops_the_request_beside_it(add, reader) -> None
 def test_the_reply_to_a_need_told_to_the_assistant_answers(add, reader) -> None:
     t = NOW - 5 * DAY
     need = add(
-        "Thanks. I'll be bringing my sister Maya, she's a vegetarian, so we'll need restaurant ideas that work for her.",
+        "Thanks. I'll be bringing my sister Maya, she's a vegetarian, "
+        "so we'll need restaurant ideas that work for her.",
         at=t,
     )
     reply = add(

@@ -12,7 +12,7 @@ from memory_core.text.query_features import query_terms
 from memory_core.text.tokenize import features, index_fields, normalize
 from memory_core.text.value_classes import asked_value, held_values, is_value_class
 from tests.support.recalled import ids
-from tests.support.times import NOW
+from tests.support.times import DAY, NOW
 
 
 @pytest.mark.parametrize(
@@ -135,6 +135,12 @@ from tests.support.times import NOW
         ("上周换了一辆二手的斯巴鲁森林人。", ["=brand", "=car"]),
         ("我的车是卡罗拉。", ["=car"]),
         ("of my own accord; a civic duty; dodge the question; 她长得很标致", []),
+        # a database by its product's name (not a cache, a broker or a search index)
+        ("I want FastAPI, PostgreSQL 16, and SQLAlchemy 2 with async sessions.", ["=database"]),
+        ("后端的数据都存在MongoDB里。", ["=database"]),
+        ("Stock levels are cached in Redis; logs go to Elasticsearch.", []),
+        ("the postgres-exporter sidecar; mongo_uri", []),
+        ("FROM node:18-alpine; we pin postgres:15", ["=database"]),  # the image's tag is no port
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
@@ -225,6 +231,11 @@ def test_the_index_keeps_the_value_beside_its_class_once() -> None:
         ("car", "what color is my car?", None),  # its colour asked, not which car
         ("car", "where is the car park?", None),
         ("~job", "what do I do for work?", "=job"),
+        ("~database", "What database does the inventory-service use?", "=database"),
+        ("~database", "what's our database?", "=database"),
+        ("~database", "后端用的什么数据库？", "=database"),
+        ("~database", "what database indexes were added?", None),  # a modifier, not the thing asked
+        ("~database", "What database backup strategy is used?", None),
     ],
 )
 def test_questions_that_ask_for_a_value(concept: str, text: str, value: str | None) -> None:
@@ -463,7 +474,7 @@ def test_only_the_index_holds_the_classes() -> None:
         "a red-black tree and a blue-green deployment",
         "the app lives in /srv/red/app and node-red runs beside it",
         "the crash is at billing/api.py:120 and src/a.ts:88",  # a source location
-        "FROM node:18-alpine; we pin postgres:15",  # image tags
+        "FROM node:18-alpine; we pin redis:7",  # image tags, no ports
         "TODO:1234 and pid:4567",
         "git remote add origin git@github.com:acme/billing.git",  # no mail address
         "the ratio is 3:1 and the crash is at app.py:12:30",  # no clock time
@@ -756,3 +767,30 @@ def test_what_i_do_for_work_asks_the_job(add, reader) -> None:
     add("I've been learning the cello; my teacher says my bow technique needs work.")
     add("My lease ends in March and I'm thinking of moving closer to work.")
     assert ids(recall(reader.conn, "What do I do for work?", now=NOW)) == [job.id]
+
+
+def test_a_database_named_answers_which_database(add, reader) -> None:
+    setup = add(
+        "Let's set up the inventory-service. I want FastAPI, PostgreSQL 16, and SQLAlchemy 2 with async sessions."
+    )
+    add("The inventory-service runs on port 8041 locally.")
+    add("Celery keeps dropping tasks: switch the inventory-service to Dramatiq with Redis.")
+    # Every claim names the service; the one naming a database answers, not Redis's.
+    assert ids(recall(reader.conn, "What database does the inventory-service use?", now=NOW)) == [setup.id]
+
+
+def test_a_named_value_is_as_good_an_answer_as_the_word_with_it(add, reader) -> None:
+    first = add("The ecommerce-api keeps its orders in PostgreSQL.", at=NOW - 9 * DAY)
+    second = add("Will the dashboard read the same PostgreSQL database as the ecommerce-api?", at=NOW - 2 * DAY)
+    for text in ("Database backups run nightly at 2am.", "Database migrations go through Alembic."):
+        add(text)
+    add("The staging database is reset every Monday.")
+    # The second holds the word beside the name; the first names the database alone and
+    # answers as much (a name from the databases' lexicon states the attribute): it is no
+    # lesser facet of the same answer.
+    found = set(ids(recall(reader.conn, "What database does the ecommerce-api use?", now=NOW)))
+    assert found == {first.id, second.id}
+    # A value read by a pattern may be another attribute's: the word still tells them apart.
+    uncle = add("我舅舅的名字叫张伟明。")
+    add("我舅舅的单位叫杭州仁爱护理院。")
+    assert ids(recall(reader.conn, "我舅舅叫什么名字来着？", now=NOW)) == [uncle.id]
