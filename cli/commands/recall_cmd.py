@@ -124,6 +124,8 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         )
         if claim.get("reply_to"):
             how = f"as the reply to request {claim['reply_to']}: the question asks what the assistant said"
+        if claim.get("updates"):
+            how = f"as a later change of claim {claim['updates']}: the question asks what holds now"
         if claim.get("dated_within"):
             how = (
                 f"dated within the time the question asks about, {claim['time']}"

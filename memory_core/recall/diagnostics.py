@@ -81,6 +81,8 @@ def candidate_summary(c: Candidate) -> dict[str, Any]:
         summary["event"] = c.event
     if c.reply_to:
         summary["reply_to"] = c.reply_to
+    if c.updates:
+        summary["updates"] = c.updates
     return summary
 
 

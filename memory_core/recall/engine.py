@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import complement, dated, events, expansion, lead, persons, replies
+from memory_core.recall import changes, complement, dated, events, expansion, lead, persons, replies
 from memory_core.recall.aging import freshness, is_dormant
 from memory_core.recall.candidates import (
     Retrieval,
@@ -167,15 +167,22 @@ def evaluate_plan(
         for c in instead:
             _chosen(c, now=now, complement=False)
         outcome = outcome._replace(chosen=chosen)
+    if narrow and plan.asks_current and outcome.chosen and len(outcome.chosen) < limit:
+        taken = changes.add_changes(conn, outcome.chosen, outcome.candidates, plan.focus, limit)
+        outcome = _taken(outcome, [*outcome.chosen, *taken], taken, now=now)
     if narrow and plan.asks_reply and outcome.chosen:
         chosen, taken = replies.answer_with_replies(conn, outcome.chosen, outcome.candidates, limit)
-        for c in taken:
-            _chosen(c, now=now, complement=False)
-        judged = {id(c) for c in outcome.candidates}
-        outcome = outcome._replace(
-            chosen=chosen, candidates=[*outcome.candidates, *(c for c in taken if id(c) not in judged)]
-        )
+        outcome = _taken(outcome, chosen, taken, now=now)
     return outcome
+
+
+def _taken(outcome: Outcome, chosen: list[Candidate], taken: list[Candidate], *, now: float) -> Outcome:
+    """``outcome`` with ``chosen``, where ``taken`` were added by a step after selection (each
+    marked selected, and a candidate too if recall had not judged it)."""
+    for c in taken:
+        _chosen(c, now=now, complement=False)
+    judged = {id(c) for c in outcome.candidates}
+    return outcome._replace(chosen=chosen, candidates=[*outcome.candidates, *(c for c in taken if id(c) not in judged)])
 
 
 def _dated_only(conn: DbConn, plan: QueryPlan, *, now: float, limit: int, force: str | None) -> Outcome:

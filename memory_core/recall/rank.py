@@ -89,6 +89,8 @@ class Candidate:
         # Taken as the reply to a request recall had chosen, for a question asking what the
         # assistant said (:mod:`.replies`): that request's id.
         "reply_to",
+        # Taken as a later change of a chosen claim (:mod:`.changes`): that claim's id.
+        "updates",
     )
 
     def __init__(
@@ -108,6 +110,7 @@ class Candidate:
         firm: str | None = None,
         event: str = "",
         reply_to: str = "",
+        updates: str = "",
     ) -> None:
         self.doc = doc
         self.raw = raw
@@ -124,6 +127,7 @@ class Candidate:
         self.firm = firm
         self.event = event
         self.reply_to = reply_to
+        self.updates = updates
 
     def _values(self) -> tuple[object, ...]:
         return tuple(getattr(self, name) for name in Candidate.__slots__)

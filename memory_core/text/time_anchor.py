@@ -300,6 +300,9 @@ def read_window(text: str) -> tuple[Anchor, bool]:
     # A time holding today asks about what happened only in a question of the past ("what
     # did we do today?", not "what should I do today?"); an earlier one always does.
     today = anchor[0] in ("day", "week", "weekend", "month", "year") and anchor[1] == 0
+    # "These days" in a question of the present asks what holds now, as "now" does ("how do I
+    # get to work these days?"); in one of the past, what happened ("what have we done these days?").
+    today = today or (anchor[0] == "recent" and "these" in text[start:end])
     if not _ASKS.search(rest) or (today and not (_PAST.search(rest) or _REVIEW.search(rest))):
         return anchor, False
     return anchor, all(t.feature in ACTIVITY for t in query_terms(rest))

@@ -181,6 +181,8 @@ RECALL = (
         "memory_core.text.requests",  # a question asking what the assistant said; a request made to it
         "memory_core.recall.replies",  # the reply after a chosen request answers such a question
         "memory_core.recall.persons",  # a claim about another person than the question names is no answer
+        "memory_core.text.changes",  # whether a claim states a change ("switch to", "drop … to 10", 改成)
+        "memory_core.recall.changes",  # a later change of a chosen claim, for a question of what holds now
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)

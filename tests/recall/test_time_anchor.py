@@ -171,6 +171,10 @@ def test_described_in_dates() -> None:
         ("what should i do today?", False),
         ("ok, do it today", False),
         ("yesterday i fixed the login bug.", False),
+        # "these days" in a question of the present asks what holds now, in one of the past
+        # what happened
+        ("how do i get to work these days?", False),
+        ("what have we been working on these days?", True),
     ],
 )
 def test_asking_only_what_happened_then(text: str, only: bool) -> None:

@@ -1,0 +1,64 @@
+"""A later change of a chosen fact joins the answer to a question asking what holds now."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.commands.recall_cmd import _render_claim
+from memory_core.recall.service import explain_claim, recall
+from memory_core.text.changes import states_change
+from tests.support.recalled import ids
+from tests.support.times import DAY, NOW
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("Actually let's drop the cache TTL to 10 seconds, warehouse staff complained.", True),
+        ("Quick update: we moved the book club to the second Tuesday.", True),
+        ("Celery keeps dropping tasks: switch the inventory-service to Dramatiq with Redis.", True),
+        ("We replaced SQLAlchemy with Tortoise ORM last sprint.", True),
+        ("The staging database is no longer reset on Mondays.", True),
+        ("读书会改到每月第二个周二了。", True),
+        ("以后都用pnpm，不再用npm。", True),
+        ("Stock levels are cached in Redis for 30 seconds.", False),
+        ("We deploy to Fly.io from the main branch.", False),
+        ("I moved here in 2019 and love it.", False),
+        ("我每天早上喝一杯美式。", False),
+    ],
+)
+def test_texts_stating_a_change(text: str, change: bool) -> None:
+    assert states_change(text) is change
+
+
+def cache_claims(add):
+    return {
+        "first": add("Stock levels are cached in Redis for 30 seconds under the key stock:{sku}.", at=NOW - 20 * DAY),
+        "change": add(
+            "Actually let's drop the cache TTL to 10 seconds, warehouse staff complained about stale numbers.",
+            at=NOW - 5 * DAY,
+        ),
+        "other": add("The product images are served from the CDN with a long cache lifetime.", at=NOW - 3 * DAY),
+    }
+
+
+def test_what_holds_now_includes_the_later_change(add, reader) -> None:
+    claims = cache_claims(add)
+    question = "How long are stock levels cached now?"
+    assert ids(recall(reader.conn, question, now=NOW)) == [claims["first"].id, claims["change"].id]
+    verdict = explain_claim(reader.conn, question, claims["change"].id, now=NOW)
+    assert verdict["selected"] is True and verdict["updates"] == claims["first"].id
+    assert "as a later change of claim" in _render_claim(verdict)[0]
+    # A newer claim sharing the word but stating no change is no update of it.
+    assert claims["other"].id not in ids(recall(reader.conn, question, now=NOW))
+
+
+def test_a_question_not_asking_what_holds_now_is_answered_as_before(add, reader) -> None:
+    claims = cache_claims(add)
+    assert ids(recall(reader.conn, "How long are stock levels cached?", now=NOW)) == [claims["first"].id]
+
+
+def test_an_older_change_is_no_update(add, reader) -> None:
+    add("Actually let's drop the cache TTL to 10 seconds for the stock levels.", at=NOW - 30 * DAY)
+    first = add("Stock levels are cached in Redis for 30 seconds under the key stock:{sku}.", at=NOW - 5 * DAY)
+    assert ids(recall(reader.conn, "How long are stock levels cached now?", now=NOW))[0] == first.id
