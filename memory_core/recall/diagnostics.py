@@ -142,6 +142,7 @@ _GATE_REASONS = frozenset(
         "unknown_subject",
         "named_subject_missing",
         "named_attribute_missing",
+        "possessor_missing",
         "context_subject_missing",
     }
 )
@@ -160,6 +161,7 @@ REASON_TEXT = {
     "unknown_words": "its one matching word stands beside a word no stored claim holds",
     "unknown_subject": "a short question asks a value of a subject no stored claim names: nothing answers it",
     "named_subject_missing": "a short question about a named subject: the claim does not name it",
+    "possessor_missing": "the question asks about somebody's wife, kids …: the claim does not name both them and whose",
     "named_attribute_missing": "a short question about a named subject's attribute: the claim lacks the attribute",
     "context_subject_missing": "it does not mention the subject the conversation is about",
     "not_scored": "the question is so ambiguous that scoring stopped before this claim",

@@ -37,6 +37,7 @@ from memory_core.recall.query_units import (
     unknown_names,
     value_pairs,
 )
+from memory_core.text.query_features import POSSESSED, POSSESSOR
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}
@@ -87,6 +88,7 @@ FIRM_REASONS = frozenset(
         "unknown_words",
         "named_subject_missing",
         "named_attribute_missing",
+        "possessor_missing",
     }
 )
 
@@ -224,6 +226,11 @@ class PlanScorer:
         # *service* use?", the word completing an attribute's phrase) asks that attribute.
         asked = [u for u in self.focus_units if u.asked]
         self.asks_a_kind = len(asked) == 1 and asked[0].unseen and not any(u.attribute for u in self.focus_units)
+        # The name owning the person the question asks about, and that person ("*张伟*的*妻子*"):
+        # an answer names both, or it is about somebody else's wife, or about 张伟 himself.
+        owners = [u for u in self.focus_units if u.terms[0].role == POSSESSOR and not u.unseen]
+        owned = [u for u in self.focus_units if u.terms[0].role == POSSESSED and not u.unseen]
+        self.possessors = (tuple(owners), tuple(owned)) if owners and owned else None
         # A short question asking a value of a subject no claim names: nothing answers it.
         self.unknown_subject = (
             unknown_names(self.focus_units) if asks and len(slots) <= UNKNOWN_SUBJECT_MAX_UNITS else ()
@@ -337,6 +344,10 @@ class PlanScorer:
         terms = [t for u in units for t in u.terms]
         if any(t.literal and not masks.get(t.feature, 0) for t in terms):
             yield "literal_missing"
+        if self.possessors is not None and not all(
+            any(u.matched(masks, weights, EVIDENCE_FIELDS) for u in units) for units in self.possessors
+        ):
+            yield "possessor_missing"
         if self.coverage(masks) < MIN_FOCUS_COVERAGE:
             yield "focus_coverage"
         matched_units = sum(1 for u in units if u.matched(masks, weights, ~0))

@@ -19,7 +19,8 @@ _CHANGE = lazy(
     r"decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|set)\b[^.;!?]{0,60}?\bto\s+(?:[0-9]|one|two|three|four|five|"
     r"six|seven|eight|nine|ten|half)"
     r"|\b(?:no\s+longer|not\s+anymore|from\s+now\s+on|going\s+forward|instead\s+of)\b"
-    "|改成|改到|改为|改在|换成|换到|调到|调成|调整为|调整到|不再|更新一下|以后都|从现在开始|从今以后"
+    "|改(?:成|到|为|在|喝|吃|用|去|坐|骑|穿|走|住|学|做|买|开|打|看)|换成|换到|调到|调成|调整为|调整到|搬到|"
+    "不再|更新一下|以后都|从现在开始|从今以后"
 )
 
 

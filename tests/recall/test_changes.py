@@ -21,10 +21,13 @@ from tests.support.times import DAY, NOW
         ("The staging database is no longer reset on Mondays.", True),
         ("读书会改到每月第二个周二了。", True),
         ("以后都用pnpm，不再用npm。", True),
+        ("医生让我少喝咖啡，我现在早上改喝绿茶了。", True),
+        ("上个月我们搬到了上海徐汇。", True),
         ("Stock levels are cached in Redis for 30 seconds.", False),
         ("We deploy to Fly.io from the main branch.", False),
         ("I moved here in 2019 and love it.", False),
         ("我每天早上喝一杯美式。", False),
+        ("这篇文章我改了三遍。", False),
     ],
 )
 def test_texts_stating_a_change(text: str, change: bool) -> None:

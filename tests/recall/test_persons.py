@@ -76,3 +76,31 @@ def test_a_person_no_claim_names_is_unknown_to_memory(add, reader) -> None:
     brother = add("我哥哥在银行当柜员。")
     assert ids(recall(reader.conn, "我哥哥做什么工作？", now=NOW)) == [brother.id]
     assert explain_claim(reader.conn, "我哥哥做什么工作？", mine.id, now=NOW)["reason"] != "unknown_person"
+
+
+def test_the_roles_of_a_named_owner_and_the_person_owned() -> None:
+    from memory_core.text.query_features import POSSESSED, POSSESSOR, query_terms
+
+    roles = {t.feature: t.role for t in query_terms("张伟的妻子是做什么的？")}
+    assert roles["张伟"] == POSSESSOR and roles["~wife"] == POSSESSED
+    roles = {t.feature: t.role for t in query_terms("What do Melanie's kids like?")}
+    assert roles["melani"] == POSSESSOR and roles["kid"] == POSSESSED
+    # the user's own relations, or a pronoun's, have no named owner
+    assert all(not t.role for t in query_terms("我的妻子是做什么的？"))
+    assert all(not t.role for t in query_terms("他们的孩子多大了？"))
+
+
+def test_somebody_elses_relation_or_the_owner_himself_is_no_answer(add, reader) -> None:
+    other_wife = add("王建国的妻子叫李秀英，在华西医院当护士。")
+    owner = add("王建国的好朋友张伟是一名出租车司机，两人经常一起钓鱼。")
+    # 王建国's wife is not 张伟's; 张伟's own job is not his wife's.
+    assert ids(recall(reader.conn, "张伟的妻子是做什么的？", now=NOW)) == []
+    assert explain_claim(reader.conn, "张伟的妻子是做什么的？", other_wife.id, now=NOW)["reason"] == "possessor_missing"
+    assert explain_claim(reader.conn, "张伟的妻子是做什么的？", owner.id, now=NOW)["reason"] == "possessor_missing"
+    his_wife = add("张伟的妻子王芳是一名会计，在银行上班。")
+    assert ids(recall(reader.conn, "张伟的妻子是做什么的？", now=NOW)) == [his_wife.id]
+    # English the same way
+    theirs = add("Caroline's kids love dinosaurs and anything with wheels.")
+    hers = add("Melanie's kids love going to the beach in the summer.")
+    assert ids(recall(reader.conn, "What do Melanie's kids love?", now=NOW)) == [hers.id]
+    assert theirs.id not in ids(recall(reader.conn, "What do Melanie's kids love?", now=NOW))
