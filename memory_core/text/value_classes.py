@@ -107,7 +107,7 @@ _JOB_HELD = lazy(
     r"|\b(?:jobs?|career|position|role)\s+as\s+(?:an?\s+|the\s+)?[a-z]"
     # "is a (…) nurse", and "as a (…) nurse" ("I've been at Google for three years as a UX
     # researcher", "I start as a senior UX researcher in May")
-    r"|\b(?:is|am|was|i'm|he's|she's|as)\s+an?\s+(?:[a-z-]+\s+){0,2}?"
+    r"|\b(?:is|am|was|i'm|he's|she's|as)\s+an?\s+(?:[a-z-]+\s+){0,3}?"
     r"(?:engineer|developer|programmer|teacher|nurse|doctor|physician|surgeon|dentist|lawyer|attorney|accountant|"
     r"chef|cook|driver|pilot|firefighter|officer|scientist|researcher|analyst|designer|architect|manager|"
     r"consultant|writer|journalist|editor|artist|musician|photographer|pharmacist|therapist|psychologist|"
@@ -320,6 +320,9 @@ _WRITTEN_NAME = lazy(
     rf"\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Tt]wo|[Tt]hree|[Ff]our)\s+"
     r"(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?"
     rf"(?:{_RELATIONS})s?\s*,?\s+(?!I\b)[A-Z][a-z]+"
+    # "Tom's wife, Anna, …": a named person's relation, named
+    rf"|\b[A-Z][a-z]+'s\s+(?:(?:little|big|older|younger|elder|best|new|old|late)\s+)?(?:{_RELATIONS})s?\s*,?\s+"
+    r"(?!I\b)[A-Z][a-z]+"
     # "a puppy named Biscuit", "a linter called `ruff`" (not "called by cron", "called twice",
     # "named arguments": a name is capitalized or quoted)
     # (not "we called Alice about the outage", "the client called Redis.set": after a

@@ -141,6 +141,10 @@ from tests.support.times import DAY, NOW
         ("Stock levels are cached in Redis; logs go to Elasticsearch.", []),
         ("the postgres-exporter sidecar; mongo_uri", []),
         ("FROM node:18-alpine; we pin postgres:15", ["=database"]),  # the image's tag is no port
+        # an occupation after three words qualifying it; a named person's relation, named
+        ("Tom Becker is a high school chemistry teacher in Leeds.", ["=job"]),
+        ("Tom's wife, Anna, works as a midwife at St James's Hospital.", ["=job", "=name"]),
+        ("Tom's car is parked outside; Tom's wife is away.", []),
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
