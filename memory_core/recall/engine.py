@@ -283,6 +283,7 @@ def _evaluate(
         candidates += forced
     if narrow:
         persons.drop_other_people(conn, r.scorer.focus, candidates)
+        persons.drop_owners_only(conn, r.scorer.focus, candidates)
     chosen = select(
         candidates,
         now=now,

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from memory_core.store.engines.dbapi import DbConn
+from memory_core.text.query_features import POSSESSED, POSSESSOR
+from memory_core.text.tokenize import CJK, OWNER_MARK, WORD
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -98,6 +100,34 @@ def drop_other_people(conn: DbConn, focus: Iterable[Term], candidates: list[Cand
             c.excluded = c.firm = REASON
 
 
+def drop_owners_only(conn: DbConn, focus: Iterable[Term], candidates: list[Candidate]) -> None:
+    """Mark the eligible claims naming the question's subject only as the owner of another
+    person ("王建国的妻子叫李秀英，在华西医院当护士" for "王建国是做什么工作的？", "Tom's wife, Anna,
+    works as a midwife" for "What does Tom do for a living?"): about that other person, so
+    excluded, and firmly. A question naming a relation itself ("王建国的妻子…", "my wife …") is
+    judged by the other rules; a claim naming the subject once more on its own, or holding
+    another word of the question, stays."""
+    terms = tuple(focus)
+    if any(t.role in (POSSESSOR, POSSESSED) for t in terms) or others(t.feature for t in terms)[0]:
+        return
+    names = sorted({t.feature for t in terms if t.kind in (WORD, CJK)})
+    suspects = [c.doc.memory_id for c in candidates if c.excluded is None]
+    if not names or not suspects:
+        return
+    counts = _counts(conn, suspects, (*names, *(OWNER_MARK + f for f in names)))
+    for c in candidates:
+        held = counts.get(c.doc.memory_id)
+        if c.excluded is not None or not held:
+            continue
+        owned = [f for f in names if held.get(OWNER_MARK + f, 0)]
+        if not owned or any(held.get(f, 0) > held[OWNER_MARK + f] for f in owned):
+            continue
+        # matched through the owner's name alone (and concepts: the job, the age asked), no
+        # other word of the question ("王建国和张伟经常一起做什么？" over "…的好朋友张伟…两人经常一起钓鱼")
+        if not any(held.get(f, 0) for f in names if f not in owned):
+            c.excluded = c.firm = REASON
+
+
 def about_other_people(conn: DbConn, focus: Iterable[Term], memory_ids: Sequence[str]) -> bool:
     """Whether any of ``memory_ids`` is a claim about another person than the question (its
     ``focus``) names: not naming that person, and naming another."""
@@ -118,6 +148,20 @@ def _named_anywhere(conn: DbConn, features: Iterable[str]) -> bool:
         f"SELECT 1 FROM postings WHERE feature IN ({places}) AND field IN ('body', 'alias') LIMIT 1", marks
     ).fetchone()
     return row is not None
+
+
+def _counts(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str]) -> dict[str, dict[str, int]]:
+    """How often each of ``memory_ids`` holds each of ``features`` in its body."""
+    ids = ",".join("?" * len(memory_ids))
+    marks = ",".join("?" * len(features))
+    counts: dict[str, dict[str, int]] = {}
+    for memory_id, feature, tf in conn.execute(
+        f"SELECT memory_id, feature, tf FROM postings WHERE memory_id IN ({ids}) AND feature IN ({marks}) "
+        "AND field = 'body'",
+        (*memory_ids, *features),
+    ).fetchall():
+        counts.setdefault(memory_id, {})[feature] = int(tf)
+    return counts
 
 
 def _held(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str]) -> dict[str, set[str]]:

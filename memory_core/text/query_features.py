@@ -18,6 +18,7 @@ from memory_core.text.cjk_words import MEASURES
 from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.text.grammar import ASKED, AUXILIARY, CONJUNCTION, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
+from memory_core.text.owners import owned_people
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.value_classes import VALUE_CLASSES, asked_by_phrase, asked_value
 from memory_core.text.vocabulary import QUERY_FILLER
@@ -174,38 +175,19 @@ _OWNED = re.compile("我(?:们|家|们家)?(?:新|刚|之前|以前|去年|上�
 
 
 # The role of a name that owns a person the question asks about ("*张伟*的妻子", "*Melanie*'s
-# kids"): whose relation it is. The person owned is the subject; a claim about the same
-# relation of somebody else ("王建国的妻子…") is no answer (docs/recall.md, gate "possessor").
+# kids", :func:`memory_core.text.owners.owned_people`): whose relation it is. The person owned
+# is the subject; a claim about the same relation of somebody else ("王建国的妻子…") is no
+# answer (docs/recall.md, gate 6a).
 POSSESSOR = "possessor"
-_OWNED_PEOPLE_ZH = (
-    "妻子|老婆|太太|丈夫|老公|儿子|女儿|孩子|父亲|母亲|爸爸|妈妈|哥哥|姐姐|弟弟|妹妹|好朋友|朋友|同事|上司|老板|"
-    "男朋友|女朋友|室友|同学|老师|学生|爷爷|奶奶|外公|外婆|表哥|表姐|表弟|表妹"
-)
-_OWNED_PEOPLE_EN = (
-    "wife|husband|son|daughter|kids?|children|child|father|mother|dad|mom|mum|parents|brother|sister|"
-    "friends?|best\\s+friend|boss|colleague|partner|girlfriend|boyfriend|grand(?:ma|mother|pa|father)|"
-    "cousin|uncle|aunt"
-)
-# (a Chinese name is two or three characters: the last three before 的, of which the filler
-# characters are no feature: "问了张伟的妻子" names 张伟)
-_POSSESSOR = re.compile(
-    f"([\u4e00-\u9fff]{{2,3}})的({_OWNED_PEOPLE_ZH})|\\b([a-z][a-z-]+)'s\\s+({_OWNED_PEOPLE_EN})\\b"
-)
 # The role of the person owned ("张伟的*妻子*"): an answer names them too, or it is about the
 # owner ("张伟是一名出租车司机" is no answer to what his wife does).
 POSSESSED = "possessed"
-_NOT_NAMES = frozenset("我们 你们 他们 她们 咱们 大家 别人 自己 人家 这个 那个 my".split())
 
 
 def _possessor_roles(text: str) -> dict[str, str]:
     """The features of each name owning a person the question asks about, and of the person."""
     out: dict[str, str] = {}
-    if "的" not in text and "'s" not in text:
-        return out
-    for match in _POSSESSOR.finditer(text):
-        name, owned = [g for g in match.groups() if g]
-        if name in _NOT_NAMES or name[-1] in "我你他她它":
-            continue
+    for name, owned in owned_people(text):
         for unit in split_units(name, expand=False):
             for feature, kind in unit:
                 if kind in (CJK, WORD):

@@ -34,6 +34,7 @@ from collections import Counter
 
 from memory_core.text.cjk_words import CALENDAR_UNIT_LONGEST, CALENDAR_UNITS, measure_word_at
 from memory_core.text.concepts import CHINESE, CHINESE_ASKING, ENGLISH
+from memory_core.text.owners import owned_people
 from memory_core.text.stem import stem
 from memory_core.text.value_classes import held_values
 from memory_core.text.vocabulary import (
@@ -95,6 +96,9 @@ _CJK_QUERY_DICTIONARY: dict[str, str | None] = {**_CJK_DICTIONARY, **CHINESE_ASK
 _CJK_LONGEST = max(len(w) for w in _CJK_QUERY_DICTIONARY)
 
 WORD, LITERAL, NUMBER, CONCEPT, CJK = "word", "literal", "number", "concept", "cjk"
+# The prefix of the index's mark of a name written as another person's owner (no word, path
+# or concept begins with it).
+OWNER_MARK = "^"
 # A query-only marker unit: the words on either side are alternatives.
 MARKER = [(_CONJUNCTION, "conjunction")]
 
@@ -313,6 +317,14 @@ def _with_values(counts: Counter[str], text: str, raw: str) -> Counter[str]:
     are (:func:`features`, which capture and consolidation compare) does not change."""
     for value in held_values(text, raw):
         counts[value] = 1
+    # Each time a name is written as the owner of another person ("王建国的妻子", "Tom's wife"),
+    # its features once more marked so (OWNER_MARK): the index can tell a claim naming
+    # somebody only as such an owner (memory_core.recall.persons).
+    for name, _owned in owned_people(text):
+        for unit in split_units(name, expand=False):
+            for feature, kind in unit:
+                if kind in (CJK, WORD):
+                    counts[OWNER_MARK + feature] += 1
     return counts
 
 

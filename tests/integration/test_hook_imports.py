@@ -156,6 +156,7 @@ TEXT = {
     "memory_core.text.value_classes",  # values that state an attribute ("blue", "$40")
     "memory_core.text.named_values",  # values stated by a name from a lexicon (a brand, a language, a home town)
     "memory_core.text.value_asking",  # how English asks a value by naming it ("what is my bike's colour?")
+    "memory_core.text.owners",  # a person named by whose relation they are ("张伟的妻子", "Tom's wife")
     "memory_core.text.vocabulary",
 }
 RECALL = (

@@ -104,3 +104,30 @@ def test_somebody_elses_relation_or_the_owner_himself_is_no_answer(add, reader) 
     hers = add("Melanie's kids love going to the beach in the summer.")
     assert ids(recall(reader.conn, "What do Melanie's kids love?", now=NOW)) == [hers.id]
     assert theirs.id not in ids(recall(reader.conn, "What do Melanie's kids love?", now=NOW))
+
+
+def test_the_index_marks_a_name_written_as_anothers_owner() -> None:
+    from memory_core.text.tokenize import OWNER_MARK, index_fields
+
+    body = index_fields("Tom's wife, Anna, works as a midwife.")["body"]
+    assert body["tom"] == 1 and body[OWNER_MARK + "tom"] == 1 and OWNER_MARK + "anna" not in body
+    body = index_fields("王建国的妻子叫李秀英。")["body"]
+    assert body[OWNER_MARK + "王建"] == 1 and body[OWNER_MARK + "建国"] == 1
+    assert not any(f.startswith(OWNER_MARK) for f in index_fields("王建国和李秀英有一个女儿。")["body"])
+    assert not any(f.startswith(OWNER_MARK) for f in index_fields("我的妻子是老师，他们的孩子在上学。")["body"])
+
+
+def test_a_claim_naming_the_subject_only_as_anothers_owner_is_about_the_other(add, reader) -> None:
+    his = add("王建国是一名中学数学老师，住在成都武侯区。")
+    wife = add("王建国的妻子叫李秀英，在华西医院当护士。")
+    friend = add("王建国的好朋友张伟是一名出租车司机，两人经常一起钓鱼。")
+    assert ids(recall(reader.conn, "王建国是做什么工作的？", now=NOW)) == [his.id]
+    assert explain_claim(reader.conn, "王建国是做什么工作的？", wife.id, now=NOW)["reason"] == "another_person"
+    # A claim holding another word of the question (the friend's name) is still about both.
+    assert friend.id in ids(recall(reader.conn, "王建国和张伟经常一起做什么？", now=NOW))
+    tom = add("Tom Becker is a high school chemistry teacher in Leeds.")
+    add("Tom's wife, Anna, works as a midwife at St James's Hospital.")
+    assert ids(recall(reader.conn, "What does Tom do for a living?", now=NOW)) == [tom.id]
+    # Both named: the claim naming Tom once more on his own stays an answer.
+    both = add("Tom's wife Anna and Tom ran the Leeds half marathon together.")
+    assert both.id in ids(recall(reader.conn, "What race did Tom run?", now=NOW))

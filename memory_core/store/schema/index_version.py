@@ -23,7 +23,8 @@ INDEX_VERSION = 15  # 3: tokens cut at MAX_TOKEN_CHARS (memory_core.text.tokeniz
 # 13: a language named without the word (=language): a human one, or a programming one as code names it
 # 14: where a person comes from (=hometown): 来自, 老家在, a province's people, "is from", "grew up in"
 # 15: a car by its maker (=car), a database by its name (=database); a bare Chinese amount after the word
-#     of a price, a rent or of spending is money (花了四百多, 房租四千五)
+#     of a price, a rent or of spending is money (花了四百多, 房租四千五); a name written as another
+#     person's owner marked (^name: 王建国的妻子, Tom's wife); "as a <occupation>" a job
 
 
 def index_version(conn: DbConn) -> int | None:

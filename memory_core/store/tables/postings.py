@@ -43,7 +43,7 @@ from collections.abc import Iterable
 
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.store.schema.index_version import INDEX_VERSION
-from memory_core.text.tokenize import index_fields, origin_features
+from memory_core.text.tokenize import OWNER_MARK, index_fields, origin_features
 from memory_core.text.value_classes import is_value_class
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -245,8 +245,8 @@ def index_claim(
     distinct = {feature for counts in fields.values() for feature in counts}
     _bump(conn, _header_keys(sorted(distinct), origin), 1, part)
     _write_version(conn)
-    # A value class is no word of the claim: its length is its own features' count.
-    feature_count = sum(1 for f in fields.get("body", ()) if not is_value_class(f))
+    # A value class or an owner's mark is no word of the claim: its length is its own features' count.
+    feature_count = sum(1 for f in fields.get("body", ()) if not (is_value_class(f) or f.startswith(OWNER_MARK)))
     body = _attach_body(conn, [(field, f) for field, counts in fields.items() for f in counts], feature_count, part)
     conn.execute(
         f"INSERT INTO index_docs ({DOC_COLUMNS}, body, grade, part) "
