@@ -12,11 +12,13 @@ every candidate is dropped (``unknown_person``), as firmly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
+from memory_core.recall.rows import load_claims
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.query_features import POSSESSED, POSSESSOR
-from memory_core.text.tokenize import CJK, OWNER_MARK, WORD
+from memory_core.text.tokenize import CJK, OWNER_MARK, WORD, normalize
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
 if TYPE_CHECKING:
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
     from memory_core.text.query_features import Term
 
 REASON = "another_person"
+# The user speaking of themselves: 我 not before 们 or 的 + a relation ("我们", "我的同事" are
+# others), "I", "I'm", "my" (a claim naming a relation was judged already).
+_FIRST_PERSON = re.compile(r"我(?!们)|\bi\b|\bi'm\b|\bi've\b|\bmy\b|\bme\b")
 UNKNOWN = "unknown_person"
 
 # The people a person speaks of by their relation to them (kin, partners, the people of work,
@@ -94,10 +99,19 @@ def drop_other_people(conn: DbConn, focus: Iterable[Term], candidates: list[Cand
             c.firm = c.firm or UNKNOWN
         return
     suspects = [c for c in candidates if c.excluded is None and not asked.intersection(c.matched)]
-    elsewhere = _held(conn, [c.doc.memory_id for c in suspects], other)
+    held = _held(conn, [c.doc.memory_id for c in suspects], (*sorted(asked), *other))
     for c in suspects:
-        if c.doc.memory_id in elsewhere:
+        features = held.get(c.doc.memory_id, set())
+        if features.isdisjoint(asked) and not features.isdisjoint(other):
             c.excluded = c.firm = REASON
+    # A claim naming no person at all, told in the first person, is about the user: no answer
+    # about their wife ("10月我换了工作，去了一家公司当技术经理" for "我老婆是做什么的？").
+    nobody = [c.doc.memory_id for c in suspects if c.doc.memory_id not in held]
+    if nobody:
+        contents = {m: claim.content for m, claim in load_claims(conn, nobody, []).items()}
+        for c in suspects:
+            if c.doc.memory_id in contents and _FIRST_PERSON.search(normalize(contents[c.doc.memory_id])):
+                c.excluded = c.firm = REASON
 
 
 def drop_owners_only(conn: DbConn, focus: Iterable[Term], candidates: list[Candidate]) -> None:

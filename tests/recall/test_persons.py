@@ -131,3 +131,18 @@ def test_a_claim_naming_the_subject_only_as_anothers_owner_is_about_the_other(ad
     # Both named: the claim naming Tom once more on his own stays an answer.
     both = add("Tom's wife Anna and Tom ran the Leeds half marathon together.")
     assert both.id in ids(recall(reader.conn, "What race did Tom run?", now=NOW))
+
+
+def test_the_users_own_statement_is_no_answer_about_their_relation(add, reader) -> None:
+    mine = add("10月的时候我换了工作，去了一家做跨境电商的公司当技术经理。")
+    wife = add("我老婆在一家外企做财务，平时喜欢烘焙。")
+    add("7月我和老婆去青岛度假，住了五天。")
+    # The user's own job is told in the first person and names nobody: not the wife's.
+    assert ids(recall(reader.conn, "我老婆是做什么的？", now=NOW)) == [wife.id]
+    assert explain_claim(reader.conn, "我老婆是做什么的？", mine.id, now=NOW)["reason"] == "another_person"
+    assert ids(recall(reader.conn, "我是做什么工作的？", now=NOW))[0] == mine.id
+    # English the same way; a claim without a person in it stays ("the clinic is on Elm St.").
+    me = add("I work as a nurse at the children's hospital.")
+    her = add("My wife teaches math at Lincoln High.")
+    assert ids(recall(reader.conn, "What does my wife teach?", now=NOW)) == [her.id]
+    assert me.id not in ids(recall(reader.conn, "What does my wife do for work?", now=NOW))

@@ -145,6 +145,8 @@ from tests.support.times import DAY, NOW
         ("Tom Becker is a high school chemistry teacher in Leeds.", ["=job"]),
         ("Tom's wife, Anna, works as a midwife at St James's Hospital.", ["=job", "=name"]),
         ("Tom's car is parked outside; Tom's wife is away.", []),
+        ("我老婆在一家外企做财务，平时喜欢烘焙。", ["=job"]),  # an office's work by its function
+        ("行政楼在东边", []),
     ],
 )
 def test_values_a_claim_holds(text: str, classes: list[str]) -> None:
