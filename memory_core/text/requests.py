@@ -30,8 +30,9 @@ _REPLY_WORDS = ("you", "u ", "你", "您")
 # "what should I …?", 能不能推荐…？) or an order to it ("recommend …", "please list …").
 _QUESTION_END = lazy(r"[?？]\s*$|吗\s*[。.!！]?\s*$")
 # A question within a longer text: a sentence ending in a question mark.
-_INNER_QUESTION = lazy(r"[^.!?。！？]+[?？]")
-_LAST_SENTENCE = lazy(r"[^.!?。！？]+[.!?。！？]*\s*$")
+# A text's sentences, each with the marks that end it (split, not searched: one pass however
+# long a text without them is).
+_SENTENCE_END = lazy(r"(?<=[.!?。！？])(?![.!?。！？])")
 _OFFER = lazy(r"\b(?:would|do)\s+you\s+(?:like|want)\b|\bwant\s+me\s+to\b|\bshall\s+i\b|要不要|需要我")
 _PUT_TO_YOU = lazy(
     r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bdo\s+you\s+(?:know|have|think)\b"
@@ -66,13 +67,13 @@ def is_request(content: str) -> bool:
     text = normalize(content).strip()
     if _ORDER.search(text) is not None or _NEED.search(text) is not None:
         return True
+    sentences = [s for s in _SENTENCE_END.compiled.split(text) if s.strip()]
     if _QUESTION_END.search(text) is not None and _PUT_TO_YOU.search(text) is not None:
         # (not an offer the assistant ends its reply with: "… Would you like a shopping list?")
-        last = _LAST_SENTENCE.search(text)
-        return last is None or _OFFER.search(last.group()) is None
+        return not sentences or _OFFER.search(sentences[-1]) is None
     # A question put to the assistant before more of the person's own words ("Can you recommend
     # some budget-friendly recipes for two people? We're trying to eat in more."), not an offer.
     return any(
-        _PUT_TO_YOU.search(question) is not None and _OFFER.search(question) is None
-        for question in _INNER_QUESTION.compiled.findall(text)
+        s.rstrip().endswith(("?", "？")) and _PUT_TO_YOU.search(s) is not None and _OFFER.search(s) is None
+        for s in sentences
     )
