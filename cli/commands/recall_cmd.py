@@ -124,7 +124,9 @@ def _render_claim(claim: dict[str, Any]) -> list[str]:
         )
         if claim.get("reply_to"):
             how = f"as the reply to request {claim['reply_to']}: the question asks what the assistant said"
-        if claim.get("updates"):
+        if claim.get("updates") == "tied":
+            how = "as the newest change among claims tied too many to tell apart: the question asks what holds now"
+        elif claim.get("updates"):
             how = f"as a later change of claim {claim['updates']}: the question asks what holds now"
         if claim.get("dated_within"):
             how = (

@@ -10,6 +10,10 @@ of the question the chosen claim matched is added after it, while there is room:
 holds what was said first and what holds now. A claim about another person than the one the
 question names is never taken (:mod:`.persons`).
 
+And where nothing was chosen because too many claims tie on a what/which question's words
+("What ORM is currently used in the ecommerce-api?" over six claims about its ORM), the
+newest of them stating a change answers, if it is newer than every other change among them.
+
 The later claims are read from the posting lists of the chosen claim's matched words, newest
 first (their ``recency`` index), whether or not recall scored them: ``explain --claim`` scores
 the claim it is asked about, and must not change what is added.
@@ -21,6 +25,7 @@ from collections.abc import Iterable, Sequence
 
 from memory_core.recall import persons
 from memory_core.recall.index import read_docs
+from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.rank import Candidate
 from memory_core.recall.rows import load_claims
 from memory_core.store.engines.dbapi import DbConn
@@ -30,9 +35,24 @@ TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs
 if TYPE_CHECKING:
     from memory_core.text.query_features import Term
 
+# What a change taken among tied claims updates (:func:`newest_among_tied`).
+TIED = "tied"
 # The newest claims holding one of the chosen claim's words read for each chosen claim: a
 # change is said soon after, and among the latest statements of the thing.
 LOOKED_AT = 32
+
+
+def what_holds_now(
+    conn: DbConn, plan: QueryPlan, chosen: list[Candidate], candidates: list[Candidate], limit: int
+) -> tuple[list[Candidate], list[Candidate]]:
+    """(chosen, the changes taken) for a question asking what holds now: each chosen claim
+    followed by its later change; or, where nothing was chosen because too many claims tie on
+    a what/which question's words, the newest change among them."""
+    if not chosen:
+        newest = newest_among_tied(conn, candidates) if plan.kind is not None else None
+        return ([newest], [newest]) if newest is not None else (chosen, [])
+    taken = add_changes(conn, chosen, candidates, plan.focus, limit) if len(chosen) < limit else []
+    return [*chosen, *taken], taken
 
 
 def add_changes(
@@ -89,3 +109,23 @@ def _newest_change(conn: DbConn, claim: Candidate, held: set[str], focus: Sequen
         ):
             return memory_id
     return None
+
+
+def newest_among_tied(conn: DbConn, candidates: list[Candidate]) -> Candidate | None:
+    """Of the claims tied too many to tell apart (``ambiguous``), the newest stating a change:
+    for a question asking what holds now, what was last decided ("What ORM is currently used?"
+    over many claims about the ORM, "Got it — switching to Tortoise ORM + Aerich" the newest
+    change among them)."""
+    tied = [c for c in candidates if c.excluded == "ambiguous"]
+    if not tied:
+        return None
+    contents = {m: claim.content for m, claim in load_claims(conn, [c.doc.memory_id for c in tied], []).items()}
+    changes = sorted(
+        (c for c in tied if states_change(contents.get(c.doc.memory_id, ""))), key=lambda c: c.doc.clock_at
+    )
+    # (the newest only where it is newer than every other change: of two told at once, neither
+    # is what was last decided)
+    if not changes or (len(changes) > 1 and changes[-2].doc.clock_at >= changes[-1].doc.clock_at):
+        return None
+    changes[-1].updates = TIED
+    return changes[-1]

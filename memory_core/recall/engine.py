@@ -167,9 +167,9 @@ def evaluate_plan(
         for c in instead:
             _chosen(c, now=now, complement=False)
         outcome = outcome._replace(chosen=chosen)
-    if narrow and plan.asks_current and outcome.chosen and len(outcome.chosen) < limit:
-        taken = changes.add_changes(conn, outcome.chosen, outcome.candidates, plan.focus, limit)
-        outcome = _taken(outcome, [*outcome.chosen, *taken], taken, now=now)
+    if narrow and plan.asks_current:
+        chosen, taken = changes.what_holds_now(conn, plan, outcome.chosen, outcome.candidates, limit)
+        outcome = _taken(outcome, chosen, taken, now=now)
     if narrow and plan.asks_reply and outcome.chosen:
         chosen, taken = replies.answer_with_replies(conn, outcome.chosen, outcome.candidates, limit)
         outcome = _taken(outcome, chosen, taken, now=now)

@@ -89,7 +89,8 @@ class Candidate:
         # Taken as the reply to a request recall had chosen, for a question asking what the
         # assistant said (:mod:`.replies`): that request's id.
         "reply_to",
-        # Taken as a later change of a chosen claim (:mod:`.changes`): that claim's id.
+        # Taken as a later change of a chosen claim (:mod:`.changes`): that claim's id; or
+        # "tied" for the newest change among claims tied too many to tell apart.
         "updates",
     )
 

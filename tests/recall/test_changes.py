@@ -65,3 +65,23 @@ def test_an_older_change_is_no_update(add, reader) -> None:
     add("Actually let's drop the cache TTL to 10 seconds for the stock levels.", at=NOW - 30 * DAY)
     first = add("Stock levels are cached in Redis for 30 seconds under the key stock:{sku}.", at=NOW - 5 * DAY)
     assert ids(recall(reader.conn, "How long are stock levels cached now?", now=NOW))[0] == first.id
+
+
+def test_the_newest_change_among_tied_claims_tells_what_holds_now(add, reader) -> None:
+    for n, text in enumerate(
+        (
+            "The ecommerce-api uses SQLAlchemy as its ORM with async sessions.",
+            "Alembic runs the migrations for the ecommerce-api ORM models.",
+            "The ecommerce-api ORM models live in app/models.py.",
+            "Keep the ORM queries of the ecommerce-api out of the route handlers.",
+            "The ecommerce-api closes its ORM session in a dependency with yield.",
+        )
+    ):
+        add(text, at=NOW - (30 - n) * DAY)
+    switch = add("Got it: switching the ecommerce-api to Tortoise ORM, with Aerich for migrations.", at=NOW - 10 * DAY)
+    # Too many claims tie on the ORM to pick one; asked what holds now, the newest change does.
+    assert ids(recall(reader.conn, "What ORM is currently used in the ecommerce-api?", now=NOW)) == [switch.id]
+    verdict = explain_claim(reader.conn, "What ORM is currently used in the ecommerce-api?", switch.id, now=NOW)
+    assert verdict["updates"] == "tied"
+    assert "newest change among claims tied" in _render_claim(verdict)[0]
+    assert ids(recall(reader.conn, "What ORM is used in the ecommerce-api?", now=NOW)) != [switch.id]
