@@ -5,9 +5,14 @@
 to the user (:data:`RELATIONS`), a claim that does not name that relation but names another
 is about someone else: it is dropped before the relative cutoff (``another_person``), and it
 is no lead and no half of a pair either. A claim naming both ("my brother and my cousin both
-play football") stays. And where no claim names the relation at all, memory knows nothing of
-that person: "我哥哥做什么工作？" is not answered by "我在康复中心当治疗师" (the user's own job),
-every candidate is dropped (``unknown_person``), as firmly.
+play football") stays; a claim naming nobody and told in the first person is the user's own
+("10月我换了工作…" is no answer to "我老婆是做什么的？"). Where no claim names the relation at all,
+memory knows nothing of that person: "我哥哥做什么工作？" is not answered by "我在康复中心当治疗师"
+(the user's own job), every candidate is dropped (``unknown_person``), as firmly.
+
+And a claim naming the question's subject only as the owner of another person ("王建国的妻子…
+当护士" for "王建国是做什么工作的？") is about that person (:func:`drop_owners_only`, read from the
+index's owner marks, :data:`memory_core.text.tokenize.OWNER_MARK`).
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ if TYPE_CHECKING:
     from memory_core.text.query_features import Term
 
 REASON = "another_person"
-# The user speaking of themselves: 我 not before 们 or 的 + a relation ("我们", "我的同事" are
-# others), "I", "I'm", "my" (a claim naming a relation was judged already).
+# The user speaking of themselves: 我 (not of 我们), "I", "I'm", "my", "me" (only asked of a
+# claim naming no relation: "我的同事…" was judged by its relation already).
 _FIRST_PERSON = re.compile(r"我(?!们)|\bi\b|\bi'm\b|\bi've\b|\bmy\b|\bme\b")
 UNKNOWN = "unknown_person"
 
