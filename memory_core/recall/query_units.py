@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from memory_core.text.grammar import ASKED
+from memory_core.text.named_values import CHINESE_MAKERS
 from memory_core.text.query_features import MODIFIER, POINTED, Term
 from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
@@ -121,6 +122,13 @@ def _core(group: list[Term]) -> tuple[Term, ...]:
     if len(group) < 2 or group[0].kind != "cjk":
         return tuple(group)
     core = list(group)
+    # A maker's name opening the segment ("*富士*相机", "*小米*手机"): the bigram over its end is
+    # no word, and the maker alone names the thing as well as its kind does.
+    if all(len(t.feature) == 2 for t in group):
+        segment = "".join(t.feature[0] for t in group) + group[-1].feature[-1]
+        end = next((k for k in (2, 3, 4, 5) if k < len(segment) and segment[:k] in CHINESE_MAKERS), 0)
+        if end:
+            core = [t for i, t in enumerate(core) if i != end - 1]
     if core[-1].feature[-1] in CHINESE_LONE_FILLER:
         core.pop()
     if core and core[0].feature[0] in CHINESE_LONE_FILLER and core[0].feature[0] not in _LOCATIVES:

@@ -18,7 +18,7 @@ NAMED_VALUES = frozenset({"=brand", "=car", "=language", "=database", "=hometown
 # languages write them, or a name with 牌 ("象印牌的"). Words that are also everyday words
 # are left out (美的, 理想, 长城, 现代, 大众, 红旗, 石头; "apple" only as a product) and so
 # are names of software a coding session speaks of.
-_BRANDS_ZH = (
+_MAKERS_ZH = (
     "华为|小米|荣耀|联想|一加|魅族|三星|索尼|松下|飞利浦|戴森|格力|海尔|海信|格兰仕|九阳|苏泊尔|象印|膳魔师|"
     "耐克|阿迪达斯|阿迪|安踏|李宁|特步|匹克|鸿星尔克|新百伦|彪马|亚瑟士|斯凯奇|优衣库|迪卡侬|无印良品|宜家|"
     "佳能|尼康|大疆|戴尔|惠普|华硕|宏碁|微软|丰田|本田|日产|奔驰|宝马|奥迪|特斯拉|比亚迪|吉利|蔚来|小鹏|福特|"
@@ -27,9 +27,11 @@ _BRANDS_ZH = (
     "乐高|科沃斯|追觅|德龙|步步高|中兴|努比亚|捷安特|美利达|雅迪|爱玛|小天鹅|百诺|"
     "微星|技嘉|哈弗|领克|极氪|问界|零跑|奇瑞|传祺|荣威|名爵|宝骏|法拉利|兰博基尼|玛莎拉蒂|宾利|"
     "兰蔻|雅诗兰黛|欧莱雅|资生堂|迪奥|完美日记|花西子|斐乐|海澜之家|森马|波司登|太平鸟|"
-    "伊利|蒙牛|农夫山泉|可口可乐|百事|雀巢|瑞幸|喜茶|茅台|五粮液|青岛啤酒|"
-    "苹果(?=手机|电脑|笔记本|平板|耳机|手表|的)|富士(?!山)"
+    "伊利|蒙牛|农夫山泉|可口可乐|百事|雀巢|瑞幸|喜茶|茅台|五粮液|青岛啤酒"
 )
+_BRANDS_ZH = f"{_MAKERS_ZH}|苹果(?=手机|电脑|笔记本|平板|耳机|手表|的)|富士(?!山)"
+# The makers' Chinese names as plain words (苹果 only as a maker where a product follows it).
+CHINESE_MAKERS = frozenset(_MAKERS_ZH.split("|")) | {"富士"}
 _BRANDS_EN = (
     "iphone|ipad|macbook|imac|airpods|apple\\s+(?:watch|tv)|samsung|huawei|xiaomi|lenovo|thinkpad|dell|asus|acer|"
     "sony|panasonic|philips|dyson|nike|adidas|puma|reebok|asics|new\\s+balance|under\\s+armou?r|uniqlo|decathlon|"

@@ -800,3 +800,18 @@ def test_a_named_value_is_as_good_an_answer_as_the_word_with_it(add, reader) -> 
     uncle = add("我舅舅的名字叫张伟明。")
     add("我舅舅的单位叫杭州仁爱护理院。")
     assert ids(recall(reader.conn, "我舅舅叫什么名字来着？", now=NOW)) == [uncle.id]
+
+
+def test_a_maker_opening_a_subject_names_it_as_its_kind_does(add, reader) -> None:
+    add("我的第一台相机是佳能的EOS R6。")
+    fuji = add("后来我又买了一台富士的X100V，是银色的。")
+    add("富士相机花了一万一千元。")
+    # "富士相机" is the Fujifilm camera: the claim naming 富士 and a colour answers its colour
+    # (the bigram 士相 over the maker's name is no word of it).
+    assert ids(recall(reader.conn, "富士相机是什么颜色的？", now=NOW)) == [fuji.id]
+    from memory_core.recall.query_plan import plan_query
+    from memory_core.recall.query_units import question_units
+
+    terms = plan_query("富士相机是什么颜色的？").focus
+    unit = next(u for u in question_units(terms, {t.feature: 1.0 for t in terms}, {}) if u.cjk)
+    assert [t.feature for t in unit.core] == ["富士", "相机"]
