@@ -30,7 +30,7 @@ bounded however large the store is.
 
 The engine also uses :func:`find` for pairs: when no claim passes the gates alone, the best
 claim answering part of the question and its complement may be chosen together
-(``engine._add_pair``).
+(``pairs.add_pair``).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ stops early without that proof (:data:`MAX_SCORED`); its diagnostics say so.
 After selection, a question two facts answer together gets its second fact: a claim that
 answers what the chosen claims left open, about the same thing (:mod:`.complement`), or,
 when no claim answered enough of the question alone, a pair of such claims
-(:func:`_add_pair`). A question selection found ambiguous (more equally relevant claims
+(:mod:`.pairs`). A question selection found ambiguous (more equally relevant claims
 than it can tell apart, see :mod:`.rank`) gets no pair either.
 """
 
@@ -19,22 +19,19 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from memory_core.recall import changes, complement, dated, events, expansion, lead, persons, replies
-from memory_core.recall.aging import freshness, is_dormant
+from memory_core.recall import changes, dated, events, exact, expansion, lead, pairs, persons, replies
 from memory_core.recall.candidates import (
     Retrieval,
-    add_postings,
     complete,
-    origin_masks,
     plan_features,
     retrieve,
 )
-from memory_core.recall.index import probe_postings, read_docs, read_headers
+from memory_core.recall.index import read_docs, read_headers
+from memory_core.recall.pairs import ANCHOR_REASONS, ANCHORS_TRIED
 from memory_core.recall.proof import Proof
 from memory_core.recall.query_plan import QueryPlan
 from memory_core.recall.query_units import choice_groups, value_pairs
-from memory_core.recall.rank import Candidate, rank_score, select
-from memory_core.recall.scoring import MIN_FOCUS_COVERAGE, length_factor
+from memory_core.recall.rank import Candidate, mark_chosen, select
 from memory_core.store.engines.dbapi import DbConn
 from memory_core.text.time_anchor import span
 
@@ -47,12 +44,6 @@ BODY_PATH = True
 MAX_SCORED = 512
 # Rejected candidates kept (best first) so diagnostics can say why they lost.
 REJECTS_KEPT = 10
-# When no claim answers enough of the question alone, a claim failing only on coverage may
-# answer it together with a complementary claim (see :func:`_add_pair`): the gates it may
-# have failed, the share of the question it must answer itself, and how many are tried.
-ANCHOR_REASONS = frozenset({"focus_coverage", "too_few_matches", "named_attribute_missing"})
-MIN_ANCHOR_COVERAGE = 0.25
-ANCHORS_TRIED = 8
 
 
 class Outcome(
@@ -85,49 +76,7 @@ def _score(conn: DbConn, r: Retrieval, batch: list[str], rejected: list[tuple[fl
             survivors.append(memory_id)
         else:
             rejected.append((raw, memory_id, reason))
-    return _exact(conn, r, survivors)
-
-
-def _exact(conn: DbConn, r: Retrieval, ids: list[str]) -> list[Candidate]:
-    features = list(r.scorer.weights)
-    docs = read_docs(conn, ids)
-    by_origin: dict[str, dict[str, int]] = {}
-    scored = []
-    judge = r.judge
-    for memory_id in ids:
-        doc = docs.get(memory_id)
-        if doc is None:
-            continue
-        found = r.masks[memory_id]
-        origin_bits = origin_masks(doc.origin, r.headers, features, by_origin)
-        if origin_bits:
-            found = dict(found)
-            for feature, bit in origin_bits.items():
-                found[feature] = found.get(feature, 0) | bit
-        e = judge(found)
-        scored.append(
-            Candidate(
-                doc,
-                length_factor(doc.feature_count) * e.raw,
-                e.matched,
-                e.context_matched,
-                e.reason,
-                e.alternatives,
-                e.complete,
-                coverage=e.coverage,
-                firm=e.firm,
-            )
-        )
-    return scored
-
-
-def _force(conn: DbConn, r: Retrieval, memory_id: str) -> list[Candidate]:
-    """Score one named claim exactly, whether or not the postings offered it as a candidate."""
-    for feature in r.scorer.weights:
-        if r.headers.document_frequency.get(feature, 0) > 0:
-            add_postings(r.masks, probe_postings(conn, feature, [memory_id]), feature, create=True)
-    r.masks.setdefault(memory_id, {})
-    return _exact(conn, r, [memory_id])
+    return exact.score(conn, r, survivors)
 
 
 def evaluate_plan(
@@ -165,7 +114,7 @@ def evaluate_plan(
     if narrow and plan.window and plan.window[0] != "recent":
         chosen, instead = dated.prefer(outcome.chosen, outcome.candidates, span(plan.window, now), limit)
         for c in instead:
-            _chosen(c, now=now, complement=False)
+            mark_chosen(c, now=now, complement=False)
         outcome = outcome._replace(chosen=chosen)
     if narrow and plan.asks_current:
         chosen, taken = changes.what_holds_now(conn, plan, outcome.chosen, outcome.candidates, limit)
@@ -180,7 +129,7 @@ def _taken(outcome: Outcome, chosen: list[Candidate], taken: list[Candidate], *,
     """``outcome`` with ``chosen``, where ``taken`` were added by a step after selection (each
     marked selected, and a candidate too if recall had not judged it)."""
     for c in taken:
-        _chosen(c, now=now, complement=False)
+        mark_chosen(c, now=now, complement=False)
     judged = {id(c) for c in outcome.candidates}
     return outcome._replace(chosen=chosen, candidates=[*outcome.candidates, *(c for c in taken if id(c) not in judged)])
 
@@ -190,12 +139,12 @@ def _dated_only(conn: DbConn, plan: QueryPlan, *, now: float, limit: int, force:
     bounds = span(plan.window, now)
     target = now - plan.window[1] if plan.window[0] == "ago" else None
     docs, matched = dated.read_dated(conn, bounds, limit, target)
-    chosen = [_chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False) for doc in docs]
+    chosen = [mark_chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False) for doc in docs]
     candidates = list(chosen)
     if force is not None and all(c.doc.memory_id != force for c in chosen):
         doc = read_docs(conn, [force]).get(force)
         if doc is not None:  # judged only because explain named it: aged as the others, not chosen
-            forced = _chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False)
+            forced = mark_chosen(Candidate(doc, 1.0, (), ()), now=now, complement=False)
             forced.excluded = "over_limit" if dated.within(doc, bounds) else "outside_window"
             candidates.append(forced)
     return Outcome(candidates, chosen, read_headers(conn, ()).total, matched, len(docs), False, None)
@@ -230,11 +179,11 @@ def _evaluate(
         if fast is not None:
             candidates, chosen = fast.candidates, fast.chosen
             if not chosen and not any(c.excluded == "ambiguous" for c in candidates):
-                _add_pair(
+                pairs.add_pair(
                     conn, fast.retrieval, candidates, fast.anchors, chosen, now=now, include_dormant=include_dormant
                 )
             elif chosen and len(chosen) < limit:
-                _add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
+                pairs.add_complement(conn, fast.retrieval, candidates, chosen, now=now, include_dormant=include_dormant)
             revealed = frozenset({fast.revealed}) if fast.revealed else frozenset()
             found = _add_lead(candidates, chosen, revealed, now=now, include_dormant=include_dormant)
             total = fast.retrieval.headers.total
@@ -265,7 +214,7 @@ def _evaluate(
     failed.sort(key=lambda c: (-c.raw, c.doc.memory_id))
     rejected.sort(key=lambda x: (-x[0], x[1]))
     room = max(0, REJECTS_KEPT - len(failed))
-    extra = _exact(conn, r, [memory_id for _, memory_id, _ in rejected[:room]])
+    extra = exact.score(conn, r, [memory_id for _, memory_id, _ in rejected[:room]])
     candidates = passing + failed[:REJECTS_KEPT] + extra
     matched = len(r.masks)
     skip: frozenset[str] = frozenset()
@@ -274,7 +223,7 @@ def _evaluate(
         known = next((c for c in failed if c.doc.memory_id == force), None)
         # Not offered by a list read only as far as its most recent claims: never a candidate.
         unread = known is None and bool(r.capped) and force not in r.masks
-        forced = [known] if known is not None else _force(conn, r, force)
+        forced = [known] if known is not None else exact.named(conn, r, force)
         for c in forced:
             if c.excluded is None and unread:
                 c.excluded = "not_read"
@@ -296,10 +245,10 @@ def _evaluate(
     )
     if narrow and not chosen and not any(c.excluded == "ambiguous" for c in candidates):
         anchors = [c for c in failed if c.excluded in ANCHOR_REASONS]
-        anchors += _exact(conn, r, [m for _, m, reason in rejected[:ANCHORS_TRIED] if reason in ANCHOR_REASONS])
-        _add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)
+        anchors += exact.score(conn, r, [m for _, m, reason in rejected[:ANCHORS_TRIED] if reason in ANCHOR_REASONS])
+        pairs.add_pair(conn, r, candidates, anchors, chosen, now=now, include_dormant=include_dormant)
     elif narrow and chosen and len(chosen) < limit:
-        _add_complement(conn, r, candidates, chosen, now=now, include_dormant=include_dormant)
+        pairs.add_complement(conn, r, candidates, chosen, now=now, include_dormant=include_dormant)
     found = _add_lead(candidates, chosen, skip, now=now, include_dormant=include_dormant) if narrow else None
     return Outcome(candidates, chosen, r.headers.total, matched, done, truncated, found)
 
@@ -314,96 +263,5 @@ def _add_lead(
         return None
     found = lead.find([c for c in candidates if c.doc.memory_id not in skip], now=now, include_dormant=include_dormant)
     if found is not None and found.taken:
-        chosen.append(_chosen(found.candidate, now=now, complement=False))
+        chosen.append(mark_chosen(found.candidate, now=now, complement=False))
     return found
-
-
-def _add_pair(
-    conn: DbConn,
-    r: Retrieval,
-    candidates: list[Candidate],
-    anchors: list[Candidate],
-    chosen: list[Candidate],
-    *,
-    now: float,
-    include_dormant: bool,
-) -> None:
-    """When no claim answers enough of the question alone: the best claim answering one part
-    of it, with the claim answering the rest about the same thing (see :mod:`.complement`).
-
-    "The one whose job is bank manager: what is the sum of his phone number's last digits?"
-    splits its weight between the two facts, so neither claim reaches the coverage gate.
-    A claim that failed only on coverage (or on matching too few words) and answers at least
-    :data:`MIN_ANCHOR_COVERAGE` of the question is an anchor; if a complementary claim about
-    the same thing answers the open part and the two together reach the coverage gate, both
-    are chosen. At most :data:`ANCHORS_TRIED` anchors are tried, best first.
-    """
-    scorer = r.scorer
-    awake = [
-        c
-        for c in anchors
-        if c.coverage >= MIN_ANCHOR_COVERAGE
-        and (include_dormant or not is_dormant(c.doc.kind, c.doc.clock_at, now, pinned=bool(c.doc.pinned)))
-    ]
-    awake.sort(key=lambda c: (-c.raw, c.doc.memory_id))
-    for anchor in awake[:ANCHORS_TRIED]:
-        memory_id = complement.find(conn, r, [anchor], now=now, include_dormant=include_dormant)
-        if memory_id is None or persons.about_other_people(conn, r.scorer.focus, [anchor.doc.memory_id, memory_id]):
-            continue
-        known = next((c for c in candidates if c.doc.memory_id == memory_id), None)
-        if known is None:
-            scored = _force(conn, r, memory_id)
-            if not scored:
-                continue
-            known = scored[0]
-        if anchor.excluded == "named_attribute_missing" and not complement.identifies(conn, r, anchor, memory_id):
-            continue
-        both = {f: 1 for f in (*anchor.matched, *known.matched)}
-        # Together they must answer as one claim would: enough of the question, and about
-        # the subject it names (a port of another subject is no answer about this one).
-        if scorer.coverage(both) < MIN_FOCUS_COVERAGE or not scorer.names_answered(both):
-            continue
-        # A claim already among the candidates (``explain --claim`` scored it on its own) is
-        # that candidate: the one reported must be the one chosen.
-        anchor = next((c for c in candidates if c.doc.memory_id == anchor.doc.memory_id), anchor)
-        if anchor not in candidates:
-            candidates.append(anchor)
-        if known not in candidates:
-            candidates.append(known)
-        chosen.append(_chosen(anchor, now=now, complement=False))
-        chosen.append(_chosen(known, now=now, complement=True))
-        return
-
-
-def _add_complement(
-    conn: DbConn,
-    r: Retrieval,
-    candidates: list[Candidate],
-    chosen: list[Candidate],
-    *,
-    now: float,
-    include_dormant: bool,
-) -> None:
-    """Add the claim answering what ``chosen`` left open, if there is one (see :mod:`.complement`)."""
-    memory_id = complement.find(conn, r, chosen, now=now, include_dormant=include_dormant)
-    if memory_id is None or persons.about_other_people(conn, r.scorer.focus, [memory_id]):
-        return
-    known = next((c for c in candidates if c.doc.memory_id == memory_id), None)
-    if known is None:
-        scored = _force(conn, r, memory_id)
-        if not scored:
-            return
-        known = scored[0]
-        candidates.append(known)
-    chosen.append(_chosen(known, now=now, complement=True))
-
-
-def _chosen(c: Candidate, *, now: float, complement: bool) -> Candidate:
-    """``c`` marked as selected, aged and ranked (selection did not choose it itself)."""
-    doc = c.doc
-    c.excluded = None
-    c.complement = complement
-    c.freshness = freshness(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
-    c.dormant = is_dormant(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
-    c.rank = rank_score(c.raw, c.freshness, doc.priority, doc.utility, doc.accuracy)
-    return c

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 
 from memory_core.recall.rows import load_claims
 from memory_core.store.engines.dbapi import DbConn
-from memory_core.text.query_features import POSSESSED, POSSESSOR
+from memory_core.text.subject_roles import POSSESSED, POSSESSOR
 from memory_core.text.tokenize import CJK, OWNER_MARK, WORD, normalize
 
 TYPE_CHECKING = False  # as typing.TYPE_CHECKING, without importing typing (docs/hooks.md, "Cost")
@@ -171,14 +171,8 @@ def _named_anywhere(conn: DbConn, features: Iterable[str]) -> bool:
 
 def _counts(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str]) -> dict[str, dict[str, int]]:
     """How often each of ``memory_ids`` holds each of ``features`` in its body."""
-    ids = ",".join("?" * len(memory_ids))
-    marks = ",".join("?" * len(features))
     counts: dict[str, dict[str, int]] = {}
-    for memory_id, feature, tf in conn.execute(
-        f"SELECT memory_id, feature, tf FROM postings WHERE memory_id IN ({ids}) AND feature IN ({marks}) "
-        "AND field = 'body'",
-        (*memory_ids, *features),
-    ).fetchall():
+    for memory_id, feature, tf in _postings(conn, memory_ids, features, "('body')"):
         counts.setdefault(memory_id, {})[feature] = int(tf)
     return counts
 
@@ -187,15 +181,19 @@ def _held(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str]) -> d
     """Which of ``features`` each of ``memory_ids`` holds in its text (body or aliases); a
     claim holding none is left out."""
     held: dict[str, set[str]] = {}
-    if not memory_ids or not features:
-        return held
-    ids = ",".join("?" * len(memory_ids))
-    marks = ",".join("?" * len(features))
-    rows = conn.execute(
-        f"SELECT DISTINCT memory_id, feature FROM postings WHERE memory_id IN ({ids}) AND feature IN ({marks}) "
-        "AND field IN ('body', 'alias')",
-        (*memory_ids, *features),
-    ).fetchall()
-    for memory_id, feature in rows:
+    for memory_id, feature, _tf in _postings(conn, memory_ids, features, "('body', 'alias')"):
         held.setdefault(memory_id, set()).add(feature)
     return held
+
+
+def _postings(conn: DbConn, memory_ids: Sequence[str], features: Sequence[str], fields: str) -> list[tuple]:
+    """The (claim, feature, count) postings of ``memory_ids`` for ``features`` in ``fields``."""
+    if not memory_ids or not features:
+        return []
+    ids = ",".join("?" * len(memory_ids))
+    marks = ",".join("?" * len(features))
+    return conn.execute(
+        f"SELECT memory_id, feature, tf FROM postings WHERE memory_id IN ({ids}) AND feature IN ({marks}) "
+        f"AND field IN {fields}",
+        (*memory_ids, *features),
+    ).fetchall()

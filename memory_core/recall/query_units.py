@@ -14,7 +14,8 @@ from typing import NamedTuple
 
 from memory_core.text.grammar import ASKED
 from memory_core.text.named_values import CHINESE_MAKERS
-from memory_core.text.query_features import MODIFIER, POINTED, Term
+from memory_core.text.query_features import MODIFIER, Term
+from memory_core.text.subject_roles import POINTED
 from memory_core.text.value_classes import is_value_class
 from memory_core.text.vocabulary import CHINESE_LONE_FILLER
 

@@ -294,3 +294,14 @@ def _redundant(candidate: Candidate, chosen: list[Candidate], values: Sequence[t
         if facets < theirs and not theirs - facets <= words or (facets == theirs and not candidate.complete):
             return True
     return False
+
+
+def mark_chosen(c: Candidate, *, now: float, complement: bool) -> Candidate:
+    """``c`` marked as selected, aged and ranked (selection did not choose it itself)."""
+    doc = c.doc
+    c.excluded = None
+    c.complement = complement
+    c.freshness = freshness(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
+    c.dormant = is_dormant(doc.kind, doc.clock_at, now, pinned=bool(doc.pinned))
+    c.rank = rank_score(c.raw, c.freshness, doc.priority, doc.utility, doc.accuracy)
+    return c

@@ -37,7 +37,7 @@ from memory_core.recall.query_units import (
     unknown_names,
     value_pairs,
 )
-from memory_core.text.query_features import POSSESSED, POSSESSOR
+from memory_core.text.subject_roles import POSSESSED, POSSESSOR
 
 BODY, ALIAS, QUOTE, ORIGIN = 1, 2, 4, 8
 FIELD_BITS = {"body": BODY, "alias": ALIAS, "quote": QUOTE}

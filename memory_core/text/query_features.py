@@ -14,11 +14,10 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 from memory_core.text.asking import query_text
-from memory_core.text.cjk_words import MEASURES
 from memory_core.text.concepts import BY_FEATURE, CHINESE, ENGLISH
 from memory_core.text.grammar import ASKED, AUXILIARY, CONJUNCTION, VERB, word_roles
 from memory_core.text.grammar_zh import task_verbs
-from memory_core.text.owners import owned_people
+from memory_core.text.subject_roles import pointed_roles, possessor_roles
 from memory_core.text.tokenize import CJK, CONCEPT, LITERAL, MARKER, NUMBER, WORD, normalize, split_units
 from memory_core.text.value_classes import VALUE_CLASSES, asked_by_phrase, asked_value
 from memory_core.text.vocabulary import QUERY_FILLER
@@ -164,62 +163,13 @@ def _adjacent(text: str, first: re.Match[str], second: re.Match[str]) -> bool:
     return not text[first.end() : second.start()].strip()
 
 
-# The role of a Chinese noun a demonstrative and a measure word of things point at ("那家
-# *游泳馆*", "这台*笔记本*"): a thing named, as a modified English name is. Not after 个 or
-# 位, which as often open a clause describing a person ("那个只上了专科的家伙", "那位员工").
-POINTED = "pointed"
-_POINTED = re.compile(f"[这那](?:一)?[{MEASURES.replace('个', '').replace('位', '')}]([\u4e00-\u9fff]+)")
-# So is the thing a clause of the user's own getting or keeping picks out ("我买的*吉他*", "我们
-# 家养的*猫*", "我租的*房子*"): a thing of theirs, named.
-_OWNED = re.compile("我(?:们|家|们家)?(?:新|刚|之前|以前|去年|上次)?(?:买|租|养|借|订|收到)(?:了)?的([\u4e00-\u9fff]+)")
-
-
-# The role of a name that owns a person the question asks about ("*张伟*的妻子", "*Melanie*'s
-# kids", :func:`memory_core.text.owners.owned_people`): whose relation it is. The person owned
-# is the subject; a claim about the same relation of somebody else ("王建国的妻子…") is no
-# answer (docs/recall.md, gate 6a).
-POSSESSOR = "possessor"
-# The role of the person owned ("张伟的*妻子*"): an answer names them too, or it is about the
-# owner ("张伟是一名出租车司机" is no answer to what his wife does).
-POSSESSED = "possessed"
-
-
-def _possessor_roles(text: str) -> dict[str, str]:
-    """The features of each name owning a person the question asks about, and of the person."""
-    out: dict[str, str] = {}
-    for name, owned in owned_people(text):
-        for unit in split_units(name, expand=False):
-            for feature, kind in unit:
-                if kind in (CJK, WORD):
-                    out[feature] = POSSESSOR
-        for unit in split_units(owned, expand=False):
-            for feature, _kind in unit:
-                out.setdefault(feature, POSSESSED)
-    return out
-
-
-def _pointed_roles(text: str) -> dict[str, str]:
-    """The features of the first word after each "这/那 + measure word" in ``text``, and after
-    each clause of the user's own getting or keeping."""
-    out: dict[str, str] = {}
-    if "这" not in text and "那" not in text and "的" not in text:
-        return out
-    for match in (*_POINTED.finditer(text), *_OWNED.finditer(text)):
-        units = split_units(match.group(1), expand=False)
-        if units:
-            for feature, kind in units[0]:
-                if kind == CJK:
-                    out.setdefault(feature, POINTED)
-    return out
-
-
 def query_terms(text: str) -> list[Term]:
     """The distinct features of a query, grouped into units, framing removed."""
     asking, stated_tasks = task_verbs(query_text(text))
     roles = _roles(asking)
-    for feature, role in _pointed_roles(asking).items():
+    for feature, role in pointed_roles(asking).items():
         roles.setdefault(feature, role)
-    roles.update(_possessor_roles(asking))
+    roles.update(possessor_roles(asking))
     for span in stated_tasks:  # the act of a task stated in Chinese, not its subject
         for unit in split_units(span, expand=False):
             for feature, kind in unit:

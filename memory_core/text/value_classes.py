@@ -286,9 +286,7 @@ VALUE_CLASSES: dict[str, tuple[str, LazyPattern, LazyPattern]] = {
     "~brand": ("=brand", BRAND_HELD, BRAND_ASKED),
     # A car is told by its maker ("a Subaru Outback"): the word itself, a subject of the
     # question, takes the class as its alternative when "what car …", "什么车" asks which.
-    "car": ("=car", CAR_HELD, CAR_ASKED),
-    "车": ("=car", CAR_HELD, CAR_ASKED),
-    "汽车": ("=car", CAR_HELD, CAR_ASKED),
+    **dict.fromkeys(("car", "车", "汽车"), ("=car", CAR_HELD, CAR_ASKED)),
     "~language": ("=language", LANGUAGE_HELD, LANGUAGE_ASKED),
     "~database": ("=database", DATABASE_HELD, DATABASE_ASKED),
     # A product's model is told by its maker's name with the model's ("小米14", "iPhone 13").

@@ -184,6 +184,9 @@ RECALL = (
         "memory_core.recall.persons",  # a claim about another person than the question names is no answer
         "memory_core.text.changes",  # whether a claim states a change ("switch to", "drop … to 10", 改成)
         "memory_core.recall.changes",  # a later change of a chosen claim, for a question of what holds now
+        "memory_core.recall.pairs",  # a second fact: a complement, or a pair when no claim answered alone
+        "memory_core.recall.exact",  # claims scored exactly by id (a batch, or one named claim)
+        "memory_core.text.subject_roles",  # words naming the subject by what points at or owns it
         "memory_core.recall.body_claims",
         "memory_core.text.query_features",
         "memory_core.text.grammar",  # the words of a query in a verb's place (docs/recall.md)

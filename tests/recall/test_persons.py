@@ -79,7 +79,8 @@ def test_a_person_no_claim_names_is_unknown_to_memory(add, reader) -> None:
 
 
 def test_the_roles_of_a_named_owner_and_the_person_owned() -> None:
-    from memory_core.text.query_features import POSSESSED, POSSESSOR, query_terms
+    from memory_core.text.query_features import query_terms
+    from memory_core.text.subject_roles import POSSESSED, POSSESSOR
 
     roles = {t.feature: t.role for t in query_terms("张伟的妻子是做什么的？")}
     assert roles["张伟"] == POSSESSOR and roles["~wife"] == POSSESSED
